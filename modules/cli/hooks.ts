@@ -1,0 +1,146 @@
+// `tama hook <id>` and `tama hooks …`: built-in gates alone, the registry checksum,
+// and the hooks still running (live engines, engines that are gone, abandonments).
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { builtinGate, builtinGates } from "../gates/index.ts";
+import type { HookInput } from "../gates/types.ts";
+import { tamaPaths } from "../paths.ts";
+import { Abandonment, describeZodError } from "../protocol.ts";
+import { parseRegistry } from "../registry.ts";
+import { readRecords } from "../running-records.ts";
+import { CliError, printJson, readStdin, table } from "./io.ts";
+
+/** `tama hook <id>`: run one built-in gate on a payload from stdin; the refusal goes to stdout. */
+export async function hookCommand(argv: string[]): Promise<number> {
+  const id = argv[0];
+  if (!id) throw new CliError("usage: tama hook <built-in gate id> < payload.json (see `tama hooks builtins`)", 2);
+  const gate = builtinGate(id);
+  if (!gate) throw new CliError(`no built-in gate ${JSON.stringify(id)}; \`tama hooks builtins\` lists them`, 2);
+  let input: HookInput;
+  try {
+    const raw: unknown = JSON.parse((await readStdin()) || "{}");
+    if (!raw || typeof raw !== "object" || Array.isArray(raw)) throw new Error("not a JSON object");
+    input = { hook_event_name: "PreToolUse", cwd: process.cwd(), ...(raw as Record<string, unknown>) } as HookInput;
+  } catch (error) {
+    throw new CliError(`the payload on stdin is not a JSON object: ${(error as Error).message}`, 1);
+  }
+  const verdict = await gate.evaluate(input, { tamaHome: tamaPaths().home });
+  if (verdict.decision === "block") {
+    printJson({
+      decision: "block",
+      reason: verdict.reason,
+      hookSpecificOutput: {
+        hookEventName: input.hook_event_name,
+        permissionDecision: "deny",
+        permissionDecisionReason: verdict.reason,
+      },
+    });
+  }
+  return 0;
+}
+
+export async function hooksCommand(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  switch (sub) {
+    case "checksum":
+      return checksum(rest);
+    case "running":
+      return running(rest);
+    case "builtins":
+      return builtins(rest);
+    default:
+      throw new CliError(`usage: tama hooks checksum FILE | running [--json] | builtins [--json]`, 2);
+  }
+}
+
+function checksum(argv: string[]): number {
+  const { values, positionals } = parseArgs({ args: argv, options: { json: { type: "boolean" } }, allowPositionals: true });
+  const file = positionals[0] ?? tamaPaths().registry;
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new CliError(`reading hook registry ${file}: ${(error as Error).message}`);
+  }
+  // The declared checksum is left out so a stale one does not stop its own replacement.
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    const parsed = parseRegistry(text, file);
+    throw new CliError(parsed.ok ? (error as Error).message : parsed.error);
+  }
+  if (raw && typeof raw === "object" && !Array.isArray(raw)) delete (raw as Record<string, unknown>).checksum;
+  const parsed = parseRegistry(JSON.stringify(raw), file);
+  if (!parsed.ok) throw new CliError(parsed.error);
+  if (values.json) printJson({ file, checksum: parsed.checksum });
+  else process.stdout.write(`${parsed.checksum}\n`);
+  return 0;
+}
+
+function builtins(argv: string[]): number {
+  const { values } = parseArgs({ args: argv, options: { json: { type: "boolean" } } });
+  const gates = builtinGates().map((gate) => ({ id: gate.id, events: [...gate.events], description: gate.description }));
+  if (values.json) printJson(gates);
+  else process.stdout.write(`${table(gates.map((g) => [g.id, g.events.join(","), g.description]))}\n`);
+  return 0;
+}
+
+/** Every hook still running, from engines' records, and the last abandonment of every session. */
+function running(argv: string[]): number {
+  const { values } = parseArgs({ args: argv, options: { json: { type: "boolean" } } });
+  const paths = tamaPaths();
+  const records = readRecords(paths.running);
+  const now = Date.now();
+  const hooks = [...records.live.map((r) => ({ r, engine: "live" })), ...records.gone.map((r) => ({ r, engine: "gone" }))].flatMap(
+    ({ r, engine }) =>
+      r.hooks.map((hook) => ({
+        engine,
+        corePid: r.corePid,
+        session: hook.session,
+        event: hook.event,
+        hook: hook.hook,
+        processGroup: hook.processGroup,
+        runningForMs: now - hook.startedAtMs,
+      })),
+  );
+  const abandoned: Abandonment[] = [];
+  const unread = [...records.unread];
+  let names: string[] = [];
+  try {
+    names = readdirSync(paths.sessions);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") unread.push({ file: paths.sessions, error: (error as Error).message });
+  }
+  for (const name of names.filter((n) => /^abandoned\..+\.json$/.test(n)).sort()) {
+    const file = path.join(paths.sessions, name);
+    try {
+      const parsed = Abandonment.safeParse(JSON.parse(readFileSync(file, "utf8")));
+      if (parsed.success) abandoned.push(parsed.data);
+      else unread.push({ file, error: `not an abandonment record: ${describeZodError(parsed.error)}` });
+    } catch (error) {
+      unread.push({ file, error: (error as Error).message });
+    }
+  }
+  if (values.json) {
+    printJson({ running: hooks, abandoned, recordsUnread: unread });
+  } else {
+    const lines: string[] = [];
+    lines.push(
+      hooks.length === 0
+        ? "No hook is running."
+        : table([
+            ["HOOK", "EVENT", "SESSION", "PGID", "RUNNING", "ENGINE"],
+            ...hooks.map((h) => [h.hook, h.event, h.session ?? "-", String(h.processGroup ?? "-"), `${h.runningForMs} ms`, `${h.corePid} (${h.engine})`]),
+          ]),
+    );
+    if (abandoned.length > 0) {
+      lines.push("", "Last abandonment per session:");
+      for (const a of abandoned) lines.push(`  ${a.session}: ${a.text}`);
+    }
+    for (const u of unread) lines.push(`cannot read ${u.file}: ${u.error}`);
+    process.stdout.write(`${lines.join("\n")}\n`);
+  }
+  return unread.length > 0 ? 1 : 0;
+}

@@ -1,0 +1,42 @@
+// The `tama` command: one table of subcommands, each in a file of its own.
+import { CliError } from "./io.ts";
+import { hookCommand, hooksCommand } from "./hooks.ts";
+import { runHookCommand } from "./run-hook.ts";
+
+type Command = (argv: string[]) => Promise<number> | number;
+
+const COMMANDS: Record<string, { run: Command; help: string }> = {
+  "run-hook": { run: runHookCommand, help: "run-hook --serve omp | run-hook <event> <agent-id>   the engine" },
+  hook: { run: hookCommand, help: "hook <id> < payload.json                   run one built-in gate" },
+  hooks: { run: hooksCommand, help: "hooks checksum|running|builtins           the registry and running hooks" },
+};
+
+function usage(): string {
+  return ["usage: tama <command> [options]", "", ...Object.values(COMMANDS).map((c) => `  tama ${c.help}`)].join("\n");
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === "--help" || name === "-h" || name === "help") {
+    process.stdout.write(`${usage()}\n`);
+    return name ? 0 : 2;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    process.stderr.write(`tama: unknown command ${JSON.stringify(name)}\n${usage()}\n`);
+    return 2;
+  }
+  try {
+    return await command.run(rest);
+  } catch (error) {
+    if (error instanceof CliError) {
+      process.stderr.write(`tama ${name}: ${error.message}\n`);
+      return error.exitCode;
+    }
+    if (error instanceof TypeError && (error as NodeJS.ErrnoException).code?.startsWith("ERR_PARSE_ARGS")) {
+      process.stderr.write(`tama ${name}: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,159 @@
+// `tama run-hook`: the persistent engine (`--serve omp`) and the one-event
+// interface (`tama run-hook <event> <agent-id>`, payload on stdin).
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { Engine } from "../engine.ts";
+import { fileLogger } from "../log.ts";
+import { EnvError, isSafeFileComponent, readEnvText, tamaPaths, type TamaPaths } from "../paths.ts";
+import { DispatchPayload, describeZodError, parseEvent, type DispatchResult } from "../protocol.ts";
+import { HookSelection } from "../selection.ts";
+import { serve } from "../serve.ts";
+import { readStdin } from "./io.ts";
+
+export const INFRA = "TAMA_HOOK_INFRASTRUCTURE";
+
+const CLAUDE_EVENTS: Record<string, string> = {
+  SessionStart: "session_start",
+  UserPromptSubmit: "user_prompt_submit",
+  PreToolUse: "pre_tool_use",
+  PostToolUse: "post_tool_use",
+  Stop: "stop",
+  SessionEnd: "session_end",
+};
+
+function makeEngine(paths: TamaPaths, component: string): Engine {
+  return new Engine({
+    paths,
+    stderr: (line) => process.stderr.write(`${line}\n`),
+    logger: fileLogger(paths.logs, component),
+    env: process.env,
+    selection: HookSelection.fromEnv(process.env),
+  });
+}
+
+export async function runHookCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: {
+      serve: { type: "boolean" },
+      registry: { type: "string" },
+      provider: { type: "string" },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (values.registry) process.env.TAMA_REGISTRY = values.registry;
+  let paths: TamaPaths;
+  try {
+    paths = tamaPaths();
+  } catch (error) {
+    process.stderr.write(`${INFRA}: ${(error as Error).message}\n`);
+    return 1;
+  }
+  if (values.serve) {
+    const harness = positionals[0] ?? "omp";
+    if (harness !== "omp") {
+      process.stderr.write(`tama run-hook --serve: unknown harness ${JSON.stringify(harness)}; only omp is served\n`);
+      return 2;
+    }
+    let engine: Engine;
+    try {
+      engine = makeEngine(paths, "engine");
+    } catch (error) {
+      process.stderr.write(`${INFRA}: ${(error as Error).message}\n`);
+      return 1;
+    }
+    await serve({ engine, input: process.stdin, output: process.stdout });
+    return 0;
+  }
+  return oneEvent(paths, positionals, values.provider);
+}
+
+/** Read the one-event mode's settings; every env value that is not text is refused by name. */
+function oneEventSettings(positionals: string[], providerFlag: string | undefined) {
+  const agentId = positionals[1] ?? readEnvText("TAMA_AGENT_ID");
+  const provider = (providerFlag ?? readEnvText("TAMA_PROVIDER") ?? "claude").toLowerCase();
+  return { agentId, provider };
+}
+
+async function oneEvent(paths: TamaPaths, positionals: string[], providerFlag: string | undefined): Promise<number> {
+  const fail = (message: string): number => {
+    process.stderr.write(`${INFRA}: ${message}\n`);
+    return 1;
+  };
+  const eventArg = positionals[0];
+  if (!eventArg) return fail("tama run-hook needs an event: tama run-hook <event> <agent-id>");
+  let settings: ReturnType<typeof oneEventSettings>;
+  try {
+    settings = oneEventSettings(positionals, providerFlag);
+  } catch (error) {
+    if (error instanceof EnvError) return fail(error.message);
+    throw error;
+  }
+  if (!settings.agentId) {
+    return fail("tama run-hook needs an agent id: pass it after the event or set TAMA_AGENT_ID");
+  }
+  if (settings.provider !== "claude" && settings.provider !== "codex") {
+    return fail(`TAMA_PROVIDER must be claude or codex, not ${JSON.stringify(settings.provider)}`);
+  }
+  let raw: unknown;
+  try {
+    const text = await readStdin();
+    raw = text.trim().length === 0 ? {} : JSON.parse(text);
+  } catch (error) {
+    return fail(`the payload on stdin is not JSON: ${(error as Error).message}`);
+  }
+  const payload = DispatchPayload.safeParse(raw);
+  if (!payload.success) return fail(`the payload on stdin is not a hook payload: ${describeZodError(payload.error)}`);
+  const kind = CLAUDE_EVENTS[eventArg] ?? eventArg;
+  const eventName =
+    (kind === "pre_tool_use" || kind === "post_tool_use") && payload.data.tool_name ? `${kind}:${payload.data.tool_name}` : kind;
+  if (!parseEvent(eventName)) return fail(`unknown event ${JSON.stringify(eventArg)}`);
+
+  let engine: Engine;
+  try {
+    engine = makeEngine(paths, "run-hook");
+  } catch (error) {
+    return fail((error as Error).message);
+  }
+  await engine.start();
+  if (engine.store.current === undefined || engine.store.lastReloadError) {
+    return fail(engine.store.lastReloadError ?? "no hook registry is loaded");
+  }
+  const answer = await engine.handle({ id: "one-event", op: "dispatch", event: eventName, payload: payload.data });
+  publishAgentRecord(paths, settings.agentId, settings.provider, eventName, payload.data.session_id);
+  if (!answer.ok) return fail(answer.error ?? "the dispatch failed");
+  return writeDecision(answer.result as DispatchResult, settings.provider);
+}
+
+/** One-event adapters publish their own session record: which agent ran what, last. */
+function publishAgentRecord(paths: TamaPaths, agentId: string, provider: string, event: string, session: string | undefined): void {
+  if (!isSafeFileComponent(agentId)) return;
+  try {
+    mkdirSync(paths.sessions, { recursive: true, mode: 0o700 });
+    const file = path.join(paths.sessions, `agent.${agentId}.json`);
+    const temp = `${file}.${process.pid}.tmp`;
+    writeFileSync(temp, JSON.stringify({ agentId, provider, session: session ?? null, lastEvent: event, lastEventAtMs: Date.now() }), { mode: 0o600 });
+    renameSync(temp, file);
+  } catch {
+    // A record that cannot be written changes no decision.
+  }
+}
+
+/** Claude: canonical decision and exit 2 on a block. Codex: minimal block, exit 0; nothing on a pass. */
+function writeDecision(result: DispatchResult, provider: string): number {
+  for (const failed of result.failedOpen) process.stderr.write(`tama: ${failed.reason}\n`);
+  if (result.decision === "pass") {
+    if (provider === "claude" && result.additionalContext) process.stdout.write(`${result.additionalContext}\n`);
+    return 0;
+  }
+  const reason = result.reason ?? "refused by Tama";
+  if (provider === "codex") {
+    process.stdout.write(`${JSON.stringify({ decision: "block", reason })}\n`);
+    return 0;
+  }
+  process.stdout.write(`${JSON.stringify({ decision: "block", reason })}\n`);
+  process.stderr.write(`${reason}\n`);
+  return 2;
+}

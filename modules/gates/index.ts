@@ -1,0 +1,16 @@
+// The built-in gates, by id. The registry names them with `builtin`; the engine runs
+// them in-process, and `tama hook <id>` runs one alone.
+import type { BuiltinGate } from "./types.ts";
+import { blockGitHookBypass } from "./block-git-hook-bypass.ts";
+
+const GATES: readonly BuiltinGate[] = [blockGitHookBypass];
+
+const BY_ID = new Map(GATES.map((gate) => [gate.id, gate]));
+
+export function builtinGate(id: string): BuiltinGate | undefined {
+  return BY_ID.get(id);
+}
+
+export function builtinGates(): readonly BuiltinGate[] {
+  return GATES;
+}

@@ -1,0 +1,65 @@
+// Where Tama's files live. One module owns the layout (DESIGN.md "Install layout").
+import os from "node:os";
+import path from "node:path";
+
+/** An environment value, refused by name when it is not text (it held bytes that are not UTF-8). */
+export function readEnvText(name: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const value = env[name];
+  if (value === undefined) return undefined;
+  // Node decodes the environment as UTF-8 and puts U+FFFD where bytes were not text.
+  if (value.includes("\uFFFD")) {
+    throw new EnvError(name, "the value is not valid UTF-8 text");
+  }
+  return value;
+}
+
+export class EnvError extends Error {
+  constructor(
+    readonly variable: string,
+    readonly cause_: string,
+  ) {
+    super(`${variable} cannot be read: ${cause_}`);
+  }
+}
+
+export function tamaHome(env: NodeJS.ProcessEnv = process.env): string {
+  const configured = readEnvText("TAMA_HOME", env);
+  return path.resolve(configured && configured.length > 0 ? configured : path.join(os.homedir(), ".tama"));
+}
+
+export interface TamaPaths {
+  home: string;
+  registry: string;
+  runtimeDir: string;
+  releasesDir: string;
+  current: string;
+  sharedHooks: string;
+  adapter: string;
+  sessions: string;
+  logs: string;
+  /** Records of hooks each engine process is running, read after the engine is gone. */
+  running: string;
+}
+
+export function tamaPaths(env: NodeJS.ProcessEnv = process.env): TamaPaths {
+  const home = tamaHome(env);
+  const runtimeDir = path.join(home, "hooks-runtime");
+  const registryOverride = readEnvText("TAMA_REGISTRY", env);
+  return {
+    home,
+    registry: registryOverride ? path.resolve(registryOverride) : path.join(home, "hooks", "registry.json"),
+    runtimeDir,
+    releasesDir: path.join(runtimeDir, "releases"),
+    current: path.join(runtimeDir, "current"),
+    sharedHooks: path.join(home, "shared-hooks", "omp"),
+    adapter: path.join(home, "shared-hooks", "omp", "adapter.js"),
+    sessions: path.join(home, "sessions"),
+    logs: path.join(home, "logs"),
+    running: path.join(home, "sessions", "running"),
+  };
+}
+
+/** Whether a string can be a file name on its own (no separators, no dot names, bounded). */
+export function isSafeFileComponent(value: string): boolean {
+  return /^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$/.test(value) && value !== "." && value !== "..";
+}

@@ -1,0 +1,137 @@
+// Records of the hooks each engine process runs, kept on disk so that they can be
+// named (`tama hooks running`) and ended after the engine that started them is gone.
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import { describeZodError } from "./protocol.ts";
+import { processAlive, processStartTicks, reapRecordedGroup } from "./process-groups.ts";
+
+export const RecordedHook = z.object({
+  session: z.string().nullable(),
+  event: z.string(),
+  hook: z.string(),
+  processGroup: z.number().nullable(),
+  startedAtMs: z.number(),
+  startTicks: z.number().optional(),
+});
+export type RecordedHook = z.infer<typeof RecordedHook>;
+
+export const EngineRecord = z.object({
+  corePid: z.number(),
+  coreStartTicks: z.number().optional(),
+  updatedAtMs: z.number(),
+  hooks: z.array(RecordedHook),
+});
+export type EngineRecord = z.infer<typeof EngineRecord>;
+
+const RECORD = /^engine\.(\d+)\.json$/;
+
+export function recordPath(dir: string, pid: number): string {
+  return path.join(dir, `engine.${pid}.json`);
+}
+
+/** Writes this engine's record, coalescing bursts of starts and ends into one write. */
+export class RunningRecordWriter {
+  private pending = false;
+  private readonly file: string;
+  private readonly startTicks = processStartTicks(process.pid);
+  private failed = false;
+
+  constructor(
+    private readonly dir: string,
+    private readonly snapshot: () => RecordedHook[],
+    private readonly warn: (line: string) => void,
+  ) {
+    this.file = recordPath(dir, process.pid);
+  }
+
+  changed(): void {
+    if (this.pending) return;
+    this.pending = true;
+    setImmediate(() => {
+      this.pending = false;
+      this.writeNow();
+    });
+  }
+
+  writeNow(): void {
+    const hooks = this.snapshot();
+    try {
+      if (hooks.length === 0) {
+        rmSync(this.file, { force: true });
+        return;
+      }
+      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      const record: EngineRecord = { corePid: process.pid, coreStartTicks: this.startTicks, updatedAtMs: Date.now(), hooks };
+      const temp = `${this.file}.${process.pid}.tmp`;
+      writeFileSync(temp, JSON.stringify(record), { mode: 0o600 });
+      renameSync(temp, this.file);
+      this.failed = false;
+    } catch (error) {
+      if (!this.failed) this.warn(`tama: cannot write the running-hook record ${this.file}: ${(error as Error).message}`);
+      this.failed = true;
+    }
+  }
+}
+
+export interface RecordsRead {
+  /** Records of engines still running (other than the reader). */
+  live: EngineRecord[];
+  /** Records of engines that are gone: their hooks may still run. */
+  gone: EngineRecord[];
+  /** Records that could not be read, by file, with why. */
+  unread: { file: string; error: string }[];
+}
+
+function engineStillRuns(record: EngineRecord): boolean {
+  if (!processAlive(record.corePid)) return false;
+  // A reused pid is another process, not this engine.
+  return record.coreStartTicks === undefined || processStartTicks(record.corePid) === record.coreStartTicks;
+}
+
+export function readRecords(dir: string, exceptPid?: number): RecordsRead {
+  const out: RecordsRead = { live: [], gone: [], unread: [] };
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") out.unread.push({ file: dir, error: (error as Error).message });
+    return out;
+  }
+  for (const name of names) {
+    const match = RECORD.exec(name);
+    if (!match || Number(match[1]) === exceptPid) continue;
+    const file = path.join(dir, name);
+    let raw: unknown;
+    try {
+      raw = JSON.parse(readFileSync(file, "utf8"));
+    } catch (error) {
+      out.unread.push({ file, error: (error as Error).message });
+      continue;
+    }
+    const parsed = EngineRecord.safeParse(raw);
+    if (!parsed.success) {
+      out.unread.push({ file, error: `not a running-hook record: ${describeZodError(parsed.error)}` });
+      continue;
+    }
+    (engineStillRuns(parsed.data) ? out.live : out.gone).push(parsed.data);
+  }
+  return out;
+}
+
+/**
+ * End the hooks that engines which are gone left running (an engine killed by
+ * SIGKILL cannot end them itself), then drop their records.
+ */
+export function reapGoneEngines(dir: string): { hook: string; processGroup: number; pids: number[] }[] {
+  const ended: { hook: string; processGroup: number; pids: number[] }[] = [];
+  for (const record of readRecords(dir, process.pid).gone) {
+    for (const hook of record.hooks) {
+      if (hook.processGroup === null) continue;
+      const pids = reapRecordedGroup(hook.processGroup, hook.startTicks);
+      if (pids.length > 0) ended.push({ hook: hook.hook, processGroup: hook.processGroup, pids });
+    }
+    rmSync(recordPath(dir, record.corePid), { force: true });
+  }
+  return ended;
+}
