@@ -31,6 +31,7 @@ const targets = [
   { entry: "modules/cli/tama.ts", out: "bin/tama.js", banner: requireShim },
   { entry: "shell/omp-shared-hooks.ts", out: "shell/omp-shared-hooks.js", banner: "" },
   { entry: "adapter/index.ts", out: "shared-hooks/omp/adapter.js", banner: requireShim },
+  { entry: "scripts/bench.ts", out: "scripts/bench.js", banner: requireShim },
 ];
 
 mkdirSync(dist, { recursive: true });

@@ -1,0 +1,333 @@
+// A small POSIX/bash word splitter for policy gates. Node has no shell parser, and a
+// gate that reads commands with regular expressions refuses text inside quoted
+// messages while missing commands hidden in `$( )`, backticks or after `&&`. This
+// splitter does what the shell does before running anything: quotes, escapes,
+// operators, comments, redirections, here-documents and command substitutions.
+// It never expands variables or globs; a word keeps `$VAR` as written.
+
+/** One simple command the shell would run, with its leading assignments apart. */
+export interface ShellCommand {
+  /** `NAME=value` words before the command name (`HUSKY=0 git commit`). */
+  assignments: { name: string; value: string }[];
+  /** The command name and its arguments, quotes removed. */
+  argv: string[];
+  /** What the command reads as a script on stdin: here-document bodies, here-strings. */
+  stdin: string[];
+}
+
+/** Words that start a compound command; the simple command begins after them. */
+const RESERVED_PREFIXES = new Set(["!", "{", "}", "if", "then", "else", "elif", "while", "until", "do"]);
+
+const TWO_CHAR_OPERATORS = new Set(["&&", "||", ";;", "|&", ";&"]);
+
+const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)\+?=/;
+
+/** Every simple command in `script`, including those inside substitutions, in source order of completion. */
+export function parseShell(script: string): ShellCommand[] {
+  const parser = new Parser(script);
+  parser.parseList(null);
+  return parser.commands;
+}
+
+/** What a word is while it is read: its text, and the part before any quote or escape. */
+interface WordBuffer {
+  text: string;
+  /** Text read before the first quote, escape or expansion, so `"A=1"` is not an assignment. */
+  plainPrefix: string;
+  quoted: boolean;
+  started: boolean;
+}
+
+interface PendingHeredoc {
+  delimiter: string;
+  stripTabs: boolean;
+  target: ShellCommand;
+}
+
+class Parser {
+  readonly commands: ShellCommand[] = [];
+  private i = 0;
+  private pendingHeredocs: PendingHeredoc[] = [];
+
+  constructor(private readonly src: string) {}
+
+  /**
+   * Read commands until `close` (")" for `$( )`, null for the whole script) and
+   * return the index after it. Parentheses of subshells inside are balanced.
+   */
+  parseList(close: ")" | null): number {
+    let current = newCommand();
+    let depth = 0;
+    const finish = (): void => {
+      if (current.argv.length > 0 || current.assignments.length > 0) this.commands.push(current);
+      current = newCommand();
+    };
+    while (this.i < this.src.length) {
+      const ch = this.src[this.i] as string;
+      if (ch === " " || ch === "\t") {
+        this.i++;
+      } else if (ch === "\n") {
+        this.i++;
+        finish();
+        this.readHeredocBodies();
+      } else if (ch === "#") {
+        this.skipComment();
+      } else if (ch === "&" && this.src[this.i + 1] === ">") {
+        this.i++; // `&>file`, `&>>file`: both streams redirected, not a background operator
+        this.readRedirection(current);
+      } else if (ch === ";" || ch === "&" || ch === "|") {
+        this.i += TWO_CHAR_OPERATORS.has(this.src.slice(this.i, this.i + 2)) ? 2 : 1;
+        finish();
+      } else if (ch === "(") {
+        this.i++;
+        depth++;
+        finish();
+      } else if (ch === ")") {
+        this.i++;
+        finish();
+        if (depth === 0 && close === ")") return this.i;
+        depth = Math.max(0, depth - 1);
+      } else if (ch === "<" || ch === ">") {
+        this.readRedirection(current);
+      } else {
+        this.readWordInto(current);
+      }
+    }
+    finish();
+    return this.i;
+  }
+
+  /** A word, or a redirection when the word is an fd number glued to `<`/`>`. */
+  private readWordInto(command: ShellCommand): void {
+    const word = this.readWord();
+    if (!word.started) return;
+    const next = this.src[this.i];
+    if ((next === "<" || next === ">") && /^\d+$/.test(word.text) && !word.quoted) {
+      this.readRedirection(command);
+      return;
+    }
+    const assignment = ASSIGNMENT.exec(word.plainPrefix);
+    if (command.argv.length === 0 && assignment?.[1]) {
+      command.assignments.push({ name: assignment[1], value: word.text.slice(word.text.indexOf("=") + 1) });
+      return;
+    }
+    if (command.argv.length === 0 && command.assignments.length === 0 && !word.quoted && RESERVED_PREFIXES.has(word.text)) {
+      return;
+    }
+    command.argv.push(word.text);
+  }
+
+  /** Read one word up to an unquoted blank or operator. */
+  private readWord(): WordBuffer {
+    const word: WordBuffer = { text: "", plainPrefix: "", quoted: false, started: false };
+    let plain = true;
+    const append = (text: string, isPlain: boolean): void => {
+      word.started = true;
+      word.text += text;
+      if (!isPlain) plain = false;
+      if (plain) word.plainPrefix += text;
+    };
+    while (this.i < this.src.length) {
+      const ch = this.src[this.i] as string;
+      if (" \t\n;&|()<>".includes(ch)) {
+        // `<(` and `>(` inside a word are process substitutions, which run commands.
+        if ((ch === "<" || ch === ">") && this.src[this.i + 1] === "(" && word.started) {
+          append(this.readProcessSubstitution(), false);
+          continue;
+        }
+        break;
+      }
+      if (ch === "\\") {
+        const next = this.src[this.i + 1];
+        this.i += 2;
+        if (next === "\n" || next === undefined) continue; // line continuation
+        word.quoted = true;
+        append(next, false);
+      } else if (ch === "'") {
+        word.quoted = true;
+        append(this.readSingleQuoted(), false);
+      } else if (ch === '"') {
+        word.quoted = true;
+        append(this.readDoubleQuoted(), false);
+      } else if (ch === "`") {
+        append(this.readBackticks(), false);
+      } else if (ch === "$") {
+        append(this.readDollar(), false);
+      } else {
+        this.i++;
+        append(ch, true);
+      }
+    }
+    return word;
+  }
+
+  private readSingleQuoted(): string {
+    const end = this.src.indexOf("'", this.i + 1);
+    const stop = end === -1 ? this.src.length : end;
+    const text = this.src.slice(this.i + 1, stop);
+    this.i = stop + 1;
+    return text;
+  }
+
+  /** `"…"`: backslash escapes only `$ \` " \\` and newline; `$( )` and backticks still run. */
+  private readDoubleQuoted(): string {
+    this.i++;
+    let text = "";
+    while (this.i < this.src.length) {
+      const ch = this.src[this.i] as string;
+      if (ch === '"') {
+        this.i++;
+        return text;
+      }
+      if (ch === "\\") {
+        const next = this.src[this.i + 1] ?? "";
+        this.i += 2;
+        if (next === "\n") continue;
+        text += "$`\"\\".includes(next) && next !== "" ? next : "\\" + next;
+      } else if (ch === "`") {
+        text += this.readBackticks();
+      } else if (ch === "$") {
+        text += this.readDollar();
+      } else {
+        text += ch;
+        this.i++;
+      }
+    }
+    return text;
+  }
+
+  /** `$(…)`, `$((…))`, `${…}`, `$'…'`, `$"…"` or a plain `$`; substitutions are parsed as commands. */
+  private readDollar(): string {
+    const start = this.i;
+    const next = this.src[this.i + 1];
+    if (next === "(") {
+      this.i += 2;
+      this.parseList(")");
+      return this.src.slice(start, this.i);
+    }
+    if (next === "{") {
+      this.i = this.skipBraces(this.i + 1);
+      return this.src.slice(start, this.i);
+    }
+    if (next === "'") {
+      this.i++;
+      return this.readAnsiC();
+    }
+    if (next === '"') {
+      this.i++;
+      return this.readDoubleQuoted();
+    }
+    this.i++;
+    return "$";
+  }
+
+  /** `$'…'`: single quotes with C escapes (the common ones; others are kept). */
+  private readAnsiC(): string {
+    const escapes: Record<string, string> = { n: "\n", t: "\t", r: "\r", "\\": "\\", "'": "'", '"': '"', e: "\x1b", a: "\x07" };
+    this.i++;
+    let text = "";
+    while (this.i < this.src.length && this.src[this.i] !== "'") {
+      const ch = this.src[this.i] as string;
+      if (ch === "\\" && this.i + 1 < this.src.length) {
+        const next = this.src[this.i + 1] as string;
+        text += escapes[next] ?? "\\" + next;
+        this.i += 2;
+      } else {
+        text += ch;
+        this.i++;
+      }
+    }
+    this.i++;
+    return text;
+  }
+
+  /** The index after the `}` matching the `{` at `open`, skipping quoted text. */
+  private skipBraces(open: number): number {
+    let depth = 0;
+    for (let j = open; j < this.src.length; j++) {
+      const ch = this.src[j];
+      if (ch === "\\") j++;
+      else if (ch === "'") j = endOf(this.src, "'", j + 1);
+      else if (ch === "{") depth++;
+      else if (ch === "}" && --depth === 0) return j + 1;
+    }
+    return this.src.length;
+  }
+
+  /** `` `…` ``: the body (with `\`` `\\` `\$` unescaped) is parsed as its own script. */
+  private readBackticks(): string {
+    const start = this.i;
+    let body = "";
+    this.i++;
+    while (this.i < this.src.length && this.src[this.i] !== "`") {
+      const ch = this.src[this.i] as string;
+      const next = this.src[this.i + 1];
+      if (ch === "\\" && next !== undefined && "`\\$".includes(next)) {
+        body += next;
+        this.i += 2;
+      } else {
+        body += ch;
+        this.i++;
+      }
+    }
+    this.i++;
+    this.commands.push(...parseShell(body));
+    return this.src.slice(start, this.i);
+  }
+
+  private readProcessSubstitution(): string {
+    const start = this.i;
+    this.i += 2;
+    this.parseList(")");
+    return this.src.slice(start, this.i);
+  }
+
+  /** `<`, `>`, `>>`, `<<`, `<<-`, `<<<`, `>&`, `&>`-style operators and their target word. */
+  private readRedirection(command: ShellCommand): void {
+    const op = /^(<<<|<<-|<<|<>|<&|>>|>&|>\||<|>)/.exec(this.src.slice(this.i, this.i + 3))?.[1] ?? "<";
+    if ((op === "<" || op === ">") && this.src[this.i + 1] === "(") {
+      command.argv.push(this.readProcessSubstitution());
+      return;
+    }
+    this.i += op.length;
+    while (this.src[this.i] === " " || this.src[this.i] === "\t") this.i++;
+    const target = this.readWord();
+    if (op === "<<<") command.stdin.push(target.text);
+    if (op === "<<" || op === "<<-") {
+      this.pendingHeredocs.push({ delimiter: target.text, stripTabs: op === "<<-", target: command });
+    }
+  }
+
+  /** After a newline: the bodies of the here-documents the last line opened, in order. */
+  private readHeredocBodies(): void {
+    for (const heredoc of this.pendingHeredocs.splice(0)) {
+      const lines: string[] = [];
+      while (this.i < this.src.length) {
+        const end = endOfLine(this.src, this.i);
+        let line = this.src.slice(this.i, end);
+        this.i = Math.min(end + 1, this.src.length);
+        if (heredoc.stripTabs) line = line.replace(/^\t+/, "");
+        if (line === heredoc.delimiter) break;
+        lines.push(line);
+      }
+      heredoc.target.stdin.push(lines.join("\n"));
+    }
+  }
+
+  private skipComment(): void {
+    this.i = endOfLine(this.src, this.i);
+  }
+}
+
+function newCommand(): ShellCommand {
+  return { assignments: [], argv: [], stdin: [] };
+}
+
+function endOf(src: string, char: string, from: number): number {
+  const at = src.indexOf(char, from);
+  return at === -1 ? src.length : at;
+}
+
+function endOfLine(src: string, from: number): number {
+  return endOf(src, "\n", from);
+}

@@ -1,0 +1,84 @@
+// `npm run bench`: one table, each row a ratio of two things measured side by side
+// in this run on this machine.
+import { execFileSync } from "node:child_process";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { BenchEngine, fmtMs, median, printTable, scratch, spawnOnce, writeExecutable, type Row } from "./bench-support.ts";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const tamaBin = path.join(root, "dist/bin/tama.js");
+const ROUNDS = Number(process.env.TAMA_BENCH_ROUNDS ?? 200);
+
+function bunVersion(): string {
+  try {
+    return execFileSync(path.join(root, "node_modules/.bin/bun"), ["--version"], { encoding: "utf8" }).trim();
+  } catch {
+    return "not found";
+  }
+}
+
+async function dispatchVsSpawn(home: string): Promise<Row[]> {
+  const hook = writeExecutable(path.join(home, "pass.sh"), "#!/bin/sh\nexit 0\n");
+  writeExecutable(path.join(home, "hooks/registry.json"), JSON.stringify({
+    schema: 1,
+    release: { id: "bench" },
+    hooks: [{ id: "pass", events: ["pre_tool_use"], command: [hook] }],
+  }));
+  const env = { ...process.env, TAMA_HOME: home };
+  const engine = new BenchEngine(tamaBin, env);
+  await engine.ready;
+  const payload = { session_id: "bench", cwd: home, tool_name: "bash", tool_input: { command: "ls" } };
+  const input = JSON.stringify({ session_id: "bench", hook_event_name: "PreToolUse", cwd: home, tool_name: "Bash", tool_input: { command: "ls" } });
+  const dispatch: number[] = [];
+  const direct: number[] = [];
+  const oneEvent: number[] = [];
+  // Warm both paths, then alternate them so the machine's state is shared.
+  for (let i = 0; i < 20; i++) {
+    await engine.request({ op: "dispatch", event: "pre_tool_use:bash", payload });
+    await spawnOnce([hook], input);
+  }
+  for (let i = 0; i < ROUNDS; i++) {
+    let t = performance.now();
+    await engine.request({ op: "dispatch", event: "pre_tool_use:bash", payload });
+    dispatch.push(performance.now() - t);
+    t = performance.now();
+    await spawnOnce([hook], input);
+    direct.push(performance.now() - t);
+    if (i % 4 === 0) {
+      t = performance.now();
+      await spawnOnce([process.execPath, tamaBin, "run-hook", "pre_tool_use", "bench-agent"], JSON.stringify(payload), env);
+      oneEvent.push(performance.now() - t);
+    }
+  }
+  await engine.close();
+  const d = median(dispatch);
+  const s = median(direct);
+  const n = median(oneEvent);
+  return [
+    {
+      name: "engine dispatch of a pass hook ÷ spawning it directly",
+      measured: `${fmtMs(d)} vs ${fmtMs(s)} (p50, n=${ROUNDS})`,
+      ratio: d / s,
+      goal: "≤ 1.15×",
+      met: d / s <= 1.15,
+    },
+    {
+      name: "new engine process per event ÷ persistent dispatch",
+      measured: `${fmtMs(n)} vs ${fmtMs(d)} (p50)`,
+      ratio: n / d,
+      goal: "≥ 20×",
+      met: n / d >= 20,
+    },
+  ];
+}
+
+const home = scratch("tama-bench-");
+const rows: Row[] = [...(await dispatchVsSpawn(home))];
+printTable(
+  [
+    `Tama benchmark — ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}`,
+    `Node ${process.version}, Bun ${bunVersion()}`,
+  ],
+  rows,
+);
