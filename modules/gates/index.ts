@@ -2,8 +2,10 @@
 // them in-process, and `tama hook <id>` runs one alone.
 import type { BuiltinGate } from "./types.ts";
 import { blockGitHookBypass } from "./block-git-hook-bypass.ts";
+import { blockOpenTodos } from "./block-open-todos.ts";
+import { blockTextOutsideToolCalls } from "./block-text-outside-tool-calls.ts";
 
-const GATES: readonly BuiltinGate[] = [blockGitHookBypass];
+const GATES: readonly BuiltinGate[] = [blockGitHookBypass, blockOpenTodos, blockTextOutsideToolCalls];
 
 const BY_ID = new Map(GATES.map((gate) => [gate.id, gate]));
 

@@ -133,16 +133,19 @@ export class EngineClient {
   }
 }
 
-/** Pids of live processes whose command line mentions a path (a test's own hooks). */
+/** Pids of live processes whose command line or environment mentions a path (a test's own hooks). */
 export function processesMentioning(fragment: string): number[] {
   const pids: number[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
     try {
       const cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8");
+      // Hooks inherit the engine's environment (TAMA_HOME is the test's), so their
+      // descendants are found even when their command lines say nothing.
+      const environ = readFileSync(`/proc/${entry}/environ`, "utf8");
       const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
       const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-      if (state !== "Z" && cmdline.includes(fragment)) pids.push(Number(entry));
+      if (state !== "Z" && (cmdline.includes(fragment) || environ.includes(fragment))) pids.push(Number(entry));
     } catch {
       // gone meanwhile
     }

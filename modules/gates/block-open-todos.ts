@@ -1,0 +1,28 @@
+// Stop gate: the agent may not end its turn while its own todo list has open tasks.
+// A task the agent cannot finish can be marked blocked or abandoned, which ends the
+// refusal honestly instead of looping.
+import type { BuiltinGate } from "./types.ts";
+import { describeOpen, isOpen, readSessionTodos, sessionFileOf } from "./omp-todos.ts";
+
+export const blockOpenTodos: BuiltinGate = {
+  id: "block-open-todos",
+  description: "refuse to end the turn while the session's todo list has pending or in-progress tasks",
+  events: ["stop"],
+  evaluate(input) {
+    const file = sessionFileOf(input);
+    if (!file) return { decision: "pass" };
+    let todos;
+    try {
+      todos = readSessionTodos(file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return { decision: "pass" };
+      throw error;
+    }
+    const open = (todos ?? []).filter(isOpen);
+    if (open.length === 0) return { decision: "pass" };
+    return {
+      decision: "block",
+      reason: `Your todo list still has ${open.length} open task${open.length === 1 ? "" : "s"}:\n${describeOpen(open)}\nFinish them, or mark a task blocked (with what it waits for) or abandoned before ending the turn.`,
+    };
+  },
+};
