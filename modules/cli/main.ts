@@ -1,6 +1,7 @@
 // The `tama` command: one table of subcommands, each in a file of its own.
 import { CliError } from "./io.ts";
 import { hookCommand, hooksCommand } from "./hooks.ts";
+import { installCommand, uninstallCommand } from "./install.ts";
 import { runHookCommand } from "./run-hook.ts";
 
 type Command = (argv: string[]) => Promise<number> | number;
@@ -9,6 +10,8 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   "run-hook": { run: runHookCommand, help: "run-hook --serve omp | run-hook <event> <agent-id>   the engine" },
   hook: { run: hookCommand, help: "hook <id> < payload.json                   run one built-in gate" },
   hooks: { run: hooksCommand, help: "hooks checksum|running|builtins           the registry and running hooks" },
+  install: { run: installCommand, help: "install --omp [--agent-dir DIR|--profile P] lay down release, adapter, registry, shell" },
+  uninstall: { run: uninstallCommand, help: "uninstall --omp [--purge]                 remove what install wrote" },
 };
 
 function usage(): string {

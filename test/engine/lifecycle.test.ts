@@ -4,7 +4,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { EngineClient, makeTestHome, resultOf, ROOT, settleProcesses, TAMA_BIN, type TestHome } from "../support/engine-client.ts";
+import { EngineClient, makeTestHome, resultOf, ROOT, settleProcesses, TAMA_BIN, type Frame, type TestHome } from "../support/engine-client.ts";
 
 const FIX = path.join(ROOT, "test/fixtures/hooks");
 let home: TestHome;
@@ -33,7 +33,7 @@ async function start(hooks: unknown[]): Promise<EngineClient> {
 const held = (id: string, events: string[]) => ({ id, events, command: [path.join(FIX, "wait-fifo.sh")] });
 const edit = (session = "s1") => ({ session_id: session, cwd: home.dir, tool_name: "write", tool_input: { path: "a.txt", content: "x" } });
 
-async function untilRunning(e: EngineClient, hook: string, count = 1): Promise<Record<string, unknown>> {
+async function untilRunning(e: EngineClient, hook: string, count = 1): Promise<Frame> {
   for (let i = 0; i < 200; i++) {
     const status = await e.request({ op: "status" });
     const dispatched = (status.state?.runningHooks as { dispatched: { hook: string }[] }).dispatched;

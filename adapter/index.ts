@@ -1,0 +1,82 @@
+// The OMP adapter: bundled with every module it imports into ONE file whose SHA-256
+// is its identity. The shell imports it and calls register(); everything here can be
+// replaced in place by /tama_reload_hook_runtime.
+import type { AdapterApi, AdapterHooks } from "../modules/adapter-contract.ts";
+import type { BeforeProviderRequestEvent, InputEvent, OmpContext, SessionStopEvent, ToolCallEvent, ToolResultEvent } from "../modules/omp-api.ts";
+import { ModelGate } from "./model-gate.ts";
+import { Prompts } from "./prompts.ts";
+import { AdapterRuntime } from "./runtime.ts";
+import { ToolEvents } from "./tool-events.ts";
+
+export function register(api: AdapterApi): AdapterHooks {
+  const runtime = new AdapterRuntime(api.host, import.meta.url);
+  const tools = new ToolEvents(runtime);
+  const model = new ModelGate(runtime);
+  const prompts = new Prompts(runtime);
+
+  api.on("session_start", (_event, ctx: OmpContext) => {
+    runtime.context = ctx;
+    runtime.warnStartup();
+    runtime.refreshStatus();
+    // Nothing waits on the engine here; its answer is logged.
+    void runtime.verdict("session_start", runtime.basePayload(ctx)).then(() => runtime.refreshStatus());
+    return undefined;
+  });
+  api.on("tool_call", (event, ctx) => tools.onToolCall(event as ToolCallEvent, ctx));
+  api.on("tool_result", (event, ctx) => tools.onToolResult(event as ToolResultEvent, ctx));
+  api.on("input", (event, ctx) => prompts.onInput(event as InputEvent, ctx));
+  api.on("before_agent_start", (event, ctx) => prompts.onAgentStart(event as { prompt: string }, ctx));
+  api.on("before_provider_request", (event, ctx) => model.onRequest((event as BeforeProviderRequestEvent).payload, ctx));
+  api.on("session_stop", async (event, ctx: OmpContext) => {
+    runtime.context = ctx;
+    const stop = event as SessionStopEvent;
+    tools.turnEnded();
+    const verdict = await runtime.verdict("stop", {
+      ...runtime.basePayload(ctx),
+      ...(stop.session_file ? { transcript_path: stop.session_file } : {}),
+      stop_hook_active: stop.stop_hook_active === true,
+    });
+    if (verdict.failure !== undefined) {
+      // A turn cannot be held open forever on a missing verdict; say so instead.
+      runtime.notify(`Tama could not check the end of this turn: ${verdict.failure}`, "warning");
+      return undefined;
+    }
+    if (verdict.result?.decision === "block") {
+      const reason = verdict.result.reason ?? "a stop hook refused to end the turn";
+      runtime.refused(reason);
+      return { decision: "block", reason };
+    }
+    return undefined;
+  });
+  api.on("session_shutdown", async (_event, ctx: OmpContext) => {
+    runtime.context = ctx;
+    await Promise.race([
+      runtime.verdict("session_end", runtime.basePayload(ctx)),
+      new Promise((resolve) => setTimeout(resolve, 500)),
+    ]);
+    await runtime.engine.close();
+    runtime.logger.flush();
+    return undefined;
+  });
+  api.registerCommand("tama_status", {
+    description: "Show Tama's runtime status: adapter digest, engine process, registry",
+    handler: async (_args, ctx) => {
+      runtime.context = ctx;
+      const status = { ...(await runtime.status()), modelRequests: model.status() };
+      const text = JSON.stringify(status, null, 2);
+      if (ctx.hasUI || ctx.mode === "rpc") ctx.ui.notify(text, "info");
+      else process.stdout.write(`${text}\n`);
+    },
+  });
+
+  return {
+    reloadEngine: async () => {
+      const answer = await runtime.engine.request({ op: "reload" });
+      if (!answer.ok) return `The engine kept its registry: ${answer.error}`;
+      const result = answer.result as { changed?: boolean } | undefined;
+      const state = answer.state;
+      return `Engine ${state?.processId ?? "?"} reloaded its registry (${result?.changed ? "changed" : "unchanged"}; ${state?.registeredHookCount ?? 0} hooks, release ${state?.loadedReleaseId ?? "none"}).`;
+    },
+    status: async () => ({ ...(await runtime.status()), modelRequests: model.status() }),
+  };
+}

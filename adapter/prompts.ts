@@ -1,0 +1,46 @@
+// User prompts → user_prompt_submit. OMP's `input` event fires in the TUI only; in
+// print and RPC modes the prompt is seen at before_agent_start.
+import type { InputEvent, OmpContext } from "../modules/omp-api.ts";
+import type { AdapterRuntime } from "./runtime.ts";
+
+export class Prompts {
+  /** Prompts already checked at `input`, so before_agent_start does not check them twice. */
+  private readonly checked = new Set<string>();
+
+  constructor(private readonly runtime: AdapterRuntime) {}
+
+  private async check(prompt: string, ctx: OmpContext): Promise<{ refused?: string; context?: string }> {
+    const verdict = await this.runtime.verdict("user_prompt_submit", { ...this.runtime.basePayload(ctx), prompt });
+    if (verdict.failure !== undefined) {
+      this.runtime.notify(`Tama could not check this prompt: ${verdict.failure}`, "warning");
+      return {};
+    }
+    const result = verdict.result;
+    if (result?.decision === "block") return { refused: result.reason ?? "a prompt hook refused this prompt" };
+    return result?.additionalContext ? { context: result.additionalContext } : {};
+  }
+
+  async onInput(event: InputEvent, ctx: OmpContext): Promise<unknown> {
+    this.runtime.context = ctx;
+    const answer = await this.check(event.text, ctx);
+    if (answer.refused) {
+      this.runtime.refused(answer.refused);
+      this.runtime.notify(`Tama refused this prompt: ${answer.refused}`, "warning");
+      return { handled: true };
+    }
+    this.checked.add(event.text);
+    return answer.context ? { text: `${event.text}\n\n${answer.context}` } : undefined;
+  }
+
+  async onAgentStart(event: { prompt: string }, ctx: OmpContext): Promise<unknown> {
+    this.runtime.context = ctx;
+    if (this.checked.delete(event.prompt)) return undefined;
+    const answer = await this.check(event.prompt, ctx);
+    if (answer.refused) {
+      this.runtime.refused(answer.refused);
+      this.runtime.notify(`Tama refused this prompt: ${answer.refused}`, "warning");
+      return undefined;
+    }
+    return undefined;
+  }
+}

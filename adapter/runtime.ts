@@ -1,0 +1,167 @@
+// The adapter's state for one OMP session: the engine client, the fail mode, the
+// session's identity, the log, and the status shown in OMP's footer.
+import os from "node:os";
+import path from "node:path";
+import { digestFromUrl, type AdapterHost } from "../modules/adapter-contract.ts";
+import { EngineClient, type ClientAnswer } from "../modules/engine-client.ts";
+import { fileLogger, type Logger } from "../modules/log.ts";
+import type { OmpContext } from "../modules/omp-api.ts";
+import type { DispatchResult } from "../modules/protocol.ts";
+
+export type FailMode = "closed" | "open";
+
+export interface Verdict {
+  /** A usable engine answer; undefined when none could be had. */
+  result?: DispatchResult;
+  /** Why no verdict could be had (engine down, ok:false, registry unusable). */
+  failure?: string;
+}
+
+function tamaHome(): string {
+  return path.resolve(process.env.TAMA_HOME || path.join(os.homedir(), ".tama"));
+}
+
+/** The engine argv: TAMA_ENGINE_COMMAND (a JSON array) for tests, else the installed release. */
+export function engineCommand(home: string): string[] {
+  const override = process.env.TAMA_ENGINE_COMMAND;
+  if (override) {
+    const parsed: unknown = JSON.parse(override);
+    if (!Array.isArray(parsed) || parsed.length === 0 || !parsed.every((part) => typeof part === "string")) {
+      throw new Error("TAMA_ENGINE_COMMAND must be a JSON array of strings");
+    }
+    return parsed as string[];
+  }
+  return [path.join(home, "hooks-runtime", "current", "bin", "tama"), "run-hook", "--serve", "omp"];
+}
+
+export class AdapterRuntime {
+  readonly home = tamaHome();
+  readonly digest: string | null;
+  readonly logger: Logger;
+  readonly engine: EngineClient;
+  readonly failMode: FailMode;
+  private failModeWarning: string | undefined;
+  lastRefusal: string | undefined;
+  context: OmpContext | undefined;
+  private statusShown = "";
+
+  constructor(
+    readonly host: AdapterHost,
+    moduleUrl: string,
+  ) {
+    // The identity is the URL the shell imported this module under, never the file on disk.
+    this.digest = digestFromUrl(moduleUrl);
+    this.logger = fileLogger(path.join(this.home, "logs"), "adapter");
+    const mode = process.env.TAMA_FAIL_MODE;
+    if (mode === undefined || mode === "" || mode === "closed") this.failMode = "closed";
+    else if (mode === "open") this.failMode = "open";
+    else {
+      this.failMode = "closed";
+      this.failModeWarning = `TAMA_FAIL_MODE must be "open" or "closed", not ${JSON.stringify(mode)}; Tama refuses calls it cannot check`;
+    }
+    this.engine = new EngineClient({
+      command: () => engineCommand(this.home),
+      onStderr: (line) => this.engineSaid(line),
+      onStart: (state, restart) => {
+        this.logger.info({ pid: state.processId, release: state.loadedReleaseId, note: restart ? "engine restarted" : "engine started" }, "engine ready");
+        if (restart) this.notify(`Tama's engine restarted (pid ${state.processId}).`, "warning");
+        this.refreshStatus();
+      },
+    });
+  }
+
+  /** The session this adapter serves, from the newest context. */
+  sessionId(ctx?: OmpContext): string | undefined {
+    try {
+      return (ctx ?? this.context)?.sessionManager.getSessionId();
+    } catch {
+      return undefined;
+    }
+  }
+
+  sessionFile(ctx?: OmpContext): string | undefined {
+    try {
+      return (ctx ?? this.context)?.sessionManager.getSessionFile();
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The payload fields every event carries. */
+  basePayload(ctx: OmpContext): Record<string, unknown> {
+    const session = this.sessionId(ctx);
+    const file = this.sessionFile(ctx);
+    return { ...(session ? { session_id: session } : {}), cwd: ctx.cwd, ...(file ? { transcript_path: file } : {}) };
+  }
+
+  /** Dispatch and read the answer into a verdict or the reason there is none. */
+  async verdict(event: string, payload: Record<string, unknown>): Promise<Verdict> {
+    const answer: ClientAnswer = await this.engine.dispatch(event, payload);
+    if (!answer.ok) return { failure: answer.error ?? "the engine answered without a reason" };
+    const result = answer.result as DispatchResult | undefined;
+    if (!result || typeof result.decision !== "string") return { failure: "the engine's answer carried no decision" };
+    if (result.failedOpen.length > 0) {
+      this.notify(`Tama: ${result.failedOpen.map((f) => f.reason).join("; ")}`, "warning");
+    }
+    return { result };
+  }
+
+  notify(message: string, type: "info" | "warning" | "error" = "info"): void {
+    const ctx = this.context;
+    if (ctx && (ctx.hasUI || ctx.mode === "rpc")) {
+      try {
+        ctx.ui.notify(message, type);
+        return;
+      } catch {
+        // fall through to stderr
+      }
+    }
+    process.stderr.write(`${message}\n`);
+  }
+
+  private engineSaid(line: string): void {
+    // The engine names abandoned hooks and infrastructure trouble; keep them visible.
+    this.logger.warn({ note: "engine stderr" }, line.slice(0, 2000));
+    if (!this.context?.hasUI) process.stderr.write(`${line}\n`);
+  }
+
+  warnStartup(): void {
+    if (this.failModeWarning) this.notify(this.failModeWarning, "warning");
+  }
+
+  refused(reason: string): void {
+    this.lastRefusal = reason.split("\n")[0]?.slice(0, 80);
+    this.refreshStatus();
+  }
+
+  /** The footer entry: gates loaded, the engine, the last refusal. */
+  refreshStatus(): void {
+    const ctx = this.context;
+    if (!ctx) return;
+    const state = this.engine.lastState;
+    const gates = state ? `${state.registeredHookCount} gates` : "no gates loaded";
+    const engine = this.engine.pid ? `engine ${this.engine.pid}` : "engine stopped";
+    const problem = state?.lastReloadError ? " · registry error" : "";
+    const last = this.lastRefusal ? ` · refused: ${this.lastRefusal}` : "";
+    const text = `Tama: ${gates} · ${engine}${problem}${last}`;
+    if (text === this.statusShown) return;
+    this.statusShown = text;
+    try {
+      ctx.ui.setStatus("tama", text);
+    } catch {
+      // a mode without a footer
+    }
+  }
+
+  async status(): Promise<Record<string, unknown>> {
+    const answer = await this.engine.request({ op: "status" });
+    return {
+      ompPid: process.pid,
+      session: this.sessionId() ?? null,
+      adapterDigest: this.digest,
+      adapterReloadSupported: typeof this.host.adopt === "function",
+      failMode: this.failMode,
+      engine: answer.ok ? { processId: answer.state?.processId, state: answer.state } : { error: answer.error },
+    };
+  }
+}

@@ -1,0 +1,79 @@
+// tool_call → pre_tool_use:<tool> → {block, reason}; tool_result → post_tool_use:<tool>,
+// a refusal appended for the model. A call with no verdict is refused by default.
+import type { OmpContext, ToolCallEvent, ToolResultEvent } from "../modules/omp-api.ts";
+import type { AdapterRuntime } from "./runtime.ts";
+
+type ToolCallAnswer = { block: true; reason: string } | undefined;
+
+export class ToolEvents {
+  /** Each call's input as its pre-tool check saw it: the post-tool dispatch must name the same call. */
+  private readonly inputs = new Map<string, Record<string, unknown>>();
+
+  constructor(private readonly runtime: AdapterRuntime) {}
+
+  async onToolCall(event: ToolCallEvent, ctx: OmpContext): Promise<ToolCallAnswer> {
+    this.runtime.context = ctx;
+    this.inputs.set(event.toolCallId, event.input);
+    const verdict = await this.runtime.verdict(`pre_tool_use:${event.toolName}`, {
+      ...this.runtime.basePayload(ctx),
+      tool_name: event.toolName,
+      tool_input: event.input,
+      tool_call_id: event.toolCallId,
+    });
+    if (verdict.failure !== undefined) return this.unchecked(event, verdict.failure);
+    const result = verdict.result;
+    if (!result || result.decision === "pass") return undefined;
+    if (result.decision === "ask" && ctx.hasUI && ctx.ui.confirm) {
+      const allowed = await ctx.ui.confirm("Tama asks", `${result.reason ?? "A hook asks before this call."}\n\nAllow ${event.toolName}?`);
+      if (allowed) return undefined;
+    }
+    const reason = result.reason ?? `Tama refused ${event.toolName}`;
+    this.inputs.delete(event.toolCallId);
+    this.runtime.refused(reason);
+    this.runtime.logger.info({ event: "pre_tool_use", tool: event.toolName, decision: result.decision }, "tool call refused");
+    return { block: true, reason };
+  }
+
+  /** No verdict: refuse with the cause, or with TAMA_FAIL_MODE=open let it through and say so. */
+  private unchecked(event: ToolCallEvent, cause: string): ToolCallAnswer {
+    this.runtime.logger.error({ event: "pre_tool_use", tool: event.toolName, note: "no verdict" }, "tool call unchecked");
+    if (this.runtime.failMode === "open") {
+      this.runtime.notify(`Tama could not check ${event.toolName} and let it through (TAMA_FAIL_MODE=open): ${cause}`, "warning");
+      return undefined;
+    }
+    this.inputs.delete(event.toolCallId);
+    const reason = `Tama could not check this ${event.toolName} call, so it is refused: ${cause}`;
+    this.runtime.refused(reason);
+    return { block: true, reason };
+  }
+
+  async onToolResult(event: ToolResultEvent, ctx: OmpContext): Promise<{ content: { type: string; text?: string }[] } | undefined> {
+    this.runtime.context = ctx;
+    const input = this.inputs.get(event.toolCallId) ?? event.input;
+    this.inputs.delete(event.toolCallId);
+    const verdict = await this.runtime.verdict(`post_tool_use:${event.toolName}`, {
+      ...this.runtime.basePayload(ctx),
+      tool_name: event.toolName,
+      tool_input: input,
+      tool_call_id: event.toolCallId,
+      tool_response: { content: event.content, isError: event.isError },
+      is_error: event.isError,
+    });
+    if (verdict.failure !== undefined) {
+      this.runtime.notify(`Tama could not check the result of ${event.toolName}: ${verdict.failure}`, "warning");
+      return undefined;
+    }
+    const result = verdict.result;
+    const notes: string[] = [];
+    if (result?.decision === "block" || result?.decision === "ask") notes.push(`Tama: ${result.reason ?? "a hook refused this result"}`);
+    if (result?.additionalContext) notes.push(result.additionalContext);
+    if (notes.length === 0) return undefined;
+    if (result?.decision === "block") this.runtime.refused(result.reason ?? "result refused");
+    return { content: [...event.content, { type: "text", text: notes.join("\n\n") }] };
+  }
+
+  /** The turn ended: calls that never produced a result are over. */
+  turnEnded(): void {
+    this.inputs.clear();
+  }
+}

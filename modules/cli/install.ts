@@ -1,0 +1,52 @@
+// `tama install --omp` / `tama uninstall --omp`.
+import { parseArgs } from "node:util";
+import { install, uninstall } from "../install.ts";
+import { CliError, printJson, table } from "./io.ts";
+
+const OPTIONS = {
+  omp: { type: "boolean" },
+  json: { type: "boolean" },
+  "agent-dir": { type: "string" },
+  profile: { type: "string" },
+  purge: { type: "boolean" },
+} as const;
+
+function target(values: { "agent-dir"?: string; profile?: string }) {
+  return { ...(values["agent-dir"] ? { agentDir: values["agent-dir"] } : {}), ...(values.profile ? { profile: values.profile } : {}) };
+}
+
+export function installCommand(argv: string[]): number {
+  const { values } = parseArgs({ args: argv, options: OPTIONS });
+  if (!values.omp) throw new CliError("name the harness to install into: tama install --omp [--agent-dir DIR | --profile NAME]", 2);
+  let report;
+  try {
+    report = install(target(values));
+  } catch (error) {
+    throw new CliError(`install failed: ${(error as Error).message}. Run it from the built package (npm run build), not from an installed release.`);
+  }
+  if (values.json) {
+    printJson(report);
+    return 0;
+  }
+  process.stdout.write(
+    `${table([
+      ["release", `${report.releaseId}  (${report.current} → releases/${report.releaseId})`],
+      ["adapter", `${report.adapterDigest}  ${report.adapterPath}`],
+      ["registry", `${report.registry.action}  ${report.registry.path}${report.registry.note ? `: ${report.registry.note}` : ""}`],
+      ["shell", report.shellPath],
+    ])}\n\nRunning OMP sessions adopt this release with /tama_reload_hook_runtime (or tama sessions reload --session ID).\n`,
+  );
+  return report.registry.action === "invalid-kept" ? 1 : 0;
+}
+
+export function uninstallCommand(argv: string[]): number {
+  const { values } = parseArgs({ args: argv, options: OPTIONS });
+  if (!values.omp) throw new CliError("name the harness: tama uninstall --omp [--purge]", 2);
+  const report = uninstall({ ...target(values), purge: values.purge === true });
+  if (values.json) printJson(report);
+  else {
+    process.stdout.write(report.removed.length ? `Removed:\n${report.removed.map((r) => `  ${r}`).join("\n")}\n` : "Nothing of Tama's was installed.\n");
+    if (report.kept.length) process.stdout.write(`Kept (use --purge to remove):\n${report.kept.map((k) => `  ${k}`).join("\n")}\n`);
+  }
+  return 0;
+}

@@ -1,0 +1,201 @@
+// The adapter's side of the engine protocol: one persistent engine process, every
+// request in flight side by side and matched by id. A dead engine's requests are
+// all answered (as failures) and the next request starts a new one; an engine whose
+// code a newer release replaced is retired once it owes nothing.
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import readline from "node:readline";
+import { Answer, ReadyFrame, describeZodError, type EngineState } from "./protocol.ts";
+
+/** An answer the client could not get from the engine: always ok:false, with the cause. */
+export interface Failure {
+  id: string;
+  ok: false;
+  error: string;
+  state?: undefined;
+  result?: undefined;
+  catalog?: undefined;
+}
+export type ClientAnswer = Answer | Failure;
+
+export interface EngineClientOptions {
+  /** The argv that starts `tama run-hook --serve omp`, read at each start (an install may move it). */
+  command: () => string[];
+  env?: NodeJS.ProcessEnv;
+  /** A line the engine wrote on stderr. */
+  onStderr?: (line: string) => void;
+  /** A new engine process answered ready (after the first: a restart). */
+  onStart?: (state: EngineState, restart: boolean) => void;
+  /** How long a starting engine may take to say it is ready. */
+  readyTimeoutMs?: number;
+}
+
+interface EngineProcess {
+  child: ChildProcessWithoutNullStreams;
+  pending: Map<string, (answer: ClientAnswer) => void>;
+  ready: Promise<EngineState>;
+  exited: Promise<void>;
+  dead: boolean;
+  retiring: boolean;
+  stderrTail: string[];
+}
+
+export class EngineClient {
+  private current: EngineProcess | undefined;
+  private seq = 0;
+  private starts = 0;
+  private closed = false;
+  private switching: Promise<void> | undefined;
+  catalogChecksum: string | undefined;
+  catalog: unknown;
+  lastState: EngineState | undefined;
+
+  constructor(private readonly options: EngineClientOptions) {}
+
+  get pid(): number | undefined {
+    return this.current && !this.current.dead ? this.current.child.pid : undefined;
+  }
+
+  get inFlight(): number {
+    return this.current?.pending.size ?? 0;
+  }
+
+  private start(): EngineProcess {
+    const argv = this.options.command();
+    const [program, ...args] = argv;
+    if (!program) throw new Error("the engine command is empty");
+    const child = spawn(program, args, { stdio: ["pipe", "pipe", "pipe"], env: this.options.env ?? process.env });
+    const restart = this.starts > 0;
+    this.starts += 1;
+    let readyResolve: (state: EngineState) => void = () => {};
+    let readyReject: (error: Error) => void = () => {};
+    const proc: EngineProcess = {
+      child,
+      pending: new Map(),
+      ready: new Promise<EngineState>((resolve, reject) => {
+        readyResolve = resolve;
+        readyReject = reject;
+      }),
+      exited: new Promise<void>((resolve) => child.once("close", () => resolve())),
+      dead: false,
+      retiring: false,
+      stderrTail: [],
+    };
+    // A ready that never comes would hold every request; nobody else would notice.
+    const readyTimer = setTimeout(() => {
+      readyReject(new Error(`the Tama engine (${argv.join(" ")}) gave no ready frame within ${this.options.readyTimeoutMs ?? 15_000} ms`));
+      child.kill("SIGKILL");
+    }, this.options.readyTimeoutMs ?? 15_000);
+    readyTimer.unref?.();
+    proc.ready.catch(() => undefined);
+
+    child.stdin.on("error", () => {});
+    readline.createInterface({ input: child.stderr }).on("line", (line) => {
+      proc.stderrTail.push(line);
+      if (proc.stderrTail.length > 20) proc.stderrTail.shift();
+      this.options.onStderr?.(line);
+    });
+    readline.createInterface({ input: child.stdout }).on("line", (line) => {
+      let raw: unknown;
+      try {
+        raw = JSON.parse(line);
+      } catch {
+        this.options.onStderr?.(`tama: the engine wrote a line that is not JSON: ${line.slice(0, 200)}`);
+        return;
+      }
+      const ready = ReadyFrame.safeParse(raw);
+      if (ready.success) {
+        clearTimeout(readyTimer);
+        this.lastState = ready.data.state;
+        readyResolve(ready.data.state);
+        this.options.onStart?.(ready.data.state, restart);
+        return;
+      }
+      const answer = Answer.safeParse(raw);
+      if (!answer.success) {
+        this.options.onStderr?.(`tama: the engine wrote a frame that is not an answer: ${describeZodError(answer.error)}`);
+        return;
+      }
+      this.settle(proc, answer.data);
+    });
+    const onGone = (why: string): void => {
+      if (proc.dead) return;
+      proc.dead = true;
+      clearTimeout(readyTimer);
+      const tail = proc.stderrTail.slice(-3).join(" | ");
+      const error = `the Tama engine (pid ${child.pid ?? "?"}) ${why} before answering${tail ? `: ${tail}` : ""}`;
+      readyReject(new Error(error));
+      for (const [id, resolve] of proc.pending) resolve({ id, ok: false, error });
+      proc.pending.clear();
+      if (this.current === proc) this.current = undefined;
+    };
+    child.on("error", (error) => onGone(`could not start (${error.message})`));
+    child.on("exit", (code, signal) => onGone(signal ? `was ended by ${signal}` : `exited with code ${code}`));
+    return proc;
+  }
+
+  private settle(proc: EngineProcess, answer: Answer): void {
+    this.lastState = answer.state;
+    if (answer.catalog !== undefined && answer.state.catalogChecksum !== null) {
+      this.catalog = answer.catalog;
+      this.catalogChecksum = answer.state.catalogChecksum;
+    }
+    if (answer.state.coreReplacedByRelease) proc.retiring = true;
+    const id = String(answer.id);
+    const resolve = proc.pending.get(id);
+    if (!resolve) return;
+    proc.pending.delete(id);
+    resolve(answer);
+  }
+
+  /** The engine to send to: a new one when none runs, or when a retiring one owes nothing. */
+  private async engine(): Promise<EngineProcess> {
+    while (this.switching) await this.switching;
+    const current = this.current;
+    if (current && !current.dead && current.retiring && current.pending.size === 0) {
+      this.switching = (async () => {
+        current.child.stdin.end();
+        await current.exited;
+        if (this.current === current) this.current = undefined;
+      })().finally(() => {
+        this.switching = undefined;
+      });
+      await this.switching;
+    }
+    if (!this.current || this.current.dead) this.current = this.start();
+    return this.current;
+  }
+
+  /** Send a request; the answer, or a failure naming why none came. Never throws. */
+  async request(frame: Record<string, unknown>): Promise<ClientAnswer> {
+    const id = `a${process.pid}-${++this.seq}`;
+    if (this.closed) return { id, ok: false, error: "the Tama engine client is closed" };
+    let proc: EngineProcess;
+    try {
+      proc = await this.engine();
+      await proc.ready;
+    } catch (error) {
+      return { id, ok: false, error: (error as Error).message };
+    }
+    if (proc.dead) return { id, ok: false, error: `the Tama engine (pid ${proc.child.pid ?? "?"}) is gone` };
+    const answer = new Promise<ClientAnswer>((resolve) => proc.pending.set(id, resolve));
+    const withChecksum = this.catalogChecksum ? { knownCatalogChecksum: this.catalogChecksum } : { knownCatalogChecksum: "" };
+    proc.child.stdin.write(`${JSON.stringify({ ...frame, ...withChecksum, id })}\n`);
+    return answer;
+  }
+
+  dispatch(event: string, payload: Record<string, unknown>): Promise<ClientAnswer> {
+    return this.request({ op: "dispatch", event, payload });
+  }
+
+  /** Close the engine's input (it ends its hooks and exits); wait a bounded time for it. */
+  async close(boundMs = 1_500): Promise<void> {
+    this.closed = true;
+    const proc = this.current;
+    this.current = undefined;
+    if (!proc || proc.dead) return;
+    proc.child.stdin.end();
+    const timer = new Promise<void>((resolve) => setTimeout(resolve, boundMs).unref?.());
+    await Promise.race([proc.exited, timer]);
+    if (!proc.dead) proc.child.kill("SIGKILL");
+  }
+}

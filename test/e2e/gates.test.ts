@@ -1,0 +1,30 @@
+// Tama's shell and adapter inside a real OMP, driven by the scripted model server.
+import { describe, expect, it } from "vitest";
+import { useOmpFixture } from "../omp/fixture.ts";
+import { installTama } from "./tama-omp.ts";
+
+const omp = useOmpFixture();
+
+function toolMessages(body: Record<string, unknown>): string[] {
+  const messages = (body.messages ?? []) as { role: string; content: unknown }[];
+  return messages.filter((m) => m.role === "tool").map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)));
+}
+
+describe("gates in real OMP", () => {
+  it("refuses git commit --no-verify with the reason in the next model request, and lets a harmless call run", async () => {
+    const { server, env } = await omp.setup();
+    installTama(env);
+    const session = omp.rpc();
+    await session.ready();
+    const refused = await session.prompt('CALL bash {"command":"git commit --no-verify -m x"}');
+    expect(refused.agentInvoked).toBe(true);
+    const second = server.requests[1];
+    expect(second).toBeDefined();
+    const tool = toolMessages(second!.body as Record<string, unknown>);
+    expect(tool.join("\n")).toMatch(/--no-verify/);
+    const before = server.requests.length;
+    await session.prompt('CALL bash {"command":"echo harmless-ran"}');
+    const after = toolMessages(server.requests[before + 1]!.body as Record<string, unknown>);
+    expect(after.join("\n")).toMatch(/harmless-ran/);
+  });
+});

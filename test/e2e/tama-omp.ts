@@ -1,0 +1,49 @@
+// Tama installed into an isolated OMP: `tama install --omp` with the test env's
+// TAMA_HOME and agent dir, so OMP discovers the shell like a user's would.
+import { spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { TAMA_BIN } from "../support/engine-client.ts";
+import type { OmpEnv } from "../omp/omp-env.ts";
+
+export interface TamaInstall {
+  home: string;
+  registry: string;
+  adapter: string;
+  /** Run the tama CLI against this install. */
+  cli(args: string[], input?: string): { code: number | null; stdout: string; stderr: string };
+  /** Replace the registry (atomically). */
+  writeRegistry(registry: unknown): void;
+  readRegistry(): { hooks: Record<string, unknown>[] } & Record<string, unknown>;
+}
+
+export function installTama(env: OmpEnv, extraEnv: Record<string, string> = {}): TamaInstall {
+  const home = path.join(env.root, "tama");
+  env.env.TAMA_HOME = home;
+  Object.assign(env.env, extraEnv);
+  const cli = (args: string[], input?: string) => {
+    const r = spawnSync(process.execPath, [TAMA_BIN, ...args], {
+      env: { ...process.env, ...env.env, TAMA_HOME: home },
+      input: input ?? "",
+      encoding: "utf8",
+    });
+    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  };
+  const installed = cli(["install", "--omp", "--json"]);
+  if (installed.code !== 0) throw new Error(`tama install failed: ${installed.stderr}`);
+  const report = JSON.parse(installed.stdout) as { registry: { path: string }; adapterPath: string };
+  return {
+    home,
+    registry: report.registry.path,
+    adapter: report.adapterPath,
+    cli,
+    writeRegistry(registry) {
+      const temp = `${report.registry.path}.tmp`;
+      writeFileSync(temp, JSON.stringify(registry, null, 2));
+      spawnSync("mv", [temp, report.registry.path]);
+    },
+    readRegistry() {
+      return JSON.parse(readFileSync(report.registry.path, "utf8")) as ReturnType<TamaInstall["readRegistry"]>;
+    },
+  };
+}
