@@ -1,7 +1,9 @@
 // Reading a session's todo list from OMP's own session file. OMP 18.2.3 keeps no
 // separate todo store: each state-changing `todo` call's toolResult entry in the
-// session JSONL carries the whole list as details.phases (src/tools/todo.ts), so
-// the newest such entry is the current list.
+// session JSONL carries the whole list as details.phases (src/tools/todo.ts), and a
+// user's /todo edit is a custom `user_todo_edit` entry; the newest on the active
+// branch is the current list. "Open" here is pending or in progress: a blocked task
+// waits on someone else, so the agent may end its turn to say so.
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 
 export type TodoStatus = "pending" | "in_progress" | "completed" | "abandoned" | "blocked";
@@ -21,12 +23,21 @@ function record(value: unknown): Record<string, unknown> | undefined {
 
 /** The todo list an entry of the session file commits, or undefined when it commits none. */
 export function todosOfEntry(entry: unknown): TodoTask[] | undefined {
-  const message = record(record(entry)?.message);
+  const e = record(entry);
+  if (!e) return undefined;
+  // A user's own /todo edit is a custom entry carrying the whole list.
+  if (e.type === "custom" && e.customType === "user_todo_edit") return tasksOf(record(e.data)?.phases);
+  const message = record(e.message);
   if (!message || message.role !== "toolResult" || message.toolName !== "todo" || message.isError === true) return undefined;
   const details = record(message.details);
-  if (!details || details.op === "view" || !Array.isArray(details.phases)) return undefined;
+  if (!details || details.op === "view") return undefined;
+  return tasksOf(details.phases);
+}
+
+function tasksOf(phases: unknown): TodoTask[] | undefined {
+  if (!Array.isArray(phases)) return undefined;
   const tasks: TodoTask[] = [];
-  for (const phaseValue of details.phases) {
+  for (const phaseValue of phases) {
     const phase = record(phaseValue);
     if (!phase || typeof phase.name !== "string" || !Array.isArray(phase.tasks)) return undefined;
     for (const taskValue of phase.tasks) {
@@ -44,38 +55,53 @@ export function todosOfEntry(entry: unknown): TodoTask[] | undefined {
 }
 
 /**
- * The session's current todo list, read from the end of its file backwards so a
- * long session costs only the tail; undefined when no todo was ever written.
+ * The session's current todo list: the newest list on the active branch. The file
+ * is append-only and a parent precedes its children, so one backward pass that
+ * follows parentId from the last entry visits exactly the active branch, and a
+ * long session costs only the tail up to its newest todo.
  */
 export function readSessionTodos(sessionFile: string): TodoTask[] | undefined {
   const fd = openSync(sessionFile, "r");
+  let expected: string | null | undefined;
+  const visit = (line: string): TodoTask[] | undefined => {
+    let entry: Record<string, unknown> | undefined;
+    try {
+      entry = record(JSON.parse(line));
+    } catch {
+      return undefined; // a torn last line while OMP appends
+    }
+    if (!entry) return undefined;
+    // Entries without ids (older files) stand on the only branch there is.
+    if (typeof entry.id !== "string") return expected === undefined ? todosOfEntry(entry) : undefined;
+    if (expected === undefined) expected = entry.id;
+    if (entry.id !== expected) return undefined;
+    expected = typeof entry.parentId === "string" ? entry.parentId : null;
+    return todosOfEntry(entry);
+  };
   try {
     let position = fstatSync(fd).size;
     let carry = Buffer.alloc(0);
-    while (position > 0) {
+    while (position > 0 && expected !== null) {
       const size = Math.min(CHUNK, position);
       position -= size;
       const chunk = Buffer.alloc(size);
       readSync(fd, chunk, 0, size, position);
-      let buffer = Buffer.concat([chunk, carry]);
+      const buffer = Buffer.concat([chunk, carry]);
       let end = buffer.length;
-      // Whole lines are those after the first LF of the buffer (or all, at the start of the file).
-      for (let lf = buffer.lastIndexOf(10, end - 1); ; lf = buffer.lastIndexOf(10, end - 1)) {
+      // Whole lines are those after the buffer's first LF (or all of it at the file's start).
+      for (;;) {
+        const lf = buffer.lastIndexOf(10, end - 1);
         if (lf === -1 && position > 0) break;
         const line = buffer.subarray(lf + 1, end).toString("utf8");
-        end = lf;
-        if (line.includes('"todo"')) {
-          try {
-            const todos = todosOfEntry(JSON.parse(line));
-            if (todos) return todos;
-          } catch {
-            // a torn last line while OMP appends: not a todo entry
-          }
+        end = Math.max(lf, 0);
+        if (line.trim().length > 0) {
+          const todos = visit(line);
+          if (todos) return todos;
+          if (expected === null) return undefined;
         }
         if (lf === -1) break;
       }
-      carry = buffer.subarray(0, Math.max(0, end));
-      buffer = carry;
+      carry = buffer.subarray(0, end);
     }
     return undefined;
   } finally {

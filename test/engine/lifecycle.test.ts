@@ -198,15 +198,15 @@ describe("supersession", () => {
     });
     // OMP's session file: the newest todo toolResult carries the whole list
     const sessionFile = path.join(home.dir, "session.jsonl");
-    const todoEntry = (status: string) =>
-      JSON.stringify({ type: "message", message: { role: "toolResult", toolName: "todo", details: { op: "start", phases: [{ name: "Work", tasks: [{ content: "write the tests", status }] }] } } });
-    writeFileSync(sessionFile, `${todoEntry("pending")}\n${todoEntry("in_progress")}\n`);
+    const todoEntry = (status: string, id: string, parentId: string | null) =>
+      JSON.stringify({ type: "message", id, parentId, message: { role: "toolResult", toolName: "todo", details: { op: "start", phases: [{ name: "Work", tasks: [{ content: "write the tests", status }] }] } } });
+    writeFileSync(sessionFile, `${todoEntry("pending", "a", null)}\n${todoEntry("in_progress", "b", "a")}\n`);
     const blocked = await engine.dispatch("stop", { session_id: "s1", cwd: home.dir, transcript_path: sessionFile });
     expect(resultOf(blocked).decision).toBe("block");
     expect(resultOf(blocked).results.map((r) => r.hook)).toEqual(["open-todos"]);
     expect(resultOf(blocked).reason).toMatch(/1 open task:\n- \[in progress\] write the tests/);
     expect(existsSync(record)).toBe(false);
-    writeFileSync(sessionFile, `${todoEntry("in_progress")}\n${todoEntry("completed")}\n`);
+    writeFileSync(sessionFile, `${todoEntry("in_progress", "a", null)}\n${todoEntry("completed", "b", "a")}\n`);
     const passed = await engine.dispatch("stop", { session_id: "s1", cwd: home.dir, transcript_path: sessionFile });
     expect(resultOf(passed).decision).toBe("pass");
     expect(resultOf(passed).results.map((r) => r.hook)).toEqual(["open-todos", "recorder"]);

@@ -33,6 +33,7 @@ describe("omp e2e harness", () => {
 			const run = await runPrint({ ...env, extensionPaths: [ext], args: ['CALL bash {"command":"echo hi-from-bash"}'] });
 
 			expect(run.code, run.stderr).toBe(0);
+			expect(run.extensionLoadErrors).toEqual([]);
 			expect(run.stdout).toContain('FAKE-FINAL: tool said: "hi-from-bash');
 			const seen = readJsonl<{ ev: string; toolName?: string; mode?: string }>(log);
 			expect(seen.map(e => e.ev)).toEqual(["factory", ...events]);

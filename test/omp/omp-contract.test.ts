@@ -57,6 +57,7 @@ describe("OMP 18.2.3 contract", () => {
 
 			const print = await runPrint({ ...env, extensionPaths: [file], args: ["NOTOOL REFUSE me"] });
 			expect(print.code).toBe(0);
+			expect(print.extensionLoadErrors).toEqual([]);
 			expect(print.stdout).toBe("");
 			expect(server.requests).toHaveLength(0);
 
@@ -92,6 +93,7 @@ describe("OMP 18.2.3 contract", () => {
 			);
 			const run = await runPrint({ ...env, extensionPaths: [file], args: ["NOTOOL hello"] });
 			expect(run.code, run.stderr).toBe(0);
+			expect(run.extensionLoadErrors).toEqual([]);
 			expect(server.requests[0]?.turns[0]).toMatchObject({ role: "system", text: "TAMA-SYSTEM" });
 			const users = server.requests[0]?.turns.filter(t => t.role === "user").map(t => t.text) ?? [];
 			expect(users.at(-2)).toContain("NOTOOL hello");
@@ -157,7 +159,7 @@ describe("OMP 18.2.3 contract", () => {
 			const edits = seen.filter(e => e.toolName === "edit").map(e => e.input);
 			expect(edits[0]).toEqual({ input: multi, paths: ["a.txt", "sub/b.txt"] }); // no `path`, MV target absent
 			expect(edits[1]).toMatchObject({ path: "a.txt", paths: ["a.txt"] });
-			expect(seen.find(e => e.ev === "session_start")).toMatchObject({ mode: "rpc" });
+			expect(seen.find(e => e.ev === "session_start")).toMatchObject({ mode: "rpc", hasUI: true });
 
 			const ui = session.events.filter(f => f.type === "extension_ui_request");
 			expect(ui).toContainEqual(expect.objectContaining({ method: "setStatus", statusKey: "tama", statusText: "TAMA-STATUS" }));

@@ -33,6 +33,13 @@ export interface PromptOutcome {
 export interface RpcSessionOptions extends OmpLaunch {
 	/** Bound for close() to wait for a clean exit before killing the process group. */
 	closeGraceMs?: number;
+	/** OMP only warns when an `-e` extension fails to load and runs without it; ready() rejects unless this is set. */
+	allowExtensionLoadErrors?: boolean;
+}
+
+/** OMP's stderr lines for `-e` extensions that failed to load (the run continues without them). */
+export function extensionLoadErrors(stderr: string): string[] {
+	return stderr.split("\n").filter(line => line.startsWith("Failed to load extension"));
 }
 
 export interface RpcSession {
@@ -41,7 +48,7 @@ export interface RpcSession {
 	events: Frame[];
 	/** Everything OMP wrote to stderr so far. */
 	readonly stderr: string;
-	/** Resolves with the `ready` frame. */
+	/** Resolves with the `ready` frame; rejects if an extension failed to load (see allowExtensionLoadErrors). */
 	ready(timeoutMs?: number): Promise<Frame>;
 	/** Sends a command (an id is added when missing) and resolves with its `response` frame. */
 	send(cmd: RpcCommand, timeoutMs?: number): Promise<Frame>;
@@ -198,7 +205,12 @@ export function startRpcSession(options: RpcSessionOptions): RpcSession {
 		get stderr() {
 			return stderr;
 		},
-		ready: (timeoutMs = 45_000) => waitFor(f => f.type === "ready", { timeoutMs }),
+		async ready(timeoutMs = 45_000) {
+			const frame = await waitFor(f => f.type === "ready", { timeoutMs });
+			const failed = extensionLoadErrors(stderr);
+			if (failed.length > 0 && !options.allowExtensionLoadErrors) throw new Error(failed.join("\n"));
+			return frame;
+		},
 		send,
 		prompt,
 		waitFor,
@@ -222,6 +234,8 @@ export interface PrintRunOptions extends OmpLaunch {
 export interface PrintResult extends ExitInfo {
 	stdout: string;
 	stderr: string;
+	/** Non-empty when an extension failed to load: OMP then ran WITHOUT it (exit code stays 0). */
+	extensionLoadErrors: string[];
 }
 
 /** Runs `omp -p ...` to completion with stdin at EOF (/dev/null). */
@@ -244,5 +258,5 @@ export async function runPrint(options: PrintRunOptions): Promise<PrintResult> {
 	const info = await endOmp(child, options.timeoutMs ?? 50_000);
 	// Wait for stdio to drain, but not forever if a grandchild inherited the pipes.
 	await Promise.race([streamsDone, new Promise(r => setTimeout(r, 2_000))]);
-	return { ...info, stdout, stderr };
+	return { ...info, stdout, stderr, extensionLoadErrors: extensionLoadErrors(stderr) };
 }

@@ -1,0 +1,47 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { readSessionTodos } from "../../modules/gates/omp-todos.ts";
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(path.join(os.tmpdir(), "todos-"));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const todo = (id: string, parentId: string | null, status: string, content = "task") =>
+  JSON.stringify({ type: "message", id, parentId, message: { role: "toolResult", toolName: "todo", details: { op: "start", phases: [{ name: "P", tasks: [{ content, status }] }] } } });
+const text = (id: string, parentId: string | null, filler = "") => JSON.stringify({ type: "message", id, parentId, message: { role: "assistant", content: filler } });
+const write = (lines: string[]) => {
+  const file = path.join(dir, "s.jsonl");
+  writeFileSync(file, `${lines.join("\n")}\n`);
+  return file;
+};
+
+describe("readSessionTodos", () => {
+  it("returns the newest todo list", () => {
+    const file = write([todo("a", null, "pending"), text("b", "a"), todo("c", "b", "completed")]);
+    expect(readSessionTodos(file)?.map((t) => t.status)).toEqual(["completed"]);
+  });
+
+  it("follows the active branch, not file order", () => {
+    // c was written after b, but the leaf d hangs off b's branch
+    const file = write([todo("a", null, "pending", "root"), todo("b", "a", "in_progress", "on-branch"), todo("c", "a", "completed", "abandoned-branch"), text("d", "b")]);
+    expect(readSessionTodos(file)?.map((t) => t.content)).toEqual(["on-branch"]);
+  });
+
+  it("reads a user's /todo edit and lines that span read chunks", () => {
+    const big = "x".repeat(200 * 1024);
+    const edit = JSON.stringify({ type: "custom", id: "e", parentId: "a", customType: "user_todo_edit", data: { phases: [{ name: "Mine", tasks: [{ content: "by hand", status: "pending" }] }] } });
+    const file = write([text("a", null, big), edit, text("f", "e", big), text("g", "f", big)]);
+    expect(readSessionTodos(file)).toEqual([{ phase: "Mine", content: "by hand", status: "pending" }]);
+  });
+
+  it("is undefined for a session that never wrote todos, and ignores a torn last line", () => {
+    const file = path.join(dir, "t.jsonl");
+    writeFileSync(file, `${text("a", null)}\n${todo("b", "a", "pending")}\n{"type":"mess`);
+    expect(readSessionTodos(file)?.[0]?.status).toBe("pending");
+    expect(readSessionTodos(write([text("a", null), text("b", "a")]))).toBeUndefined();
+  });
+});
