@@ -8,7 +8,11 @@ import { Prompts } from "./prompts.ts";
 import { AdapterRuntime } from "./runtime.ts";
 import { ToolEvents } from "./tool-events.ts";
 
+/** Stop refusals in a row after which the turn may end anyway (OMP's own cap for continuations). */
+const MAX_STOP_REFUSALS = 8;
+
 export function register(api: AdapterApi): AdapterHooks {
+  const stopRefusals = new Map<string, number>();
   const runtime = new AdapterRuntime(api.host, import.meta.url);
   const tools = new ToolEvents(runtime);
   const model = new ModelGate(runtime);
@@ -43,9 +47,18 @@ export function register(api: AdapterApi): AdapterHooks {
     }
     if (verdict.result?.decision === "block") {
       const reason = verdict.result.reason ?? "a stop hook refused to end the turn";
+      // OMP does not cap block continuations: a hook that always refuses would loop forever.
+      const count = stop.stop_hook_active ? (stopRefusals.get(stop.session_id) ?? 0) + 1 : 1;
+      if (stop.stop_hook_active && count > MAX_STOP_REFUSALS) {
+        stopRefusals.delete(stop.session_id);
+        runtime.notify(`Tama let the turn end after ${MAX_STOP_REFUSALS} refusals in a row by stop hooks; the last said: ${reason}`, "warning");
+        return undefined;
+      }
+      stopRefusals.set(stop.session_id, count);
       runtime.refused(reason);
       return { decision: "block", reason };
     }
+    stopRefusals.delete(stop.session_id);
     return undefined;
   });
   api.on("session_shutdown", async (_event, ctx: OmpContext) => {

@@ -1,5 +1,7 @@
 // User prompts → user_prompt_submit. OMP's `input` event fires in the TUI only; in
-// print and RPC modes the prompt is seen at before_agent_start.
+// print and RPC modes the prompt is seen at before_agent_start, which cannot refuse
+// it: a refusal there aborts the prompt's preparation, so it never reaches the
+// model (OMP 18.2.3 then sends an RPC host no agent_end for it).
 import type { InputEvent, OmpContext } from "../modules/omp-api.ts";
 import type { AdapterRuntime } from "./runtime.ts";
 
@@ -39,8 +41,10 @@ export class Prompts {
     if (answer.refused) {
       this.runtime.refused(answer.refused);
       this.runtime.notify(`Tama refused this prompt: ${answer.refused}`, "warning");
+      ctx.abort?.();
       return undefined;
     }
-    return undefined;
+    // Context a prompt hook adds reaches the model as a message after the prompt.
+    return answer.context ? { message: { customType: "tama-prompt-context", content: answer.context, display: false } } : undefined;
   }
 }

@@ -112,7 +112,7 @@ export class EngineClient {
       }
       const answer = Answer.safeParse(raw);
       if (!answer.success) {
-        this.options.onStderr?.(`tama: the engine wrote a frame that is not an answer: ${describeZodError(answer.error)}`);
+        this.options.onStderr?.(`tama: the engine wrote a frame that is not an answer: ${describeZodError(answer.error, "the frame")}`);
         return;
       }
       this.settle(proc, answer.data);

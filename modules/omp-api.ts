@@ -19,6 +19,8 @@ export interface OmpContext {
   hasUI: boolean;
   cwd: string;
   sessionManager: OmpSessionManager;
+  /** Abort the current agent operation (a prompt being prepared is dropped). */
+  abort?(): void;
 }
 
 export type OmpHandler = (event: unknown, ctx: OmpContext) => unknown;

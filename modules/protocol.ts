@@ -204,11 +204,11 @@ export const ReadyFrame = z.object({
 export type ReadyFrame = z.infer<typeof ReadyFrame>;
 
 /** Human words for a zod failure: the path and what was wrong, first issues only. */
-export function describeZodError(error: z.ZodError, limit = 3): string {
+export function describeZodError(error: z.ZodError, root = "frame", limit = 3): string {
   return error.issues
     .slice(0, limit)
     .map((issue) => {
-      const where = issue.path.length > 0 ? issue.path.join(".") : "frame";
+      const where = issue.path.length > 0 ? issue.path.join(".") : root;
       return `${where}: ${issue.message}`;
     })
     .join("; ");

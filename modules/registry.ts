@@ -121,7 +121,7 @@ export function parseRegistry(text: string, filePath: string): ParseOutcome {
   }
   const shaped = RegistryFile.safeParse(raw);
   if (!shaped.success) {
-    return { ok: false, error: `hook registry ${filePath} is not a valid registry: ${describeZodError(shaped.error)}` };
+    return { ok: false, error: `hook registry ${filePath} is not a valid registry: ${describeZodError(shaped.error, "the registry")}` };
   }
   const checksum = catalogChecksum(catalogOf(shaped.data));
   if (shaped.data.checksum !== undefined && shaped.data.checksum !== checksum) {

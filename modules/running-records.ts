@@ -111,7 +111,7 @@ export function readRecords(dir: string, exceptPid?: number): RecordsRead {
     }
     const parsed = EngineRecord.safeParse(raw);
     if (!parsed.success) {
-      out.unread.push({ file, error: `not a running-hook record: ${describeZodError(parsed.error)}` });
+      out.unread.push({ file, error: `not a running-hook record: ${describeZodError(parsed.error, "the record")}` });
       continue;
     }
     (engineStillRuns(parsed.data) ? out.live : out.gone).push(parsed.data);

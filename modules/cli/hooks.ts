@@ -118,7 +118,7 @@ function running(argv: string[]): number {
     try {
       const parsed = Abandonment.safeParse(JSON.parse(readFileSync(file, "utf8")));
       if (parsed.success) abandoned.push(parsed.data);
-      else unread.push({ file, error: `not an abandonment record: ${describeZodError(parsed.error)}` });
+      else unread.push({ file, error: `not an abandonment record: ${describeZodError(parsed.error, "the record")}` });
     } catch (error) {
       unread.push({ file, error: (error as Error).message });
     }

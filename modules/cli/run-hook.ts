@@ -105,7 +105,7 @@ async function oneEvent(paths: TamaPaths, positionals: string[], providerFlag: s
     return fail(`the payload on stdin is not JSON: ${(error as Error).message}`);
   }
   const payload = DispatchPayload.safeParse(raw);
-  if (!payload.success) return fail(`the payload on stdin is not a hook payload: ${describeZodError(payload.error)}`);
+  if (!payload.success) return fail(`the payload on stdin is not a hook payload: ${describeZodError(payload.error, "the payload")}`);
   const kind = CLAUDE_EVENTS[eventArg] ?? eventArg;
   const eventName =
     (kind === "pre_tool_use" || kind === "post_tool_use") && payload.data.tool_name ? `${kind}:${payload.data.tool_name}` : kind;

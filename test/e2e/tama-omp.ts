@@ -39,7 +39,7 @@ export function installTama(env: OmpEnv, extraEnv: Record<string, string> = {}):
     cli,
     writeRegistry(registry) {
       const temp = `${report.registry.path}.tmp`;
-      writeFileSync(temp, JSON.stringify(registry, null, 2));
+      writeFileSync(temp, typeof registry === "string" ? registry : JSON.stringify(registry, null, 2));
       spawnSync("mv", [temp, report.registry.path]);
     },
     readRegistry() {
