@@ -32,6 +32,7 @@ const targets = [
   { entry: "shell/omp-shared-hooks.ts", out: "shell/omp-shared-hooks.js", banner: "" },
   { entry: "adapter/index.ts", out: "shared-hooks/omp/adapter.js", banner: requireShim },
   { entry: "scripts/bench.ts", out: "scripts/bench.js", banner: requireShim },
+  { entry: "scripts/demo.ts", out: "scripts/demo.js", banner: requireShim },
 ];
 
 mkdirSync(dist, { recursive: true });
