@@ -572,6 +572,6 @@ export class Engine {
       await new Promise((resolve) => setTimeout(resolve, graceMs));
       for (const pgid of groups) if (pgid !== null) signalGroup(pgid, "SIGKILL");
     }
-    this.records.writeNow();
+    await this.records.flush();
   }
 }

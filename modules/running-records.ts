@@ -1,6 +1,7 @@
 // Records of the hooks each engine process runs, kept on disk so that they can be
 // named (`tama hooks running`) and ended after the engine that started them is gone.
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { describeZodError } from "./protocol.ts";
@@ -30,9 +31,14 @@ export function recordPath(dir: string, pid: number): string {
   return path.join(dir, `engine.${pid}.json`);
 }
 
-/** Writes this engine's record, coalescing bursts of starts and ends into one write. */
+/**
+ * Writes this engine's record. Bursts of starts and ends coalesce into one write,
+ * done off the event loop so a dispatch never waits on the disk; writes are
+ * serialized so the newest snapshot always lands last.
+ */
 export class RunningRecordWriter {
-  private pending = false;
+  private scheduled = false;
+  private writing: Promise<void> = Promise.resolve();
   private readonly file: string;
   private readonly startTicks = processStartTicks(process.pid);
   private failed = false;
@@ -46,31 +52,36 @@ export class RunningRecordWriter {
   }
 
   changed(): void {
-    if (this.pending) return;
-    this.pending = true;
-    setImmediate(() => {
-      this.pending = false;
-      this.writeNow();
+    if (this.scheduled) return;
+    this.scheduled = true;
+    this.writing = this.writing.then(async () => {
+      this.scheduled = false;
+      await this.write(this.snapshot());
     });
   }
 
-  writeNow(): void {
-    const hooks = this.snapshot();
+  private async write(hooks: RecordedHook[]): Promise<void> {
     try {
       if (hooks.length === 0) {
-        rmSync(this.file, { force: true });
+        await rm(this.file, { force: true });
         return;
       }
-      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      await mkdir(this.dir, { recursive: true, mode: 0o700 });
       const record: EngineRecord = { corePid: process.pid, coreStartTicks: this.startTicks, updatedAtMs: Date.now(), hooks };
       const temp = `${this.file}.${process.pid}.tmp`;
-      writeFileSync(temp, JSON.stringify(record), { mode: 0o600 });
-      renameSync(temp, this.file);
+      await writeFile(temp, JSON.stringify(record), { mode: 0o600 });
+      await rename(temp, this.file);
       this.failed = false;
     } catch (error) {
       if (!this.failed) this.warn(`tama: cannot write the running-hook record ${this.file}: ${(error as Error).message}`);
       this.failed = true;
     }
+  }
+
+  /** The last write, once every pending one has landed (at shutdown). */
+  async flush(): Promise<void> {
+    this.changed();
+    await this.writing;
   }
 }
 

@@ -4,6 +4,7 @@ import { execFileSync } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { modelRequestRows } from "./bench-model.ts";
 import { BenchEngine, fmtMs, median, printTable, scratch, spawnOnce, writeExecutable, type Row } from "./bench-support.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -73,8 +74,61 @@ async function dispatchVsSpawn(home: string): Promise<Row[]> {
   ];
 }
 
+/** Four 300 ms stop hooks side by side ÷ the slowest alone. */
+async function stopSideBySide(home: string): Promise<Row[]> {
+  const hook = writeExecutable(path.join(home, "sleep.sh"), "#!/bin/sh\ncat >/dev/null\nsleep 0.3\n");
+  const registry = (count: number) =>
+    JSON.stringify({ schema: 1, release: null, hooks: Array.from({ length: count }, (_, i) => ({ id: `s${i}`, events: ["stop"], command: [hook] })) });
+  writeExecutable(path.join(home, "hooks/registry.json"), registry(1));
+  const engine = new BenchEngine(tamaBin, { ...process.env, TAMA_HOME: home });
+  await engine.ready;
+  const one: number[] = [];
+  const four: number[] = [];
+  for (let i = 0; i < 8; i++) {
+    writeExecutable(path.join(home, "hooks/registry.json"), registry(1));
+    let t = performance.now();
+    await engine.request({ op: "dispatch", event: "stop", payload: { session_id: `a${i}`, cwd: home } });
+    one.push(performance.now() - t);
+    writeExecutable(path.join(home, "hooks/registry.json"), registry(4));
+    t = performance.now();
+    await engine.request({ op: "dispatch", event: "stop", payload: { session_id: `b${i}`, cwd: home } });
+    four.push(performance.now() - t);
+  }
+  await engine.close();
+  const ratio = median(four) / median(one);
+  return [{ name: "stop with 4 hooks of 300 ms ÷ the slowest alone", measured: `${fmtMs(median(four))} vs ${fmtMs(median(one))}`, ratio, goal: "≤ 1.2×", met: ratio <= 1.2 }];
+}
+
+/** 1000 dispatches at once over 8 sessions: none lost, throughput ÷ the spawn-bound limit. */
+async function concurrentLoad(home: string): Promise<Row[]> {
+  const hook = writeExecutable(path.join(home, "pass.sh"), "#!/bin/sh\nexit 0\n");
+  writeExecutable(path.join(home, "hooks/registry.json"), JSON.stringify({ schema: 1, release: null, hooks: [{ id: "pass", events: ["pre_tool_use"], command: [hook] }] }));
+  const engine = new BenchEngine(tamaBin, { ...process.env, TAMA_HOME: home });
+  await engine.ready;
+  const N = 1000;
+  let t = performance.now();
+  const answers = await Promise.all(
+    Array.from({ length: N }, (_, i) =>
+      engine.request({ op: "dispatch", event: "pre_tool_use:bash", payload: { session_id: `s${i % 8}`, cwd: home, tool_input: { command: `echo ${i}` } } }),
+    ),
+  );
+  const engineMs = performance.now() - t;
+  await engine.close();
+  const lost = N - answers.filter((a) => a.ok === true).length;
+  // The spawn-bound limit: the same hook spawned N times, as many at once, from Node.
+  t = performance.now();
+  await Promise.all(Array.from({ length: N }, () => spawnOnce([hook], "{}")));
+  const spawnMs = performance.now() - t;
+  const ratio = (N / engineMs) / (N / spawnMs);
+  return [
+    { name: "1000 concurrent dispatches over 8 sessions: answers lost", measured: `${lost} of ${N}`, ratio: lost, goal: "0", met: lost === 0 },
+    { name: "  their throughput ÷ the spawn-bound limit", measured: `${(N / engineMs * 1000).toFixed(0)}/s vs ${(N / spawnMs * 1000).toFixed(0)}/s`, ratio, goal: "≥ 0.8×", met: ratio >= 0.8 },
+  ];
+}
+
 const home = scratch("tama-bench-");
-const rows: Row[] = [...(await dispatchVsSpawn(home))];
+const rows: Row[] = [...(await dispatchVsSpawn(home)), ...(await stopSideBySide(scratch("tama-bench-stop-"))), ...(await concurrentLoad(scratch("tama-bench-load-")))];
+rows.push(...(await modelRequestRows(scratch("tama-bench-model-"), tamaBin)));
 printTable(
   [
     `Tama benchmark — ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}`,
