@@ -1,5 +1,6 @@
 // The engine: loads the registry, runs hooks, and applies the lifecycle rules that
 // end hooks nobody waits for. Transport-free: serve.ts and the one-event CLI drive it.
+import { createHash } from "node:crypto";
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { toHookTargets, type HookTarget } from "./claude-shape.ts";
@@ -24,7 +25,7 @@ import {
   type RequestId,
 } from "./protocol.ts";
 import { RegistryStore, type Generation, type HookEntry } from "./registry.ts";
-import { signalGroup } from "./process-groups.ts";
+import { HOOK_RUN_VARIABLE, hookRunPrefix, signalGroup } from "./process-groups.ts";
 import { readRecords, reapGoneEngines, RunningRecordWriter } from "./running-records.ts";
 import { HookSelection } from "./selection.ts";
 
@@ -50,18 +51,25 @@ export class Engine {
   private readonly records: RunningRecordWriter;
   private readonly gateContext: GateContext;
   private closed = false;
+  private readonly homeTag: string;
+  private readonly hookRunPrefix: string;
+  private hookRuns = 0;
 
   constructor(private readonly options: EngineOptions) {
     this.store = new RegistryStore(options.paths.registry);
+    this.homeTag = createHash("sha256").update(options.paths.home).digest("hex").slice(0, 12);
+    this.hookRunPrefix = hookRunPrefix(this.homeTag);
     this.gateContext = { tamaHome: options.paths.home };
     this.records = new RunningRecordWriter(options.paths.running, () => this.recordedHooks(), options.stderr);
   }
 
   /** First registry read, and ending what engines that are gone left running. */
   async start(): Promise<void> {
-    for (const ended of reapGoneEngines(this.options.paths.running)) {
+    for (const ended of reapGoneEngines(this.options.paths.running, this.homeTag)) {
       this.options.stderr(
-        `tama: ended hook ${ended.hook} (process group ${ended.processGroup}) left running by an engine that is gone`,
+        ended.hook === "(unrecorded)"
+          ? `tama: ended ${ended.pids.length} hook process(es) (${ended.pids.join(", ")}) left running by an engine that is gone`
+          : `tama: ended hook ${ended.hook} (process group ${ended.processGroup}) left running by an engine that is gone`,
       );
     }
     await this.store.refresh();
@@ -537,6 +545,7 @@ export class Engine {
       TAMA_EVENT: run.event.name,
       TAMA_SESSION_ID: run.session ?? "",
       TAMA_CORE_PID: String(process.pid),
+      [HOOK_RUN_VARIABLE]: `${this.hookRunPrefix}${++this.hookRuns}`,
     };
   }
 

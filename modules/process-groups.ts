@@ -99,3 +99,54 @@ export function reapRecordedGroup(pgid: number, startTicks: number | undefined):
   }
   return members;
 }
+
+/** The environment variable every hook process (and all it starts) carries: the engine that started it. */
+export const HOOK_RUN_VARIABLE = "TAMA_HOOK_RUN";
+
+/**
+ * The prefix of TAMA_HOOK_RUN for this engine process: `<pid>:<start ticks>:<home tag>:`.
+ * The home tag scopes reaping to engines of the same TAMA_HOME.
+ */
+export function hookRunPrefix(homeTag: string): string {
+  return `${process.pid}:${processStartTicks(process.pid) ?? 0}:${homeTag}:`;
+}
+
+/**
+ * Every live process whose environment names an engine that is gone. An engine killed
+ * by SIGKILL cannot end its hooks, and a hook may have been started a moment before
+ * its record was written; the mark in the environment is there from the fork on.
+ */
+export function orphanedHookProcesses(homeTag: string): { pid: number; enginePid: number }[] {
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return [];
+  }
+  const found: { pid: number; enginePid: number }[] = [];
+  const engines = new Map<string, boolean>();
+  const marker = `${HOOK_RUN_VARIABLE}=`;
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    let environ: string;
+    try {
+      environ = readFileSync(`/proc/${entry}/environ`, "latin1");
+    } catch {
+      continue;
+    }
+    const at = environ.indexOf(marker);
+    if (at === -1) continue;
+    const value = environ.slice(at + marker.length, environ.indexOf("\0", at) === -1 ? undefined : environ.indexOf("\0", at));
+    const match = /^(\d+):(\d+):([0-9a-f]+):/.exec(value);
+    if (!match || match[3] !== homeTag) continue;
+    const key = `${match[1]}:${match[2]}`;
+    let alive = engines.get(key);
+    if (alive === undefined) {
+      const pid = Number(match[1]);
+      alive = processAlive(pid) && String(processStartTicks(pid) ?? 0) === match[2];
+      engines.set(key, alive);
+    }
+    if (!alive) found.push({ pid: Number(entry), enginePid: Number(match[1]) });
+  }
+  return found;
+}

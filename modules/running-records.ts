@@ -5,7 +5,7 @@ import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { describeZodError } from "./protocol.ts";
-import { processAlive, processStartTicks, reapRecordedGroup } from "./process-groups.ts";
+import { orphanedHookProcesses, processAlive, processStartTicks, reapRecordedGroup } from "./process-groups.ts";
 
 export const RecordedHook = z.object({
   session: z.string().nullable(),
@@ -132,9 +132,10 @@ export function readRecords(dir: string, exceptPid?: number): RecordsRead {
 
 /**
  * End the hooks that engines which are gone left running (an engine killed by
- * SIGKILL cannot end them itself), then drop their records.
+ * SIGKILL cannot end them itself): those its records name, and every process still
+ * marked with its TAMA_HOOK_RUN; then drop the records.
  */
-export function reapGoneEngines(dir: string): { hook: string; processGroup: number; pids: number[] }[] {
+export function reapGoneEngines(dir: string, homeTag: string): { hook: string; processGroup: number; pids: number[] }[] {
   const ended: { hook: string; processGroup: number; pids: number[] }[] = [];
   for (const record of readRecords(dir, process.pid).gone) {
     for (const hook of record.hooks) {
@@ -144,5 +145,14 @@ export function reapGoneEngines(dir: string): { hook: string; processGroup: numb
     }
     rmSync(recordPath(dir, record.corePid), { force: true });
   }
+  const unrecorded = orphanedHookProcesses(homeTag);
+  for (const orphan of unrecorded) {
+    try {
+      process.kill(orphan.pid, "SIGKILL");
+    } catch {
+      // gone meanwhile
+    }
+  }
+  if (unrecorded.length > 0) ended.push({ hook: "(unrecorded)", processGroup: 0, pids: unrecorded.map((o) => o.pid) });
   return ended;
 }

@@ -1,0 +1,50 @@
+// Engine killed: SIGKILL the engine while dispatches are in flight, at seeded random
+// moments. Every request the adapter's client holds is answered (by failure) as soon
+// as the engine's pipes close; the next request gets a fresh engine, which ends the
+// hook processes the dead one left running.
+import { EngineClient } from "../../modules/engine-client.ts";
+import { Random } from "./random.ts";
+
+export interface KillSummary {
+  trials: number;
+  requests: number;
+  answered: number;
+  failures: number;
+  freshEngines: number;
+  /** The longest wait, from the kill, for the last held request's answer. */
+  worstAnswerAfterKillMs: number;
+}
+
+export async function engineKillTrials(options: { tamaBin: string; home: string; cwd: string; trials: number; seed: number; inFlight: number }): Promise<KillSummary> {
+  const r = new Random(options.seed);
+  const client = new EngineClient({
+    command: () => [process.execPath, options.tamaBin, "run-hook", "--serve", "omp"],
+    env: { ...process.env, TAMA_HOME: options.home },
+  });
+  const summary: KillSummary = { trials: options.trials, requests: 0, answered: 0, failures: 0, freshEngines: 0, worstAnswerAfterKillMs: 0 };
+  let lastPid: number | undefined;
+  for (let trial = 0; trial < options.trials; trial++) {
+    // a status first: it starts (or restarts) the engine
+    const status = await client.request({ op: "status" });
+    const pid = status.ok ? status.state?.processId : undefined;
+    if (pid !== undefined && pid !== lastPid) summary.freshEngines += 1;
+    lastPid = pid;
+    const held = Array.from({ length: options.inFlight }, (_, i) =>
+      client.dispatch("pre_tool_use:bash", { session_id: `s${i % 3}`, cwd: options.cwd, tool_input: { command: `sleep-${trial}-${i}` } }),
+    );
+    summary.requests += held.length;
+    await new Promise((resolve) => setTimeout(resolve, r.int(60)));
+    const killedAt = performance.now();
+    if (pid !== undefined) process.kill(pid, "SIGKILL");
+    const answers = await Promise.all(held.map((p) => p.then((a) => ({ a, at: performance.now() }))));
+    for (const { a, at } of answers) {
+      summary.answered += 1;
+      if (!a.ok) summary.failures += 1;
+      summary.worstAnswerAfterKillMs = Math.max(summary.worstAnswerAfterKillMs, at - killedAt);
+    }
+  }
+  const last = await client.request({ op: "status" });
+  if (last.ok && last.state?.processId !== lastPid) summary.freshEngines += 1;
+  await client.close();
+  return summary;
+}
