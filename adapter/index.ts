@@ -67,7 +67,8 @@ export function register(api: AdapterApi): AdapterHooks {
       runtime.verdict("session_end", runtime.basePayload(ctx)),
       new Promise((resolve) => setTimeout(resolve, 500)),
     ]);
-    await runtime.engine.close();
+    // Requests still owed finish on this engine first; OMP's shutdown budget is not spent waiting.
+    void runtime.engine.close(false);
     runtime.logger.flush();
     return undefined;
   });

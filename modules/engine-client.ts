@@ -36,6 +36,8 @@ interface EngineProcess {
   exited: Promise<void>;
   dead: boolean;
   retiring: boolean;
+  /** Close the engine's input once the last request it owes is answered. */
+  drainThenClose: boolean;
   stderrTail: string[];
 }
 
@@ -78,6 +80,7 @@ export class EngineClient {
       exited: new Promise<void>((resolve) => child.once("close", () => resolve())),
       dead: false,
       retiring: false,
+      drainThenClose: false,
       stderrTail: [],
     };
     // A ready that never comes would hold every request; nobody else would notice.
@@ -145,6 +148,7 @@ export class EngineClient {
     if (!resolve) return;
     proc.pending.delete(id);
     resolve(answer);
+    if (proc.drainThenClose && proc.pending.size === 0) proc.child.stdin.end();
   }
 
   /** The engine to send to: a new one when none runs, or when a retiring one owes nothing. */
@@ -187,15 +191,23 @@ export class EngineClient {
     return this.request({ op: "dispatch", event, payload });
   }
 
-  /** Close the engine's input (it ends its hooks and exits); wait a bounded time for it. */
-  async close(boundMs = 1_500): Promise<void> {
+  /**
+   * Stop using this engine: its input is closed once every request it owes is
+   * answered (so an adoption in place never cuts a check short), and it exits then.
+   * `wait`: false resolves at once; true waits for the exit; a number waits that
+   * long and then kills the engine.
+   */
+  async close(wait: boolean | number = true): Promise<void> {
     this.closed = true;
     const proc = this.current;
     this.current = undefined;
     if (!proc || proc.dead) return;
-    proc.child.stdin.end();
-    const timer = new Promise<void>((resolve) => setTimeout(resolve, boundMs).unref?.());
-    await Promise.race([proc.exited, timer]);
+    if (proc.pending.size === 0) proc.child.stdin.end();
+    else proc.drainThenClose = true;
+    if (wait === false) return;
+    if (wait === true) return proc.exited;
+    const bound = new Promise<void>((resolve) => setTimeout(resolve, wait).unref?.());
+    await Promise.race([proc.exited, bound]);
     if (!proc.dead) proc.child.kill("SIGKILL");
   }
 }
