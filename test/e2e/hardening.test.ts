@@ -1,0 +1,90 @@
+// Parallel tool calls lose nothing, and Tama's logs and records keep no prompt, tool
+// input or output, or contract text, in a real OMP.
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { useOmpFixture } from "../omp/fixture.ts";
+import type { RecordedRequest } from "../omp/model-server.ts";
+import { ROOT } from "../support/engine-client.ts";
+import { installTama } from "./tama-omp.ts";
+
+const omp = useOmpFixture();
+const FIX = path.join(ROOT, "test/fixtures/hooks");
+
+describe("parallel tool calls", () => {
+  it("8 calls in one model message, three times: every call's pre and post hook ran once and every answer reached OMP", async () => {
+    const { server, env } = await omp.setup();
+    const log = path.join(env.scratch, "calls.log");
+    const tama = installTama(env, { COUNT_LOG: log });
+    const registry = tama.readRegistry();
+    tama.writeRegistry({
+      ...registry,
+      checksum: undefined,
+      hooks: [...registry.hooks, { id: "count", events: ["pre_tool_use", "post_tool_use"], tools: "shell", command: [path.join(FIX, "count-calls.sh")] }],
+    });
+    let round = 0;
+    server.setScript((req: RecordedRequest) => {
+      if (req.turns.at(-1)?.role === "tool") return { text: "done" };
+      round += 1;
+      return { toolCalls: Array.from({ length: 8 }, (_, i) => ({ name: "bash", arguments: { command: `echo round-${round}-call-${i}` } })) };
+    });
+    const session = omp.rpc();
+    await session.ready();
+    for (let i = 0; i < 3; i++) await session.prompt(`go ${i}`);
+    const lines = readFileSync(log, "utf8").trim().split("\n");
+    for (let r = 1; r <= 3; r++) {
+      for (let i = 0; i < 8; i++) {
+        const command = `echo round-${r}-call-${i}`;
+        expect(lines.filter((l) => l === `pre_tool_use:bash ${command}`)).toHaveLength(1);
+        expect(lines.filter((l) => l === `post_tool_use:bash ${command}`)).toHaveLength(1);
+      }
+    }
+    expect(lines).toHaveLength(48);
+    // every call's result reached the model
+    const toolResults = server.requests.flatMap((r) => ((r.body.messages ?? []) as { role: string; content: unknown }[]).filter((m) => m.role === "tool"));
+    for (let r = 1; r <= 3; r++) {
+      for (let i = 0; i < 8; i++) expect(JSON.stringify(toolResults)).toContain(`round-${r}-call-${i}`);
+    }
+  });
+});
+
+describe("allowlisted logs", () => {
+  it("no prompt, tool input, tool output or contract text reaches any file Tama writes", async () => {
+    const { env } = await omp.setup();
+    const tama = installTama(env);
+    const registry = tama.readRegistry();
+    // a failing hook and a blocking one, so refusals and failures are logged too
+    tama.writeRegistry({
+      ...registry,
+      checksum: undefined,
+      hooks: [
+        ...registry.hooks,
+        { id: "crashy", events: ["pre_tool_use", "post_tool_use", "user_prompt_submit", "stop"], command: [path.join(FIX, "crash.sh")] },
+      ],
+    });
+    const contracts = path.join(env.home, ".omp", "agent", "APPEND_SYSTEM.md");
+    mkdirSync(path.dirname(contracts), { recursive: true });
+    writeFileSync(contracts, "<!-- jeden contracts: start -->\nCANARY-CONTRACT-5d1e\n<!-- jeden contracts: end -->\n");
+    writeFileSync(path.join(env.cwd, "canary.txt"), "CANARY-OUTPUT-9f3a\n");
+    const session = omp.rpc();
+    await session.ready();
+    await session.prompt('CANARY-PROMPT-7b2c\nCALL bash {"command":"cat canary.txt # CANARY-INPUT-4c8d"}');
+    await session.prompt('CALL bash {"command":"git commit --no-verify -m CANARY-INPUT-2a6e"}');
+    await session.prompt("/tama_status");
+    await session.close();
+    const canaries = ["CANARY-PROMPT-7b2c", "CANARY-INPUT-4c8d", "CANARY-INPUT-2a6e", "CANARY-OUTPUT-9f3a", "CANARY-CONTRACT-5d1e"];
+    // every file under TAMA_HOME except the code Tama installed
+    const files = execFileSync("find", [tama.home, "-type", "f", "-not", "-path", "*/hooks-runtime/*", "-not", "-path", "*/shared-hooks/*"], { encoding: "utf8" })
+      .trim()
+      .split("\n")
+      .filter(Boolean);
+    expect(files.some((f) => f.endsWith("adapter.log"))).toBe(true);
+    expect(files.some((f) => f.endsWith("engine.log"))).toBe(true);
+    const occurrences = files.flatMap((file) => {
+      const text = readFileSync(file, "utf8");
+      return canaries.filter((c) => text.includes(c)).map((c) => `${c} in ${file}`);
+    });
+    expect(occurrences).toEqual([]);
+  });
+});
