@@ -33,6 +33,7 @@ const targets = [
   { entry: "adapter/index.ts", out: "shared-hooks/omp/adapter.js", banner: requireShim },
   { entry: "scripts/bench.ts", out: "scripts/bench.js", banner: requireShim },
   { entry: "scripts/demo.ts", out: "scripts/demo.js", banner: requireShim },
+  { entry: "scripts/stress.ts", out: "scripts/stress.js", banner: requireShim },
 ];
 
 mkdirSync(dist, { recursive: true });

@@ -6,8 +6,10 @@
 import { readFileSync, writeFileSync } from "node:fs";
 
 type Handler = (event: unknown, ctx: unknown) => unknown;
-const [shellPath, adapterPath, eventsArg, adoptionsArg] = process.argv.slice(2);
-if (!shellPath || !adapterPath) throw new Error("usage: reload-under-load.ts <shell.js> <adapter.js> <events> <adoptions>");
+const [shellArg, adapterArg, eventsArg, adoptionsArg] = process.argv.slice(2);
+if (!shellArg || !adapterArg) throw new Error("usage: reload-under-load.ts <shell.js> <adapter.js> <events> <adoptions>");
+const shellPath: string = shellArg;
+const adapterPath: string = adapterArg;
 const EVENTS = Number(eventsArg ?? 1000);
 const ADOPTIONS = Number(adoptionsArg ?? 20);
 
