@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { modelRequestRows } from "./bench-model.ts";
+import { ompRows } from "./bench-omp.ts";
 import { BenchEngine, fmtMs, median, printTable, scratch, spawnOnce, writeExecutable, type Row } from "./bench-support.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -126,9 +127,14 @@ async function concurrentLoad(home: string): Promise<Row[]> {
   ];
 }
 
-const home = scratch("tama-bench-");
-const rows: Row[] = [...(await dispatchVsSpawn(home)), ...(await stopSideBySide(scratch("tama-bench-stop-"))), ...(await concurrentLoad(scratch("tama-bench-load-")))];
-rows.push(...(await modelRequestRows(scratch("tama-bench-model-"), tamaBin)));
+// TAMA_BENCH_ONLY=engine,stop,load,model,omp runs a subset.
+const only = new Set((process.env.TAMA_BENCH_ONLY ?? "engine,stop,load,model,omp").split(","));
+const rows: Row[] = [];
+if (only.has("engine")) rows.push(...(await dispatchVsSpawn(scratch("tama-bench-"))));
+if (only.has("stop")) rows.push(...(await stopSideBySide(scratch("tama-bench-stop-"))));
+if (only.has("load")) rows.push(...(await concurrentLoad(scratch("tama-bench-load-"))));
+if (only.has("model")) rows.push(...(await modelRequestRows(scratch("tama-bench-model-"), tamaBin)));
+if (only.has("omp")) rows.push(...(await ompRows(tamaBin)));
 printTable(
   [
     `Tama benchmark — ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}`,
