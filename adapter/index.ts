@@ -6,6 +6,7 @@ import type { BeforeProviderRequestEvent, InputEvent, OmpContext, SessionStopEve
 import { ModelGate } from "./model-gate.ts";
 import { Prompts } from "./prompts.ts";
 import { AdapterRuntime } from "./runtime.ts";
+import { SessionControl } from "./session-control.ts";
 import { ToolEvents } from "./tool-events.ts";
 
 /** Stop refusals in a row after which the turn may end anyway (OMP's own cap for continuations). */
@@ -17,15 +18,25 @@ export function register(api: AdapterApi): AdapterHooks {
   const tools = new ToolEvents(runtime);
   const model = new ModelGate(runtime);
   const prompts = new Prompts(runtime);
+  const fullStatus = async () => ({ ...(await runtime.status()), modelRequests: model.status() });
+  const control = new SessionControl(api.host, runtime, fullStatus);
+  runtime.onEngineState = (state) => control.observe(state);
 
-  api.on("session_start", (_event, ctx: OmpContext) => {
+  api.on("session_start", async (_event, ctx: OmpContext) => {
     runtime.context = ctx;
+    runtime.reviveEngine();
+    // Started first: it reads the session's record before the engine can answer.
+    const serving = control.start(ctx);
     runtime.warnStartup();
     runtime.refreshStatus();
     // Nothing waits on the engine here; its answer is logged.
     void runtime.verdict("session_start", runtime.basePayload(ctx)).then(() => runtime.refreshStatus());
+    await serving;
     return undefined;
   });
+  // /new, /resume, a fork, a branch: the socket and record move to the new session id.
+  api.on("session_switch", (_event, ctx: OmpContext) => control.start(ctx));
+  api.on("session_branch", (_event, ctx: OmpContext) => control.start(ctx));
   api.on("tool_call", (event, ctx) => tools.onToolCall(event as ToolCallEvent, ctx));
   api.on("tool_result", (event, ctx) => tools.onToolResult(event as ToolResultEvent, ctx));
   api.on("input", (event, ctx) => prompts.onInput(event as InputEvent, ctx));
@@ -61,14 +72,15 @@ export function register(api: AdapterApi): AdapterHooks {
     stopRefusals.delete(stop.session_id);
     return undefined;
   });
-  api.on("session_shutdown", async (_event, ctx: OmpContext) => {
+  api.on("session_shutdown", async (event, ctx: OmpContext) => {
     runtime.context = ctx;
+    control.stop(event);
     await Promise.race([
       runtime.verdict("session_end", runtime.basePayload(ctx)),
       new Promise((resolve) => setTimeout(resolve, 500)),
     ]);
     // Requests still owed finish on this engine first; OMP's shutdown budget is not spent waiting.
-    void runtime.engine.close(false);
+    void runtime.closeEngine(false);
     runtime.logger.flush();
     return undefined;
   });
@@ -76,8 +88,7 @@ export function register(api: AdapterApi): AdapterHooks {
     description: "Show Tama's runtime status: adapter digest, engine process, registry",
     handler: async (_args, ctx) => {
       runtime.context = ctx;
-      const status = { ...(await runtime.status()), modelRequests: model.status() };
-      const text = JSON.stringify(status, null, 2);
+      const text = JSON.stringify(await fullStatus(), null, 2);
       if (ctx.hasUI || ctx.mode === "rpc") ctx.ui.notify(text, "info");
       else process.stdout.write(`${text}\n`);
     },
@@ -86,11 +97,12 @@ export function register(api: AdapterApi): AdapterHooks {
   return {
     reloadEngine: async () => {
       const answer = await runtime.engine.request({ op: "reload" });
+      if (answer.state) runtime.onEngineState?.(answer.state);
       if (!answer.ok) return `The engine kept its registry: ${answer.error}`;
       const result = answer.result as { changed?: boolean } | undefined;
       const state = answer.state;
       return `Engine ${state?.processId ?? "?"} reloaded its registry (${result?.changed ? "changed" : "unchanged"}; ${state?.registeredHookCount ?? 0} hooks, release ${state?.loadedReleaseId ?? "none"}).`;
     },
-    status: async () => ({ ...(await runtime.status()), modelRequests: model.status() }),
+    status: fullStatus,
   };
 }

@@ -6,7 +6,7 @@ import { digestFromUrl, type AdapterHost } from "../modules/adapter-contract.ts"
 import { EngineClient, type ClientAnswer } from "../modules/engine-client.ts";
 import { fileLogger, type Logger } from "../modules/log.ts";
 import type { OmpContext } from "../modules/omp-api.ts";
-import type { DispatchResult } from "../modules/protocol.ts";
+import type { DispatchResult, EngineState } from "../modules/protocol.ts";
 
 export type FailMode = "closed" | "open";
 
@@ -38,7 +38,11 @@ export class AdapterRuntime {
   readonly home = tamaHome();
   readonly digest: string | null;
   readonly logger: Logger;
-  readonly engine: EngineClient;
+  /** Replaced only when a closed client is revived (an adoption that failed restores this adapter). */
+  engine: EngineClient;
+  private engineClosed = false;
+  /** Every engine state the adapter reads (session control follows the loaded generation). */
+  onEngineState: ((state: EngineState) => void) | undefined;
   readonly failMode: FailMode;
   private failModeWarning: string | undefined;
   lastRefusal: string | undefined;
@@ -59,15 +63,34 @@ export class AdapterRuntime {
       this.failMode = "closed";
       this.failModeWarning = `TAMA_FAIL_MODE must be "open" or "closed", not ${JSON.stringify(mode)}; Tama refuses calls it cannot check`;
     }
-    this.engine = new EngineClient({
+    this.engine = this.newEngine();
+  }
+
+  private newEngine(): EngineClient {
+    return new EngineClient({
       command: () => engineCommand(this.home),
       onStderr: (line) => this.engineSaid(line),
       onStart: (state, restart) => {
         this.logger.info({ pid: state.processId, release: state.loadedReleaseId, note: restart ? "engine restarted" : "engine started" }, "engine ready");
         if (restart) this.notify(`Tama's engine restarted (pid ${state.processId}).`, "warning");
+        // Synchronous, before the first request is written: a grant is rebound before it is read.
+        this.onEngineState?.(state);
         this.refreshStatus();
       },
     });
+  }
+
+  /** Stop using the engine (session_shutdown); the arguments are EngineClient.close's. */
+  closeEngine(...args: Parameters<EngineClient["close"]>): Promise<void> {
+    this.engineClosed = true;
+    return this.engine.close(...args);
+  }
+
+  /** session_start after a shutdown (a failed adoption restored this adapter): a new client. */
+  reviveEngine(): void {
+    if (!this.engineClosed) return;
+    this.engineClosed = false;
+    this.engine = this.newEngine();
   }
 
   /** The session this adapter serves, from the newest context. */
@@ -97,6 +120,7 @@ export class AdapterRuntime {
   /** Dispatch and read the answer into a verdict or the reason there is none. */
   async verdict(event: string, payload: Record<string, unknown>): Promise<Verdict> {
     const answer: ClientAnswer = await this.engine.dispatch(event, payload);
+    if (answer.state) this.onEngineState?.(answer.state);
     if (!answer.ok) return { failure: answer.error ?? "the engine answered without a reason" };
     const result = answer.result as DispatchResult | undefined;
     if (!result || typeof result.decision !== "string") return { failure: "the engine's answer carried no decision" };
@@ -155,6 +179,7 @@ export class AdapterRuntime {
 
   async status(): Promise<Record<string, unknown>> {
     const answer = await this.engine.request({ op: "status" });
+    if (answer.state) this.onEngineState?.(answer.state);
     return {
       ompPid: process.pid,
       session: this.sessionId() ?? null,

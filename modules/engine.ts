@@ -6,6 +6,7 @@ import path from "node:path";
 import { toHookTargets, type HookTarget } from "./claude-shape.ts";
 import { callKeyOf, DispatchRun, round, type ActiveHook } from "./dispatch-run.ts";
 import { builtinGate } from "./gates/index.ts";
+import { SessionGrants } from "./grants.ts";
 import type { GateContext, HookInput } from "./gates/types.ts";
 import { readHookAnswer, startHookProcess, type HookAnswer } from "./hook-exec.ts";
 import type { Logger } from "./log.ts";
@@ -50,6 +51,8 @@ export class Engine {
   private readonly lastByEvent = new Map<string, ReturnType<DispatchRun["timings"]> & { id: RequestId }>();
   private readonly records: RunningRecordWriter;
   private readonly gateContext: GateContext;
+  /** The operator's consent per session: which hooks get the session control capability. */
+  private readonly grants: SessionGrants;
   private closed = false;
   private readonly homeTag: string;
   private readonly hookRunPrefix: string;
@@ -60,6 +63,7 @@ export class Engine {
     this.homeTag = createHash("sha256").update(options.paths.home).digest("hex").slice(0, 12);
     this.hookRunPrefix = hookRunPrefix(this.homeTag);
     this.gateContext = { tamaHome: options.paths.home };
+    this.grants = new SessionGrants(options.paths, options.logger);
     this.records = new RunningRecordWriter(options.paths.running, () => this.recordedHooks(), options.stderr);
   }
 
@@ -348,6 +352,7 @@ export class Engine {
     const generation = refreshed.generation;
     run.mark("threadStarted");
     const selected = this.options.selection.filter(generation.file.hooks).filter((hook) => hook.events.includes(run.event.kind));
+    this.grants.read(run, run.session, generation);
     run.mark("sessionStateRead");
 
     const shaped = toHookTargets(run.event, { ...payload, tool_name: run.event.tool ?? payload.tool_name });
@@ -539,14 +544,14 @@ export class Engine {
   }
 
   private hookEnv(run: DispatchRun, hook: HookEntry): NodeJS.ProcessEnv {
-    return {
+    return this.grants.applyTo(run, {
       ...this.options.env,
       TAMA_HOOK_ID: hook.id,
       TAMA_EVENT: run.event.name,
       TAMA_SESSION_ID: run.session ?? "",
       TAMA_CORE_PID: String(process.pid),
       [HOOK_RUN_VARIABLE]: `${this.hookRunPrefix}${++this.hookRuns}`,
-    };
+    });
   }
 
   private recordedHooks() {

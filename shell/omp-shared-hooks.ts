@@ -227,7 +227,8 @@ class Shell {
   private async runHandlers(table: Loaded, event: string, ctx: OmpContext, rethrow = false): Promise<void> {
     for (const handler of table.handlers.get(event) ?? []) {
       try {
-        await handler({ type: event }, ctx);
+        // Marked, so an adapter tells a shutdown for an adoption (it may hand over what it serves) from OMP's own.
+        await handler({ type: event, adoption: true }, ctx);
       } catch (error) {
         if (rethrow) throw error;
         process.stderr.write(`Tama adapter ${table.digest ?? "(no digest)"} ${event} failed: ${(error as Error).message}\n`);

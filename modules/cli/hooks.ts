@@ -1,5 +1,6 @@
-// `tama hook <id>` and `tama hooks …`: built-in gates alone, the registry checksum,
-// and the hooks still running (live engines, engines that are gone, abandonments).
+// `tama hook <id>` and `tama hooks …`: built-in gates alone, the registry (list, edit,
+// import, checksum), and the hooks still running (live engines, engines that are
+// gone, abandonments).
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -9,7 +10,21 @@ import { tamaPaths } from "../paths.ts";
 import { Abandonment, describeZodError } from "../protocol.ts";
 import { parseRegistry } from "../registry.ts";
 import { readRecords } from "../running-records.ts";
+import { addHook, listHooks, removeHooks, setEnabled } from "./hooks-edit.ts";
+import { importHooks } from "./hooks-import.ts";
 import { CliError, printJson, readStdin, table } from "./io.ts";
+
+const USAGE = `usage: tama hooks <command>
+  list [--json]                                   the registry's hooks
+  add --id ID --event EVENT [--tools shell|write|any|Name,Name]
+      (--command '["prog","arg"]' | --builtin ID | -- prog arg…)
+      [--timeout-ms N] [--fail-mode open|closed] [--description TEXT] [--disabled] [--json]
+  remove|enable|disable ID… [--json]
+  import --from-claude [settings.json…] [--project DIR] [--dry-run] [--disabled] [--json]
+  checksum [FILE] [--json]                        the catalog checksum a registry may declare
+  running [--json]                                hooks still running, and abandonments
+  builtins [--json]                               the built-in gates
+Editing commands take --registry FILE (default: TAMA_REGISTRY, else $TAMA_HOME/hooks/registry.json).`;
 
 /** `tama hook <id>`: run one built-in gate on a payload from stdin; the refusal goes to stdout. */
 export async function hookCommand(argv: string[]): Promise<number> {
@@ -40,18 +55,27 @@ export async function hookCommand(argv: string[]): Promise<number> {
   return 0;
 }
 
+const SUBCOMMANDS: Record<string, (argv: string[]) => number> = {
+  list: listHooks,
+  add: addHook,
+  remove: removeHooks,
+  enable: (argv) => setEnabled(argv, true),
+  disable: (argv) => setEnabled(argv, false),
+  import: importHooks,
+  checksum,
+  running,
+  builtins,
+};
+
 export async function hooksCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
-  switch (sub) {
-    case "checksum":
-      return checksum(rest);
-    case "running":
-      return running(rest);
-    case "builtins":
-      return builtins(rest);
-    default:
-      throw new CliError(`usage: tama hooks checksum FILE | running [--json] | builtins [--json]`, 2);
+  if (sub === "--help" || sub === "-h" || sub === "help") {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
   }
+  const run = sub === undefined ? undefined : SUBCOMMANDS[sub];
+  if (!run) throw new CliError(sub === undefined ? USAGE : `unknown command ${JSON.stringify(sub)}\n${USAGE}`, 2);
+  return run(rest);
 }
 
 function checksum(argv: string[]): number {

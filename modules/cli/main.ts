@@ -1,8 +1,10 @@
 // The `tama` command: one table of subcommands, each in a file of its own.
 import { CliError } from "./io.ts";
 import { hookCommand, hooksCommand } from "./hooks.ts";
+import { doctorCommand } from "./doctor.ts";
 import { installCommand, uninstallCommand } from "./install.ts";
 import { runHookCommand } from "./run-hook.ts";
+import { sessionsCommand } from "./sessions.ts";
 
 type Command = (argv: string[]) => Promise<number> | number;
 
@@ -10,8 +12,10 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   "run-hook": { run: runHookCommand, help: "run-hook --serve omp | run-hook <event> <agent-id>   the engine" },
   hook: { run: hookCommand, help: "hook <id> < payload.json                   run one built-in gate" },
   hooks: { run: hooksCommand, help: "hooks checksum|running|builtins           the registry and running hooks" },
+  doctor: { run: doctorCommand, help: "doctor [--json]                           check the install, engine, registry, hooks, sessions" },
   install: { run: installCommand, help: "install --omp [--agent-dir DIR|--profile P] lay down release, adapter, registry, shell" },
   uninstall: { run: uninstallCommand, help: "uninstall --omp [--purge]                 remove what install wrote" },
+  sessions: { run: sessionsCommand, help: "sessions list|status|reload|grant|revoke   live OMP sessions and their session control" },
 };
 
 function usage(): string {

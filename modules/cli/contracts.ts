@@ -1,0 +1,34 @@
+// `tama contracts status --omp [--all] [--json]`.
+import os from "node:os";
+import { parseArgs } from "node:util";
+import { contractsStatus } from "../contracts-status.ts";
+import { ompAgentDir } from "../install.ts";
+import { CliError, printJson, table } from "./io.ts";
+
+export function contractsCommand(argv: string[]): number {
+  const [sub, ...rest] = argv;
+  if (sub !== "status") throw new CliError("usage: tama contracts status --omp [--all] [--json] [--agent-dir DIR | --profile NAME]", 2);
+  const { values } = parseArgs({
+    args: rest,
+    options: { omp: { type: "boolean" }, all: { type: "boolean" }, json: { type: "boolean" }, "agent-dir": { type: "string" }, profile: { type: "string" } },
+  });
+  if (!values.omp) throw new CliError("name the harness: tama contracts status --omp", 2);
+  const agentDir = ompAgentDir({ ...(values["agent-dir"] ? { agentDir: values["agent-dir"] } : {}), ...(values.profile ? { profile: values.profile } : {}) });
+  const sessions = contractsStatus(agentDir, process.env.HOME || os.homedir());
+  const shown = values.all ? sessions : sessions.filter((s) => s.stale);
+  if (values.json) {
+    printJson({ agentDir, sessions: shown });
+    return 0;
+  }
+  if (shown.length === 0) {
+    process.stdout.write(values.all ? "No OMP sessions found.\n" : "Every OMP session started after its contracts file was last written.\n");
+    return 0;
+  }
+  process.stdout.write(
+    `${values.all ? "OMP sessions:" : "Sessions that started before their contracts file was last written (their system prompt has the old block; Tama gives their model requests the new one):"}\n${table([
+      ["SESSION", "STARTED", "CONTRACTS WRITTEN", "FILE"],
+      ...shown.map((s) => [s.session, s.startedAt, s.contractsWrittenAt ?? "-", s.contractsFile]),
+    ])}\n`,
+  );
+  return 0;
+}

@@ -1,0 +1,215 @@
+// `tama hooks import --from-claude`: Claude Code settings files, read where Claude
+// reads them, translated into the registry; the imported hooks then run in a real engine.
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { translateMatcher } from "../../modules/claude-import.ts";
+import { EngineClient, makeTestHome, resultOf, type TestHome } from "../support/engine-client.ts";
+import { json, tama } from "./cli.ts";
+
+let home: TestHome;
+let user: string;
+let project: string;
+beforeEach(() => {
+  home = makeTestHome("tama-import-");
+  user = path.join(home.dir, "user");
+  project = path.join(home.dir, "project");
+  mkdirSync(path.join(user, ".claude"), { recursive: true });
+  mkdirSync(path.join(project, ".claude", "hooks"), { recursive: true });
+});
+afterEach(() => home.cleanup());
+
+function settings(file: string, value: unknown): string {
+  writeFileSync(file, JSON.stringify(value, null, 2));
+  return file;
+}
+
+/** The CLI as a user runs it: HOME is the test's, the cwd the project. */
+const run = (args: string[]) => tama(home, ["hooks", "import", "--from-claude", ...args], { env: { HOME: user }, cwd: project });
+
+interface ImportReport {
+  registry: string;
+  dryRun: boolean;
+  sources: { file: string; scope: string; found: boolean }[];
+  imported: { id: string; source: string; claudeEvent: string; matcher?: string; notes: string[]; hook: Record<string, unknown> }[];
+  existing: { id: string }[];
+  notTranslated: { source: string; claudeEvent: string; matcher?: string; what: string; why: string }[];
+  notes: string[];
+}
+
+const USER_SETTINGS = {
+  model: "opus",
+  hooks: {
+    PreToolUse: [
+      { matcher: "Bash|Write", hooks: [{ type: "command", command: "/usr/bin/env true", timeout: 60 }] },
+      { matcher: "Notebook.*", hooks: [{ type: "command", command: "echo notebook" }] },
+      { matcher: "mcp__github__.*", hooks: [{ type: "command", command: "echo github", timeout: 5 }] },
+      { matcher: "*", hooks: [{ type: "prompt", prompt: "Is this safe?" }] },
+    ],
+    PostToolUse: [{ matcher: "", hooks: [{ type: "command", command: "~/.claude/hooks/log.sh", async: true }] }],
+    Notification: [{ hooks: [{ type: "command", command: "notify-send claude" }] }],
+    PreCompact: [{ matcher: "auto", hooks: [{ type: "command", command: "echo compact" }] }],
+    SubagentStop: [{ hooks: [{ type: "command", command: "echo subagent" }] }],
+    Stop: [{ hooks: [{ type: "command", command: "echo stop", timeout: 7200 }] }],
+  },
+};
+
+describe("tama hooks import --from-claude", () => {
+  it("reads the user, project and local settings, translates what it can and names what it cannot", () => {
+    settings(path.join(user, ".claude", "settings.json"), USER_SETTINGS);
+    settings(path.join(project, ".claude", "settings.json"), {
+      hooks: {
+        SessionStart: [{ matcher: "startup", hooks: [{ type: "command", command: 'python3 "$CLAUDE_PROJECT_DIR/.claude/hooks/start.py"' }] }],
+        UserPromptSubmit: [{ hooks: [{ type: "command", command: "echo prompt", timeout: 2.5 }] }],
+      },
+    });
+    settings(path.join(project, ".claude", "settings.local.json"), { hooks: { SessionEnd: [{ hooks: [{ type: "command", command: "echo bye" }] }] } });
+
+    const report = json<ImportReport>(run(["--json"]));
+    expect(report.sources.map((s) => [s.scope, s.found])).toEqual([
+      ["user", true],
+      ["project", true],
+      ["local", true],
+    ]);
+    const byId = Object.fromEntries(report.imported.map((i) => [i.id, i]));
+    expect(Object.keys(byId)).toEqual([
+      "claude.pre_tool_use.env",
+      "claude.pre_tool_use.echo",
+      "claude.stop.echo",
+      "claude.session_start.start",
+      "claude.user_prompt_submit.echo",
+      "claude.session_end.echo",
+    ]);
+    expect(byId["claude.pre_tool_use.env"]?.hook).toMatchObject({
+      events: ["pre_tool_use"],
+      tools: ["Bash", "Write"],
+      command: ["sh", "-c", "/usr/bin/env true"],
+      timeoutMs: 60_000,
+      failMode: "open",
+      enabled: true,
+    });
+    expect(byId["claude.pre_tool_use.echo"]?.hook).toMatchObject({ tools: ["mcp__github__*"], timeoutMs: 5_000 });
+    expect(byId["claude.stop.echo"]?.hook).toMatchObject({ events: ["stop"], tools: "any", timeoutMs: 3_600_000 });
+    expect(byId["claude.stop.echo"]?.notes).toContain("its 7200 s timeout is cut to Tama's longest, 3600 s");
+    expect(byId["claude.user_prompt_submit.echo"]?.hook).toMatchObject({ timeoutMs: 2_500 });
+    expect(byId["claude.session_start.start"]?.hook).toMatchObject({
+      command: ["env", `CLAUDE_PROJECT_DIR=${project}`, "sh", "-c", 'python3 "$CLAUDE_PROJECT_DIR/.claude/hooks/start.py"'],
+      timeoutMs: 30_000,
+    });
+    expect(byId["claude.session_start.start"]?.notes).toEqual([
+      `Claude Code runs it only in ${project}; the registry is global, so it runs in every OMP session`,
+      'the matcher "startup" (why the session started) is not kept: it runs at every session_start',
+      "no timeout: Tama's default 30 s applies (Claude Code's is longer)",
+      `CLAUDE_PROJECT_DIR is set to ${project}`,
+    ]);
+
+    expect(report.notTranslated.map((u) => [u.claudeEvent, u.matcher ?? "", u.what, u.why])).toEqual([
+      ["PreToolUse", "Notebook.*", "echo notebook", expect.stringMatching(/^the matcher is a regular expression; Tama matches names, Name\* prefixes/)],
+      ["PreToolUse", "*", "prompt hook", "Tama runs command hooks only"],
+      ["PostToolUse", "", "~/.claude/hooks/log.sh", "async: it runs in the background and cannot refuse; Tama waits for every hook"],
+      ["Notification", "", "notify-send claude", "OMP gives Tama no Notification event"],
+      ["PreCompact", "auto", "echo compact", "OMP gives Tama no PreCompact event"],
+      ["SubagentStop", "", "echo subagent", "OMP gives Tama no SubagentStop event"],
+    ]);
+
+    // The registry is valid and holds exactly what was reported.
+    const listed = json<{ hooks: { id: string }[] }>(tama(home, ["hooks", "list", "--json"]));
+    expect(listed.hooks.map((h) => h.id)).toEqual(Object.keys(byId));
+
+    // Importing again adds nothing: every hook is already there.
+    const again = json<ImportReport>(run(["--json"]));
+    expect(again.imported).toEqual([]);
+    expect(again.existing.map((e) => e.id)).toEqual(Object.keys(byId));
+  });
+
+  it("prints a short report: what was imported, what was already there, what was not translated", () => {
+    settings(path.join(user, ".claude", "settings.json"), USER_SETTINGS);
+    const first = run([]);
+    expect(first.code).toBe(0);
+    const lines = first.stdout.split("\n");
+    expect(lines[0]).toBe("Read ~/.claude/settings.json.");
+    expect(lines[1]).toBe(`Imported 3 hooks into ${home.registry}:`);
+    expect(lines[2]).toMatch(/^ {2}ID +EVENT +TOOLS +RUNS +TIMEOUT +FROM$/);
+    expect(lines[3]).toMatch(/^ {2}claude\.pre_tool_use\.env +pre_tool_use +Bash,Write +sh -c '\/usr\/bin\/env true' +60 s +\S+settings\.json$/);
+    expect(first.stdout).toContain("Not translated (6):\n  PreToolUse Notebook.*  echo notebook");
+    expect(first.stdout).toMatch(/Engines adopt them at their next event; `tama hooks disable ID` turns one off\.\n$/);
+    const second = run([]);
+    expect(second.stdout).toContain(`Imported no new hook into ${home.registry}.`);
+    expect(second.stdout).toContain("Already in the registry (not added again): claude.pre_tool_use.env, claude.pre_tool_use.echo, claude.stop.echo.");
+  });
+
+  it("an imported Claude Code hook runs in the engine as it ran in Claude Code", async () => {
+    const script = path.join(project, ".claude", "hooks", "no-force-push.sh");
+    writeFileSync(script, '#!/bin/sh\nif grep -q "push --force"; then echo "force pushes are not allowed" >&2; exit 2; fi\nexit 0\n', { mode: 0o755 });
+    settings(path.join(project, ".claude", "settings.json"), {
+      hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: '"$CLAUDE_PROJECT_DIR"/.claude/hooks/no-force-push.sh', timeout: 10 }] }] },
+    });
+    expect(run([]).code).toBe(0);
+    const engine = new EngineClient(home);
+    try {
+      await engine.ready();
+      // From another directory: CLAUDE_PROJECT_DIR still names the project.
+      const payload = (command: string) => ({ session_id: "s", cwd: home.dir, tool_input: { command } });
+      const refused = resultOf(await engine.dispatch("pre_tool_use:bash", payload("git push --force origin main")));
+      expect(refused).toMatchObject({ decision: "block", reason: "force pushes are not allowed" });
+      expect(resultOf(await engine.dispatch("pre_tool_use:bash", payload("git push origin main"))).decision).toBe("pass");
+      // The matcher is kept: a write is not the hook's business.
+      const write = await engine.dispatch("pre_tool_use:write", { session_id: "s", cwd: home.dir, tool_input: { path: "a.txt", content: "push --force" } });
+      expect(resultOf(write)).toMatchObject({ decision: "pass", results: [] });
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it("a named file, --dry-run, --disabled and disableAllHooks", () => {
+    const file = settings(path.join(home.dir, "elsewhere.json"), { hooks: { Stop: [{ hooks: [{ type: "command", command: "echo x" }] }] } });
+    const dry = json<ImportReport>(run([file, "--dry-run", "--json"]));
+    expect(dry).toMatchObject({ dryRun: true, sources: [{ file, scope: "file", found: true }], imported: [{ id: "claude.stop.echo" }] });
+    expect(tama(home, ["hooks", "list"]).code).toBe(1);
+
+    expect(json<ImportReport>(run([file, "--disabled", "--json"])).imported[0]?.hook).toMatchObject({ enabled: false });
+
+    const off = settings(path.join(project, ".claude", "settings.local.json"), { disableAllHooks: true, hooks: { Stop: [{ hooks: [{ type: "command", command: "echo y" }] }] } });
+    const report = json<ImportReport>(run([off, "--json"]));
+    expect(report.sources).toEqual([{ file: off, scope: "local", found: true }]);
+    expect(report.imported[0]?.hook).toMatchObject({ enabled: false });
+    expect(report.notes).toEqual([`${off} sets disableAllHooks, so its hooks are imported disabled`]);
+  });
+
+  it("says where it looked when there is nothing to import, and names a file that cannot be read", () => {
+    const none = run([]);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toBe(
+      `tama hooks: no Claude Code settings at ~/.claude/settings.json, ${project}/.claude/settings.json, ${project}/.claude/settings.local.json; name the file: tama hooks import --from-claude PATH\n`,
+    );
+    const missing = run([path.join(home.dir, "nope.json")]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/reading .*nope\.json: ENOENT/);
+    const broken = path.join(home.dir, "broken.json");
+    writeFileSync(broken, "{");
+    expect(run([broken]).stderr).toMatch(/parsing .*broken\.json: /);
+    expect(tama(home, ["hooks", "import"]).code).toBe(2);
+    expect(readFileSync(broken, "utf8")).toBe("{");
+  });
+});
+
+describe("translateMatcher", () => {
+  it.each([
+    [undefined, "any"],
+    ["", "any"],
+    ["*", "any"],
+    ["Bash", ["Bash"]],
+    ["Edit|MultiEdit|Write", ["Edit", "MultiEdit", "Write"]],
+    ["^Bash$", ["Bash"]],
+    ["^(Edit|Write)$", ["Edit", "Write"]],
+    ["^mcp__", ["mcp__*"]],
+    ["mcp__memory__.*", ["mcp__memory__*"]],
+    ["^Notebook.*", ["Notebook*"]],
+  ])("%j → %j", (matcher, tools) => {
+    expect(translateMatcher(matcher)).toEqual({ ok: true, tools });
+  });
+
+  it.each(["Notebook.*", "Bash$", "Web(Fetch|Search)", "Bash|", "[BW]rite"])("%j is a regex with no translation", (matcher) => {
+    expect(translateMatcher(matcher)).toMatchObject({ ok: false });
+  });
+});
