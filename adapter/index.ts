@@ -9,6 +9,11 @@ import { AdapterRuntime } from "./runtime.ts";
 import { SessionControl } from "./session-control.ts";
 import { ToolEvents } from "./tool-events.ts";
 
+/** The shell marks the session_start/session_shutdown it runs for an adoption in place. */
+function isAdoption(event: unknown): boolean {
+  return typeof event === "object" && event !== null && (event as { adoption?: unknown }).adoption === true;
+}
+
 /** Stop refusals in a row after which the turn may end anyway (OMP's own cap for continuations). */
 const MAX_STOP_REFUSALS = 8;
 
@@ -22,15 +27,16 @@ export function register(api: AdapterApi): AdapterHooks {
   const control = new SessionControl(api.host, runtime, fullStatus);
   runtime.onEngineState = (state) => control.observe(state);
 
-  api.on("session_start", async (_event, ctx: OmpContext) => {
+  api.on("session_start", async (event, ctx: OmpContext) => {
     runtime.context = ctx;
     runtime.reviveEngine();
     // Started first: it reads the session's record before the engine can answer.
     const serving = control.start(ctx);
     runtime.warnStartup();
     runtime.refreshStatus();
+    // An adoption in place starts no session: the session_start hooks ran when OMP's did.
     // Nothing waits on the engine here; its answer is logged.
-    void runtime.verdict("session_start", runtime.basePayload(ctx)).then(() => runtime.refreshStatus());
+    if (!isAdoption(event)) void runtime.verdict("session_start", runtime.basePayload(ctx)).then(() => runtime.refreshStatus());
     await serving;
     return undefined;
   });
@@ -75,13 +81,18 @@ export function register(api: AdapterApi): AdapterHooks {
   api.on("session_shutdown", async (event, ctx: OmpContext) => {
     runtime.context = ctx;
     control.stop(event);
+    if (isAdoption(event) && runtime.handOverEngine()) {
+      // The session goes on under the next adapter, with this engine: no session_end.
+      runtime.logger.close();
+      return undefined;
+    }
     await Promise.race([
       runtime.verdict("session_end", runtime.basePayload(ctx)),
       new Promise((resolve) => setTimeout(resolve, 500)),
     ]);
     // Requests still owed finish on this engine first; OMP's shutdown budget is not spent waiting.
     void runtime.closeEngine(false);
-    runtime.logger.flush();
+    runtime.logger.close();
     return undefined;
   });
   api.registerCommand("tama_status", {

@@ -3,7 +3,7 @@
 import os from "node:os";
 import path from "node:path";
 import { digestFromUrl, type AdapterHost } from "../modules/adapter-contract.ts";
-import { EngineClient, type ClientAnswer } from "../modules/engine-client.ts";
+import { ENGINE_CLIENT_CARRY_VERSION, EngineClient, type ClientAnswer } from "../modules/engine-client.ts";
 import { fileLogger, type Logger } from "../modules/log.ts";
 import type { OmpContext } from "../modules/omp-api.ts";
 import type { DispatchResult, EngineState } from "../modules/protocol.ts";
@@ -34,6 +34,9 @@ export function engineCommand(home: string): string[] {
   return [path.join(home, "hooks-runtime", "current", "bin", "tama"), "run-hook", "--serve", "omp"];
 }
 
+/** Where an adapter hands its engine client to the next generation. */
+const ENGINE_CARRY_KEY = "tama.engine-client";
+
 export class AdapterRuntime {
   readonly home = tamaHome();
   readonly digest: string | null;
@@ -63,21 +66,49 @@ export class AdapterRuntime {
       this.failMode = "closed";
       this.failModeWarning = `TAMA_FAIL_MODE must be "open" or "closed", not ${JSON.stringify(mode)}; Tama refuses calls it cannot check`;
     }
-    this.engine = this.newEngine();
+    this.engine = this.carriedEngine() ?? this.newEngine();
   }
 
-  private newEngine(): EngineClient {
-    return new EngineClient({
-      command: () => engineCommand(this.home),
-      onStderr: (line) => this.engineSaid(line),
-      onStart: (state, restart) => {
+  private engineCallbacks() {
+    return {
+      onStderr: (line: string) => this.engineSaid(line),
+      onStart: (state: EngineState, restart: boolean) => {
         this.logger.info({ pid: state.processId, release: state.loadedReleaseId, note: restart ? "engine restarted" : "engine started" }, "engine ready");
         if (restart) this.notify(`Tama's engine restarted (pid ${state.processId}).`, "warning");
         // Synchronous, before the first request is written: a grant is rebound before it is read.
         this.onEngineState?.(state);
         this.refreshStatus();
       },
-    });
+    };
+  }
+
+  private newEngine(): EngineClient {
+    return new EngineClient({ command: () => engineCommand(this.home), ...this.engineCallbacks() });
+  }
+
+  /**
+   * The engine client the previous adapter generation handed over, when this build
+   * can drive it; one it cannot is drained and closed.
+   */
+  private carriedEngine(): EngineClient | undefined {
+    const carried = this.host.carry?.get(ENGINE_CARRY_KEY);
+    if (carried === undefined) return undefined;
+    this.host.carry?.delete(ENGINE_CARRY_KEY);
+    const client = carried as Partial<EngineClient>;
+    if (client.carryVersion !== ENGINE_CLIENT_CARRY_VERSION || typeof client.rebind !== "function") {
+      void (carried as { close?: (wait: boolean) => Promise<void> }).close?.(false);
+      return undefined;
+    }
+    client.rebind({ ...this.engineCallbacks(), command: () => engineCommand(this.home) });
+    return carried as EngineClient;
+  }
+
+  /** An adoption in place: the next generation takes this engine over (it keeps running). */
+  handOverEngine(): boolean {
+    if (!this.host.carry || this.engineClosed) return false;
+    this.engineClosed = true;
+    this.host.carry.set(ENGINE_CARRY_KEY, this.engine);
+    return true;
   }
 
   /** Stop using the engine (session_shutdown); the arguments are EngineClient.close's. */
@@ -90,7 +121,7 @@ export class AdapterRuntime {
   reviveEngine(): void {
     if (!this.engineClosed) return;
     this.engineClosed = false;
-    this.engine = this.newEngine();
+    this.engine = this.carriedEngine() ?? this.newEngine();
   }
 
   /** The session this adapter serves, from the newest context. */

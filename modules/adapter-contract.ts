@@ -19,6 +19,12 @@ export interface AdapterHost {
   adopt(ctx: OmpContext | undefined, origin: string): Promise<AdoptionReceipt>;
   /** The newest context OMP handed any handler, for work started outside a handler. */
   lastContext(): OmpContext | undefined;
+  /**
+   * What one adapter generation hands the next: a store that lives as long as the
+   * shell (the OMP process), so an adoption keeps the engine and its state instead of
+   * starting another. Absent in shells older than it.
+   */
+  carry?: Map<string, unknown>;
 }
 
 /** The registration surface the shell gives an adapter: OMP's, recorded and forwarded. */

@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "./schema.ts";
 import { describeZodError, type EventKind } from "./protocol.ts";
 import { canonicalJson, HookEntry, type ToolMatcher } from "./registry.ts";
 
@@ -61,19 +61,19 @@ export interface Translation {
 }
 
 const ClaudeSettings = z.looseObject({
-  hooks: z.record(z.string(), z.unknown()).optional(),
-  disableAllHooks: z.boolean().optional(),
+  hooks: z.optional(z.record(z.string(), z.unknown())),
+  disableAllHooks: z.optional(z.boolean()),
 });
-const MatcherGroup = z.looseObject({ matcher: z.string().optional(), hooks: z.array(z.unknown()) });
+const MatcherGroup = z.looseObject({ matcher: z.optional(z.string()), hooks: z.array(z.unknown()) });
 const ClaudeHook = z.looseObject({
   type: z.string(),
-  command: z.string().optional(),
+  command: z.optional(z.string()),
   /** Seconds. */
-  timeout: z.number().positive().optional(),
-  shell: z.string().optional(),
-  async: z.boolean().optional(),
-  asyncRewake: z.boolean().optional(),
-  once: z.boolean().optional(),
+  timeout: z.optional(z.number().check(z.positive())),
+  shell: z.optional(z.string()),
+  async: z.optional(z.boolean()),
+  asyncRewake: z.optional(z.boolean()),
+  once: z.optional(z.boolean()),
 });
 
 const MAX_TIMEOUT_MS = 3_600_000;

@@ -4,8 +4,8 @@
 // new one.
 import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import path from "node:path";
-import { z } from "zod";
 import { contractsFilePath } from "./contracts.ts";
+import * as z from "./schema.ts";
 
 const SessionHeader = z.looseObject({ type: z.literal("session"), id: z.string(), timestamp: z.string(), cwd: z.string() });
 

@@ -41,7 +41,11 @@ interface EngineProcess {
   stderrTail: string[];
 }
 
+/** Bumped when a client of one adapter build can no longer be driven by another's. */
+export const ENGINE_CLIENT_CARRY_VERSION = 1;
+
 export class EngineClient {
+  readonly carryVersion = ENGINE_CLIENT_CARRY_VERSION;
   private current: EngineProcess | undefined;
   private seq = 0;
   private starts = 0;
@@ -51,7 +55,12 @@ export class EngineClient {
   catalog: unknown;
   lastState: EngineState | undefined;
 
-  constructor(private readonly options: EngineClientOptions) {}
+  constructor(private options: EngineClientOptions) {}
+
+  /** A new owner (the next adapter generation) takes the engine's callbacks. */
+  rebind(callbacks: Pick<EngineClientOptions, "onStderr" | "onStart" | "command">): void {
+    this.options = { ...this.options, ...callbacks };
+  }
 
   get pid(): number | undefined {
     return this.current && !this.current.dead ? this.current.child.pid : undefined;

@@ -6,7 +6,8 @@
 import { readFileSync } from "node:fs";
 import type { Logger } from "./log.ts";
 import type { TamaPaths } from "./paths.ts";
-import { describeSchemaError, z } from "./schema.ts";
+import * as z from "./schema.ts";
+import { describeSchemaError } from "./schema.ts";
 import { ControlKey, Sha256 } from "./session-control-protocol.ts";
 import { grantPath, readRecordFile, recordPath, sessionsDirProblem, writePrivateJson, type LoadedGeneration } from "./session-records.ts";
 

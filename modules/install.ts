@@ -50,7 +50,8 @@ export function install(options: { agentDir?: string; profile?: string; dist?: s
   const cli = readFileSync(path.join(dist, "bin", "tama.js"));
   const adapter = readFileSync(path.join(dist, "shared-hooks", "omp", "adapter.js"));
   const shell = readFileSync(path.join(dist, "shell", SHELL_FILE), "utf8");
-  const version = (JSON.parse(readFileSync(path.join(dist, "build.json"), "utf8")) as { version: string }).version;
+  const manifest = JSON.parse(readFileSync(path.join(dist, "build.json"), "utf8")) as { version: string; vendor?: string };
+  const version = manifest.version;
   const adapterDigest = createHash("sha256").update(adapter).digest("hex");
   const releaseId = `${version}-${createHash("sha256").update(cli).update(adapter).digest("hex").slice(0, 12)}`;
 
@@ -68,6 +69,12 @@ export function install(options: { agentDir?: string; profile?: string; dist?: s
   symlinkSync(path.join("releases", releaseId), link);
   renameSync(link, paths.current);
 
+  // The vendor chunk the adapter imports goes where the shell imports the adapter
+  // from (loaded/), under its immutable SHA-256 name, before the adapter itself.
+  if (manifest.vendor) {
+    const vendor = path.join(path.dirname(paths.adapter), "loaded", manifest.vendor);
+    if (!existsSync(vendor)) writeAtomic(vendor, readFileSync(path.join(dist, "shared-hooks", "omp", manifest.vendor)));
+  }
   writeAtomic(paths.adapter, adapter);
 
   const registry = writeRegistry(paths, releaseId);

@@ -33,31 +33,48 @@ export interface Logger {
   warn(fields: LogFields, message: string): void;
   error(fields: LogFields, message: string): void;
   flush(): void;
+  /** Flush and release the file (an adapter replaced in place must not keep it open). */
+  close(): void;
 }
 
-const silent: Logger = { info() {}, warn() {}, error() {}, flush() {} };
-
-/** A logger writing JSON lines to <logsDir>/<name>.log; silent when the directory cannot be made. */
+/**
+ * A logger writing JSON lines to <logsDir>/<name>.log; silent when the directory
+ * cannot be made. close() releases the file; a later write opens it again (an
+ * adapter restored after a failed adoption logs on).
+ */
 export function fileLogger(logsDir: string, name: string): Logger {
-  try {
-    mkdirSync(logsDir, { recursive: true, mode: 0o700 });
-    const destination = pino.destination({ dest: path.join(logsDir, `${name}.log`), sync: false, mkdir: true });
-    const base = pino({ base: { pid: process.pid, component: name }, level: "info" }, destination);
-    return {
-      info: (fields, message) => base.info(fields, message),
-      warn: (fields, message) => base.warn(fields, message),
-      error: (fields, message) => base.error(fields, message),
-      flush: () => {
-        try {
-          destination.flushSync();
-        } catch {
-          // not open yet: nothing buffered to lose
-        }
-      },
-    };
-  } catch {
-    return silent;
-  }
+  type Open = { base: pino.Logger; destination: ReturnType<typeof pino.destination> };
+  let open: Open | undefined;
+  let unusable = false;
+  const get = (): Open | undefined => {
+    if (open || unusable) return open;
+    try {
+      mkdirSync(logsDir, { recursive: true, mode: 0o700 });
+      const destination = pino.destination({ dest: path.join(logsDir, `${name}.log`), sync: false, mkdir: true });
+      open = { base: pino({ base: { pid: process.pid, component: name }, level: "info" }, destination), destination };
+    } catch {
+      unusable = true;
+    }
+    return open;
+  };
+  const flush = (): void => {
+    try {
+      open?.destination.flushSync();
+    } catch {
+      // not open yet: nothing buffered to lose
+    }
+  };
+  return {
+    info: (fields, message) => get()?.base.info(fields, message),
+    warn: (fields, message) => get()?.base.warn(fields, message),
+    error: (fields, message) => get()?.base.error(fields, message),
+    flush,
+    close: () => {
+      flush();
+      open?.destination.end();
+      open = undefined;
+    },
+  };
 }
 
 /** The program a shell command runs (its first word's base name), and nothing else of it. */

@@ -1,6 +1,7 @@
 // The engine's wire protocol: every frame that crosses `tama run-hook --serve`'s
 // stdin or stdout is described here, and every inbound frame is validated here.
-import { z } from "zod";
+import * as z from "./schema.ts";
+import { describeSchemaError, type SchemaError } from "./schema.ts";
 
 /** Largest frame the engine reads; a longer line is refused whole (and skipped). */
 export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
@@ -43,51 +44,55 @@ export function isToolEvent(kind: EventKind): boolean {
   return kind === "pre_tool_use" || kind === "post_tool_use";
 }
 
-const RequestId = z.union([z.string().min(1).max(512), z.number().int()]);
+const RequestId = z.union([z.string().check(z.minLength(1), z.maxLength(512)), z.int()]);
 export type RequestId = z.infer<typeof RequestId>;
 
-const Checksum = z.string().max(128);
+const Checksum = z.string().check(z.maxLength(128));
 
 /** What a harness sends with an event. Known fields are typed; the rest pass through. */
+const text = (max: number) => z.optional(z.string().check(z.maxLength(max)));
 export const DispatchPayload = z.looseObject({
-  session_id: z.string().max(512).optional(),
-  cwd: z.string().max(8192).optional(),
-  tool_name: z.string().max(256).optional(),
-  tool_input: z.unknown().optional(),
-  tool_call_id: z.string().max(512).optional(),
-  tool_response: z.unknown().optional(),
-  is_error: z.boolean().optional(),
-  prompt: z.string().optional(),
-  stop_hook_active: z.boolean().optional(),
-  transcript_path: z.string().max(8192).optional(),
+  session_id: text(512),
+  cwd: text(8192),
+  tool_name: text(256),
+  tool_input: z.optional(z.unknown()),
+  tool_call_id: text(512),
+  tool_response: z.optional(z.unknown()),
+  is_error: z.optional(z.boolean()),
+  prompt: z.optional(z.string()),
+  stop_hook_active: z.optional(z.boolean()),
+  transcript_path: text(8192),
 });
 export type DispatchPayload = z.infer<typeof DispatchPayload>;
 
 const StatusRequest = z.strictObject({
   id: RequestId,
   op: z.literal("status"),
-  knownCatalogChecksum: Checksum.optional(),
+  knownCatalogChecksum: z.optional(Checksum),
 });
 const ReloadRequest = z.strictObject({
   id: RequestId,
   op: z.literal("reload"),
-  knownCatalogChecksum: Checksum.optional(),
+  knownCatalogChecksum: z.optional(Checksum),
 });
 const DispatchRequest = z.strictObject({
   id: RequestId,
   op: z.literal("dispatch"),
-  event: z.string().max(256).refine((name) => parseEvent(name) !== undefined, {
-    message: `unknown event: expected one of ${EVENT_KINDS.filter((k) => k !== "pre_tool_use" && k !== "post_tool_use").join(", ")}, pre_tool_use:<tool> or post_tool_use:<tool>`,
-  }),
+  event: z.string().check(
+    z.maxLength(256),
+    z.refine((name) => parseEvent(name) !== undefined, {
+      message: `unknown event: expected one of ${EVENT_KINDS.filter((k) => k !== "pre_tool_use" && k !== "post_tool_use").join(", ")}, pre_tool_use:<tool> or post_tool_use:<tool>`,
+    }),
+  ),
   payload: DispatchPayload,
-  knownCatalogChecksum: Checksum.optional(),
+  knownCatalogChecksum: z.optional(Checksum),
 });
 const CancelRequest = z.strictObject({
   id: RequestId,
   op: z.literal("cancel"),
   /** The id of the dispatch to cancel. */
   target: RequestId,
-  knownCatalogChecksum: Checksum.optional(),
+  knownCatalogChecksum: z.optional(Checksum),
 });
 
 export const Request = z.discriminatedUnion("op", [StatusRequest, ReloadRequest, DispatchRequest, CancelRequest]);
@@ -109,16 +114,16 @@ export type HookOutcome = z.infer<typeof HookOutcome>;
 export const HookResult = z.object({
   hook: z.string(),
   outcome: HookOutcome,
-  reason: z.string().optional(),
+  reason: z.optional(z.string()),
   /** The target file of an edit with several, when the call had more than one. */
-  target: z.string().optional(),
+  target: z.optional(z.string()),
   ms: z.number(),
   startMs: z.number(),
-  exitCode: z.number().nullable().optional(),
-  signal: z.string().nullable().optional(),
-  processGroup: z.number().optional(),
-  additionalContext: z.string().optional(),
-  builtin: z.boolean().optional(),
+  exitCode: z.optional(z.nullable(z.number())),
+  signal: z.optional(z.nullable(z.string())),
+  processGroup: z.optional(z.number()),
+  additionalContext: z.optional(z.string()),
+  builtin: z.optional(z.boolean()),
 });
 export type HookResult = z.infer<typeof HookResult>;
 
@@ -127,34 +132,34 @@ export type Decision = z.infer<typeof Decision>;
 
 export const DispatchResult = z.object({
   event: z.string(),
-  sessionId: z.string().nullable(),
+  sessionId: z.nullable(z.string()),
   generation: z.number(),
-  releaseId: z.string().nullable(),
+  releaseId: z.nullable(z.string()),
   decision: Decision,
-  reason: z.string().optional(),
+  reason: z.optional(z.string()),
   /** Hooks that could not give a verdict and passed by their fail mode: never a passing verdict. */
   failedOpen: z.array(z.object({ hook: z.string(), reason: z.string() })),
   results: z.array(HookResult),
-  additionalContext: z.string().optional(),
-  cancelled: z.boolean().optional(),
+  additionalContext: z.optional(z.string()),
+  cancelled: z.optional(z.boolean()),
 });
 export type DispatchResult = z.infer<typeof DispatchResult>;
 
 export const RunningHook = z.object({
-  session: z.string().nullable(),
+  session: z.nullable(z.string()),
   event: z.string(),
   hook: z.string(),
-  dispatchId: z.union([z.string(), z.number()]).optional(),
-  processGroup: z.number().nullable(),
+  dispatchId: z.optional(z.union([z.string(), z.number()])),
+  processGroup: z.nullable(z.number()),
   runningForMs: z.number(),
-  corePid: z.number().optional(),
+  corePid: z.optional(z.number()),
 });
 export type RunningHook = z.infer<typeof RunningHook>;
 
 export const AbandonedHook = z.object({
   hook: z.string(),
   event: z.string(),
-  processGroup: z.number().nullable(),
+  processGroup: z.nullable(z.number()),
   ranForMs: z.number(),
 });
 export const Abandonment = z.object({
@@ -170,29 +175,29 @@ export type Abandonment = z.infer<typeof Abandonment>;
 export const EngineState = z.object({
   processId: z.number(),
   generation: z.number(),
-  loadedReleaseId: z.string().nullable(),
-  catalogChecksum: z.string().nullable(),
+  loadedReleaseId: z.nullable(z.string()),
+  catalogChecksum: z.nullable(z.string()),
   registeredHookCount: z.number(),
   reloadCount: z.number(),
-  lastReloadAtMs: z.number().nullable(),
-  lastReloadError: z.string().nullable(),
-  coreReleaseId: z.string().nullable(),
+  lastReloadAtMs: z.nullable(z.number()),
+  lastReloadError: z.nullable(z.string()),
+  coreReleaseId: z.nullable(z.string()),
   coreReplacedByRelease: z.boolean(),
   registryPath: z.string(),
   protocolVersion: z.number(),
-  runningHooks: z.unknown().optional(),
-  dispatchStages: z.unknown().optional(),
+  runningHooks: z.optional(z.unknown()),
+  dispatchStages: z.optional(z.unknown()),
 });
 export type EngineState = z.infer<typeof EngineState>;
 
 /** An answer frame, as a client reads it. */
 export const Answer = z.object({
-  id: RequestId.nullable(),
+  id: z.nullable(RequestId),
   ok: z.boolean(),
-  result: z.unknown().optional(),
-  error: z.string().optional(),
+  result: z.optional(z.unknown()),
+  error: z.optional(z.string()),
   state: EngineState,
-  catalog: z.unknown().optional(),
+  catalog: z.optional(z.unknown()),
 });
 export type Answer = z.infer<typeof Answer>;
 
@@ -203,13 +208,7 @@ export const ReadyFrame = z.object({
 });
 export type ReadyFrame = z.infer<typeof ReadyFrame>;
 
-/** Human words for a zod failure: the path and what was wrong, first issues only. */
-export function describeZodError(error: z.ZodError, root = "frame", limit = 3): string {
-  return error.issues
-    .slice(0, limit)
-    .map((issue) => {
-      const where = issue.path.length > 0 ? issue.path.join(".") : root;
-      return `${where}: ${issue.message}`;
-    })
-    .join("; ");
+/** Human words for a schema failure (the name kept for its callers). */
+export function describeZodError(error: SchemaError, root = "frame", limit = 3): string {
+  return describeSchemaError(error, root, limit);
 }

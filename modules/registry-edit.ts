@@ -5,7 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "./schema.ts";
 import { processAlive } from "./process-groups.ts";
 import { describeZodError } from "./protocol.ts";
 import { parseRegistry, REGISTRY_SCHEMA_VERSION, type RegistryFile } from "./registry.ts";
@@ -14,7 +14,7 @@ import { parseRegistry, REGISTRY_SCHEMA_VERSION, type RegistryFile } from "./reg
 export const RawHook = z.looseObject({ id: z.string() });
 export type RawHook = z.infer<typeof RawHook>;
 
-const RawRegistry = z.looseObject({ hooks: z.array(RawHook), checksum: z.string().optional() });
+const RawRegistry = z.looseObject({ hooks: z.array(RawHook), checksum: z.optional(z.string()) });
 type RawRegistry = z.infer<typeof RawRegistry>;
 
 /** A registry edit that cannot be made; the message says why and what to do. */

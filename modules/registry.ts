@@ -3,8 +3,8 @@
 // the previous generation loaded and is reported, never papered over.
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { z } from "zod";
 import { EventKind, describeZodError } from "./protocol.ts";
+import * as z from "./schema.ts";
 import { builtinGate } from "./gates/index.ts";
 
 export const REGISTRY_SCHEMA_VERSION = 1;
@@ -12,54 +12,55 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 
 const HookId = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, "a hook id is 1-128 letters, digits, '.', '_', ':' or '-'");
+  .check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, "a hook id is 1-128 letters, digits, '.', '_', ':' or '-'"));
 
 /** Which tool calls a hook of a tool event reads: asks the one tool declaration. */
 export const ToolMatcher = z.union([
   z.enum(["any", "shell", "write"]),
-  z.array(z.string().min(1).max(256)).min(1),
+  z.array(z.string().check(z.minLength(1), z.maxLength(256))).check(z.minLength(1)),
 ]);
 export type ToolMatcher = z.infer<typeof ToolMatcher>;
 
 export const HookEntry = z
   .strictObject({
     id: HookId,
-    description: z.string().max(2000).optional(),
-    events: z.array(EventKind).min(1),
-    tools: ToolMatcher.default("any"),
+    description: z.optional(z.string().check(z.maxLength(2000))),
+    events: z.array(EventKind).check(z.minLength(1)),
+    tools: z._default(ToolMatcher, "any"),
     /** An argv command; no shell is involved unless the argv names one. */
-    command: z.array(z.string().min(1)).min(1).optional(),
+    command: z.optional(z.array(z.string().check(z.minLength(1))).check(z.minLength(1))),
     /** A built-in gate, run in-process. */
-    builtin: z.string().optional(),
-    timeoutMs: z.number().int().min(1).max(3_600_000).default(DEFAULT_TIMEOUT_MS),
-    failMode: z.enum(["open", "closed"]).default("open"),
-    enabled: z.boolean().default(true),
+    builtin: z.optional(z.string()),
+    timeoutMs: z._default(z.int().check(z.minimum(1), z.maximum(3_600_000)), DEFAULT_TIMEOUT_MS),
+    failMode: z._default(z.enum(["open", "closed"]), "open"),
+    enabled: z._default(z.boolean(), true),
   })
-  .refine((hook) => (hook.command === undefined) !== (hook.builtin === undefined), {
-    message: "a hook names exactly one of command (an argv list) or builtin (a built-in gate id)",
-  })
-  .refine((hook) => hook.builtin === undefined || builtinGate(hook.builtin) !== undefined, {
-    message: "builtin names no built-in gate (see `tama hooks builtins`)",
-    path: ["builtin"],
-  });
+  .check(
+    z.refine((hook) => (hook.command === undefined) !== (hook.builtin === undefined), {
+      message: "a hook names exactly one of command (an argv list) or builtin (a built-in gate id)",
+    }),
+    z.refine((hook) => hook.builtin === undefined || builtinGate(hook.builtin) !== undefined, {
+      message: "builtin names no built-in gate (see `tama hooks builtins`)",
+      path: ["builtin"],
+    }),
+  );
 export type HookEntry = z.infer<typeof HookEntry>;
 
-export const Release = z.strictObject({ id: z.string().min(1).max(200) });
+export const Release = z.strictObject({ id: z.string().check(z.minLength(1), z.maxLength(200)) });
 
 export const RegistryFile = z
   .strictObject({
     schema: z.literal(REGISTRY_SCHEMA_VERSION),
-    release: Release.nullable().default(null),
-    checksum: z
-      .string()
-      .regex(/^[0-9a-f]{64}$/, "checksum is the lower-case hex SHA-256 of the catalog")
-      .optional(),
+    release: z._default(z.nullable(Release), null),
+    checksum: z.optional(z.string().check(z.regex(/^[0-9a-f]{64}$/, "checksum is the lower-case hex SHA-256 of the catalog"))),
     hooks: z.array(HookEntry),
   })
-  .refine((file) => new Set(file.hooks.map((h) => h.id)).size === file.hooks.length, {
-    message: "hook ids must be unique",
-    path: ["hooks"],
-  });
+  .check(
+    z.refine((file) => new Set(file.hooks.map((h) => h.id)).size === file.hooks.length, {
+      message: "hook ids must be unique",
+      path: ["hooks"],
+    }),
+  );
 export type RegistryFile = z.infer<typeof RegistryFile>;
 
 /** The catalog: what the checksum covers and what a client is sent. */

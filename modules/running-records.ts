@@ -3,23 +3,23 @@
 import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { z } from "zod";
 import { describeZodError } from "./protocol.ts";
+import * as z from "./schema.ts";
 import { orphanedHookProcesses, processAlive, processStartTicks, reapRecordedGroup } from "./process-groups.ts";
 
 export const RecordedHook = z.object({
-  session: z.string().nullable(),
+  session: z.nullable(z.string()),
   event: z.string(),
   hook: z.string(),
-  processGroup: z.number().nullable(),
+  processGroup: z.nullable(z.number()),
   startedAtMs: z.number(),
-  startTicks: z.number().optional(),
+  startTicks: z.optional(z.number()),
 });
 export type RecordedHook = z.infer<typeof RecordedHook>;
 
 export const EngineRecord = z.object({
   corePid: z.number(),
-  coreStartTicks: z.number().optional(),
+  coreStartTicks: z.optional(z.number()),
   updatedAtMs: z.number(),
   hooks: z.array(RecordedHook),
 });

@@ -1,13 +1,15 @@
-// The one zod import: zod/mini (tree-shakes to a few KB, where classic zod put
-// ~730 KB into the adapter every adoption imports) with English messages.
-import * as z from "zod/mini";
+// The one zod import: zod/mini with English messages. Modules take it as
+// `import * as z from "./schema.ts"`; the star re-export keeps tree-shaking working
+// (a namespace object exported as a value would pull every locale and check into
+// the adapter, which each adoption imports anew).
+import { config } from "zod/mini";
 import en from "zod/v4/locales/en.js";
 
-z.config(en());
+export * from "zod/mini";
 
-export { z };
+config(en());
 
-/** What a failed parse reports, whichever zod flavour made it. */
+/** What a failed parse reports. */
 export interface SchemaError {
   issues: readonly { path: readonly PropertyKey[]; message: string }[];
 }

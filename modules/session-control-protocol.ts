@@ -1,7 +1,8 @@
 // Session control's wire protocol: the JSON messages a client (`tama sessions …`, a
 // hook holding the capability) sends over the WebSocket on a session's Unix socket,
 // and the answers. Every inbound message is size-bounded and validated here.
-import { describeSchemaError, z } from "./schema.ts";
+import * as z from "./schema.ts";
+import { describeSchemaError } from "./schema.ts";
 import { EngineState } from "./protocol.ts";
 
 export const SESSION_CONTROL_PROTOCOL_VERSION = 1;

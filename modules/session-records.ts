@@ -6,7 +6,8 @@ import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync,
 import path from "node:path";
 import { isSafeFileComponent } from "./paths.ts";
 import { processAlive, processStartTicks } from "./process-groups.ts";
-import { describeSchemaError, z } from "./schema.ts";
+import * as z from "./schema.ts";
+import { describeSchemaError } from "./schema.ts";
 import { ControlKey, Sha256 } from "./session-control-protocol.ts";
 
 export const RECORD_SCHEMA_VERSION = 1;

@@ -1,19 +1,24 @@
-// Builds the three artifacts with esbuild:
+// Builds the artifacts with esbuild:
 //   dist/bin/tama.js                     the CLI and engine, one file with its dependencies
 //   dist/shell/omp-shared-hooks.js       the shell OMP imports once
-//   dist/shared-hooks/omp/adapter.js     the adapter and every module it imports, ONE file:
-//                                        its SHA-256 is the adapter's identity
+//   dist/shared-hooks/omp/adapter.js     the adapter: all of Tama's own code it runs, one file
+//   dist/shared-hooks/omp/vendor-<sha256>.js
+//                                        the third-party code the adapter imports, named by its
+//                                        SHA-256; the adapter's bytes name it, so the adapter's
+//                                        digest is the identity of everything it runs
+//   dist/scripts/*.js                    bench, demo, stress
 import { build } from "esbuild";
 import { createHash } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const dist = path.join(root, "dist");
 const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
+const sha256 = (bytes) => createHash("sha256").update(bytes).digest("hex");
 
-// Bundled CommonJS dependencies (pino) call require(); ESM output needs one made for them.
+// Bundled CommonJS dependencies (pino, ws) call require(); ESM output needs one made for them.
 const requireShim = "import { createRequire as __tamaCreateRequire } from 'node:module'; const require = __tamaCreateRequire(import.meta.url);";
 
 const common = {
@@ -22,32 +27,56 @@ const common = {
   format: "esm",
   target: "node20",
   sourcemap: false,
+  // Whitespace and syntax only: identifiers stay, so stack traces stay readable.
+  minifyWhitespace: true,
+  minifySyntax: true,
   legalComments: "none",
   logLevel: "warning",
-  define: { __TAMA_VERSION__: JSON.stringify(pkg.version) },
+  banner: { js: requireShim },
 };
 
-const targets = [
-  { entry: "modules/cli/tama.ts", out: "bin/tama.js", banner: requireShim },
-  { entry: "shell/omp-shared-hooks.ts", out: "shell/omp-shared-hooks.js", banner: "" },
-  { entry: "adapter/index.ts", out: "shared-hooks/omp/adapter.js", banner: requireShim },
-  { entry: "scripts/bench.ts", out: "scripts/bench.js", banner: requireShim },
-  { entry: "scripts/demo.ts", out: "scripts/demo.js", banner: requireShim },
-  { entry: "scripts/stress.ts", out: "scripts/stress.js", banner: requireShim },
+const single = [
+  { entry: "modules/cli/tama.ts", out: "bin/tama.js" },
+  { entry: "shell/omp-shared-hooks.ts", out: "shell/omp-shared-hooks.js", banner: { js: "" } },
+  { entry: "scripts/bench.ts", out: "scripts/bench.js" },
+  { entry: "scripts/demo.ts", out: "scripts/demo.js" },
+  { entry: "scripts/stress.ts", out: "scripts/stress.js" },
 ];
 
 mkdirSync(dist, { recursive: true });
-for (const target of targets) {
-  if (!existsSync(path.join(root, target.entry))) continue;
+for (const target of single) {
   const outfile = path.join(dist, target.out);
-  await build({ ...common, entryPoints: [path.join(root, target.entry)], outfile, banner: { js: target.banner } });
-  if (target.out === "bin/tama.js") chmodSync(outfile, 0o755);
+  await build({ ...common, ...(target.banner ? { banner: target.banner } : {}), entryPoints: [path.join(root, target.entry)], outfile });
 }
+chmodSync(path.join(dist, "bin/tama.js"), 0o755);
 
-const adapter = path.join(dist, "shared-hooks/omp/adapter.js");
+// The adapter and its vendor chunk: split, then the chunk renamed to its SHA-256.
+const omp = path.join(dist, "shared-hooks/omp");
+rmSync(omp, { recursive: true, force: true });
+await build({
+  ...common,
+  entryPoints: { adapter: path.join(root, "adapter/index.ts"), vendor: path.join(root, "modules/vendor.ts") },
+  splitting: true,
+  outdir: omp,
+  entryNames: "[name]",
+  chunkNames: "chunk-[hash]",
+});
+rmSync(path.join(omp, "vendor.js"));
+const chunks = readdirSync(omp).filter((name) => name.startsWith("chunk-"));
+if (chunks.length !== 1) throw new Error(`expected one vendor chunk, found: ${chunks.join(", ") || "none"}`);
+const chunk = chunks[0];
+const chunkBytes = readFileSync(path.join(omp, chunk));
+const vendorFile = `vendor-${sha256(chunkBytes)}.js`;
+renameSync(path.join(omp, chunk), path.join(omp, vendorFile));
+const adapterPath = path.join(omp, "adapter.js");
+const adapterText = readFileSync(adapterPath, "utf8");
+if (!adapterText.includes(`./${chunk}`)) throw new Error("the adapter does not import its vendor chunk");
+writeFileSync(adapterPath, adapterText.split(`./${chunk}`).join(`./${vendorFile}`));
+
 const manifest = {
   version: pkg.version,
-  adapterDigest: existsSync(adapter) ? createHash("sha256").update(readFileSync(adapter)).digest("hex") : null,
+  adapterDigest: existsSync(adapterPath) ? sha256(readFileSync(adapterPath)) : null,
+  vendor: vendorFile,
 };
 writeFileSync(path.join(dist, "build.json"), `${JSON.stringify(manifest, null, 2)}\n`);
-process.stdout.write(`built dist/ (adapter ${manifest.adapterDigest ?? "not built"})\n`);
+process.stdout.write(`built dist/ (adapter ${manifest.adapterDigest}, ${vendorFile})\n`);

@@ -44,6 +44,8 @@ class Shell {
   private loadError = "the adapter has not been loaded yet";
   private adopting: Promise<AdoptionReceipt> | undefined;
   private context: OmpContext | undefined;
+  /** Handed from each adapter generation to the next (see AdapterHost.carry). */
+  private readonly carry = new Map<string, unknown>();
   private readonly forwardedEvents = new Set<string>();
   private readonly forwardedTools = new Set<string>();
   private readonly forwardedCommands = new Set<string>();
@@ -106,6 +108,7 @@ class Shell {
         digest,
         adopt: (ctx, origin) => this.adopt(ctx, origin),
         lastContext: () => this.context,
+        carry: this.carry,
       },
       pi: this.pi,
     };

@@ -2,7 +2,7 @@
 // Every change goes through registry-edit.ts (validated, checksum kept, atomic).
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { z } from "zod";
+import * as z from "../schema.ts";
 import { CLAUDE_EVENTS, type NewHook } from "../claude-import.ts";
 import { programsOf, resolveProgram } from "../command-path.ts";
 import { builtinGate } from "../gates/index.ts";
@@ -64,7 +64,7 @@ function enabledText(hook: HookEntry & { selected: boolean }): string {
   return hook.selected === hook.enabled ? base : `${base} (${hook.selected ? "on" : "off"} by env)`;
 }
 
-const Argv = z.array(z.string().min(1)).min(1);
+const Argv = z.array(z.string().check(z.minLength(1))).check(z.minLength(1));
 
 function eventOf(name: string): EventKind {
   const kind = CLAUDE_EVENTS[name] ?? EventKind.safeParse(name).data;

@@ -3,13 +3,13 @@
 import { createHash } from "node:crypto";
 import { accessSync, constants, readFileSync, readlinkSync } from "node:fs";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "../schema.ts";
 import { SHELL_FILE } from "../install.ts";
 import type { TamaPaths } from "../paths.ts";
 import { error, INSTALL_FIX, ok, short, warning, type Check } from "./check.ts";
 
 const SHELL_MARKER = "Tama's OMP adapter";
-const BuildManifest = z.object({ version: z.string(), adapterDigest: z.string().nullable() });
+const BuildManifest = z.object({ version: z.string(), adapterDigest: z.nullable(z.string()) });
 
 function readOrUndefined(file: string): Buffer | undefined {
   try {

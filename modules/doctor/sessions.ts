@@ -3,7 +3,7 @@
 // defensively: they are written by session control, which may not be installed.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "../schema.ts";
 import { processAlive, processStartTicks } from "../process-groups.ts";
 import { describeZodError } from "../protocol.ts";
 import { error, ok, short, warning, type Check } from "./check.ts";
@@ -29,11 +29,11 @@ export function checkSessionsDir(dir: string): Check {
 
 // Only the fields the doctor reads (the record also holds a control key, never shown).
 const SessionRecord = z.looseObject({
-  ompPid: z.number().int().positive(),
-  ompStartTicks: z.number().optional(),
+  ompPid: z.int().check(z.positive()),
+  ompStartTicks: z.optional(z.number()),
   /** null while the session has no adapter loaded. */
-  adapterDigest: z.string().min(1).nullable(),
-  session: z.string().optional(),
+  adapterDigest: z.nullable(z.string().check(z.minLength(1))),
+  session: z.optional(z.string()),
 });
 
 const RECORD = /^session\.(.+)\.json$/;

@@ -5,7 +5,7 @@ import { ROOT } from "../support/engine-client.ts";
 
 export const BUILT_ADAPTER = path.join(ROOT, "dist/shared-hooks/omp/adapter.js");
 
-const EXPORT = /export \{\s*register\s*\};\s*$/;
+const EXPORT = /export\s*\{\s*register\s*\};?\s*$/;
 
 /**
  * The built adapter plus one extra tool (`tama_probe_<tag>`, answering `<tag>-ran`)
