@@ -21,16 +21,20 @@ export interface SessionContracts {
   stale: boolean;
 }
 
-/** The first line of a session file: its header. */
+/** A session file's header: the `session` entry among its first lines (OMP 18.2.3 writes a `title` entry first). */
 function readHeader(file: string): z.infer<typeof SessionHeader> | undefined {
   const fd = openSync(file, "r");
   try {
     const buffer = Buffer.alloc(64 * 1024);
     const read = readSync(fd, buffer, 0, buffer.length, 0);
-    const first = buffer.subarray(0, read).toString("utf8").split("\n")[0] ?? "";
-    const parsed = SessionHeader.safeParse(JSON.parse(first));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
+    for (const line of buffer.subarray(0, read).toString("utf8").split("\n").slice(0, 8)) {
+      try {
+        const parsed = SessionHeader.safeParse(JSON.parse(line));
+        if (parsed.success) return parsed.data;
+      } catch {
+        // not JSON (a torn line): not the header
+      }
+    }
     return undefined;
   } finally {
     closeSync(fd);

@@ -1,4 +1,5 @@
 // The `tama` command: one table of subcommands, each in a file of its own.
+import { contractsCommand } from "./contracts.ts";
 import { CliError } from "./io.ts";
 import { hookCommand, hooksCommand } from "./hooks.ts";
 import { doctorCommand } from "./doctor.ts";
@@ -11,7 +12,8 @@ type Command = (argv: string[]) => Promise<number> | number;
 const COMMANDS: Record<string, { run: Command; help: string }> = {
   "run-hook": { run: runHookCommand, help: "run-hook --serve omp | run-hook <event> <agent-id>   the engine" },
   hook: { run: hookCommand, help: "hook <id> < payload.json                   run one built-in gate" },
-  hooks: { run: hooksCommand, help: "hooks checksum|running|builtins           the registry and running hooks" },
+  hooks: { run: hooksCommand, help: "hooks list|add|remove|enable|disable|import|checksum|running|builtins  the registry and running hooks" },
+  contracts: { run: contractsCommand, help: "contracts status --omp [--all]            sessions started before their contracts changed" },
   doctor: { run: doctorCommand, help: "doctor [--json]                           check the install, engine, registry, hooks, sessions" },
   install: { run: installCommand, help: "install --omp [--agent-dir DIR|--profile P] lay down release, adapter, registry, shell" },
   uninstall: { run: uninstallCommand, help: "uninstall --omp [--purge]                 remove what install wrote" },

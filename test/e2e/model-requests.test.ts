@@ -105,7 +105,7 @@ describe("contracts", () => {
 
   it("splices the installed block into each request, and keeps the session's copy when the file cannot be read", async () => {
     const { server, env } = await omp.setup();
-    installTama(env);
+    const tama = installTama(env);
     const file = path.join(env.home, ".omp", "agent", "APPEND_SYSTEM.md");
     mkdirSync(path.dirname(file), { recursive: true });
     writeFileSync(file, `Be brief.\n${block("CONTRACT-V1: answer in English")}\n`);
@@ -119,6 +119,12 @@ describe("contracts", () => {
     await session.prompt("NOTOOL two");
     expect(system(server.requests[1])).toContain("CONTRACT-V2");
     expect(system(server.requests[1])).not.toContain("CONTRACT-V1");
+    // the session started before the file was last written: `tama contracts status` names it
+    const status = tama.cli(["contracts", "status", "--omp", "--json"]);
+    expect(status.code, status.stderr).toBe(0);
+    const stale = (JSON.parse(status.stdout) as { sessions: { session: string; stale: boolean; contractsFile: string }[] }).sessions;
+    expect(stale).toHaveLength(1);
+    expect(stale[0]).toMatchObject({ stale: true, contractsFile: file });
     // a file that exists and cannot be read: the session's own copy, and the sentence on stderr
     rmSync(file);
     mkdirSync(file);
