@@ -26,6 +26,8 @@ export const EngineRecord = z.object({
 export type EngineRecord = z.infer<typeof EngineRecord>;
 
 const RECORD = /^engine\.(\d+)\.json$/;
+/** How long starts and ends are gathered into one write of the record. */
+const RECORD_BATCH_MS = 25;
 
 export function recordPath(dir: string, pid: number): string {
   return path.join(dir, `engine.${pid}.json`);
@@ -51,13 +53,21 @@ export class RunningRecordWriter {
     this.file = recordPath(dir, process.pid);
   }
 
+  /**
+   * The set of running hooks changed. Writes are batched over a short window: a hook
+   * that ends within it never costs a write. Nothing is decided by this delay — the
+   * records only name hooks; ending the hooks of an engine that is gone goes by the
+   * TAMA_HOOK_RUN mark each hook process carries from its fork on.
+   */
   changed(): void {
     if (this.scheduled) return;
     this.scheduled = true;
-    this.writing = this.writing.then(async () => {
-      this.scheduled = false;
-      await this.write(this.snapshot());
-    });
+    setTimeout(() => {
+      this.writing = this.writing.then(async () => {
+        this.scheduled = false;
+        await this.write(this.snapshot());
+      });
+    }, RECORD_BATCH_MS).unref();
   }
 
   private async write(hooks: RecordedHook[]): Promise<void> {
@@ -80,7 +90,7 @@ export class RunningRecordWriter {
 
   /** The last write, once every pending one has landed (at shutdown). */
   async flush(): Promise<void> {
-    this.changed();
+    this.writing = this.writing.then(() => this.write(this.snapshot()));
     await this.writing;
   }
 }
