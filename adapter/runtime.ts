@@ -31,7 +31,18 @@ export function engineCommand(home: string): string[] {
     }
     return parsed as string[];
   }
-  return [path.join(home, "hooks-runtime", "current", "bin", "tama"), "run-hook", "--serve", "omp"];
+  const release = path.join(home, "hooks-runtime", "current", "bin");
+  // Inside OMP the adapter runs on Bun, whose spawn does not copy the parent's page
+  // tables the way Node's fork does: the engine spawns hooks faster and starts faster
+  // there (see the benchmark). TAMA_ENGINE_RUNTIME=node keeps the release's Node.
+  const runtime = process.env.TAMA_ENGINE_RUNTIME;
+  if (runtime !== undefined && runtime !== "" && runtime !== "node" && runtime !== "bun") {
+    throw new Error(`TAMA_ENGINE_RUNTIME must be "bun" or "node", not ${JSON.stringify(runtime)}`);
+  }
+  if (process.versions.bun !== undefined && runtime !== "node") {
+    return [process.execPath, path.join(release, "tama.js"), "run-hook", "--serve", "omp"];
+  }
+  return [path.join(release, "tama"), "run-hook", "--serve", "omp"];
 }
 
 /** Where an adapter hands its engine client to the next generation. */

@@ -3,6 +3,7 @@
 // the previous generation loaded and is reported, never papered over.
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { lineColumn, locateJsonError } from "./json-error.ts";
 import { EventKind, describeZodError } from "./protocol.ts";
 import * as z from "./schema.ts";
 import { builtinGate } from "./gates/index.ts";
@@ -95,19 +96,12 @@ export function catalogOf(file: RegistryFile): Catalog {
   return { schema: file.schema, release: file.release, hooks: file.hooks };
 }
 
-/** Line and column (1-based line, 0-based column) of a character offset. */
-function lineColumn(text: string, offset: number): { line: number; column: number } {
-  const before = text.slice(0, offset);
-  const line = before.split("\n").length;
-  return { line, column: offset - (before.lastIndexOf("\n") + 1) };
-}
-
-function jsonErrorWhere(text: string, message: string): string {
-  const at = /at position (\d+)/.exec(message);
-  const offset = at ? Number(at[1]) : /Unexpected end of JSON input/.test(message) ? text.length : undefined;
-  if (offset === undefined) return message;
-  const { line, column } = lineColumn(text, offset);
-  return `${message.replace(/ in JSON at position \d+.*$/, "")} at line ${line} column ${column}`;
+/** A JSON parse failure in words with its line and column, the same on every runtime. */
+function jsonErrorWhere(text: string, fallback: string): string {
+  const site = locateJsonError(text);
+  if (!site) return fallback;
+  const { line, column } = lineColumn(text, site.offset);
+  return `${site.message} at line ${line} column ${column}`;
 }
 
 export type ParseOutcome = { ok: true; file: RegistryFile; checksum: string } | { ok: false; error: string };

@@ -9,9 +9,17 @@ import { makeOmpEnv } from "../test/omp/omp-env.ts";
 import { startRpcSession } from "../test/omp/rpc-session.ts";
 import { fmtMs, median, writeExecutable, type Row } from "./bench-support.ts";
 
-const HOOKS = 5;
+const HOOKS = Number(process.env.TAMA_BENCH_OMP_HOOKS ?? 5);
 
-async function perCall(tamaBin: string, mode: "plain" | "tama" | "bridge", rounds: number): Promise<number> {
+type Mode = "plain" | "tama" | "bridge" | "noop-all";
+
+interface Running {
+  prompt(i: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** One OMP RPC session in the given configuration, with its own model server. */
+async function startMode(tamaBin: string, mode: Mode): Promise<Running> {
   const server = await startModelServer((req: RecordedRequest) =>
     req.turns.at(-1)?.role === "tool" ? { text: "ok" } : { toolCalls: [{ name: "bash", arguments: { command: "true" } }] },
   );
@@ -44,33 +52,65 @@ export default function (pi) {
     );
     extensions.push(bridge);
   }
+  if (mode === "noop-all") {
+    // OMP's own cost of an extension that listens where Tama does and does nothing
+    const noop = path.join(env.scratch, "noop.js");
+    writeFileSync(
+      noop,
+      `export default function (pi) { for (const e of ["session_start", "tool_call", "tool_result", "input", "before_agent_start", "before_provider_request", "session_stop", "session_shutdown"]) pi.on(e, () => undefined); }\n`,
+    );
+    extensions.push(noop);
+  }
   const session = startRpcSession({ env: env.env, cwd: env.cwd, extensionPaths: extensions });
-  try {
-    await session.ready(60_000);
-    const times: number[] = [];
-    for (let i = 0; i < rounds + 3; i++) {
+  await session.ready(60_000);
+  return {
+    async prompt(i) {
       const t = performance.now();
       await session.prompt(`call ${i}`);
-      if (i >= 3) times.push(performance.now() - t);
-    }
-    return median(times);
-  } finally {
-    await session.close();
-    await server.close();
-    env.cleanup();
-  }
+      return performance.now() - t;
+    },
+    async close() {
+      await session.close();
+      await server.close();
+      env.cleanup();
+    },
+  };
 }
 
-export async function ompRows(tamaBin: string, rounds = 20): Promise<Row[]> {
-  const plain = await perCall(tamaBin, "plain", rounds);
-  const tama = await perCall(tamaBin, "tama", rounds);
-  const bridge = await perCall(tamaBin, "bridge", rounds);
+/** Every configuration's turn p50, measured side by side: one prompt each, in turn, per round. */
+async function sideBySide(tamaBin: string, modes: Mode[], rounds: number): Promise<Map<Mode, number>> {
+  const running = new Map<Mode, Running>();
+  const times = new Map<Mode, number[]>(modes.map((m) => [m, []]));
+  try {
+    for (const mode of modes) running.set(mode, await startMode(tamaBin, mode));
+    for (let i = 0; i < rounds + 3; i++) {
+      for (const mode of modes) {
+        const ms = await (running.get(mode) as Running).prompt(i);
+        if (i >= 3) times.get(mode)?.push(ms);
+      }
+    }
+  } finally {
+    for (const r of running.values()) await r.close();
+  }
+  return new Map(modes.map((m) => [m, median(times.get(m) ?? [])]));
+}
+
+export async function ompNoopProbe(tamaBin: string, rounds = 30): Promise<string> {
+  const t = await sideBySide(tamaBin, ["plain", "noop-all", "tama"], rounds);
+  return [...t].map(([m, ms]) => `${m} ${fmtMs(ms)}`).join(", ");
+}
+
+export async function ompRows(tamaBin: string, rounds = 30): Promise<Row[]> {
+  const t = await sideBySide(tamaBin, ["plain", "tama", "bridge"], rounds);
+  const plain = t.get("plain") ?? Number.NaN;
+  const tama = t.get("tama") ?? Number.NaN;
+  const bridge = t.get("bridge") ?? Number.NaN;
   const tamaOverhead = tama - plain;
   const bridgeOverhead = bridge - plain;
   return [
     {
       name: `OMP tool call with ${HOOKS} pass hooks: Tama's overhead ÷ spawning them in OMP`,
-      measured: `+${fmtMs(tamaOverhead)} vs +${fmtMs(bridgeOverhead)} (turn p50 ${fmtMs(tama)} / ${fmtMs(bridge)} / plain ${fmtMs(plain)})`,
+      measured: `+${fmtMs(tamaOverhead)} vs +${fmtMs(bridgeOverhead)} (turn p50 ${fmtMs(tama)} / ${fmtMs(bridge)} / plain ${fmtMs(plain)}, side by side)`,
       ratio: tamaOverhead / bridgeOverhead,
       goal: "< 1×",
       met: tamaOverhead < bridgeOverhead,

@@ -6,7 +6,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { adoptionRows } from "./bench-adoption.ts";
 import { modelRequestRows } from "./bench-model.ts";
-import { ompRows } from "./bench-omp.ts";
+import { ompNoopProbe, ompRows } from "./bench-omp.ts";
 import { BenchEngine, fmtMs, median, printTable, scratch, spawnOnce, writeExecutable, type Row } from "./bench-support.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -139,6 +139,7 @@ if (only.has("load")) rows.push(...(await concurrentLoad(scratch("tama-bench-loa
 if (only.has("model")) rows.push(...(await modelRequestRows(scratch("tama-bench-model-"), tamaBin)));
 if (only.has("adoption")) rows.push(...adoptionRows(root, tamaBin));
 if (only.has("omp")) rows.push(...(await ompRows(tamaBin)));
+if (only.has("omp-noop")) process.stdout.write(`turn p50 side by side: ${await ompNoopProbe(tamaBin)}\n`);
 printTable(
   [
     `Tama benchmark — ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}`,

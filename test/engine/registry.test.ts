@@ -51,7 +51,7 @@ describe("registry replacement", () => {
     {
       name: "broken JSON (with line and column)",
       write: () => home.writeRegistry('{\n  "schema": 1,\n  "hooks": [\n'),
-      error: (f) => new RegExp(`parsing hook registry ${f}: Unexpected end of JSON input at line 4 column 0`),
+      error: (f) => new RegExp(`parsing hook registry ${f}: unexpected end of input, expected a value at line 4 column 0`),
     },
     {
       name: "a wrong checksum",
@@ -71,7 +71,7 @@ describe("registry replacement", () => {
     {
       name: "an empty file",
       write: () => writeFileSync(home.registry, ""),
-      error: (f) => new RegExp(`parsing hook registry ${f}: Unexpected end of JSON input at line 1 column 0`),
+      error: (f) => new RegExp(`parsing hook registry ${f}: unexpected end of input, expected a value at line 1 column 0`),
     },
     {
       name: "a directory",

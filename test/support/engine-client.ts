@@ -9,6 +9,11 @@ import { fileURLToPath } from "node:url";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const TAMA_BIN = path.join(ROOT, "dist/bin/tama.js");
+/**
+ * The runtime the engine under test runs on: Node, or Bun (as the adapter starts it
+ * inside OMP) when TAMA_TEST_ENGINE_RUNTIME=bun.
+ */
+export const ENGINE_RUNTIME = process.env.TAMA_TEST_ENGINE_RUNTIME === "bun" ? path.join(ROOT, "node_modules/.bin/bun") : process.execPath;
 
 export type Frame = Record<string, unknown> & { id?: unknown; ok?: boolean; error?: string; result?: unknown; state?: Record<string, unknown> };
 
@@ -57,7 +62,7 @@ export class EngineClient {
   readonly exited: Promise<number | null>;
 
   constructor(home: TestHome, env: NodeJS.ProcessEnv = {}, args: string[] = []) {
-    this.child = spawn(process.execPath, [TAMA_BIN, "run-hook", "--serve", "omp", ...args], {
+    this.child = spawn(ENGINE_RUNTIME, [TAMA_BIN, "run-hook", "--serve", "omp", ...args], {
       env: { ...process.env, TAMA_HOME: home.home, ...env },
       stdio: ["pipe", "pipe", "pipe"],
     });
@@ -93,6 +98,17 @@ export class EngineClient {
         },
       });
     });
+  }
+
+  /** Wait (bounded) until the engine's stderr matches: it is a separate pipe from its answers. */
+  async stderrMatching(pattern: RegExp | string, boundMs = 10_000): Promise<string> {
+    const deadline = Date.now() + boundMs;
+    const matches = (): boolean => (typeof pattern === "string" ? this.stderr.includes(pattern) : pattern.test(this.stderr));
+    while (!matches()) {
+      if (Date.now() > deadline) throw new Error(`stderr never matched ${pattern}: ${this.stderr}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    return this.stderr;
   }
 
   ready(): Promise<Frame> {
