@@ -44,9 +44,10 @@ export class BenchEngine {
   private seq = 0;
   readonly ready: Promise<void>;
 
-  constructor(tamaBin: string, env: NodeJS.ProcessEnv) {
+  /** `runtime`: the Node running the bench, or a Bun binary (as inside OMP). */
+  constructor(tamaBin: string, env: NodeJS.ProcessEnv, runtime: string = process.execPath) {
     const profile = process.env.TAMA_BENCH_ENGINE_PROFILE ? [`--cpu-prof`, `--cpu-prof-dir=${process.env.TAMA_BENCH_ENGINE_PROFILE}`] : [];
-    this.child = spawn(process.execPath, [...profile, tamaBin, "run-hook", "--serve", "omp"], { env, stdio: ["pipe", "pipe", "pipe"] });
+    this.child = spawn(runtime, [...profile, tamaBin, "run-hook", "--serve", "omp"], { env, stdio: ["pipe", "pipe", "pipe"] });
     this.child.stderr.resume();
     let readyResolve: () => void = () => {};
     this.ready = new Promise((resolve) => (readyResolve = resolve));

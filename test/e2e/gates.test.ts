@@ -22,6 +22,9 @@ describe("gates in real OMP", () => {
     expect(second).toBeDefined();
     const tool = toolMessages(second!.body as Record<string, unknown>);
     expect(tool.join("\n")).toMatch(/--no-verify/);
+    // OMP's footer shows the gates, the engine and the last refusal, live
+    const status = session.events.filter((f) => f.type === "extension_ui_request" && f.method === "setStatus" && f.statusKey === "tama").at(-1);
+    expect(String(status?.statusText)).toMatch(/^Tama: 3 gates · engine \d+ · refused: git commit --no-verify skips/);
     const before = server.requests.length;
     await session.prompt('CALL bash {"command":"echo harmless-ran"}');
     const after = toolMessages(server.requests[before + 1]!.body as Record<string, unknown>);
