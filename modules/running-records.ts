@@ -1,11 +1,12 @@
 // Records of the hooks each engine process runs, kept on disk so that they can be
 // named (`tama hooks running`) and ended after the engine that started them is gone.
-import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describeZodError } from "./protocol.ts";
 import * as z from "./schema.ts";
 import { orphanedHookProcesses, processAlive, processStartTicks, reapRecordedGroup } from "./process-groups.ts";
+import { recordNames } from "./record-dir.ts";
 
 export const RecordedHook = z.object({
   session: z.nullable(z.string()),
@@ -112,14 +113,7 @@ function engineStillRuns(record: EngineRecord): boolean {
 
 export function readRecords(dir: string, exceptPid?: number): RecordsRead {
   const out: RecordsRead = { live: [], gone: [], unread: [] };
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") out.unread.push({ file: dir, error: (error as Error).message });
-    return out;
-  }
-  for (const name of names) {
+  for (const name of recordNames(dir, out.unread)) {
     const match = RECORD.exec(name);
     if (!match || Number(match[1]) === exceptPid) continue;
     const file = path.join(dir, name);

@@ -2,13 +2,14 @@
 // socket in $TAMA_HOME/sessions/, and the checks that make them trustworthy: a
 // private directory, atomic writes, and a process that is still the one named.
 import { createHash, randomBytes } from "node:crypto";
-import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { isSafeFileComponent } from "./paths.ts";
 import { processAlive, processStartTicks } from "./process-groups.ts";
 import * as z from "./schema.ts";
 import { describeSchemaError } from "./schema.ts";
 import { ControlKey, Sha256 } from "./session-control-protocol.ts";
+import { recordNames } from "./record-dir.ts";
 
 export const RECORD_SCHEMA_VERSION = 1;
 
@@ -145,14 +146,7 @@ export interface RecordListing {
 /** Every record in the directory, sorted by start, split into live and stale. */
 export function listRecords(dir: string): RecordListing {
   const out: RecordListing = { live: [], stale: [], unread: [] };
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") out.unread.push({ file: dir, error: (error as Error).message });
-    return out;
-  }
-  for (const name of names.filter((n) => /^session\..+\.json$/.test(n)).sort()) {
+  for (const name of recordNames(dir, out.unread).filter((n) => /^session\..+\.json$/.test(n)).sort()) {
     const read = readRecordFile(path.join(dir, name));
     if (!read.ok) {
       if (!read.missing) out.unread.push({ file: path.join(dir, name), error: read.error });

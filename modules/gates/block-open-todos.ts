@@ -2,23 +2,14 @@
 // A task the agent cannot finish can be marked blocked or abandoned, which ends the
 // refusal honestly instead of looping.
 import type { BuiltinGate } from "./types.ts";
-import { describeOpen, isOpen, readSessionTodos, sessionFileOf } from "./omp-todos.ts";
+import { describeOpen, openTodosOf } from "./omp-todos.ts";
 
 export const blockOpenTodos: BuiltinGate = {
   id: "block-open-todos",
   description: "refuse to end the turn while the session's todo list has pending or in-progress tasks",
   events: ["stop"],
   evaluate(input) {
-    const file = sessionFileOf(input);
-    if (!file) return { decision: "pass" };
-    let todos;
-    try {
-      todos = readSessionTodos(file);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return { decision: "pass" };
-      throw error;
-    }
-    const open = (todos ?? []).filter(isOpen);
+    const open = openTodosOf(input);
     if (open.length === 0) return { decision: "pass" };
     return {
       decision: "block",

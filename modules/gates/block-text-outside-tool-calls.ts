@@ -2,23 +2,14 @@
 // request must call a tool rather than answer in prose. The adapter turns a refusal
 // into tool_choice "required" on OpenAI function-tool payloads.
 import type { BuiltinGate } from "./types.ts";
-import { describeOpen, isOpen, readSessionTodos, sessionFileOf } from "./omp-todos.ts";
+import { describeOpen, openTodosOf } from "./omp-todos.ts";
 
 export const blockTextOutsideToolCalls: BuiltinGate = {
   id: "block-text-outside-tool-calls",
   description: "require a tool call (no prose-only answer) while the session's todo list has open tasks",
   events: ["before_provider_request"],
   evaluate(input) {
-    const file = sessionFileOf(input);
-    if (!file) return { decision: "pass" };
-    let todos;
-    try {
-      todos = readSessionTodos(file);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return { decision: "pass" };
-      throw error;
-    }
-    const open = (todos ?? []).filter(isOpen);
+    const open = openTodosOf(input);
     if (open.length === 0) return { decision: "pass" };
     return { decision: "block", reason: `work is open, so the answer must be a tool call:\n${describeOpen(open)}` };
   },

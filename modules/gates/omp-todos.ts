@@ -118,6 +118,18 @@ export function describeOpen(open: TodoTask[], limit = 8): string {
   return lines.join("\n");
 }
 
+/** The open tasks of the session a hook input names (none without a session file). */
+export function openTodosOf(input: { transcript_path?: unknown }): TodoTask[] {
+  const file = sessionFileOf(input);
+  if (!file) return [];
+  try {
+    return (readSessionTodos(file) ?? []).filter(isOpen);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+}
+
 /** The session file a hook input names (OMP's transcript), if any. */
 export function sessionFileOf(input: { transcript_path?: unknown }): string | undefined {
   return typeof input.transcript_path === "string" && input.transcript_path.length > 0 ? input.transcript_path : undefined;
