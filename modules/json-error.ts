@@ -48,52 +48,40 @@ class Scanner {
   }
 
   object(): void {
-    this.i += 1;
-    this.ws();
-    if (this.peek() === "}") {
-      this.i += 1;
-      return;
-    }
-    for (;;) {
+    this.sequence("}", "a property value", () => {
       this.ws();
       if (this.peek() !== '"') this.fail(this.peek() === undefined ? "unexpected end of input, expected a property name" : `expected a double-quoted property name, found '${this.peek()}'`);
       this.string();
       this.expect(":", "after a property name");
       this.value();
-      this.ws();
-      const c = this.peek();
-      if (c === ",") {
-        this.i += 1;
-        continue;
-      }
-      if (c === "}") {
-        this.i += 1;
-        return;
-      }
-      this.fail(c === undefined ? "unexpected end of input, expected ',' or '}' after a property value" : `expected ',' or '}' after a property value, found '${c}'`);
-    }
+    });
   }
 
   array(): void {
+    this.sequence("]", "an array element", () => this.value());
+  }
+
+  /** `{…}` or `[…]`: items separated by commas up to the closing character. */
+  private sequence(close: string, after: string, item: () => void): void {
     this.i += 1;
     this.ws();
-    if (this.peek() === "]") {
+    if (this.peek() === close) {
       this.i += 1;
       return;
     }
     for (;;) {
-      this.value();
+      item();
       this.ws();
       const c = this.peek();
       if (c === ",") {
         this.i += 1;
         continue;
       }
-      if (c === "]") {
+      if (c === close) {
         this.i += 1;
         return;
       }
-      this.fail(c === undefined ? "unexpected end of input, expected ',' or ']' after an array element" : `expected ',' or ']' after an array element, found '${c}'`);
+      this.fail(c === undefined ? `unexpected end of input, expected ',' or '${close}' after ${after}` : `expected ',' or '${close}' after ${after}, found '${c}'`);
     }
   }
 
