@@ -33,7 +33,11 @@ interface Loaded {
 function tamaHome(): string {
   const fromEnv = process.env.TAMA_HOME;
   if (fromEnv) return path.resolve(fromEnv);
-  if (!TAMA_HOME_AT_INSTALL.startsWith("__")) return TAMA_HOME_AT_INSTALL;
+  if (!TAMA_HOME_AT_INSTALL.startsWith("__")) {
+    // The adapter, the engine and the hooks read TAMA_HOME: they follow the install too.
+    process.env.TAMA_HOME = TAMA_HOME_AT_INSTALL;
+    return TAMA_HOME_AT_INSTALL;
+  }
   return path.join(os.homedir(), ".tama");
 }
 

@@ -31,3 +31,18 @@ describe("gates in real OMP", () => {
     expect(after.join("\n")).toMatch(/harmless-ran/);
   });
 });
+
+describe("an install's TAMA_HOME", () => {
+  it("is followed by the shell, the adapter and the engine when OMP's environment does not name it", async () => {
+    const { server, env } = await omp.setup();
+    const tama = installTama(env);
+    delete env.env.TAMA_HOME;
+    const session = omp.rpc();
+    await session.ready();
+    await session.prompt('CALL bash {"command":"git commit --no-verify -m y"}');
+    expect(toolMessages(server.requests[1]!.body as Record<string, unknown>).join("\n")).toMatch(/--no-verify/);
+    const { readdirSync } = await import("node:fs");
+    // the engine wrote its log under the installed TAMA_HOME, not ~/.tama
+    expect(readdirSync(`${tama.home}/logs`)).toContain("engine.log");
+  });
+});
