@@ -1,6 +1,7 @@
 // Session control's wire protocol: the JSON messages a client (`tama sessions …`, a
 // hook holding the capability) sends over the WebSocket on a session's Unix socket,
 // and the answers. Every inbound message is size-bounded and validated here.
+import { isUtf8 } from "node:buffer";
 import * as z from "./schema.ts";
 import { describeSchemaError } from "./schema.ts";
 import { EngineState } from "./protocol.ts";
@@ -97,6 +98,8 @@ export function parseControlMessage(data: Buffer | string, isBinary: boolean): P
     return fail(null, "too-large", `the message is ${bytes} bytes; session control reads at most ${MAX_MESSAGE_BYTES}`);
   }
   if (isBinary) return fail(null, "invalid-message", "a binary frame is not a message: send JSON as text");
+  // The server reads text frames unvalidated (ws would close the connection, 1007): refused here instead.
+  if (typeof data !== "string" && !isUtf8(data)) return fail(null, "malformed-json", "the message is not UTF-8 text");
   let raw: unknown;
   try {
     raw = JSON.parse(typeof data === "string" ? data : data.toString("utf8"));

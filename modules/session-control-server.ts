@@ -74,7 +74,8 @@ export class ControlServer {
       res.writeHead(426, { "content-type": "text/plain", connection: "close" });
       res.end("Tama session control speaks WebSocket only\n");
     });
-    const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES, perMessageDeflate: false });
+    // UTF-8 is checked by parseControlMessage, which answers malformed-json and keeps the connection.
+    const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES, perMessageDeflate: false, skipUTF8Validation: true });
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(temp, () => {

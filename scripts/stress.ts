@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { scratch, writeExecutable } from "./bench-support.ts";
 import { engineFuzz } from "./stress/engine-fuzz.ts";
 import { engineKillTrials } from "./stress/engine-kill.ts";
+import { controlFuzz, startServerChild } from "./stress/session-control-fuzz.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const tamaBin = path.join(root, "dist/bin/tama.js");
@@ -27,6 +28,19 @@ function registry(home: string, hooks: unknown[]): void {
   rows.push([
     "engine protocol fuzz",
     `${s.frames} frames, ${s.withId} with an id: ${s.answered} answered once, ${s.missing} missing, ${s.duplicated} twice; ${s.validFrames} valid, ${s.validWrong} answered wrongly; RSS ${s.rssStartMb.toFixed(0)} → ${s.rssEndMb.toFixed(0)} MB`,
+    ok ? "pass" : "FAIL",
+  ]);
+}
+{
+  const dir = scratch("tama-stress-control-");
+  mkdirSync(path.join(dir, "sessions"), { mode: 0o700 });
+  const server = await startServerChild(root, path.join(dir, "sessions", "fz.sock"));
+  const s = await controlFuzz({ socket: server.socket, key: server.key, pid: server.pid, frames: count("TAMA_STRESS_FRAMES", 100_000), seed: Date.now() & 0xffff, exactStatus: true });
+  await server.stop();
+  const ok = s.serverAlive && s.missing === 0 && s.duplicated === 0 && s.wrongAnswers === 0 && s.unexpectedCloses === 0 && s.closed1009 === s.oversized && s.fdsEnd === s.fdsStart;
+  rows.push([
+    "session control protocol fuzz",
+    `${s.frames} frames: ${s.withId} with an id, ${s.answeredOnce} answered once, ${s.duplicated} twice; ${s.withoutId} without, ${s.answeredNull} answered; ${s.missing} missing, ${s.wrongAnswers} wrong; ${s.oversized} over 1 MiB, ${s.closed1009} closed 1009, ${s.unexpectedCloses} other closes; ${s.connections} connections; RSS ${s.rssStartMb.toFixed(0)} → ${s.rssEndMb.toFixed(0)} MB (peak ${s.rssPeakMb.toFixed(0)}); fds ${s.fdsStart} → ${s.fdsEnd}`,
     ok ? "pass" : "FAIL",
   ]);
 }
