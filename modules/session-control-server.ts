@@ -189,6 +189,8 @@ export class ControlServer {
     for (const connection of this.connections) {
       if (connection.pending === 0) connection.ws.close(GOING_AWAY, "this adapter was replaced: connect again");
     }
+    // Existing connections stay open until answered (ws's close() leaves clients alone).
+    this.wss.close();
   }
 
   /**
