@@ -73,7 +73,9 @@ export function install(options: { agentDir?: string; profile?: string; dist?: s
   // from (loaded/), under its immutable SHA-256 name, before the adapter itself.
   if (manifest.vendor) {
     const vendor = path.join(path.dirname(paths.adapter), "loaded", manifest.vendor);
-    if (!existsSync(vendor)) writeAtomic(vendor, readFileSync(path.join(dist, "shared-hooks", "omp", manifest.vendor)));
+    const named = /^vendor-([0-9a-f]{64})\.js$/.exec(manifest.vendor)?.[1];
+    const present = existsSync(vendor) ? createHash("sha256").update(readFileSync(vendor)).digest("hex") : undefined;
+    if (present === undefined || present !== named) writeAtomic(vendor, readFileSync(path.join(dist, "shared-hooks", "omp", manifest.vendor)));
   }
   writeAtomic(paths.adapter, adapter);
 

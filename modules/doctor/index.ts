@@ -4,7 +4,7 @@ import { ompAgentDir, distDir } from "../install.ts";
 import type { TamaPaths } from "../paths.ts";
 import type { Check } from "./check.ts";
 import { checkEngine } from "./engine.ts";
-import { checkAdapter, checkRelease, checkShell, installedAdapterDigest } from "./install.ts";
+import { checkAdapter, checkAdapterChunk, checkRelease, checkShell, installedAdapterDigest } from "./install.ts";
 import { checkCommands, checkRegistry } from "./registry.ts";
 import { checkLiveSessions, checkSessionsDir } from "./sessions.ts";
 
@@ -27,6 +27,7 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
   return [
     release.check,
     checkAdapter(paths, release.releaseId, dist),
+    checkAdapterChunk(paths),
     checkShell(paths, agentDir, dist),
     engine,
     registry.check,

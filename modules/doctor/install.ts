@@ -76,6 +76,22 @@ export function checkAdapter(paths: TamaPaths, releaseId: string | undefined, di
   return ok("adapter", `${short(digest)}, the same as this build's`);
 }
 
+/**
+ * The shared chunk the adapter imports (`./vendor-<sha256>.js`): present where the
+ * shell imports the adapter from, and holding the bytes its name promises.
+ */
+export function checkAdapterChunk(paths: TamaPaths): Check {
+  const adapter = readOrUndefined(paths.adapter)?.toString("utf8");
+  if (adapter === undefined) return ok("adapter-chunk", "no adapter installed (see adapter)");
+  const name = /\.\/(vendor-([0-9a-f]{64})\.js)/.exec(adapter);
+  if (!name?.[1] || !name[2]) return ok("adapter-chunk", "the adapter imports no shared chunk");
+  const file = path.join(path.dirname(paths.adapter), "loaded", name[1]);
+  const bytes = readOrUndefined(file);
+  if (bytes === undefined) return error("adapter-chunk", `the adapter imports ${file}, which is missing: the shell cannot load it`, INSTALL_FIX);
+  if (sha256(bytes) !== name[2]) return error("adapter-chunk", `${file} does not hold the bytes its name promises`, `remove it and ${INSTALL_FIX}`);
+  return ok("adapter-chunk", `${short(name[2])} in ${path.dirname(file)}`);
+}
+
 /** The shell OMP imports once: present, Tama's, pointing at this TAMA_HOME, and this build's. */
 export function checkShell(paths: TamaPaths, agentDir: string, dist: string): Check {
   const file = path.join(agentDir, "extensions", SHELL_FILE);
@@ -87,7 +103,7 @@ export function checkShell(paths: TamaPaths, agentDir: string, dist: string): Ch
     return error("shell", `${file} is not Tama's shell`, `move it away and ${INSTALL_FIX}, then restart OMP`);
   }
   // install writes its TAMA_HOME into the shell's text as it is.
-  const home = /TAMA_HOME_AT_INSTALL = "([^"]*)"/.exec(text)?.[1];
+  const home = /TAMA_HOME_AT_INSTALL\s*=\s*"([^"]*)"/.exec(text)?.[1];
   if (home !== undefined && !home.startsWith("__") && home !== paths.home) {
     return warning("shell", `${file} loads Tama from ${home}, not ${paths.home}`, `install with this TAMA_HOME (TAMA_HOME=${paths.home} tama install --omp), or set TAMA_HOME in OMP's environment`);
   }

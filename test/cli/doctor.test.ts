@@ -1,7 +1,7 @@
 // `tama doctor`: a real install into a test TAMA_HOME and OMP agent dir, a real
 // engine started from it, and each fault put there by hand.
 import { spawn } from "node:child_process";
-import { appendFileSync, chmodSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, chmodSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeTestHome, type TestHome } from "../support/engine-client.ts";
@@ -43,6 +43,7 @@ describe("tama doctor", () => {
     expect(result.checks.map((c) => [c.id, c.status])).toEqual([
       ["release", "ok"],
       ["adapter", "ok"],
+      ["adapter-chunk", "ok"],
       ["shell", "ok"],
       ["engine", "ok"],
       ["registry", "ok"],
@@ -190,5 +191,19 @@ describe("tama doctor", () => {
     expect(check(result, "shell")).toMatchObject({ status: "warning", fix: expect.stringContaining("restart OMP") });
     expect(result.errors).toBe(0);
     expect(readFileSync(installed.shellPath, "utf8")).toContain(home.home);
+  });
+
+  it("an adapter whose shared chunk is missing or altered is an error: the shell could not load it", () => {
+    install();
+    const loaded = path.join(home.home, "shared-hooks", "omp", "loaded");
+    const chunk = readdirSync(loaded).find((name) => name.startsWith("vendor-"));
+    expect(chunk).toBeDefined();
+    appendFileSync(path.join(loaded, chunk as string), "\n// altered\n");
+    expect(check(report(), "adapter-chunk")).toMatchObject({ status: "error", summary: expect.stringContaining("does not hold the bytes its name promises") });
+    rmSync(path.join(loaded, chunk as string));
+    expect(check(report(), "adapter-chunk")).toMatchObject({ status: "error", summary: expect.stringContaining("which is missing") });
+    // installing again puts it back
+    install();
+    expect(check(report(), "adapter-chunk")?.status).toBe("ok");
   });
 });
