@@ -26,7 +26,7 @@ import {
   type RequestId,
 } from "./protocol.ts";
 import { RegistryStore, type Generation, type HookEntry } from "./registry.ts";
-import { HOOK_RUN_VARIABLE, hookRunPrefix, signalGroup } from "./process-groups.ts";
+import { HOOK_RUN_VARIABLE, hookRunPrefix, processStartTicks, signalGroup } from "./process-groups.ts";
 import { readRecords, reapGoneEngines, RunningRecordWriter } from "./running-records.ts";
 import { HookSelection } from "./selection.ts";
 
@@ -495,7 +495,6 @@ export class Engine {
         pgid: process_.pgid ?? null,
         startedAt: started,
         process: process_,
-        ...(process_.startTicks !== undefined ? { startTicks: process_.startTicks } : {}),
       };
       run.active.add(active);
       this.records.changed();
@@ -554,16 +553,24 @@ export class Engine {
     });
   }
 
+  /**
+   * The running hooks, for the record. A hook's start time (its identity for reaping)
+   * is read from /proc only here, so a hook that ends before the record is written
+   * costs no read.
+   */
   private recordedHooks() {
     return [...this.inFlight.values()].flatMap((run) =>
-      [...run.active].map((hook) => ({
-        session: run.session,
-        event: run.event.name,
-        hook: hook.hook,
-        processGroup: hook.pgid,
-        startedAtMs: Date.now() - Math.round(performance.now() - hook.startedAt),
-        ...(hook.startTicks !== undefined ? { startTicks: hook.startTicks } : {}),
-      })),
+      [...run.active].map((hook) => {
+        if (hook.startTicks === undefined && hook.pgid !== null) hook.startTicks = processStartTicks(hook.pgid);
+        return {
+          session: run.session,
+          event: run.event.name,
+          hook: hook.hook,
+          processGroup: hook.pgid,
+          startedAtMs: Date.now() - Math.round(performance.now() - hook.startedAt),
+          ...(hook.startTicks !== undefined ? { startTicks: hook.startTicks } : {}),
+        };
+      }),
     );
   }
 

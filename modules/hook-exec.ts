@@ -2,7 +2,7 @@
 // output, a timeout that ends the whole group, and an answer read the way Claude
 // Code reads it (exit 0 / exit 2 / JSON on stdout).
 import { spawn } from "node:child_process";
-import { endGroup, processStartTicks, signalGroup } from "./process-groups.ts";
+import { endGroup, signalGroup } from "./process-groups.ts";
 
 export const MAX_STDOUT_BYTES = 1024 * 1024;
 export const MAX_STDERR_BYTES = 64 * 1024;
@@ -26,7 +26,6 @@ export type ExecEnd =
 export interface HookProcess {
   /** The hook's process group (its leader's pid); undefined when it never started. */
   pgid: number | undefined;
-  startTicks: number | undefined;
   ended: Promise<ExecEnd>;
   /** End the hook and everything it started; its answer becomes a cancellation. */
   cancel(why: string): void;
@@ -67,7 +66,7 @@ export function startHookProcess(request: ExecRequest): HookProcess {
   };
   if (program === undefined) {
     finish({ kind: "spawn-error", message: "the command is empty" });
-    return { pgid: undefined, startTicks: undefined, ended, cancel: () => {} };
+    return { pgid: undefined, ended, cancel: () => {} };
   }
 
   const child = spawn(program, args, {
@@ -78,7 +77,6 @@ export function startHookProcess(request: ExecRequest): HookProcess {
     stdio: ["pipe", "pipe", "pipe"],
   });
   const pgid = child.pid;
-  const startTicks = pgid === undefined ? undefined : processStartTicks(pgid);
   const stdout = new Collector(MAX_STDOUT_BYTES);
   const stderr = new Collector(MAX_STDERR_BYTES);
   // Set when Tama itself ended the group, so the exit is not read as the hook's answer.
@@ -134,7 +132,6 @@ export function startHookProcess(request: ExecRequest): HookProcess {
 
   return {
     pgid,
-    startTicks,
     ended,
     cancel: (why: string) => stop({ kind: "cancelled", why }),
   };

@@ -165,9 +165,15 @@ export class RegistryStore {
    * Concurrent callers share one read.
    */
   refresh(): Promise<RefreshOutcome> {
-    this.inFlight ??= this.read().finally(() => {
-      this.inFlight = undefined;
-    });
+    // Dispatches handled in one turn of the event loop arrived in the same input
+    // chunk, before this read: one read serves them all and misses no change made
+    // before any of them arrived. The next turn reads again.
+    if (!this.inFlight) {
+      this.inFlight = this.read();
+      setImmediate(() => {
+        this.inFlight = undefined;
+      });
+    }
     return this.inFlight;
   }
 
