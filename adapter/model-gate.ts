@@ -4,7 +4,7 @@
 // so waiting here would let prose through exactly when the gates are slow.
 // Then the installed contracts are spliced in place of the block the payload carries.
 import os from "node:os";
-import { contractsFilePath, readInstalledContracts, spliceContracts, unreadableContractsMessage } from "../modules/contracts.ts";
+import { contractsFilePath, contractsPathOptionsFromEnv, readInstalledContracts, spliceContracts, unreadableContractsMessage } from "../modules/contracts.ts";
 import { decideRequest, type RequestVerdict } from "../modules/model-request.ts";
 import type { OmpContext } from "../modules/omp-api.ts";
 import type { AdapterRuntime } from "./runtime.ts";
@@ -67,7 +67,7 @@ export class ModelGate {
   }
 
   private splice(payload: unknown, ctx: OmpContext): unknown {
-    const file = contractsFilePath(ctx.cwd, process.env.HOME || os.homedir());
+    const file = contractsFilePath(ctx.cwd, process.env.HOME || os.homedir(), contractsPathOptionsFromEnv());
     const installed = readInstalledContracts(file);
     switch (installed.kind) {
       case "missing":

@@ -30,13 +30,15 @@ export class Prompts {
       this.runtime.notify(`Tama refused this prompt: ${answer.refused}`, "warning");
       return { handled: true };
     }
-    this.checked.add(event.text);
-    return answer.context ? { text: `${event.text}\n\n${answer.context}` } : undefined;
+    // OMP passes on the (trimmed) text we return: that is what before_agent_start will see.
+    const text = answer.context ? `${event.text}\n\n${answer.context}` : event.text;
+    this.checked.add(text.trim());
+    return answer.context ? { text } : undefined;
   }
 
   async onAgentStart(event: { prompt: string }, ctx: OmpContext): Promise<unknown> {
     this.runtime.context = ctx;
-    if (this.checked.delete(event.prompt)) return undefined;
+    if (this.checked.delete(event.prompt.trim())) return undefined;
     const answer = await this.check(event.prompt, ctx);
     if (answer.refused) {
       this.runtime.refused(answer.refused);

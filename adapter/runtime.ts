@@ -187,7 +187,10 @@ export class AdapterRuntime {
 
   private engineSaid(line: string): void {
     // The engine names abandoned hooks and infrastructure trouble; keep them visible.
-    this.logger.warn({ note: "engine stderr" }, line.slice(0, 2000));
+    // Only Tama's own lines (hook ids, events, sessions, process groups) go into the log;
+    // anything else the engine's runtime printed is counted, never copied (allowlist).
+    if (line.startsWith("tama: ")) this.logger.warn({ note: "engine stderr" }, line.slice(0, 2000));
+    else this.logger.warn({ note: "engine stderr (not Tama's)", count: line.length }, "the engine printed a line that is not Tama's");
     if (!this.context?.hasUI) process.stderr.write(`${line}\n`);
   }
 

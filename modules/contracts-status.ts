@@ -4,7 +4,7 @@
 // new one.
 import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import path from "node:path";
-import { contractsFilePath } from "./contracts.ts";
+import { contractsFilePath, contractsPathOptionsFromEnv } from "./contracts.ts";
 import * as z from "./schema.ts";
 
 const SessionHeader = z.looseObject({ type: z.literal("session"), id: z.string(), timestamp: z.string(), cwd: z.string() });
@@ -66,7 +66,7 @@ export function contractsStatus(agentDir: string, home: string): SessionContract
   for (const file of sessionFiles(agentDir)) {
     const header = readHeader(file);
     if (!header) continue;
-    const contractsFile = contractsFilePath(header.cwd, home);
+    const contractsFile = contractsFilePath(header.cwd, home, contractsPathOptionsFromEnv());
     let written: Date | null = null;
     try {
       written = statSync(contractsFile).mtime;

@@ -156,6 +156,12 @@ const FILE_NAME = "APPEND_SYSTEM.md";
  * `--append-system-prompt` flag replaces the file altogether (main.ts:1233).
  * When no candidate exists, the user path (where `jeden contracts install` writes).
  */
+/** The lookup options OMP's own environment selects (PI_CONFIG_DIR, OMP_PROFILE or PI_PROFILE). */
+export function contractsPathOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): ContractsPathOptions {
+  const profile = env.OMP_PROFILE ?? env.PI_PROFILE;
+  return { ...(env.PI_CONFIG_DIR ? { configDirName: env.PI_CONFIG_DIR } : {}), ...(profile ? { profile } : {}) };
+}
+
 export function contractsFilePath(cwd: string, home: string, options: ContractsPathOptions = {}): string {
   const userPath = join(home, userAgentDir(options), FILE_NAME);
   const candidates = [...PROJECT_DIRS.map((dir) => resolve(cwd, dir, FILE_NAME)), userPath];

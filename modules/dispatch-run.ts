@@ -37,8 +37,12 @@ export class DispatchRun {
   readonly active = new Set<ActiveHook>();
   /** Set when a signal proved nobody waits: the answer's error, and no further hook starts. */
   endedWith: string | undefined;
-  /** The hook that was running or next when the dispatch was ended. */
+  /** The first hook the ended dispatch did not start. */
   stoppedAt: string | undefined;
+  /** The hook a turn end ended mid-run, named when no hook was left unstarted. */
+  endedHook: string | undefined;
+  /** The answer's error when it names the hook not started (resolved when the dispatch answers). */
+  endedWithFor: ((stoppedAt: string) => string) | undefined;
 
   constructor(
     readonly id: RequestId,

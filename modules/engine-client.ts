@@ -4,7 +4,7 @@
 // code a newer release replaced is retired once it owes nothing.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import readline from "node:readline";
-import { Answer, ReadyFrame, describeZodError, type EngineState } from "./protocol.ts";
+import { Answer, MAX_FRAME_BYTES, ReadyFrame, describeZodError, type EngineState } from "./protocol.ts";
 
 /** An answer the client could not get from the engine: always ok:false, with the cause. */
 export interface Failure {
@@ -40,6 +40,9 @@ interface EngineProcess {
   drainThenClose: boolean;
   stderrTail: string[];
 }
+
+/** How long a retired engine may take to exit after its input closed. */
+const RETIRE_BOUND_MS = 2_000;
 
 /** Bumped when a client of one adapter build can no longer be driven by another's. */
 export const ENGINE_CLIENT_CARRY_VERSION = 1;
@@ -167,7 +170,10 @@ export class EngineClient {
     if (current && !current.dead && current.retiring && current.pending.size === 0) {
       this.switching = (async () => {
         current.child.stdin.end();
-        await current.exited;
+        // An engine that does not exit once its input closed must not hold every later request.
+        const bound = new Promise<void>((resolve) => setTimeout(resolve, RETIRE_BOUND_MS).unref?.());
+        await Promise.race([current.exited, bound]);
+        if (!current.dead) current.child.kill("SIGKILL");
         if (this.current === current) this.current = undefined;
       })().finally(() => {
         this.switching = undefined;
@@ -190,9 +196,14 @@ export class EngineClient {
       return { id, ok: false, error: (error as Error).message };
     }
     if (proc.dead) return { id, ok: false, error: `the Tama engine (pid ${proc.child.pid ?? "?"}) is gone` };
-    const answer = new Promise<ClientAnswer>((resolve) => proc.pending.set(id, resolve));
     const withChecksum = this.catalogChecksum ? { knownCatalogChecksum: this.catalogChecksum } : { knownCatalogChecksum: "" };
-    proc.child.stdin.write(`${JSON.stringify({ ...frame, ...withChecksum, id })}\n`);
+    const line = `${JSON.stringify({ ...frame, ...withChecksum, id })}\n`;
+    // The engine refuses a longer frame without an id to answer by: fail it here, by name.
+    if (Buffer.byteLength(line) > MAX_FRAME_BYTES) {
+      return { id, ok: false, error: `the request is ${Buffer.byteLength(line)} bytes, more than the engine reads in one frame (${MAX_FRAME_BYTES})` };
+    }
+    const answer = new Promise<ClientAnswer>((resolve) => proc.pending.set(id, resolve));
+    proc.child.stdin.write(line);
     return answer;
   }
 

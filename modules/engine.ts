@@ -1,7 +1,7 @@
 // The engine: loads the registry, runs hooks, and applies the lifecycle rules that
 // end hooks nobody waits for. Transport-free: serve.ts and the one-event CLI drive it.
 import { createHash } from "node:crypto";
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { toHookTargets, type HookTarget } from "./claude-shape.ts";
 import { callKeyOf, DispatchRun, round, type ActiveHook } from "./dispatch-run.ts";
@@ -29,6 +29,7 @@ import { RegistryStore, type Generation, type HookEntry } from "./registry.ts";
 import { HOOK_RUN_VARIABLE, hookRunPrefix, processStartTicks, signalGroup } from "./process-groups.ts";
 import { readRecords, reapGoneEngines, RunningRecordWriter } from "./running-records.ts";
 import { HookSelection } from "./selection.ts";
+import { sessionsDirProblem } from "./session-records.ts";
 
 export interface EngineOptions {
   paths: TamaPaths;
@@ -69,7 +70,10 @@ export class Engine {
 
   /** First registry read, and ending what engines that are gone left running. */
   async start(): Promise<void> {
-    for (const ended of reapGoneEngines(this.options.paths.running, this.homeTag)) {
+    // Records that name processes to kill are trusted only from a directory only this user can write.
+    const problem = existsSync(this.options.paths.sessions) ? sessionsDirProblem(this.options.paths.home, this.options.paths.sessions, false) : undefined;
+    if (problem !== undefined) this.options.stderr(`tama: not ending hooks left by engines that are gone: ${problem}`);
+    for (const ended of problem === undefined ? reapGoneEngines(this.options.paths.running, this.homeTag) : []) {
       this.options.stderr(
         ended.hook === "(unrecorded)"
           ? `tama: ended ${ended.pids.length} hook process(es) (${ended.pids.join(", ")}) left running by an engine that is gone`
@@ -277,11 +281,14 @@ export class Engine {
       // The harness sends stop / user_prompt_submit only after every tool call of the turn is over.
       for (const other of this.inFlight.values()) {
         if (other === run || other.session !== session || !isToolEvent(other.event.kind)) continue;
-        const stoppedAt = [...other.active][0]?.hook ?? other.stoppedAt ?? "(none)";
+        const sentence = (stoppedAt: string) =>
+          `the turn of session ${session} ended while ${other.event.name} was still being checked, so that tool call is over and hook ${stoppedAt} and the ones after it were not started`;
+        other.endedWithFor = sentence;
+        other.endedHook = [...other.active][0]?.hook;
         this.endRun(
           other,
           `the session's ${run.event.kind} arrived while ${other.event.name} was still being checked`,
-          `the turn of session ${session} ended while ${other.event.name} was still being checked, so that tool call is over and hook ${stoppedAt} and the ones after it were not started`,
+          sentence(other.stoppedAt ?? other.endedHook ?? "(none)"),
           (hook) =>
             `tama: ended hook ${hook.hook} (process group ${hook.pgid ?? "none"}) still running for ${other.event.name} of session ${session}: the session's ${run.event.kind} arrived, so that tool call is over and nobody waits for its answer`,
         );
@@ -291,7 +298,7 @@ export class Engine {
       for (const other of this.inFlight.values()) {
         if (other.event.kind !== "pre_tool_use" || other.callKey !== run.callKey || other.endedWith !== undefined) continue;
         const tool = other.event.tool ?? "?";
-        const line = `tama: ended pre-tool dispatch ${JSON.stringify(other.id)} of ${tool} in session ${session}: the result of the ${tool} call already arrived, so the harness stopped waiting for this check`;
+        const line = `tama: ended pre-tool dispatch ${String(other.id)} of ${tool} in session ${session}: the result of the ${tool} call already arrived, so the harness stopped waiting for this check`;
         this.options.stderr(line);
         this.endRun(
           other,
@@ -383,7 +390,10 @@ export class Engine {
       },
       "dispatch answered",
     );
-    if (run.endedWith !== undefined) return { ok: false, error: run.endedWith, result };
+    if (run.endedWith !== undefined) {
+      const error = run.endedWithFor ? run.endedWithFor(run.stoppedAt ?? run.endedHook ?? "(none)") : run.endedWith;
+      return { ok: false, error, result };
+    }
     if (result.cancelled) {
       const cancelled = results.filter((r) => r.outcome === "cancelled").map((r) => `${r.hook} (${r.reason ?? "cancelled"})`);
       return { ok: false, error: `hooks were ended before they answered: ${cancelled.join(", ")}`, result };
@@ -442,6 +452,7 @@ export class Engine {
     for (const target of targets) {
       for (const hook of hooks) {
         if (!this.matches(hook, target)) continue;
+        // Ended (a cancel, the turn's end, closed input): this and the hooks after it do not start.
         if (run.endedWith !== undefined) {
           run.stoppedAt ??= hook.id;
           return results;
@@ -449,7 +460,8 @@ export class Engine {
         const result = await this.runHook(run, hook, target, targets.length > 1);
         results.push(result);
         if (result.outcome === "block" || result.outcome === "failed-closed" || result.outcome === "ask") return results;
-        if (result.outcome === "cancelled") return results;
+        // A cancelled hook goes on to the check above, which names the next one not started.
+        if (result.outcome === "cancelled" && run.endedWith === undefined) return results;
       }
     }
     return results;
@@ -462,11 +474,19 @@ export class Engine {
     const builtins = hooks.filter((hook) => hook.builtin !== undefined);
     const commands = hooks.filter((hook) => hook.builtin === undefined);
     const results: HookResult[] = [];
+    // A stop nobody waits for any more (cancelled, input closed) starts no further hook.
+    const ended = (next: HookEntry | undefined): boolean => {
+      if (run.endedWith === undefined) return false;
+      run.stoppedAt ??= next?.id;
+      return true;
+    };
     for (const hook of builtins) {
+      if (ended(hook)) return results;
       const result = await this.runHook(run, hook, target, false);
       results.push(result);
       if (result.outcome === "block" || result.outcome === "failed-closed") return results;
     }
+    if (ended(commands[0])) return results;
     const sideBySide = await Promise.all(commands.map((hook) => this.runHook(run, hook, target, false)));
     return [...results, ...sideBySide];
   }

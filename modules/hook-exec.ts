@@ -2,10 +2,12 @@
 // output, a timeout that ends the whole group, and an answer read the way Claude
 // Code reads it (exit 0 / exit 2 / JSON on stdout).
 import { spawn } from "node:child_process";
-import { endGroup, signalGroup } from "./process-groups.ts";
+import { endGroup, endMarkedRun, HOOK_RUN_VARIABLE, signalGroup } from "./process-groups.ts";
 
 export const MAX_STDOUT_BYTES = 1024 * 1024;
 export const MAX_STDERR_BYTES = 64 * 1024;
+/** How long a hook's pipes are still read after the hook itself exited. */
+const EXIT_DRAIN_MS = 250;
 
 export interface ExecRequest {
   argv: string[];
@@ -89,6 +91,9 @@ export function startHookProcess(request: ExecRequest): HookProcess {
     endedBy = reason;
     if (pgid !== undefined) endGroup(pgid);
     clearTimeout(timer);
+    // Pipes a process outside the group still holds are let go with the hook.
+    child.stdout.destroy();
+    child.stderr.destroy();
     finish(reason.kind === "timeout" || reason.kind === "flooded" ? { ...reason, stderr: stderr.text() } : reason);
   };
   const timer = setTimeout(() => stop({ kind: "timeout", stderr: "" }), request.timeoutMs);
@@ -109,17 +114,7 @@ export function startHookProcess(request: ExecRequest): HookProcess {
     clearTimeout(timer);
     finish({ kind: "spawn-error", message: error.message });
   });
-  child.on("exit", (code, signal) => {
-    exit = { code, signal };
-    clearTimeout(timer);
-    // Whatever the hook left running in its group is ended with it.
-    if (pgid !== undefined) {
-      if (signalGroup(pgid, "SIGTERM")) {
-        setTimeout(() => signalGroup(pgid, "SIGKILL"), 300).unref();
-      }
-    }
-  });
-  child.on("close", () => {
+  const exited = (): void => {
     clearTimeout(timer);
     finish({
       kind: "exited",
@@ -128,7 +123,29 @@ export function startHookProcess(request: ExecRequest): HookProcess {
       stdout: stdout.text(),
       stderr: stderr.text(),
     });
+  };
+  child.on("exit", (code, signal) => {
+    exit = { code, signal };
+    // Whatever the hook left running in its group is ended with it.
+    if (pgid !== undefined) {
+      if (signalGroup(pgid, "SIGTERM")) {
+        setTimeout(() => signalGroup(pgid, "SIGKILL"), 300).unref();
+      }
+    }
+    // A process that left the group (setsid) may hold the hook's stdout open for as
+    // long as it lives: the hook has answered by exiting, so what it wrote is read
+    // for a moment more and then its pipes are let go. The timeout stays armed too.
+    setTimeout(() => {
+      if (final) return;
+      child.stdout.destroy();
+      child.stderr.destroy();
+      exited();
+      // Still held open: something the hook started outside its group runs on. Its mark ends it.
+      const mark = request.env[HOOK_RUN_VARIABLE];
+      if (mark) endMarkedRun(mark);
+    }, EXIT_DRAIN_MS).unref();
   });
+  child.on("close", exited);
 
   return {
     pgid,

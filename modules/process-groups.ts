@@ -150,3 +150,29 @@ export function orphanedHookProcesses(homeTag: string): { pid: number; enginePid
   }
   return found;
 }
+
+/**
+ * End every process carrying one hook run's mark (TAMA_HOOK_RUN=<value>): what a
+ * hook started outside its process group (setsid) and left running.
+ */
+export function endMarkedRun(value: string): number[] {
+  const wanted = `${HOOK_RUN_VARIABLE}=${value}\0`;
+  const ended: number[] = [];
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return ended;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      if (!readFileSync(`/proc/${entry}/environ`, "latin1").includes(wanted)) continue;
+      process.kill(Number(entry), "SIGKILL");
+      ended.push(Number(entry));
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return ended;
+}

@@ -206,9 +206,12 @@ class Shell {
     // The new module is imported; now the old adapter shuts down, the new one registers and starts.
     if (old && ctx) await this.runHandlers(old, "session_shutdown", ctx);
     let table: Loaded;
+    // What the old adapter handed over (its engine) goes back to it if the new one fails to register.
+    const carried = new Map(this.carry);
     try {
       table = this.register(next.module, next.digest);
     } catch (error) {
+      for (const [key, value] of carried) this.carry.set(key, value);
       await this.restore(old, ctx);
       return refuse(`registering ${next.digest}: ${(error as Error).message}`);
     }

@@ -72,8 +72,11 @@ export async function runHookCommand(argv: string[]): Promise<number> {
 
 /** Read the one-event mode's settings; every env value that is not text is refused by name. */
 function oneEventSettings(positionals: string[], providerFlag: string | undefined) {
-  const agentId = positionals[1] ?? readEnvText("TAMA_AGENT_ID");
-  const provider = (providerFlag ?? readEnvText("TAMA_PROVIDER") ?? "claude").toLowerCase();
+  // Both are read even when an argument wins: a value that is not text is refused, never skipped.
+  const agentFromEnv = readEnvText("TAMA_AGENT_ID");
+  const providerFromEnv = readEnvText("TAMA_PROVIDER");
+  const agentId = positionals[1] ?? agentFromEnv;
+  const provider = (providerFlag ?? providerFromEnv ?? "claude").toLowerCase();
   return { agentId, provider };
 }
 
@@ -122,6 +125,8 @@ async function oneEvent(paths: TamaPaths, positionals: string[], providerFlag: s
     return fail(engine.store.lastReloadError ?? "no hook registry is loaded");
   }
   const answer = await engine.handle({ id: "one-event", op: "dispatch", event: eventName, payload: payload.data });
+  // The running-hook record is written in batches: leave none behind for a hook that ended.
+  await engine.shutdown();
   publishAgentRecord(paths, settings.agentId, settings.provider, eventName, payload.data.session_id);
   if (!answer.ok) return fail(answer.error ?? "the dispatch failed");
   return writeDecision(answer.result as DispatchResult, settings.provider);

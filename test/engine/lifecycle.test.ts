@@ -64,7 +64,7 @@ describe("a call's result ends its check", () => {
     expect(preAnswer.ok).toBe(false);
     expect(preAnswer.error).toBe("the result of the write call already arrived, so the harness stopped waiting for this check");
     await e.stderrMatching(
-      `tama: ended pre-tool dispatch ${JSON.stringify(preAnswer.id)} of write in session s1: the result of the write call already arrived, so the harness stopped waiting for this check`,
+      `tama: ended pre-tool dispatch ${String(preAnswer.id)} of write in session s1: the result of the write call already arrived, so the harness stopped waiting for this check`,
     );
     await e.stderrMatching(/still running in Tama: guard \(pre_tool_use:write, \d+ ms\)/);
 
@@ -132,7 +132,7 @@ describe("turn end", () => {
     const answer = await pre;
     expect(answer.ok).toBe(false);
     expect(answer.error).toBe(
-      "the turn of session s1 ended while pre_tool_use:write was still being checked, so that tool call is over and hook guard and the ones after it were not started",
+      "the turn of session s1 ended while pre_tool_use:write was still being checked, so that tool call is over and hook after-guard and the ones after it were not started",
     );
     await e.stderrMatching(
       `tama: ended hook guard (process group ${pgid}) still running for pre_tool_use:write of session s1: the session's stop arrived, so that tool call is over and nobody waits for its answer`,

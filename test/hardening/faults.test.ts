@@ -98,3 +98,17 @@ describe("registry faults while dispatches run", () => {
     await engine.close();
   });
 });
+
+describe("a hook that leaves its process group", () => {
+  it("is answered by its exit, and what it started with setsid is ended too", async () => {
+    const script = home.script("escape.sh", "#!/bin/sh\ncat >/dev/null\nsetsid sleep 600 &\nexit 0\n");
+    home.writeRegistry({ schema: 1, release: null, hooks: [{ id: "escape", events: ["pre_tool_use"], timeoutMs: 30_000, command: [script] }] });
+    const engine = new EngineClient(home);
+    await engine.ready();
+    const answer = await engine.dispatch("pre_tool_use:bash", { session_id: "s", cwd: home.dir, tool_input: { command: "ls" } });
+    expect(resultOf(answer).decision).toBe("pass");
+    expect(resultOf(answer).results[0]?.outcome).toBe("pass");
+    await engine.close();
+    // afterEach: no process of this test's hooks remains, the setsid'd sleep included
+  });
+});
