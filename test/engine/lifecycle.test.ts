@@ -100,6 +100,21 @@ describe("a call's result ends its check", () => {
     expect(unknown.error).toMatch(/no dispatch "nope" is in flight/);
   });
 
+  it("a stop cancelled before its hooks start starts none of them", async () => {
+    const marker = path.join(home.dir, "ran");
+    const hook = home.script("mark.sh", `#!/bin/sh\ncat >/dev/null\ntouch ${marker}\n`);
+    const e = await start([{ id: "marker", events: ["stop"], command: [hook] }]);
+    const answer = e.waitFor((f) => f.id === "stop-1");
+    // one write: the cancel is read in the same turn as the dispatch, before any hook starts
+    e.sendRaw(`${JSON.stringify({ id: "stop-1", op: "dispatch", event: "stop", payload: { session_id: "s1", cwd: home.dir } })}\n${JSON.stringify({ id: "c", op: "cancel", target: "stop-1" })}\n`);
+    const stopped = await answer;
+    expect(stopped.ok).toBe(false);
+    expect(stopped.error).toMatch(/cancelled by its caller/);
+    expect(resultOf(stopped).results).toEqual([]);
+    await e.request({ op: "status" });
+    expect(existsSync(marker)).toBe(false);
+  });
+
   it("an unreadable abandonment record is refused by name, never skipped", async () => {
     const e = await start([]);
     await e.request({ op: "status" });

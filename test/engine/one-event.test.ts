@@ -81,6 +81,14 @@ describe("tama run-hook <event> <agent-id>", () => {
     expect(r.stderr).toMatch(/^TAMA_HOOK_INFRASTRUCTURE: parsing hook registry .*registry\.json: /);
   });
 
+  it("leaves no running-hook record behind, however long its hook ran", () => {
+    const slow = home.script("slow.sh", "#!/bin/sh\ncat >/dev/null\nsleep 0.2\n");
+    home.writeRegistry({ schema: 1, release: null, hooks: [{ id: "slow", events: ["pre_tool_use"], command: [slow] }] });
+    expect(run(["run-hook", "PreToolUse", "agent-1"], claudeBash("ls")).code).toBe(0);
+    const listed = JSON.parse(run(["hooks", "running", "--json"], "").stdout) as { running: unknown[] };
+    expect(listed.running).toEqual([]);
+  });
+
   it("TAMA_ONLY_HOOK_ID and TAMA_DISABLED_HOOKS narrow the hooks that run", () => {
     expect(run(["run-hook", "PreToolUse", "a"], claudeBash("rm -rf x"), { TAMA_ONLY_HOOK_ID: "block-git-hook-bypass" }).code).toBe(0);
     expect(run(["run-hook", "PreToolUse", "a"], claudeBash("rm -rf x"), { TAMA_DISABLED_HOOKS: "no-rm" }).code).toBe(0);
