@@ -44,7 +44,17 @@ const GOING_AWAY = 1001;
 interface Connection {
   ws: WebSocket;
   pending: number;
+  idle?: NodeJS.Timeout;
 }
+
+/**
+ * A connection that owes and is owed nothing for this long is closed, so silent
+ * peers cannot hold every one of the MAX_CONNECTIONS slots. A resource bound, not a
+ * decision about any request: a request in flight keeps its connection open.
+ */
+export const IDLE_CLOSE_MS = 60_000;
+/** WebSocket close code 1000 would read as a normal end; 4000 is "idle", an application code. */
+const IDLE_CLOSE_CODE = 4000;
 
 function keyMatches(expected: string, given: string): boolean {
   const a = Buffer.from(expected);
@@ -57,6 +67,8 @@ export class ControlServer {
   private retired = false;
   private closed = false;
 
+  private idleMs = IDLE_CLOSE_MS;
+
   private constructor(
     readonly socketPath: string,
     private readonly http: http.Server,
@@ -68,7 +80,7 @@ export class ControlServer {
   ) {}
 
   /** Listen on a fresh private path, then rename it over `socketPath` (0600 from the start). */
-  static async listen(socketPath: string, handlers: ControlHandlers, logger?: Logger): Promise<ControlServer> {
+  static async listen(socketPath: string, handlers: ControlHandlers, logger?: Logger, options: { idleMs?: number } = {}): Promise<ControlServer> {
     const temp = path.join(path.dirname(socketPath), `.${randomBytes(6).toString("hex")}.sock.tmp`);
     const server = http.createServer((_req, res) => {
       res.writeHead(426, { "content-type": "text/plain", connection: "close" });
@@ -97,6 +109,7 @@ export class ControlServer {
     // A forgotten listener must never keep OMP from exiting.
     server.unref?.();
     const control = new ControlServer(socketPath, server, wss, inode, handlers, logger);
+    if (options.idleMs !== undefined) control.idleMs = options.idleMs;
     server.on("upgrade", (req, socket, head) => control.upgrade(req, socket, head));
     server.on("error", (error) => logger?.error({ note: "session control listener" }, error.message));
     return control;
@@ -129,10 +142,26 @@ export class ControlServer {
   private accept(ws: WebSocket): void {
     const connection: Connection = { ws, pending: 0 };
     this.connections.add(connection);
+    this.armIdle(connection);
     // An oversized frame or a broken peer: ws closes the connection; nothing else goes down.
     ws.on("error", (error) => this.logger?.warn({ note: "session control connection" }, error.message));
-    ws.on("close", () => this.connections.delete(connection));
-    ws.on("message", (data, isBinary) => void this.onMessage(connection, data, isBinary));
+    ws.on("close", () => {
+      clearTimeout(connection.idle);
+      this.connections.delete(connection);
+    });
+    ws.on("message", (data, isBinary) => {
+      this.armIdle(connection);
+      void this.onMessage(connection, data, isBinary);
+    });
+  }
+
+  private armIdle(connection: Connection): void {
+    clearTimeout(connection.idle);
+    connection.idle = setTimeout(() => {
+      if (connection.pending > 0) return this.armIdle(connection);
+      connection.ws.close(IDLE_CLOSE_CODE, `idle for ${this.idleMs} ms: connect again to send a request`);
+    }, this.idleMs);
+    connection.idle.unref?.();
   }
 
   private send(connection: Connection, response: ControlResponse): void {

@@ -211,3 +211,22 @@ describe("the session control server", () => {
     await expect(controlRequest(silent.socketPath, { id: "1", op: "status", key: KEY }, 300)).rejects.toBeInstanceOf(ControlTimeout);
   });
 });
+
+describe("idle connections", () => {
+  it("closes a connection that sends nothing once it has been idle, and keeps one that is used", async () => {
+    const server = await ControlServer.listen(path.join(dir, "sessions", "s1.sock"), handlers(), undefined, { idleMs: 1500 });
+    servers.push(server);
+    const silent = new Conn(server.socketPath);
+    const busy = new Conn(server.socketPath);
+    await Promise.all([silent.open, busy.open]);
+    // ordering: the busy connection sends well within each idle window; the silent one never does
+    for (let i = 0; i < 100 && silent.closed === undefined; i++) {
+      busy.send(JSON.stringify({ id: `s${i}`, op: "status", key: KEY }));
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    for (let i = 0; i < 50 && silent.closed === undefined; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(silent.closed).toEqual({ code: 4000, reason: "idle for 1500 ms: connect again to send a request" });
+    expect(busy.closed).toBeUndefined();
+    expect(server.connectionCount).toBe(1);
+  });
+});
