@@ -77,9 +77,9 @@ export async function controlRequest(socket: string, request: ControlRequest, ti
   for (;;) {
     const outcome = await attempt(socket, request, deadline);
     if (outcome.done) return outcome.response;
-    if (outcome.kind === "timeout" || Date.now() >= deadline) {
-      throw new ControlTimeout(`no answer from ${socket} within ${timeoutMs} ms`);
-    }
+    if (outcome.kind === "timeout") throw new ControlTimeout(`no answer from ${socket} within ${timeoutMs} ms`);
+    // Out of time while the socket kept refusing: it is unreachable, not slow to answer.
+    if (Date.now() >= deadline) throw new ControlUnreachable(`cannot reach session control at ${socket}: ${outcome.error}`);
     refusedSince ??= Date.now();
     if (outcome.kind === "fatal" || Date.now() - refusedSince > connectRetryMs) {
       throw new ControlUnreachable(`cannot reach session control at ${socket}: ${outcome.error}`);
