@@ -5,7 +5,7 @@ import type { AdapterApi, AdapterHooks } from "../modules/adapter-contract.ts";
 import type { BeforeProviderRequestEvent, InputEvent, OmpContext, SessionStopEvent, ToolCallEvent, ToolResultEvent } from "../modules/omp-api.ts";
 import { ModelGate } from "./model-gate.ts";
 import { Prompts } from "./prompts.ts";
-import { AdapterRuntime } from "./runtime.ts";
+import { AdapterRuntime, PERSON_WAIT_MS } from "./runtime.ts";
 import { SessionControl } from "./session-control.ts";
 import { ToolEvents } from "./tool-events.ts";
 
@@ -107,7 +107,7 @@ export function register(api: AdapterApi): AdapterHooks {
 
   return {
     reloadEngine: async () => {
-      const answer = await runtime.engine.request({ op: "reload" });
+      const answer = await runtime.engine.request({ op: "reload" }, PERSON_WAIT_MS);
       if (answer.state) runtime.onEngineState?.(answer.state);
       if (!answer.ok) return `The engine kept its registry: ${answer.error}`;
       const result = answer.result as { changed?: boolean } | undefined;

@@ -45,6 +45,9 @@ export function engineCommand(home: string): string[] {
   return [path.join(release, "tama"), "run-hook", "--serve", "omp"];
 }
 
+/** How long a status or reload asked for by a person waits on the engine. */
+export const PERSON_WAIT_MS = 10_000;
+
 /** Where an adapter hands its engine client to the next generation. */
 const ENGINE_CARRY_KEY = "tama.engine-client";
 
@@ -223,7 +226,7 @@ export class AdapterRuntime {
   }
 
   async status(): Promise<Record<string, unknown>> {
-    const answer = await this.engine.request({ op: "status" });
+    const answer = await this.engine.request({ op: "status" }, PERSON_WAIT_MS);
     if (answer.state) this.onEngineState?.(answer.state);
     return {
       ompPid: process.pid,

@@ -185,7 +185,12 @@ export class EngineClient {
   }
 
   /** Send a request; the answer, or a failure naming why none came. Never throws. */
-  async request(frame: Record<string, unknown>): Promise<ClientAnswer> {
+  /**
+   * `timeoutMs` bounds a request nothing else bounds (a status or reload asked by a
+   * person): past it the request fails by name, and a late answer is dropped.
+   * Dispatches have none: OMP's own handler budget bounds them.
+   */
+  async request(frame: Record<string, unknown>, timeoutMs?: number): Promise<ClientAnswer> {
     const id = `a${process.pid}-${++this.seq}`;
     if (this.closed) return { id, ok: false, error: "the Tama engine client is closed" };
     let proc: EngineProcess;
@@ -204,7 +209,16 @@ export class EngineClient {
     }
     const answer = new Promise<ClientAnswer>((resolve) => proc.pending.set(id, resolve));
     proc.child.stdin.write(line);
-    return answer;
+    if (timeoutMs === undefined) return answer;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<ClientAnswer>((resolve) => {
+      timer = setTimeout(() => {
+        proc.pending.delete(id);
+        resolve({ id, ok: false, error: `the Tama engine (pid ${proc.child.pid ?? "?"}) gave no answer to ${String(frame.op)} within ${timeoutMs} ms` });
+      }, timeoutMs);
+      timer.unref?.();
+    });
+    return Promise.race([answer, late]).finally(() => clearTimeout(timer));
   }
 
   dispatch(event: string, payload: Record<string, unknown>): Promise<ClientAnswer> {

@@ -58,3 +58,15 @@ describe("engine client", () => {
     expect(pidOf(next)).not.toBe(pidOf(status));
   });
 });
+
+describe("engine client bounds", () => {
+  it("a request with a bound fails by name when the engine does not answer in time", async () => {
+    // a stand-in engine that says ready and then never answers
+    const mute = home.script("mute.js", `process.stdout.write(JSON.stringify({ type: "ready", protocolVersion: 1, state: { processId: process.pid, generation: 0, loadedReleaseId: null, catalogChecksum: null, registeredHookCount: 0, reloadCount: 0, lastReloadAtMs: null, lastReloadError: null, coreReleaseId: null, coreReplacedByRelease: false, registryPath: "x", protocolVersion: 1 } }) + "\\n"); process.stdin.resume(); process.stdin.on("end", () => process.exit(0));`);
+    const muted = new Client({ command: () => [process.execPath, mute], env: { ...process.env, TAMA_HOME: home.home } });
+    const answer = await muted.request({ op: "status" }, 300);
+    expect(answer.ok).toBe(false);
+    expect(answer.error).toMatch(/^the Tama engine \(pid \d+\) gave no answer to status within 300 ms$/);
+    await muted.close();
+  });
+});
