@@ -6,8 +6,9 @@ import { readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import * as z from "./schema.ts";
-import { describeZodError, type EventKind } from "./protocol.ts";
+import { type EventKind } from "./protocol.ts";
 import { canonicalJson, HookEntry, type ToolMatcher } from "./registry.ts";
+import { describeSchemaError } from "./schema.ts";
 
 /** Claude Code's events that have an engine event, and the engine's name for each. */
 export const CLAUDE_EVENTS: Readonly<Record<string, EventKind>> = {
@@ -135,7 +136,7 @@ function translateHook(
   const { source, claudeEvent, matcher } = context;
   const at = { source: source.file, claudeEvent, ...(matcher !== undefined && matcher !== "" ? { matcher } : {}) };
   const parsed = ClaudeHook.safeParse(raw);
-  if (!parsed.success) return { ...at, what: JSON.stringify(raw).slice(0, 200), why: `not a hook: ${describeZodError(parsed.error, "the hook")}` };
+  if (!parsed.success) return { ...at, what: JSON.stringify(raw).slice(0, 200), why: `not a hook: ${describeSchemaError(parsed.error, "the hook")}` };
   const hook = parsed.data;
   if (hook.type !== "command") {
     return { ...at, what: `${hook.type} hook`, why: "Tama runs command hooks only" };
@@ -191,7 +192,7 @@ export function translateClaudeSettings(settings: unknown, source: SettingsSourc
   const translation: Translation = { candidates: [], untranslated: [], notes: [] };
   const parsed = ClaudeSettings.safeParse(settings);
   if (!parsed.success) {
-    translation.notes.push(`${source.file} is not Claude Code settings: ${describeZodError(parsed.error, "the file")}`);
+    translation.notes.push(`${source.file} is not Claude Code settings: ${describeSchemaError(parsed.error, "the file")}`);
     return translation;
   }
   const disabled = options.disabled === true || parsed.data.disableAllHooks === true;
@@ -206,7 +207,7 @@ export function translateClaudeSettings(settings: unknown, source: SettingsSourc
     for (const rawGroup of list.data) {
       const group = MatcherGroup.safeParse(rawGroup);
       if (!group.success) {
-        translation.untranslated.push({ source: source.file, claudeEvent, what: JSON.stringify(rawGroup).slice(0, 200), why: `not a matcher group: ${describeZodError(group.error, "the group")}` });
+        translation.untranslated.push({ source: source.file, claudeEvent, what: JSON.stringify(rawGroup).slice(0, 200), why: `not a matcher group: ${describeSchemaError(group.error, "the group")}` });
         continue;
       }
       const matcher = group.data.matcher;

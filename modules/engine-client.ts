@@ -4,7 +4,8 @@
 // code a newer release replaced is retired once it owes nothing.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import readline from "node:readline";
-import { Answer, MAX_FRAME_BYTES, ReadyFrame, describeZodError, type EngineState } from "./protocol.ts";
+import { Answer, MAX_FRAME_BYTES, ReadyFrame, type EngineState } from "./protocol.ts";
+import { describeSchemaError } from "./schema.ts";
 
 /** An answer the client could not get from the engine: always ok:false, with the cause. */
 export interface Failure {
@@ -127,7 +128,7 @@ export class EngineClient {
       }
       const answer = Answer.safeParse(raw);
       if (!answer.success) {
-        this.options.onStderr?.(`tama: the engine wrote a frame that is not an answer: ${describeZodError(answer.error, "the frame")}`);
+        this.options.onStderr?.(`tama: the engine wrote a frame that is not an answer: ${describeSchemaError(answer.error, "the frame")}`);
         return;
       }
       this.settle(proc, answer.data);

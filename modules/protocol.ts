@@ -1,7 +1,6 @@
 // The engine's wire protocol: every frame that crosses `tama run-hook --serve`'s
 // stdin or stdout is described here, and every inbound frame is validated here.
 import * as z from "./schema.ts";
-import { describeSchemaError, type SchemaError } from "./schema.ts";
 
 /** Largest frame the engine reads; a longer line is refused whole (and skipped). */
 export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
@@ -207,8 +206,3 @@ export const ReadyFrame = z.object({
   state: EngineState,
 });
 export type ReadyFrame = z.infer<typeof ReadyFrame>;
-
-/** Human words for a schema failure (the name kept for its callers). */
-export function describeZodError(error: SchemaError, root = "frame", limit = 3): string {
-  return describeSchemaError(error, root, limit);
-}

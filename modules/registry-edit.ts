@@ -7,8 +7,9 @@ import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, realpathSync, 
 import path from "node:path";
 import * as z from "./schema.ts";
 import { processAlive } from "./process-groups.ts";
-import { describeZodError } from "./protocol.ts";
+
 import { parseRegistry, REGISTRY_SCHEMA_VERSION, type RegistryFile } from "./registry.ts";
+import { describeSchemaError } from "./schema.ts";
 
 /** A hook as written in the file: its id, and whatever else the user wrote, kept as written. */
 export const RawHook = z.looseObject({ id: z.string() });
@@ -68,7 +69,7 @@ export function readRegistry(file: string, options: { missingOk: boolean }): Reg
   }
   const json: unknown = JSON.parse(text);
   const raw = RawRegistry.safeParse(json);
-  if (!raw.success) throw new RegistryEditError(`hook registry ${file}: ${describeZodError(raw.error, "the registry")}`);
+  if (!raw.success) throw new RegistryEditError(`hook registry ${file}: ${describeSchemaError(raw.error, "the registry")}`);
   // Validated; but zod's output puts known keys first, and the file keeps its own order.
   return { path: file, text, raw: json as RawRegistry, file: parsed.file, checksum: parsed.checksum };
 }

@@ -4,9 +4,10 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { lineColumn, locateJsonError } from "./json-error.ts";
-import { EventKind, describeZodError } from "./protocol.ts";
+import { EventKind } from "./protocol.ts";
 import * as z from "./schema.ts";
 import { builtinGate } from "./gates/index.ts";
+import { describeSchemaError } from "./schema.ts";
 
 export const REGISTRY_SCHEMA_VERSION = 1;
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -116,7 +117,7 @@ export function parseRegistry(text: string, filePath: string): ParseOutcome {
   }
   const shaped = RegistryFile.safeParse(raw);
   if (!shaped.success) {
-    return { ok: false, error: `hook registry ${filePath} is not a valid registry: ${describeZodError(shaped.error, "the registry")}` };
+    return { ok: false, error: `hook registry ${filePath} is not a valid registry: ${describeSchemaError(shaped.error, "the registry")}` };
   }
   const checksum = catalogChecksum(catalogOf(shaped.data));
   if (shaped.data.checksum !== undefined && shaped.data.checksum !== checksum) {

@@ -3,10 +3,11 @@
 import { readFileSync, rmSync } from "node:fs";
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { describeZodError } from "./protocol.ts";
+
 import * as z from "./schema.ts";
 import { orphanedHookProcesses, processAlive, processStartTicks, reapRecordedGroup } from "./process-groups.ts";
 import { recordNames } from "./record-dir.ts";
+import { describeSchemaError } from "./schema.ts";
 
 export const RecordedHook = z.object({
   session: z.nullable(z.string()),
@@ -126,7 +127,7 @@ export function readRecords(dir: string, exceptPid?: number): RecordsRead {
     }
     const parsed = EngineRecord.safeParse(raw);
     if (!parsed.success) {
-      out.unread.push({ file, error: `not a running-hook record: ${describeZodError(parsed.error, "the record")}` });
+      out.unread.push({ file, error: `not a running-hook record: ${describeSchemaError(parsed.error, "the record")}` });
       continue;
     }
     (engineStillRuns(parsed.data) ? out.live : out.gone).push(parsed.data);

@@ -2,7 +2,8 @@
 // line on stdin and one answer per line on stdout, written as requests finish.
 import type { Readable, Writable } from "node:stream";
 import { Engine } from "./engine.ts";
-import { describeZodError, MAX_FRAME_BYTES, PROTOCOL_VERSION, REQUEST_OPS, Request, type Answer, type RequestId } from "./protocol.ts";
+import { MAX_FRAME_BYTES, PROTOCOL_VERSION, REQUEST_OPS, Request, type Answer, type RequestId } from "./protocol.ts";
+import { describeSchemaError } from "./schema.ts";
 
 /**
  * Splits a byte stream into LF-terminated lines with a bound: a line longer than
@@ -80,7 +81,7 @@ export function frameError(raw: unknown): string {
     return `unknown op ${JSON.stringify(frame.op.slice(0, 64))}: expected one of ${REQUEST_OPS.join(", ")}`;
   }
   const parsed = Request.safeParse(raw);
-  return parsed.success ? "" : `invalid ${frame.op} frame: ${describeZodError(parsed.error)}`;
+  return parsed.success ? "" : `invalid ${frame.op} frame: ${describeSchemaError(parsed.error)}`;
 }
 
 export interface ServeOptions {

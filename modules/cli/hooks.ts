@@ -7,12 +7,13 @@ import { parseArgs } from "node:util";
 import { builtinGate, builtinGates } from "../gates/index.ts";
 import type { HookInput } from "../gates/types.ts";
 import { tamaPaths } from "../paths.ts";
-import { Abandonment, describeZodError } from "../protocol.ts";
+import { Abandonment } from "../protocol.ts";
 import { parseRegistry } from "../registry.ts";
 import { readRecords } from "../running-records.ts";
 import { addHook, listHooks, removeHooks, setEnabled } from "./hooks-edit.ts";
 import { importHooks } from "./hooks-import.ts";
 import { CliError, printJson, readStdin, table } from "./io.ts";
+import { describeSchemaError } from "../schema.ts";
 
 const USAGE = `usage: tama hooks <command>
   list [--json]                                   the registry's hooks
@@ -142,7 +143,7 @@ function running(argv: string[]): number {
     try {
       const parsed = Abandonment.safeParse(JSON.parse(readFileSync(file, "utf8")));
       if (parsed.success) abandoned.push(parsed.data);
-      else unread.push({ file, error: `not an abandonment record: ${describeZodError(parsed.error, "the record")}` });
+      else unread.push({ file, error: `not an abandonment record: ${describeSchemaError(parsed.error, "the record")}` });
     } catch (error) {
       unread.push({ file, error: (error as Error).message });
     }

@@ -6,10 +6,11 @@ import { parseArgs } from "node:util";
 import { Engine } from "../engine.ts";
 import { fileLogger } from "../log.ts";
 import { EnvError, isSafeFileComponent, readEnvText, tamaPaths, type TamaPaths } from "../paths.ts";
-import { DispatchPayload, describeZodError, parseEvent, type DispatchResult } from "../protocol.ts";
+import { DispatchPayload, parseEvent, type DispatchResult } from "../protocol.ts";
 import { HookSelection } from "../selection.ts";
 import { serve } from "../serve.ts";
 import { readStdin } from "./io.ts";
+import { describeSchemaError } from "../schema.ts";
 
 export const INFRA = "TAMA_HOOK_INFRASTRUCTURE";
 
@@ -108,7 +109,7 @@ async function oneEvent(paths: TamaPaths, positionals: string[], providerFlag: s
     return fail(`the payload on stdin is not JSON: ${(error as Error).message}`);
   }
   const payload = DispatchPayload.safeParse(raw);
-  if (!payload.success) return fail(`the payload on stdin is not a hook payload: ${describeZodError(payload.error, "the payload")}`);
+  if (!payload.success) return fail(`the payload on stdin is not a hook payload: ${describeSchemaError(payload.error, "the payload")}`);
   const kind = CLAUDE_EVENTS[eventArg] ?? eventArg;
   const eventName =
     (kind === "pre_tool_use" || kind === "post_tool_use") && payload.data.tool_name ? `${kind}:${payload.data.tool_name}` : kind;

@@ -3,8 +3,9 @@
 // and bounded at every step, so a hung engine cannot hang the doctor.
 import { spawn } from "node:child_process";
 import readline from "node:readline";
-import { Answer, describeZodError, ReadyFrame, type EngineState } from "../protocol.ts";
+import { Answer, ReadyFrame, type EngineState } from "../protocol.ts";
 import { error, INSTALL_FIX, ok, type Check } from "./check.ts";
+import { describeSchemaError } from "../schema.ts";
 
 type Probe = { ok: true; pid: number; ms: number; state: EngineState } | { ok: false; why: string };
 
@@ -51,13 +52,13 @@ function probe(bin: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<
       }
       if (!ready) {
         const frame = ReadyFrame.safeParse(raw);
-        if (!frame.success) return finish({ ok: false, why: `its first line is not a ready frame: ${describeZodError(frame.error)}` });
+        if (!frame.success) return finish({ ok: false, why: `its first line is not a ready frame: ${describeSchemaError(frame.error)}` });
         ready = true;
         child.stdin.write(`${JSON.stringify({ id: "doctor", op: "status" })}\n`);
         return;
       }
       const answer = Answer.safeParse(raw);
-      if (!answer.success) return finish({ ok: false, why: `its answer is not an answer frame: ${describeZodError(answer.error)}` });
+      if (!answer.success) return finish({ ok: false, why: `its answer is not an answer frame: ${describeSchemaError(answer.error)}` });
       if (!answer.data.ok) return finish({ ok: false, why: `status failed: ${answer.data.error ?? "no reason given"}` });
       finish({ ok: true, pid: child.pid ?? answer.data.state.processId, ms: Math.round(performance.now() - started), state: answer.data.state });
     });

@@ -5,8 +5,9 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import * as z from "../schema.ts";
 import { processAlive, processStartTicks } from "../process-groups.ts";
-import { describeZodError } from "../protocol.ts";
+
 import { error, ok, short, warning, type Check } from "./check.ts";
+import { describeSchemaError } from "../schema.ts";
 
 export function checkSessionsDir(dir: string): Check {
   let stat;
@@ -53,7 +54,7 @@ export function checkLiveSessions(dir: string, installedDigest: string | undefin
     let record: z.infer<typeof SessionRecord>;
     try {
       const parsed = SessionRecord.safeParse(JSON.parse(readFileSync(file, "utf8")));
-      if (!parsed.success) throw new Error(describeZodError(parsed.error, "the record"));
+      if (!parsed.success) throw new Error(describeSchemaError(parsed.error, "the record"));
       record = parsed.data;
     } catch (e) {
       checks.push(warning(`session:${name}`, `cannot read the session record ${file}: ${(e as Error).message}`, "if no OMP session uses it, remove it"));
