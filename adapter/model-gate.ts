@@ -23,9 +23,8 @@ export class ModelGate {
   private readonly verdicts = new Map<string, SessionVerdict>();
   private readonly refreshing = new Set<string>();
   private readonly saidOnce = new Set<string>();
-  /** Dispatches started, for status and tests: never two at once per session. */
+  /** Refresh dispatches started (never two at once per session: see `refreshing`). */
   dispatches = 0;
-  maxConcurrent = 0;
 
   constructor(private readonly runtime: AdapterRuntime) {}
 
@@ -45,7 +44,6 @@ export class ModelGate {
     if (this.refreshing.has(session)) return;
     this.refreshing.add(session);
     this.dispatches += 1;
-    this.maxConcurrent = Math.max(this.maxConcurrent, this.refreshing.size);
     // The gates read the session (its todo list, a ledger), never the model payload itself.
     void this.runtime
       .verdict("before_provider_request", this.runtime.basePayload(ctx))
@@ -99,7 +97,6 @@ export class ModelGate {
   status(): Record<string, unknown> {
     return {
       dispatches: this.dispatches,
-      maxConcurrentPerSession: this.maxConcurrent,
       sessions: Object.fromEntries(this.verdicts),
     };
   }

@@ -31,7 +31,6 @@ export interface StageTiming {
 
 export class DispatchRun {
   readonly receivedAt = performance.now();
-  readonly receivedAtMs = Date.now();
   private readonly stageAt = new Map<Stage, number>([["received", this.receivedAt]]);
   stage: Stage = "received";
   readonly active = new Set<ActiveHook>();

@@ -340,10 +340,7 @@ export class Engine {
     } finally {
       this.inFlight.delete(id);
       run.mark("answered");
-      this.lastByEvent.set(event.kind === "pre_tool_use" || event.kind === "post_tool_use" ? event.name : event.kind, {
-        id,
-        ...run.timings(),
-      });
+      this.lastByEvent.set(event.name, { id, ...run.timings() });
     }
   }
 
@@ -363,20 +360,15 @@ export class Engine {
     run.mark("sessionStateRead");
 
     const shaped = toHookTargets(run.event, { ...payload, tool_name: run.event.tool ?? payload.tool_name });
-    let results: HookResult[];
     if (!shaped.ok) {
-      results = [];
       run.mark("hooksEnded");
       return {
         ok: true,
         result: this.result(run, generation, [], { decision: "block", reason: `Tama refused ${run.event.name}: ${shaped.error}` }),
       };
     }
-    if (run.event.kind === "stop") {
-      results = await this.runStop(run, selected, shaped.targets);
-    } else {
-      results = await this.runInOrder(run, selected, shaped.targets);
-    }
+    const results =
+      run.event.kind === "stop" ? await this.runStop(run, selected, shaped.targets) : await this.runInOrder(run, selected, shaped.targets);
     run.mark("hooksEnded");
     const result = this.result(run, generation, results);
     this.options.logger.info(

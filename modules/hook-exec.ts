@@ -81,14 +81,12 @@ export function startHookProcess(request: ExecRequest): HookProcess {
   const pgid = child.pid;
   const stdout = new Collector(MAX_STDOUT_BYTES);
   const stderr = new Collector(MAX_STDERR_BYTES);
-  // Set when Tama itself ended the group, so the exit is not read as the hook's answer.
-  let endedBy: ExecEnd | undefined;
   let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
 
   // Tama ending the hook answers at once; the group's TERM-then-KILL goes on behind.
   const stop = (reason: ExecEnd): void => {
-    if (endedBy || final) return;
-    endedBy = reason;
+    // Settled already (answered, or ended by Tama): a later end changes nothing.
+    if (final) return;
     if (pgid !== undefined) endGroup(pgid);
     clearTimeout(timer);
     // Pipes a process outside the group still holds are let go with the hook.

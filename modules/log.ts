@@ -77,10 +77,3 @@ export function fileLogger(logsDir: string, name: string): Logger {
     },
   };
 }
-
-/** The program a shell command runs (its first word's base name), and nothing else of it. */
-export function programName(command: string | undefined): string | undefined {
-  if (!command) return undefined;
-  const word = command.trim().split(/\s+/)[0] ?? "";
-  return /^[A-Za-z0-9._+/-]{1,64}$/.test(word) ? word.split("/").pop() : undefined;
-}

@@ -16,9 +16,9 @@ export function readEnvText(name: string, env: NodeJS.ProcessEnv = process.env):
 export class EnvError extends Error {
   constructor(
     readonly variable: string,
-    readonly cause_: string,
+    why: string,
   ) {
-    super(`${variable} cannot be read: ${cause_}`);
+    super(`${variable} cannot be read: ${why}`);
   }
 }
 

@@ -144,17 +144,6 @@ export const DispatchResult = z.object({
 });
 export type DispatchResult = z.infer<typeof DispatchResult>;
 
-export const RunningHook = z.object({
-  session: z.nullable(z.string()),
-  event: z.string(),
-  hook: z.string(),
-  dispatchId: z.optional(z.union([z.string(), z.number()])),
-  processGroup: z.nullable(z.number()),
-  runningForMs: z.number(),
-  corePid: z.optional(z.number()),
-});
-export type RunningHook = z.infer<typeof RunningHook>;
-
 export const AbandonedHook = z.object({
   hook: z.string(),
   event: z.string(),

@@ -24,10 +24,6 @@ export class HookSelection {
     );
   }
 
-  static all(): HookSelection {
-    return new HookSelection(undefined, new Set(), new Set());
-  }
-
   filter(hooks: readonly HookEntry[]): HookEntry[] {
     return hooks.filter((hook) => {
       if (this.only !== undefined) return hook.id === this.only;

@@ -59,15 +59,6 @@ export function isShellTool(toolName: string): boolean {
   return toolKind(toolName) === "shell";
 }
 
-export function isWriteTool(toolName: string): boolean {
-  return toolKind(toolName) === "write";
-}
-
-/** Every spelling this declaration knows, for documentation and tests. */
-export function declaredSpellings(): { shell: string[]; write: string[] } {
-  return { shell: [...SHELL].sort(), write: [...WRITE].sort() };
-}
-
 /** The shell command a call carries, whatever the harness called the field. */
 export function shellCommandOf(toolInput: unknown): string | undefined {
   if (!toolInput || typeof toolInput !== "object") return undefined;
