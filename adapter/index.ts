@@ -1,18 +1,13 @@
 // The OMP adapter: bundled with every module it imports into ONE file whose SHA-256
 // is its identity. The shell imports it and calls register(); everything here can be
 // replaced in place by /tama_reload_hook_runtime.
-import type { AdapterApi, AdapterHooks } from "../modules/adapter-contract.ts";
+import { isAdoption, type AdapterApi, type AdapterHooks } from "../modules/adapter-contract.ts";
 import type { BeforeProviderRequestEvent, InputEvent, OmpContext, SessionStopEvent, ToolCallEvent, ToolResultEvent } from "../modules/omp-api.ts";
 import { ModelGate } from "./model-gate.ts";
 import { Prompts } from "./prompts.ts";
 import { AdapterRuntime, PERSON_WAIT_MS } from "./runtime.ts";
 import { SessionControl } from "./session-control.ts";
 import { ToolEvents } from "./tool-events.ts";
-
-/** The shell marks the session_start/session_shutdown it runs for an adoption in place. */
-function isAdoption(event: unknown): boolean {
-  return typeof event === "object" && event !== null && (event as { adoption?: unknown }).adoption === true;
-}
 
 /** Stop refusals in a row after which the turn may end anyway (OMP's own cap for continuations). */
 const MAX_STOP_REFUSALS = 8;

@@ -5,7 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import path from "node:path";
-import type { AdapterHost } from "../modules/adapter-contract.ts";
+import { isAdoption, type AdapterHost } from "../modules/adapter-contract.ts";
 import { rebindGrant } from "../modules/grants.ts";
 import type { OmpContext } from "../modules/omp-api.ts";
 import { processStartTicks } from "../modules/process-groups.ts";
@@ -41,11 +41,6 @@ function activeControls(): Map<string, ActiveControl> {
   const created = new Map<string, ActiveControl>();
   holder[ACTIVE] = created;
   return created;
-}
-
-/** The shell marks the session_shutdown it sends during an adoption (a real one carries no mark). */
-function isAdoption(event: unknown): boolean {
-  return typeof event === "object" && event !== null && (event as { adoption?: unknown }).adoption === true;
 }
 
 const sameGeneration = (a: LoadedGeneration, b: LoadedGeneration): boolean =>

@@ -59,6 +59,14 @@ export function digestFromUrl(url: string): string | null {
 
 export const RELOAD_TOOL = "tama_reload_hook_runtime";
 
+/**
+ * Whether a session_start/session_shutdown is the one the shell runs for an adoption
+ * in place (marked `adoption: true`), not OMP's own.
+ */
+export function isAdoption(event: unknown): boolean {
+  return typeof event === "object" && event !== null && (event as { adoption?: unknown }).adoption === true;
+}
+
 export function loadedMessage(digest: string | null, previous: string | null): string {
   return `Loaded the installed OMP adapter ${digest ?? "(no digest)"} in place of ${previous ?? "(no digest)"}`;
 }

@@ -238,7 +238,7 @@ class Shell {
     for (const handler of table.handlers.get(event) ?? []) {
       try {
         // Marked, so an adapter tells a shutdown for an adoption (it may hand over what it serves) from OMP's own.
-        await handler({ type: event, adoption: true }, ctx);
+        await handler({ type: event, adoption: true }, ctx); // see isAdoption in the contract
       } catch (error) {
         if (rethrow) throw error;
         process.stderr.write(`Tama adapter ${table.digest ?? "(no digest)"} ${event} failed: ${(error as Error).message}\n`);
