@@ -1,12 +1,12 @@
 // The adapter's state for one OMP session: the engine client, the fail mode, the
 // session's identity, the log, and the status shown in OMP's footer.
-import os from "node:os";
 import path from "node:path";
 import { digestFromUrl, type AdapterHost } from "../modules/adapter-contract.ts";
 import { ENGINE_CLIENT_CARRY_VERSION, EngineClient, type ClientAnswer } from "../modules/engine-client.ts";
 import { fileLogger, type Logger } from "../modules/log.ts";
 import type { OmpContext } from "../modules/omp-api.ts";
 import type { DispatchResult, EngineState } from "../modules/protocol.ts";
+import { tamaHome } from "../modules/paths.ts";
 
 export type FailMode = "closed" | "open";
 
@@ -15,10 +15,6 @@ export interface Verdict {
   result?: DispatchResult;
   /** Why no verdict could be had (engine down, ok:false, registry unusable). */
   failure?: string;
-}
-
-function tamaHome(): string {
-  return path.resolve(process.env.TAMA_HOME || path.join(os.homedir(), ".tama"));
 }
 
 /** The engine argv: TAMA_ENGINE_COMMAND (a JSON array) for tests, else the installed release. */
