@@ -76,6 +76,19 @@ describe("turns in real OMP", () => {
     expect(text).toMatch(/^Tama could not check this bash call, so it is refused: parsing hook registry .*registry\.json: /);
     expect(text).not.toMatch(/should-not-run\\n/);
   });
+  it("with TAMA_FAIL_MODE=open a call that cannot be checked runs, and the session is warned", async () => {
+    const { server, env } = await omp.setup();
+    const tama = installTama(env, { TAMA_FAIL_MODE: "open" });
+    const session = omp.rpc();
+    await session.ready();
+    tama.writeRegistry("{ this is not json");
+    const before = server.requests.length;
+    const from = session.events.length;
+    await session.prompt('CALL bash {"command":"echo ran-unchecked"}');
+    expect(lastToolText(server.requests[before + 1]?.body)).toMatch(/ran-unchecked/);
+    const warning = await session.waitFor((f: Frame) => f.type === "extension_ui_request" && f.method === "notify" && /let it through/.test(String(f.message)), { from });
+    expect(String(warning.message)).toMatch(/^Tama could not check bash and let it through \(TAMA_FAIL_MODE=open\): parsing hook registry /);
+  });
 });
 
 async function statusOf(session: { events: Frame[]; prompt(m: string): Promise<unknown>; waitFor(p: (f: Frame) => boolean, o?: { from?: number }): Promise<Frame> }): Promise<Record<string, unknown>> {

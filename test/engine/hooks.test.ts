@@ -82,6 +82,17 @@ describe("answers", () => {
     expect(resultOf(answer)).toMatchObject({ decision: "block", reason: "blocked by JSON" });
   });
 
+  it("a permissionDecision of ask is reported as ask, with its reason, and ends the dispatch", async () => {
+    const asker = home.script("ask.sh", `#!/bin/sh\ncat >/dev/null\necho '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"deploys need a person"}}'\n`);
+    const e = await start([
+      { id: "asker", events: ["pre_tool_use"], command: [asker] },
+      { id: "after", events: ["pre_tool_use"], command: [fixture("crash.sh")] },
+    ]);
+    const result = resultOf(await e.dispatch("pre_tool_use:bash", bash("make deploy")));
+    expect(result).toMatchObject({ decision: "ask", reason: "deploys need a person" });
+    expect(result.results.map((r) => [r.hook, r.outcome])).toEqual([["asker", "ask"]]);
+  });
+
   it("a crash fails open by default, and the answer says so: never a passing verdict", async () => {
     const e = await start([{ id: "crashy", events: ["pre_tool_use"], command: [fixture("crash.sh")] }]);
     const answer = await e.dispatch("pre_tool_use:bash", bash("ls"));
