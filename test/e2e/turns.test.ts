@@ -62,6 +62,8 @@ describe("turns in real OMP", () => {
     expect(lastToolText(server.requests[before + 1]?.body)).toMatch(/--no-verify/);
     const after = await statusOf(session);
     expect((after.engine as { processId: number }).processId).not.toBe(pid);
+    // the session is told the engine restarted
+    expect(session.events.some((f) => f.type === "extension_ui_request" && f.method === "notify" && /^Tama's engine restarted \(pid \d+\)\.$/.test(String(f.message)))).toBe(true);
   });
 
   it("with a registry that cannot load, tool calls are refused with the cause", async () => {
