@@ -1,8 +1,8 @@
 // The OMP adapter: bundled with every module it imports into ONE file whose SHA-256
 // is its identity. The shell imports it and calls register(); everything here can be
 // replaced in place by /tama_reload_hook_runtime.
-import { isAdoption, type AdapterApi, type AdapterHooks } from "../modules/adapter-contract.ts";
-import type { BeforeProviderRequestEvent, InputEvent, OmpContext, SessionStopEvent, ToolCallEvent, ToolResultEvent } from "../modules/omp-api.ts";
+import { isAdoption, type AdapterApi, type AdapterHooks } from "../modules/omp/adapter-contract.ts";
+import type { BeforeProviderRequestEvent, InputEvent, OmpContext, SessionStopEvent, ToolCallEvent, ToolResultEvent } from "../modules/omp/api.ts";
 import { ModelGate } from "./model-gate.ts";
 import { Prompts } from "./prompts.ts";
 import { AdapterRuntime, PERSON_WAIT_MS } from "./runtime.ts";

@@ -4,9 +4,9 @@
 // so waiting here would let prose through exactly when the gates are slow.
 // Then the installed contracts are spliced in place of the block the payload carries.
 import os from "node:os";
-import { contractsFilePath, contractsPathOptionsFromEnv, readInstalledContracts, spliceContracts, unreadableContractsMessage } from "../modules/contracts.ts";
-import { decideRequest, type RequestVerdict } from "../modules/model-request.ts";
-import type { OmpContext } from "../modules/omp-api.ts";
+import { contractsFilePath, contractsPathOptionsFromEnv, readInstalledContracts, spliceContracts, unreadableContractsMessage } from "../modules/model-requests/contracts.ts";
+import { decideRequest, type RequestVerdict } from "../modules/model-requests/payload.ts";
+import type { OmpContext } from "../modules/omp/api.ts";
 import type { AdapterRuntime } from "./runtime.ts";
 
 interface SessionVerdict {

@@ -2,7 +2,7 @@
 // print and RPC modes the prompt is seen at before_agent_start, which cannot refuse
 // it: a refusal there aborts the prompt's preparation, so it never reaches the
 // model (OMP 18.2.3 then sends an RPC host no agent_end for it).
-import type { InputEvent, OmpContext } from "../modules/omp-api.ts";
+import type { InputEvent, OmpContext } from "../modules/omp/api.ts";
 import type { AdapterRuntime } from "./runtime.ts";
 
 export class Prompts {

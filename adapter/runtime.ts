@@ -1,12 +1,12 @@
 // The adapter's state for one OMP session: the engine client, the fail mode, the
 // session's identity, the log, and the status shown in OMP's footer.
 import path from "node:path";
-import { digestFromUrl, type AdapterHost } from "../modules/adapter-contract.ts";
-import { ENGINE_CLIENT_CARRY_VERSION, EngineClient, type ClientAnswer } from "../modules/engine-client.ts";
-import { fileLogger, type Logger } from "../modules/log.ts";
-import type { OmpContext } from "../modules/omp-api.ts";
-import type { DispatchResult, EngineState } from "../modules/protocol.ts";
-import { tamaHome } from "../modules/paths.ts";
+import { digestFromUrl, type AdapterHost } from "../modules/omp/adapter-contract.ts";
+import { ENGINE_CLIENT_CARRY_VERSION, EngineClient, type ClientAnswer } from "../modules/engine/client.ts";
+import { fileLogger, type Logger } from "../modules/system/log.ts";
+import type { OmpContext } from "../modules/omp/api.ts";
+import type { DispatchResult, EngineState } from "../modules/protocol/engine.ts";
+import { tamaHome } from "../modules/system/paths.ts";
 
 export type FailMode = "closed" | "open";
 

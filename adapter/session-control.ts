@@ -5,13 +5,13 @@
 import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import path from "node:path";
-import { isAdoption, type AdapterHost } from "../modules/adapter-contract.ts";
-import { rebindGrant } from "../modules/grants.ts";
-import type { OmpContext } from "../modules/omp-api.ts";
-import { processStartTicks } from "../modules/process-groups.ts";
-import type { EngineState } from "../modules/protocol.ts";
-import { AdapterStatus, SESSION_CONTROL_PROTOCOL_VERSION, type ControlStatus, type ReloadReceipt } from "../modules/session-control-protocol.ts";
-import { ControlFailure, ControlServer } from "../modules/session-control-server.ts";
+import { isAdoption, type AdapterHost } from "../modules/omp/adapter-contract.ts";
+import { rebindGrant } from "../modules/session-control/grants.ts";
+import type { OmpContext } from "../modules/omp/api.ts";
+import { processStartTicks } from "../modules/system/process-groups.ts";
+import type { EngineState } from "../modules/protocol/engine.ts";
+import { AdapterStatus, SESSION_CONTROL_PROTOCOL_VERSION, type ControlStatus, type ReloadReceipt } from "../modules/protocol/session-control.ts";
+import { ControlFailure, ControlServer } from "../modules/session-control/server.ts";
 import {
   grantPath,
   newKey,
@@ -22,7 +22,7 @@ import {
   writePrivateJson,
   type LoadedGeneration,
   type SessionRecord,
-} from "../modules/session-records.ts";
+} from "../modules/session-control/records.ts";
 import type { AdapterRuntime } from "./runtime.ts";
 
 /** What one adapter offers the next across an adoption: its digest, and a way to stop accepting. */

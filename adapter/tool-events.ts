@@ -1,6 +1,6 @@
 // tool_call → pre_tool_use:<tool> → {block, reason}; tool_result → post_tool_use:<tool>,
 // a refusal appended for the model. A call with no verdict is refused by default.
-import type { OmpContext, ToolCallEvent, ToolResultEvent } from "../modules/omp-api.ts";
+import type { OmpContext, ToolCallEvent, ToolResultEvent } from "../modules/omp/api.ts";
 import type { AdapterRuntime } from "./runtime.ts";
 
 type ToolCallAnswer = { block: true; reason: string } | undefined;

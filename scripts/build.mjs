@@ -38,9 +38,9 @@ const common = {
 const single = [
   { entry: "modules/cli/tama.ts", out: "bin/tama.js" },
   { entry: "shell/omp-shared-hooks.ts", out: "shell/omp-shared-hooks.js", banner: { js: "" } },
-  { entry: "scripts/bench.ts", out: "scripts/bench.js" },
+  { entry: "scripts/bench/main.ts", out: "scripts/bench.js" },
   { entry: "scripts/demo.ts", out: "scripts/demo.js" },
-  { entry: "scripts/stress.ts", out: "scripts/stress.js" },
+  { entry: "scripts/stress/main.ts", out: "scripts/stress.js" },
 ];
 
 mkdirSync(dist, { recursive: true });
@@ -55,7 +55,7 @@ const omp = path.join(dist, "shared-hooks/omp");
 rmSync(omp, { recursive: true, force: true });
 await build({
   ...common,
-  entryPoints: { adapter: path.join(root, "adapter/index.ts"), vendor: path.join(root, "modules/vendor.ts") },
+  entryPoints: { adapter: path.join(root, "adapter/index.ts"), vendor: path.join(root, "adapter/vendor.ts") },
   splitting: true,
   outdir: omp,
   entryNames: "[name]",

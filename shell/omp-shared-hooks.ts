@@ -15,8 +15,8 @@ import {
   type AdapterHooks,
   type AdapterModule,
   type AdoptionReceipt,
-} from "../modules/adapter-contract.ts";
-import type { OmpApi, OmpCommand, OmpContext, OmpHandler, OmpTool, OmpToolResult } from "../modules/omp-api.ts";
+} from "../modules/omp/adapter-contract.ts";
+import type { OmpApi, OmpCommand, OmpContext, OmpHandler, OmpTool, OmpToolResult } from "../modules/omp/api.ts";
 
 const SHELL_VERSION = "1";
 /** `tama install` writes its TAMA_HOME here; TAMA_HOME in OMP's environment wins. */

@@ -1,8 +1,8 @@
 // `tama contracts status --omp [--all] [--json]`.
 import os from "node:os";
 import { parseArgs } from "node:util";
-import { contractsStatus } from "../contracts-status.ts";
-import { ompAgentDir } from "../install.ts";
+import { contractsStatus } from "../model-requests/contracts-status.ts";
+import { ompAgentDir } from "../install/install.ts";
 import { CliError, printJson, table } from "./io.ts";
 
 export function contractsCommand(argv: string[]): number {

@@ -1,6 +1,6 @@
 // `tama install --omp` / `tama uninstall --omp`.
 import { parseArgs } from "node:util";
-import { install, uninstall } from "../install.ts";
+import { install, uninstall } from "../install/install.ts";
 import { CliError, printJson, table } from "./io.ts";
 
 const OPTIONS = {

@@ -1,8 +1,8 @@
 // The `tama` command: one table of subcommands, each in a file of its own.
 import { contractsCommand } from "./contracts.ts";
 import { CliError } from "./io.ts";
-import { hookCommand, hooksCommand } from "./hooks.ts";
-import { doctorCommand } from "./doctor.ts";
+import { hookCommand, hooksCommand } from "./hooks/command.ts";
+import { doctorCommand } from "./doctor/command.ts";
 import { installCommand, uninstallCommand } from "./install.ts";
 import { runHookCommand } from "./run-hook.ts";
 import { sessionsCommand } from "./sessions.ts";

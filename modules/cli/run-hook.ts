@@ -3,14 +3,14 @@
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { Engine } from "../engine.ts";
-import { fileLogger } from "../log.ts";
-import { EnvError, isSafeFileComponent, readEnvText, tamaPaths, type TamaPaths } from "../paths.ts";
-import { DispatchPayload, parseEvent, type DispatchResult } from "../protocol.ts";
-import { HookSelection } from "../selection.ts";
-import { serve } from "../serve.ts";
+import { Engine } from "../engine/engine.ts";
+import { fileLogger } from "../system/log.ts";
+import { EnvError, isSafeFileComponent, readEnvText, tamaPaths, type TamaPaths } from "../system/paths.ts";
+import { DispatchPayload, parseEvent, type DispatchResult } from "../protocol/engine.ts";
+import { HookSelection } from "../engine/selection.ts";
+import { serve } from "../engine/serve.ts";
 import { readStdin } from "./io.ts";
-import { describeSchemaError } from "../schema.ts";
+import { describeSchemaError } from "../protocol/schema.ts";
 
 export const INFRA = "TAMA_HOOK_INFRASTRUCTURE";
 

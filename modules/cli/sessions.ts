@@ -4,17 +4,17 @@
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { readGrant, writeGrant, type Grant } from "../grants.ts";
-import { tamaPaths, type TamaPaths } from "../paths.ts";
-import { ControlTimeout, ControlUnreachable, controlRequest } from "../session-control-client.ts";
+import { readGrant, writeGrant, type Grant } from "../session-control/grants.ts";
+import { tamaPaths, type TamaPaths } from "../system/paths.ts";
+import { ControlTimeout, ControlUnreachable, controlRequest } from "../session-control/client.ts";
 import {
   SESSION_CONTROL_PROTOCOL_VERSION,
   type ControlRequest,
   type ControlResponse,
   type ControlStatus,
   type ReloadReceipt,
-} from "../session-control-protocol.ts";
-import { grantPath, listRecords, readRecordFile, recordIsLive, recordPath, removeSessionFiles, sessionsDirProblem, type SessionRecord } from "../session-records.ts";
+} from "../protocol/session-control.ts";
+import { grantPath, listRecords, readRecordFile, recordIsLive, recordPath, removeSessionFiles, sessionsDirProblem, type SessionRecord } from "../session-control/records.ts";
 import { CliError, printJson, table } from "./io.ts";
 
 /** The exit codes of `tama sessions` (README, "Session control"). */

@@ -4,9 +4,10 @@
 // text, while one inside `$( )`, `bash -c '…'` or after `&&` is a flag git will see.
 // Options are read per git subcommand, because `-n` means --no-verify only for
 // commit and am; for push it is --dry-run, for merge/pull/rebase --no-stat, for log a count.
-import { isShellTool, shellCommandOf } from "../tools.ts";
+import { isShellTool, shellCommandOf } from "../tools/declaration.ts";
 import { parseShell, type ShellCommand } from "./shell-words.ts";
-import type { BuiltinGate, GateVerdict, HookInput } from "./types.ts";
+import type { HookInput } from "../protocol/hook-input.ts";
+import type { BuiltinGate, GateVerdict } from "./types.ts";
 
 const PASS: GateVerdict = { decision: "pass" };
 const FIX = "fix what the hooks report";

@@ -1,51 +1,31 @@
-// Adoption in place, in Bun: the built shell with a stand-in for OMP's `pi` adopts a
-// new adapter build N times. Prints JSON: the adoption times and the RSS growth.
-//   bun scripts/bench/adoption.ts <shell.js> <adapter.js> <count>
-import { readFileSync, writeFileSync } from "node:fs";
+// Benchmark rows for adoption in place: the built shell in Bun adopts a new adapter
+// build 100 times (scripts/bench/adoption-in-bun.ts, run by Bun); p50 time and RSS growth.
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+import { fmtMs, median, scratch, type Row } from "./support.ts";
 
-const [shellArg, adapterArg, countArg] = process.argv.slice(2);
-if (!shellArg || !adapterArg) throw new Error("usage: adoption.ts <shell.js> <adapter.js> <count>");
-const adapterPath: string = adapterArg;
-const COUNT = Number(countArg ?? 100);
-type Handler = (event: unknown, ctx: unknown) => unknown;
-const handlers = new Map<string, Handler[]>();
-const commands = new Map<string, { handler: (args: string, ctx: unknown) => Promise<void> }>();
-const notices: string[] = [];
-const pi = {
-  on: (event: string, handler: Handler) => handlers.set(event, [...(handlers.get(event) ?? []), handler]),
-  registerTool() {},
-  registerCommand: (name: string, command: { handler: (args: string, ctx: unknown) => Promise<void> }) => commands.set(name, command),
-};
-const ctx = {
-  ui: { notify: (m: string) => notices.push(m), setStatus() {} },
-  hasUI: true,
-  mode: "rpc",
-  cwd: process.cwd(),
-  sessionManager: { getSessionId: () => "bench", getSessionFile: () => undefined },
-};
-const shell = (await import(shellArg)) as { default: (pi: unknown) => Promise<void> };
-await shell.default(pi);
-for (const h of handlers.get("session_start") ?? []) await h({ type: "session_start" }, ctx);
-const good = readFileSync(adapterPath, "utf8");
-const gc = (): void => (globalThis as { Bun?: { gc(full: boolean): void } }).Bun?.gc(true);
-const rss = (): number => process.memoryUsage().rss / 2 ** 20;
-// two warm-up adoptions, then measure
-const times: number[] = [];
-let rssStart = 0;
-for (let i = -2; i < COUNT; i++) {
-  if (i === 0) {
-    gc();
-    rssStart = rss();
-  }
-  writeFileSync(adapterPath, `${good}\n// build ${i}\n`);
-  notices.length = 0;
-  const t = performance.now();
-  await commands.get("tama_reload_hook_runtime")?.handler("", ctx);
-  if (i >= 0) times.push(performance.now() - t);
-  if (!notices[0]?.startsWith("Loaded the installed OMP adapter")) throw new Error(`adoption ${i} failed: ${notices.join(" ")}`);
+export function adoptionRows(root: string, tamaBin: string, count = 100): Row[] {
+  const dir = scratch("tama-bench-adopt-");
+  const env = { ...process.env, HOME: dir, TAMA_HOME: path.join(dir, "tama"), PI_CODING_AGENT_DIR: path.join(dir, "agent") };
+  const install = spawnSync(process.execPath, [tamaBin, "install", "--omp", "--json"], { env, encoding: "utf8" });
+  if (install.status !== 0) throw new Error(`install failed: ${install.stderr}`);
+  const report = JSON.parse(install.stdout) as { shellPath: string; adapterPath: string };
+  const run = spawnSync(path.join(root, "node_modules/.bin/bun"), [path.join(root, "scripts/bench/adoption-in-bun.ts"), report.shellPath, report.adapterPath, String(count)], {
+    env,
+    encoding: "utf8",
+  });
+  if (run.status !== 0) throw new Error(`adoption bench failed: ${run.stderr}`);
+  const result = JSON.parse(run.stdout.trim().split("\n").at(-1) ?? "{}") as { times: number[]; rssStartMb: number; rssEndMb: number };
+  const p50 = median(result.times);
+  const growth = result.rssEndMb - result.rssStartMb;
+  return [
+    { name: "adapter adoption in place (p50) ÷ 50 ms", measured: `${fmtMs(p50)} (n=${count}, Bun)`, ratio: p50 / 50, goal: "≤ 50 ms", met: p50 <= 50 },
+    {
+      name: `RSS growth over ${count} adoptions ÷ 30 MB`,
+      measured: `${growth.toFixed(1)} MB (${result.rssStartMb.toFixed(0)} → ${result.rssEndMb.toFixed(0)} MB)`,
+      ratio: growth / 30,
+      goal: "≤ 30 MB",
+      met: growth <= 30,
+    },
+  ];
 }
-gc();
-const rssEnd = rss();
-for (const h of handlers.get("session_shutdown") ?? []) await h({ type: "session_shutdown" }, ctx);
-writeFileSync(adapterPath, good);
-process.stdout.write(`${JSON.stringify({ times, rssStartMb: rssStart, rssEndMb: rssEnd })}\n`);

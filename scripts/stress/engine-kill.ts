@@ -2,7 +2,7 @@
 // moments. Every request the adapter's client holds is answered (by failure) as soon
 // as the engine's pipes close; the next request gets a fresh engine, which ends the
 // hook processes the dead one left running.
-import { EngineClient } from "../../modules/engine-client.ts";
+import { EngineClient } from "../../modules/engine/client.ts";
 import { Random } from "./random.ts";
 
 export interface KillSummary {

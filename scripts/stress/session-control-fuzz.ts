@@ -17,8 +17,8 @@ import net from "node:net";
 import path from "node:path";
 import readline from "node:readline";
 import { WebSocket } from "ws";
-import { ControlResponse, MAX_FRAME_BYTES, MAX_MESSAGE_BYTES, type ControlStatus, type MessageId, type ReloadReceipt } from "../../modules/session-control-protocol.ts";
-import { ControlServer } from "../../modules/session-control-server.ts";
+import { ControlResponse, MAX_FRAME_BYTES, MAX_MESSAGE_BYTES, type ControlStatus, type MessageId, type ReloadReceipt } from "../../modules/protocol/session-control.ts";
+import { ControlServer } from "../../modules/session-control/server.ts";
 import { Random } from "./random.ts";
 
 export function rssMb(pid: number): number {

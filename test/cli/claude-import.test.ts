@@ -3,7 +3,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { translateMatcher } from "../../modules/claude-import.ts";
+import { translateMatcher } from "../../modules/claude/settings.ts";
 import { EngineClient, makeTestHome, resultOf, type TestHome } from "../support/engine-client.ts";
 import { json, tama } from "./cli.ts";
 

@@ -1,7 +1,7 @@
 // The adapter's engine client against a real engine: a core whose release was
 // replaced is retired once it owes nothing; a dead engine's requests are answered.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { EngineClient as Client } from "../../modules/engine-client.ts";
+import { EngineClient as Client } from "../../modules/engine/client.ts";
 import { ENGINE_RUNTIME, makeTestHome, settleProcesses, TAMA_BIN, type TestHome } from "../support/engine-client.ts";
 
 let home: TestHome;

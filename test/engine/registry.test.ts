@@ -3,7 +3,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { catalogChecksum, catalogOf, RegistryFile } from "../../modules/registry.ts";
+import { catalogChecksum, catalogOf, RegistryFile } from "../../modules/registry/registry.ts";
 import { EngineClient, makeTestHome, resultOf, ROOT, type TestHome } from "../support/engine-client.ts";
 
 const RECORD = path.join(ROOT, "test/fixtures/hooks/record-input.sh");

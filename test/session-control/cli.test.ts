@@ -5,9 +5,9 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SESSIONS_EXIT } from "../../modules/cli/sessions.ts";
-import type { ControlStatus, ReloadReceipt } from "../../modules/session-control-protocol.ts";
-import { ControlFailure, ControlServer, type ControlHandlers } from "../../modules/session-control-server.ts";
-import { recordPath, writePrivateJson, type SessionRecord } from "../../modules/session-records.ts";
+import type { ControlStatus, ReloadReceipt } from "../../modules/protocol/session-control.ts";
+import { ControlFailure, ControlServer, type ControlHandlers } from "../../modules/session-control/server.ts";
+import { recordPath, writePrivateJson, type SessionRecord } from "../../modules/session-control/records.ts";
 import { goneProcessPid, runTama, sampleRecord, sha } from "./support.ts";
 
 const KEY = "a".repeat(64);

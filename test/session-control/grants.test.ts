@@ -4,8 +4,8 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { readGrant, rebindGrant, writeGrant, type Grant } from "../../modules/grants.ts";
-import { recordPath, writePrivateJson } from "../../modules/session-records.ts";
+import { readGrant, rebindGrant, writeGrant, type Grant } from "../../modules/session-control/grants.ts";
+import { recordPath, writePrivateJson } from "../../modules/session-control/records.ts";
 import { EngineClient, makeTestHome, type TestHome } from "../support/engine-client.ts";
 import { sampleRecord } from "./support.ts";
 

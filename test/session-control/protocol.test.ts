@@ -1,7 +1,7 @@
 // Every class of inbound session control message: valid, malformed JSON, unknown op,
 // oversized, wrong types, binary, not an object.
 import { describe, expect, it } from "vitest";
-import { MAX_MESSAGE_BYTES, parseControlMessage } from "../../modules/session-control-protocol.ts";
+import { MAX_MESSAGE_BYTES, parseControlMessage } from "../../modules/protocol/session-control.ts";
 
 const KEY = "a".repeat(64);
 const parse = (value: unknown) => parseControlMessage(Buffer.from(typeof value === "string" ? value : JSON.stringify(value)), false);

@@ -13,7 +13,7 @@ import {
   sessionsDirProblem,
   socketPath,
   writePrivateJson,
-} from "../../modules/session-records.ts";
+} from "../../modules/session-control/records.ts";
 import { goneProcessPid, sampleRecord } from "./support.ts";
 
 let root: string;

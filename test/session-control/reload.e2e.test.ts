@@ -5,7 +5,7 @@
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import type { ReloadReceipt } from "../../modules/session-control-protocol.ts";
+import type { ReloadReceipt } from "../../modules/protocol/session-control.ts";
 import { BUILT_ADAPTER, failingRegisterAdapter, newerAdapter, throwingAdapter } from "../e2e/adapter-variants.ts";
 import { useOmpFixture } from "../omp/fixture.ts";
 import { lastToolText, listSessions, runTama, sha, slashCommand, startTamaSession, waitForSession } from "./support.ts";

@@ -8,9 +8,9 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
-import { ControlTimeout, ControlUnreachable, controlRequest } from "../../modules/session-control-client.ts";
-import { MAX_MESSAGE_BYTES, type ControlStatus, type ReloadReceipt } from "../../modules/session-control-protocol.ts";
-import { ControlFailure, ControlServer, type ControlHandlers } from "../../modules/session-control-server.ts";
+import { ControlTimeout, ControlUnreachable, controlRequest } from "../../modules/session-control/client.ts";
+import { MAX_MESSAGE_BYTES, type ControlStatus, type ReloadReceipt } from "../../modules/protocol/session-control.ts";
+import { ControlFailure, ControlServer, type ControlHandlers } from "../../modules/session-control/server.ts";
 
 const KEY = "b".repeat(64);
 let dir: string;

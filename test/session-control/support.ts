@@ -3,8 +3,8 @@
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import path from "node:path";
-import { processStartTicks } from "../../modules/process-groups.ts";
-import type { SessionRecord } from "../../modules/session-records.ts";
+import { processStartTicks } from "../../modules/system/process-groups.ts";
+import type { SessionRecord } from "../../modules/session-control/records.ts";
 import { installTama } from "../e2e/tama-omp.ts";
 import type { OmpFixture } from "../omp/fixture.ts";
 import type { Frame, RpcSession } from "../omp/rpc-session.ts";

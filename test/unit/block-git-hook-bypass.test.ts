@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { blockGitHookBypass, findGitHookBypass } from "../../modules/gates/block-git-hook-bypass.ts";
 import { parseShell } from "../../modules/gates/shell-words.ts";
-import type { HookInput } from "../../modules/gates/types.ts";
+import type { HookInput } from "../../modules/protocol/hook-input.ts";
 
 /** Command lines the gate refuses, with a fragment the reason must name. */
 const REFUSED: [command: string, reason: string][] = [

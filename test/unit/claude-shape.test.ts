@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type HookTarget, toHookTargets } from "../../modules/claude-shape.ts";
-import { type DispatchPayload, EVENT_KINDS, parseEvent } from "../../modules/protocol.ts";
+import { type HookTarget, toHookTargets } from "../../modules/claude/hook-input.ts";
+import { type DispatchPayload, EVENT_KINDS, parseEvent } from "../../modules/protocol/engine.ts";
 
 const CWD = "/repo";
 

@@ -10,7 +10,7 @@ import {
   readInstalledContracts,
   spliceContracts,
   unreadableContractsMessage,
-} from "../../modules/contracts.ts";
+} from "../../modules/model-requests/contracts.ts";
 
 const OLD = `${CONTRACTS_START}\nC1: run the tests before saying done.\n${CONTRACTS_END}`;
 const NEW = `${CONTRACTS_START}\nC1: run the tests before saying done.\nC2: never push to main.\n${CONTRACTS_END}`;

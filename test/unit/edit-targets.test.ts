@@ -11,7 +11,7 @@ import {
   PATCH_FIELDS,
   patchFormat,
   resolveTargetPath,
-} from "../../modules/edit-targets.ts";
+} from "../../modules/tools/edit-targets.ts";
 
 const HASHLINE = [
   "*** Begin Patch",

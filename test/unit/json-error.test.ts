@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { lineColumn, locateJsonError } from "../../modules/json-error.ts";
+import { lineColumn, locateJsonError } from "../../modules/registry/json-error.ts";
 
 describe("locateJsonError", () => {
   const cases: [string, number, RegExp][] = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decideRequest, forceToolUse, payloadShape, type PayloadShape } from "../../modules/model-request.ts";
+import { decideRequest, forceToolUse, payloadShape, type PayloadShape } from "../../modules/model-requests/payload.ts";
 
 const schema = { type: "object", properties: { i: { type: "string" } }, required: ["i"] };
 

@@ -1,0 +1,286 @@
+// Claude Code's hook settings, translated into registry hooks. What has no faithful
+// translation is reported with the reason, never imported as something else:
+// a hook that silently ran on other events or tools than its author meant would
+// be worse than one that is missing and named.
+import { readFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import * as z from "../protocol/schema.ts";
+import { type EventKind } from "../protocol/engine.ts";
+import { canonicalJson, HookEntry, type ToolMatcher } from "../registry/registry.ts";
+import { describeSchemaError } from "../protocol/schema.ts";
+
+/** Claude Code's events that have an engine event, and the engine's name for each. */
+export const CLAUDE_EVENTS: Readonly<Record<string, EventKind>> = {
+  PreToolUse: "pre_tool_use",
+  PostToolUse: "post_tool_use",
+  UserPromptSubmit: "user_prompt_submit",
+  Stop: "stop",
+  SessionStart: "session_start",
+  SessionEnd: "session_end",
+};
+
+/** A hook as written into the registry (defaults not spelled out). */
+export type NewHook = z.input<typeof HookEntry>;
+
+export type SettingsScope = "user" | "project" | "local" | "file";
+
+export interface SettingsSource {
+  file: string;
+  scope: SettingsScope;
+  /** The project a project or local file belongs to. */
+  projectDir?: string;
+}
+
+export interface Candidate {
+  /** The hook without its id: ids are chosen against the registry it goes into. */
+  hook: Omit<NewHook, "id">;
+  /** The base of its id, from the command. */
+  slug: string;
+  source: string;
+  claudeEvent: string;
+  matcher?: string;
+  command: string;
+  /** Where the translation differs from Claude Code's behaviour. */
+  notes: string[];
+}
+
+export interface Untranslated {
+  source: string;
+  claudeEvent: string;
+  matcher?: string;
+  /** The command, or the hook's type when it has no command. */
+  what: string;
+  why: string;
+}
+
+export interface Translation {
+  candidates: Candidate[];
+  untranslated: Untranslated[];
+  /** About a whole file, e.g. `disableAllHooks`. */
+  notes: string[];
+}
+
+const ClaudeSettings = z.looseObject({
+  hooks: z.optional(z.record(z.string(), z.unknown())),
+  disableAllHooks: z.optional(z.boolean()),
+});
+const MatcherGroup = z.looseObject({ matcher: z.optional(z.string()), hooks: z.array(z.unknown()) });
+const ClaudeHook = z.looseObject({
+  type: z.string(),
+  command: z.optional(z.string()),
+  /** Seconds. */
+  timeout: z.optional(z.number().check(z.positive())),
+  shell: z.optional(z.string()),
+  async: z.optional(z.boolean()),
+  asyncRewake: z.optional(z.boolean()),
+  once: z.optional(z.boolean()),
+});
+
+const MAX_TIMEOUT_MS = 3_600_000;
+const NAME = /^[A-Za-z0-9_-]+$/;
+
+/**
+ * Claude's matcher as a tool matcher. `*`, empty or none is every tool; a name or
+ * an `A|B` list of names is exact (as Claude reads it); `^Name`, `^Name.*` and
+ * `mcp__server__.*` are name prefixes. Any other regex has no translation.
+ */
+export function translateMatcher(matcher: string | undefined): { ok: true; tools: ToolMatcher } | { ok: false; why: string } {
+  const text = (matcher ?? "").trim();
+  if (text === "" || text === "*" || text === ".*") return { ok: true, tools: "any" };
+  const start = text.startsWith("^");
+  const end = text.endsWith("$");
+  let body = text.slice(start ? 1 : 0, end ? -1 : undefined);
+  if ((start || end) && /^\(.*\)$/.test(body)) body = body.slice(1, -1);
+  const names: string[] = [];
+  for (const token of body.split("|").map((t) => t.trim())) {
+    const prefix = /^([A-Za-z0-9_-]+)\.\*$/.exec(token)?.[1];
+    if (NAME.test(token) && !(end && !start)) names.push(start && !end ? `${token}*` : token);
+    else if (prefix !== undefined && (start || prefix.startsWith("mcp__"))) names.push(`${prefix}*`);
+    else {
+      return {
+        ok: false,
+        why: `the matcher is a regular expression; Tama matches names, Name* prefixes, shell, write or any (\`tama hooks add --tools\`)`,
+      };
+    }
+  }
+  return { ok: true, tools: [...new Set(names)] };
+}
+
+/** A readable base for an id: the script's file name, else the command's first word. */
+export function slugOf(command: string): string {
+  const words = command.trim().split(/\s+/);
+  const word = words.find((w) => w.includes("/")) ?? words[0] ?? "hook";
+  const base = path.basename(word.replace(/^["']|["']$/g, "")).replace(/\.[A-Za-z0-9]+$/, "");
+  const slug = base.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[^A-Za-z0-9]+/, "").slice(0, 48);
+  return slug.length > 0 ? slug : "hook";
+}
+
+/** `sh -c COMMAND` (or the hook's `shell`), with CLAUDE_PROJECT_DIR set when the command uses it. */
+function argvOf(command: string, shell: string, source: SettingsSource, notes: string[]): string[] {
+  const argv = [shell, "-c", command];
+  if (!command.includes("CLAUDE_PROJECT_DIR")) return argv;
+  if (source.projectDir !== undefined) {
+    notes.push(`CLAUDE_PROJECT_DIR is set to ${source.projectDir}`);
+    return ["env", `CLAUDE_PROJECT_DIR=${source.projectDir}`, ...argv];
+  }
+  // A user-level hook serves every project: the session's cwd stands for the project.
+  notes.push("CLAUDE_PROJECT_DIR is set to the session's cwd when OMP's environment has none");
+  return [shell, "-c", `CLAUDE_PROJECT_DIR="\${CLAUDE_PROJECT_DIR:-$PWD}"; export CLAUDE_PROJECT_DIR\n${command}`];
+}
+
+function translateHook(
+  raw: unknown,
+  context: { source: SettingsSource; claudeEvent: string; kind: EventKind; matcher: string | undefined; tools: ToolMatcher | undefined; disabled: boolean },
+): Candidate | Untranslated {
+  const { source, claudeEvent, matcher } = context;
+  const at = { source: source.file, claudeEvent, ...(matcher !== undefined && matcher !== "" ? { matcher } : {}) };
+  const parsed = ClaudeHook.safeParse(raw);
+  if (!parsed.success) return { ...at, what: JSON.stringify(raw).slice(0, 200), why: `not a hook: ${describeSchemaError(parsed.error, "the hook")}` };
+  const hook = parsed.data;
+  if (hook.type !== "command") {
+    return { ...at, what: `${hook.type} hook`, why: "Tama runs command hooks only" };
+  }
+  const command = hook.command?.trim();
+  if (!command) return { ...at, what: "command hook", why: "it has no command" };
+  if (hook.async || hook.asyncRewake) {
+    return { ...at, what: command, why: "async: it runs in the background and cannot refuse; Tama waits for every hook" };
+  }
+  if (hook.once) return { ...at, what: command, why: "once: Claude runs it once per session; Tama would run it every time" };
+  const shell = hook.shell ?? "sh";
+  if (shell !== "sh" && shell !== "bash") return { ...at, what: command, why: `it names the shell ${JSON.stringify(shell)}; Tama translates sh and bash` };
+
+  const notes: string[] = [];
+  if (source.scope === "project" || source.scope === "local") {
+    notes.push(`Claude Code runs it only in ${source.projectDir ?? "its project"}; the registry is global, so it runs in every OMP session`);
+  }
+  if ((claudeEvent === "SessionStart" || claudeEvent === "SessionEnd") && matcher && matcher !== "*") {
+    notes.push(`the matcher ${JSON.stringify(matcher)} (why the session ${claudeEvent === "SessionStart" ? "started" : "ended"}) is not kept: it runs at every ${context.kind}`);
+  }
+  let timeoutMs: number | undefined;
+  if (hook.timeout === undefined) notes.push("no timeout: Tama's default 30 s applies (Claude Code's is longer)");
+  else {
+    timeoutMs = Math.max(1, Math.round(hook.timeout * 1000));
+    if (timeoutMs > MAX_TIMEOUT_MS) {
+      notes.push(`its ${hook.timeout} s timeout is cut to Tama's longest, 3600 s`);
+      timeoutMs = MAX_TIMEOUT_MS;
+    }
+  }
+  const argv = argvOf(command, shell, source, notes);
+  return {
+    hook: {
+      description: `from Claude Code ${source.file}: ${claudeEvent}${at.matcher !== undefined ? ` ${at.matcher}` : ""}`,
+      events: [context.kind],
+      ...(context.tools !== undefined ? { tools: context.tools } : {}),
+      command: argv,
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      // A Claude Code hook that crashes does not refuse: the same as failing open.
+      failMode: "open",
+      ...(context.disabled ? { enabled: false } : {}),
+    },
+    slug: slugOf(command),
+    source: source.file,
+    claudeEvent,
+    ...(at.matcher !== undefined ? { matcher: at.matcher } : {}),
+    command,
+    notes,
+  };
+}
+
+/** Translate one settings file's `hooks`. */
+export function translateClaudeSettings(settings: unknown, source: SettingsSource, options: { disabled?: boolean } = {}): Translation {
+  const translation: Translation = { candidates: [], untranslated: [], notes: [] };
+  const parsed = ClaudeSettings.safeParse(settings);
+  if (!parsed.success) {
+    translation.notes.push(`${source.file} is not Claude Code settings: ${describeSchemaError(parsed.error, "the file")}`);
+    return translation;
+  }
+  const disabled = options.disabled === true || parsed.data.disableAllHooks === true;
+  if (parsed.data.disableAllHooks) translation.notes.push(`${source.file} sets disableAllHooks, so its hooks are imported disabled`);
+  for (const [claudeEvent, groups] of Object.entries(parsed.data.hooks ?? {})) {
+    const kind = CLAUDE_EVENTS[claudeEvent];
+    const list = z.array(z.unknown()).safeParse(groups);
+    if (!list.success) {
+      translation.untranslated.push({ source: source.file, claudeEvent, what: "hooks", why: `${claudeEvent} is not a list of matcher groups` });
+      continue;
+    }
+    for (const rawGroup of list.data) {
+      const group = MatcherGroup.safeParse(rawGroup);
+      if (!group.success) {
+        translation.untranslated.push({ source: source.file, claudeEvent, what: JSON.stringify(rawGroup).slice(0, 200), why: `not a matcher group: ${describeSchemaError(group.error, "the group")}` });
+        continue;
+      }
+      const matcher = group.data.matcher;
+      const at = { source: source.file, claudeEvent, ...(matcher ? { matcher } : {}) };
+      const whatOf = (raw: unknown): string => ClaudeHook.safeParse(raw).data?.command ?? JSON.stringify(raw).slice(0, 200);
+      if (kind === undefined) {
+        for (const raw of group.data.hooks) {
+          translation.untranslated.push({ ...at, what: whatOf(raw), why: `OMP gives Tama no ${claudeEvent} event` });
+        }
+        continue;
+      }
+      // Only tool events read a tool matcher; Claude ignores it on the others.
+      const tools = kind === "pre_tool_use" || kind === "post_tool_use" ? translateMatcher(matcher) : ({ ok: true, tools: undefined } as const);
+      if (!tools.ok) {
+        for (const raw of group.data.hooks) translation.untranslated.push({ ...at, what: whatOf(raw), why: tools.why });
+        continue;
+      }
+      for (const raw of group.data.hooks) {
+        const result = translateHook(raw, { source, claudeEvent, kind, matcher, tools: tools.tools, disabled });
+        if ("hook" in result) translation.candidates.push(result);
+        else translation.untranslated.push(result);
+      }
+    }
+  }
+  return translation;
+}
+
+/** The files Claude Code reads hooks from: the user's, the project's, the project's local one. */
+export function claudeSettingsFiles(projectDir: string, home: string = os.homedir()): SettingsSource[] {
+  const sources: SettingsSource[] = [
+    { file: path.join(home, ".claude", "settings.json"), scope: "user" },
+    { file: path.join(projectDir, ".claude", "settings.json"), scope: "project", projectDir },
+    { file: path.join(projectDir, ".claude", "settings.local.json"), scope: "local", projectDir },
+  ];
+  // Run from the home directory, the project file is the user file.
+  return sources.filter((s, i) => sources.findIndex((o) => o.file === s.file) === i);
+}
+
+/** A file named on the command line: its scope read from where it sits. */
+export function namedSettingsFile(file: string, home: string = os.homedir()): SettingsSource {
+  const resolved = path.resolve(file);
+  if (resolved === path.join(home, ".claude", "settings.json")) return { file: resolved, scope: "user" };
+  const dir = path.dirname(resolved);
+  if (path.basename(dir) !== ".claude") return { file: resolved, scope: "file" };
+  const projectDir = path.dirname(dir);
+  return { file: resolved, scope: path.basename(resolved) === "settings.local.json" ? "local" : "project", projectDir };
+}
+
+export function readSettingsFile(file: string): { ok: true; settings: unknown } | { ok: false; missing: boolean; error: string } {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
+    return { ok: false, missing, error: `reading ${file}: ${(error as Error).message}` };
+  }
+  try {
+    return { ok: true, settings: JSON.parse(text) };
+  } catch (error) {
+    return { ok: false, missing: false, error: `parsing ${file}: ${(error as Error).message}` };
+  }
+}
+
+/** What makes two hooks the same hook, whatever their ids: events, tools and command. */
+export function hookIdentity(hook: Pick<NewHook, "events" | "tools" | "command" | "builtin">): string {
+  return canonicalJson({ events: [...hook.events].sort(), tools: hook.tools ?? "any", command: hook.command, builtin: hook.builtin });
+}
+
+/** An id not in `taken`: `claude.<event>.<slug>`, with `-2`, `-3`… when needed. */
+export function uniqueId(candidate: Candidate, taken: Set<string>): string {
+  const base = `claude.${candidate.hook.events[0] ?? "hook"}.${candidate.slug}`.slice(0, 120);
+  let id = base;
+  for (let n = 2; taken.has(id); n += 1) id = `${base}-${n}`;
+  taken.add(id);
+  return id;
+}

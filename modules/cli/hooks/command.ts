@@ -1,0 +1,171 @@
+// `tama hook <id>` and `tama hooks …`: built-in gates alone, the registry (list, edit,
+// import, checksum), and the hooks still running (live engines, engines that are
+// gone, abandonments).
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { builtinGate, builtinGates } from "../../gates/index.ts";
+import type { HookInput } from "../../protocol/hook-input.ts";
+import { tamaPaths } from "../../system/paths.ts";
+import { Abandonment } from "../../protocol/engine.ts";
+import { parseRegistry } from "../../registry/registry.ts";
+import { readRecords } from "../../engine/running-records.ts";
+import { addHook, listHooks, removeHooks, setEnabled } from "./edit.ts";
+import { importHooks } from "./import.ts";
+import { CliError, printJson, readStdin, table } from "../io.ts";
+import { describeSchemaError } from "../../protocol/schema.ts";
+
+const USAGE = `usage: tama hooks <command>
+  list [--json]                                   the registry's hooks
+  add --id ID --event EVENT [--tools shell|write|any|Name,Name]
+      (--command '["prog","arg"]' | --builtin ID | -- prog arg…)
+      [--timeout-ms N] [--fail-mode open|closed] [--description TEXT] [--disabled] [--json]
+  remove|enable|disable ID… [--json]
+  import --from-claude [settings.json…] [--project DIR] [--dry-run] [--disabled] [--json]
+  checksum [FILE] [--json]                        the catalog checksum a registry may declare
+  running [--json]                                hooks still running, and abandonments
+  builtins [--json]                               the built-in gates
+Editing commands take --registry FILE (default: TAMA_REGISTRY, else $TAMA_HOME/hooks/registry.json).`;
+
+/** `tama hook <id>`: run one built-in gate on a payload from stdin; the refusal goes to stdout. */
+export async function hookCommand(argv: string[]): Promise<number> {
+  const id = argv[0];
+  if (!id) throw new CliError("usage: tama hook <built-in gate id> < payload.json (see `tama hooks builtins`)", 2);
+  const gate = builtinGate(id);
+  if (!gate) throw new CliError(`no built-in gate ${JSON.stringify(id)}; \`tama hooks builtins\` lists them`, 2);
+  let input: HookInput;
+  try {
+    const raw: unknown = JSON.parse((await readStdin()) || "{}");
+    if (!raw || typeof raw !== "object" || Array.isArray(raw)) throw new Error("not a JSON object");
+    input = { hook_event_name: "PreToolUse", cwd: process.cwd(), ...(raw as Record<string, unknown>) } as HookInput;
+  } catch (error) {
+    throw new CliError(`the payload on stdin is not a JSON object: ${(error as Error).message}`, 1);
+  }
+  const verdict = await gate.evaluate(input, { tamaHome: tamaPaths().home });
+  if (verdict.decision === "block") {
+    printJson({
+      decision: "block",
+      reason: verdict.reason,
+      hookSpecificOutput: {
+        hookEventName: input.hook_event_name,
+        permissionDecision: "deny",
+        permissionDecisionReason: verdict.reason,
+      },
+    });
+  }
+  return 0;
+}
+
+const SUBCOMMANDS: Record<string, (argv: string[]) => number> = {
+  list: listHooks,
+  add: addHook,
+  remove: removeHooks,
+  enable: (argv) => setEnabled(argv, true),
+  disable: (argv) => setEnabled(argv, false),
+  import: importHooks,
+  checksum,
+  running,
+  builtins,
+};
+
+export async function hooksCommand(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === "--help" || sub === "-h" || sub === "help") {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const run = sub === undefined ? undefined : SUBCOMMANDS[sub];
+  if (!run) throw new CliError(sub === undefined ? USAGE : `unknown command ${JSON.stringify(sub)}\n${USAGE}`, 2);
+  return run(rest);
+}
+
+function checksum(argv: string[]): number {
+  const { values, positionals } = parseArgs({ args: argv, options: { json: { type: "boolean" } }, allowPositionals: true });
+  const file = positionals[0] ?? tamaPaths().registry;
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new CliError(`reading hook registry ${file}: ${(error as Error).message}`);
+  }
+  // The declared checksum is left out so a stale one does not stop its own replacement.
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    const parsed = parseRegistry(text, file);
+    throw new CliError(parsed.ok ? (error as Error).message : parsed.error);
+  }
+  if (raw && typeof raw === "object" && !Array.isArray(raw)) delete (raw as Record<string, unknown>).checksum;
+  const parsed = parseRegistry(JSON.stringify(raw), file);
+  if (!parsed.ok) throw new CliError(parsed.error);
+  if (values.json) printJson({ file, checksum: parsed.checksum });
+  else process.stdout.write(`${parsed.checksum}\n`);
+  return 0;
+}
+
+function builtins(argv: string[]): number {
+  const { values } = parseArgs({ args: argv, options: { json: { type: "boolean" } } });
+  const gates = builtinGates().map((gate) => ({ id: gate.id, events: [...gate.events], description: gate.description }));
+  if (values.json) printJson(gates);
+  else process.stdout.write(`${table(gates.map((g) => [g.id, g.events.join(","), g.description]))}\n`);
+  return 0;
+}
+
+/** Every hook still running, from engines' records, and the last abandonment of every session. */
+function running(argv: string[]): number {
+  const { values } = parseArgs({ args: argv, options: { json: { type: "boolean" } } });
+  const paths = tamaPaths();
+  const records = readRecords(paths.running);
+  const now = Date.now();
+  const hooks = [...records.live.map((r) => ({ r, engine: "live" })), ...records.gone.map((r) => ({ r, engine: "gone" }))].flatMap(
+    ({ r, engine }) =>
+      r.hooks.map((hook) => ({
+        engine,
+        corePid: r.corePid,
+        session: hook.session,
+        event: hook.event,
+        hook: hook.hook,
+        processGroup: hook.processGroup,
+        runningForMs: now - hook.startedAtMs,
+      })),
+  );
+  const abandoned: Abandonment[] = [];
+  const unread = [...records.unread];
+  let names: string[] = [];
+  try {
+    names = readdirSync(paths.sessions);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") unread.push({ file: paths.sessions, error: (error as Error).message });
+  }
+  for (const name of names.filter((n) => /^abandoned\..+\.json$/.test(n)).sort()) {
+    const file = path.join(paths.sessions, name);
+    try {
+      const parsed = Abandonment.safeParse(JSON.parse(readFileSync(file, "utf8")));
+      if (parsed.success) abandoned.push(parsed.data);
+      else unread.push({ file, error: `not an abandonment record: ${describeSchemaError(parsed.error, "the record")}` });
+    } catch (error) {
+      unread.push({ file, error: (error as Error).message });
+    }
+  }
+  if (values.json) {
+    printJson({ running: hooks, abandoned, recordsUnread: unread });
+  } else {
+    const lines: string[] = [];
+    lines.push(
+      hooks.length === 0
+        ? "No hook is running."
+        : table([
+            ["HOOK", "EVENT", "SESSION", "PGID", "RUNNING", "ENGINE"],
+            ...hooks.map((h) => [h.hook, h.event, h.session ?? "-", String(h.processGroup ?? "-"), `${h.runningForMs} ms`, `${h.corePid} (${h.engine})`]),
+          ]),
+    );
+    if (abandoned.length > 0) {
+      lines.push("", "Last abandonment per session:");
+      for (const a of abandoned) lines.push(`  ${a.session}: ${a.text}`);
+    }
+    for (const u of unread) lines.push(`cannot read ${u.file}: ${u.error}`);
+    process.stdout.write(`${lines.join("\n")}\n`);
+  }
+  return unread.length > 0 ? 1 : 0;
+}

@@ -1,0 +1,230 @@
+// `tama hooks list|add|remove|enable|disable`: the registry without hand-editing JSON.
+// Every change goes through registry-edit.ts (validated, checksum kept, atomic).
+import path from "node:path";
+import { parseArgs } from "node:util";
+import * as z from "../../protocol/schema.ts";
+import { CLAUDE_EVENTS, type NewHook } from "../../claude/settings.ts";
+import { programsOf, resolveProgram } from "../../system/command-path.ts";
+import { builtinGate } from "../../gates/index.ts";
+import { EnvError, tamaPaths } from "../../system/paths.ts";
+import { EVENT_KINDS, EventKind, isToolEvent } from "../../protocol/engine.ts";
+import { editRegistry, hookIndex, readRegistry, RegistryEditError } from "../../registry/edit.ts";
+import type { HookEntry, ToolMatcher } from "../../registry/registry.ts";
+import { HookSelection } from "../../engine/selection.ts";
+import { runsOf, shellJoin, timeoutOf, toolsOf } from "./format.ts";
+import { CliError, printJson, table } from "../io.ts";
+
+export const REGISTRY_OPTIONS = {
+  json: { type: "boolean" },
+  registry: { type: "string" },
+} as const;
+
+/** The registry a command edits: --registry, else TAMA_REGISTRY, else $TAMA_HOME/hooks/registry.json. */
+export function registryPath(option: string | undefined): string {
+  return option ? path.resolve(option) : tamaPaths().registry;
+}
+
+/** Run a registry operation, turning its refusal into a CLI error. */
+export function editing<T>(operation: () => T): T {
+  try {
+    return operation();
+  } catch (error) {
+    if (error instanceof RegistryEditError || error instanceof EnvError) throw new CliError(error.message);
+    throw error;
+  }
+}
+
+export function listHooks(argv: string[]): number {
+  const { values } = parseArgs({ args: argv, options: REGISTRY_OPTIONS });
+  const file = registryPath(values.registry);
+  const snapshot = editing(() => readRegistry(file, { missingOk: false }));
+  const selected = new Set(editing(() => HookSelection.fromEnv()).filter(snapshot.file.hooks).map((h) => h.id));
+  const hooks = snapshot.file.hooks.map((hook) => ({ ...hook, selected: selected.has(hook.id) }));
+  if (values.json) {
+    printJson({ registry: file, release: snapshot.file.release, checksum: snapshot.checksum, checksumDeclared: snapshot.file.checksum !== undefined, hooks });
+    return 0;
+  }
+  const lines = [`${file}  release ${snapshot.file.release?.id ?? "none"}  checksum ${snapshot.checksum.slice(0, 12)}`];
+  if (hooks.length === 0) lines.push("No hooks. Add one with `tama hooks add` or `tama hooks import --from-claude`.");
+  else {
+    lines.push(
+      table([
+        ["ID", "EVENTS", "TOOLS", "RUNS", "TIMEOUT", "FAIL", "ENABLED"],
+        ...hooks.map((h) => [h.id, h.events.join(","), toolsOf(h), runsOf(h), timeoutOf(h.timeoutMs), h.failMode, enabledText(h)]),
+      ]),
+    );
+  }
+  process.stdout.write(`${lines.join("\n")}\n`);
+  return 0;
+}
+
+/** The registry's `enabled`, and what TAMA_ONLY_HOOK_ID / TAMA_*_HOOKS make of it here. */
+function enabledText(hook: HookEntry & { selected: boolean }): string {
+  const base = hook.enabled ? "yes" : "no";
+  return hook.selected === hook.enabled ? base : `${base} (${hook.selected ? "on" : "off"} by env)`;
+}
+
+const Argv = z.array(z.string().check(z.minLength(1))).check(z.minLength(1));
+
+function eventOf(name: string): EventKind {
+  const kind = CLAUDE_EVENTS[name] ?? EventKind.safeParse(name).data;
+  if (kind === undefined) {
+    throw new CliError(`unknown event ${JSON.stringify(name)}: use one of ${EVENT_KINDS.join(", ")} (or Claude's names: ${Object.keys(CLAUDE_EVENTS).join(", ")})`, 2);
+  }
+  return kind;
+}
+
+function toolsOption(value: string): ToolMatcher {
+  if (value === "any" || value === "shell" || value === "write") return value;
+  const names = value.split(",").map((n) => n.trim()).filter((n) => n.length > 0);
+  if (names.length === 0) throw new CliError(`--tools takes shell, write, any, or tool names separated by commas (e.g. Bash,Write)`, 2);
+  return names;
+}
+
+function commandOption(json: string | undefined, afterDashes: string[]): string[] | undefined {
+  if (json !== undefined && afterDashes.length > 0) throw new CliError("give the command once: --command '[\"prog\",\"arg\"]' or after --", 2);
+  if (afterDashes.length > 0) return afterDashes;
+  if (json === undefined) return undefined;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(json);
+  } catch {
+    raw = undefined;
+  }
+  const argv = Argv.safeParse(raw);
+  if (!argv.success) {
+    throw new CliError(`--command takes the argv as a JSON array, e.g. --command '["python3","/home/me/hook.py"]'; or put the argv after --`, 2);
+  }
+  return argv.data;
+}
+
+/** Warnings for a command whose program cannot be found from here. */
+export function commandWarnings(argv: readonly string[], failMode: "open" | "closed"): string[] {
+  return programsOf(argv).flatMap((program) => {
+    const found = resolveProgram(program);
+    if (found.ok) return [];
+    const effect = failMode === "closed" ? "refuses every call it matches" : "fails open (gives no verdict)";
+    return [`${found.why}: until it can start, the hook ${effect}${found.relative ? "" : "; OMP's PATH may differ from this shell's"}`];
+  });
+}
+
+export function addHook(argv: string[]): number {
+  const { values, tokens } = parseArgs({
+    args: argv,
+    options: {
+      ...REGISTRY_OPTIONS,
+      id: { type: "string" },
+      event: { type: "string", multiple: true },
+      tools: { type: "string" },
+      command: { type: "string" },
+      builtin: { type: "string" },
+      "timeout-ms": { type: "string" },
+      "fail-mode": { type: "string" },
+      description: { type: "string" },
+      disabled: { type: "boolean" },
+    },
+    allowPositionals: true,
+    tokens: true,
+  });
+  const terminator = tokens.find((t) => t.kind === "option-terminator")?.index ?? argv.length;
+  const stray = tokens.find((t) => t.kind === "positional" && t.index < terminator);
+  if (stray?.kind === "positional") throw new CliError(`unexpected argument ${JSON.stringify(stray.value)}: a command's argv goes after --`, 2);
+  const command = commandOption(values.command, argv.slice(terminator + 1));
+  if ((command === undefined) === (values.builtin === undefined)) {
+    throw new CliError("name what the hook runs: --command '[\"prog\",\"arg\"]', the argv after --, or --builtin ID (see `tama hooks builtins`)", 2);
+  }
+  const gate = values.builtin === undefined ? undefined : builtinGate(values.builtin);
+  if (values.builtin !== undefined && gate === undefined) {
+    throw new CliError(`no built-in gate ${JSON.stringify(values.builtin)}; \`tama hooks builtins\` lists them`, 2);
+  }
+  const id = values.id ?? gate?.id;
+  if (id === undefined) throw new CliError("give the hook an id: --id NAME (letters, digits, '.', '_', ':', '-')", 2);
+  const events = [...new Set((values.event ?? []).flatMap((e) => e.split(",")).map((e) => eventOf(e.trim())))];
+  if (events.length === 0 && gate) events.push(...gate.events);
+  if (events.length === 0) throw new CliError(`name the event(s): --event pre_tool_use (one of ${EVENT_KINDS.join(", ")})`, 2);
+  if (values.tools !== undefined && !events.some(isToolEvent)) throw new CliError("--tools applies to pre_tool_use and post_tool_use hooks only", 2);
+  const timeout = values["timeout-ms"];
+  if (timeout !== undefined && !/^\d+$/.test(timeout)) throw new CliError("--timeout-ms takes a whole number of milliseconds", 2);
+  const failMode = values["fail-mode"];
+  if (failMode !== undefined && failMode !== "open" && failMode !== "closed") throw new CliError("--fail-mode is open or closed", 2);
+
+  const hook: NewHook = {
+    id,
+    ...(values.description !== undefined ? { description: values.description } : {}),
+    events,
+    ...(values.tools !== undefined ? { tools: toolsOption(values.tools) } : {}),
+    ...(command !== undefined ? { command } : { builtin: values.builtin }),
+    ...(timeout !== undefined ? { timeoutMs: Number(timeout) } : {}),
+    ...(failMode !== undefined ? { failMode } : {}),
+    ...(values.disabled ? { enabled: false } : {}),
+  };
+  const file = registryPath(values.registry);
+  const outcome = editing(() =>
+    editRegistry(file, (hooks) => {
+      if (hooks.some((h) => h.id === id)) {
+        throw new RegistryEditError(`a hook ${JSON.stringify(id)} is already in ${file}: choose another --id, or \`tama hooks remove ${id}\` first`);
+      }
+      return { hooks: [...hooks, hook], detail: undefined };
+    }),
+  );
+  const added = outcome.file.hooks.find((h) => h.id === id);
+  const warnings = command !== undefined ? commandWarnings(command, added?.failMode ?? "open") : [];
+  if (values.json) {
+    printJson({ action: "added", registry: file, created: outcome.created, checksum: outcome.checksum, hook: added, warnings });
+    return 0;
+  }
+  const runs = command !== undefined ? shellJoin(command) : `builtin ${values.builtin ?? ""}`;
+  process.stdout.write(`Added ${id} (${events.join(",")}${added && events.some(isToolEvent) ? `, tools ${toolsOf(added)}` : ""}: ${runs}) to ${file}.\n`);
+  for (const warning of warnings) process.stdout.write(`warning: ${warning}\n`);
+  process.stdout.write("Engines adopt it at their next event.\n");
+  return 0;
+}
+
+export function removeHooks(argv: string[]): number {
+  const { values, positionals } = parseArgs({ args: argv, options: REGISTRY_OPTIONS, allowPositionals: true });
+  if (positionals.length === 0) throw new CliError("name the hook(s) to remove: tama hooks remove ID [ID…] (`tama hooks list` shows them)", 2);
+  const file = registryPath(values.registry);
+  const outcome = editing(() =>
+    editRegistry(file, (hooks) => {
+      for (const id of positionals) hookIndex(hooks, id, file);
+      return { hooks: hooks.filter((h) => !positionals.includes(h.id)), detail: undefined };
+    }),
+  );
+  if (values.json) printJson({ action: "removed", registry: file, checksum: outcome.checksum, removed: positionals });
+  else process.stdout.write(`Removed ${positionals.join(", ")} from ${file}.\n`);
+  return 0;
+}
+
+export function setEnabled(argv: string[], enabled: boolean): number {
+  const { values, positionals } = parseArgs({ args: argv, options: REGISTRY_OPTIONS, allowPositionals: true });
+  const verb = enabled ? "enable" : "disable";
+  if (positionals.length === 0) throw new CliError(`name the hook(s): tama hooks ${verb} ID [ID…] (\`tama hooks list\` shows them)`, 2);
+  const file = registryPath(values.registry);
+  const outcome = editing(() =>
+    editRegistry(file, (hooks, current) => {
+      const changed: string[] = [];
+      for (const id of positionals) {
+        const index = hookIndex(hooks, id, file);
+        if (current.hooks[index]?.enabled === enabled) continue;
+        hooks[index] = { ...hooks[index], id, enabled };
+        changed.push(id);
+      }
+      return { hooks, detail: changed };
+    }),
+  );
+  const changed = outcome.detail;
+  const unchanged = positionals.filter((id) => !changed.includes(id));
+  if (values.json) {
+    printJson({ action: enabled ? "enabled" : "disabled", registry: file, checksum: outcome.checksum, changed, unchanged });
+    return 0;
+  }
+  const done = enabled ? "Enabled" : "Disabled";
+  const lines = [];
+  if (changed.length > 0) lines.push(`${done} ${changed.join(", ")} in ${file}.`);
+  if (unchanged.length > 0) lines.push(`Already ${enabled ? "enabled" : "disabled"}: ${unchanged.join(", ")}.`);
+  const overridden = editing(() => HookSelection.fromEnv()).filter(outcome.file.hooks.filter((h) => positionals.includes(h.id)));
+  const byEnv = positionals.filter((id) => overridden.some((h) => h.id === id) !== enabled);
+  if (byEnv.length > 0) lines.push(`Note: TAMA_ONLY_HOOK_ID / TAMA_ENABLED_HOOKS / TAMA_DISABLED_HOOKS in this environment ${enabled ? "keep" : "turn"} ${byEnv.join(", ")} ${enabled ? "off" : "on"}.`);
+  process.stdout.write(`${lines.join("\n")}\n`);
+  return 0;
+}

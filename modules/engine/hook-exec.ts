@@ -1,0 +1,225 @@
+// Running one command hook: its own process group, the input on stdin, bounded
+// output, a timeout that ends the whole group, and an answer read the way Claude
+// Code reads it (exit 0 / exit 2 / JSON on stdout).
+import { spawn } from "node:child_process";
+import { endGroup, endMarkedRun, HOOK_RUN_VARIABLE, signalGroup } from "../system/process-groups.ts";
+
+export const MAX_STDOUT_BYTES = 1024 * 1024;
+export const MAX_STDERR_BYTES = 64 * 1024;
+/** How long a hook's pipes are still read after the hook itself exited. */
+const EXIT_DRAIN_MS = 250;
+
+export interface ExecRequest {
+  argv: string[];
+  cwd: string;
+  input: string;
+  timeoutMs: number;
+  env: NodeJS.ProcessEnv;
+}
+
+/** How a hook process ended, before its answer is read. */
+export type ExecEnd =
+  | { kind: "exited"; code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
+  | { kind: "spawn-error"; message: string }
+  | { kind: "timeout"; stderr: string }
+  | { kind: "flooded"; stream: "stdout"; stderr: string }
+  | { kind: "cancelled"; why: string };
+
+export interface HookProcess {
+  /** The hook's process group (its leader's pid); undefined when it never started. */
+  pgid: number | undefined;
+  ended: Promise<ExecEnd>;
+  /** End the hook and everything it started; its answer becomes a cancellation. */
+  cancel(why: string): void;
+}
+
+class Collector {
+  private chunks: Buffer[] = [];
+  size = 0;
+  truncated = false;
+  constructor(private readonly limit: number) {}
+  push(chunk: Buffer): boolean {
+    if (this.size + chunk.length > this.limit) {
+      this.chunks.push(chunk.subarray(0, Math.max(0, this.limit - this.size)));
+      this.size = this.limit;
+      this.truncated = true;
+      return false;
+    }
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    return true;
+  }
+  text(): string {
+    return Buffer.concat(this.chunks).toString("utf8");
+  }
+}
+
+export function startHookProcess(request: ExecRequest): HookProcess {
+  const [program, ...args] = request.argv;
+  let settle: (end: ExecEnd) => void = () => {};
+  const ended = new Promise<ExecEnd>((resolve) => {
+    settle = resolve;
+  });
+  let final: ExecEnd | undefined;
+  const finish = (end: ExecEnd): void => {
+    if (final) return;
+    final = end;
+    settle(end);
+  };
+  if (program === undefined) {
+    finish({ kind: "spawn-error", message: "the command is empty" });
+    return { pgid: undefined, ended, cancel: () => {} };
+  }
+
+  const child = spawn(program, args, {
+    cwd: request.cwd,
+    env: request.env,
+    // detached makes the hook the leader of a new session and process group.
+    detached: true,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  const pgid = child.pid;
+  const stdout = new Collector(MAX_STDOUT_BYTES);
+  const stderr = new Collector(MAX_STDERR_BYTES);
+  let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+
+  // Tama ending the hook answers at once; the group's TERM-then-KILL goes on behind.
+  const stop = (reason: ExecEnd): void => {
+    // Settled already (answered, or ended by Tama): a later end changes nothing.
+    if (final) return;
+    if (pgid !== undefined) endGroup(pgid);
+    clearTimeout(timer);
+    // Pipes a process outside the group still holds are let go with the hook.
+    child.stdout.destroy();
+    child.stderr.destroy();
+    finish(reason.kind === "timeout" || reason.kind === "flooded" ? { ...reason, stderr: stderr.text() } : reason);
+  };
+  const timer = setTimeout(() => stop({ kind: "timeout", stderr: "" }), request.timeoutMs);
+  timer.unref();
+
+  child.stdout.on("data", (chunk: Buffer) => {
+    if (!stdout.push(chunk)) stop({ kind: "flooded", stream: "stdout", stderr: "" });
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    // stderr past its bound is dropped, not fatal: only the reason's start matters.
+    stderr.push(chunk);
+  });
+  // A hook that never reads stdin, or closes it early, must not break the engine.
+  child.stdin.on("error", () => {});
+  child.stdin.end(request.input);
+
+  child.on("error", (error) => {
+    clearTimeout(timer);
+    finish({ kind: "spawn-error", message: error.message });
+  });
+  const exited = (): void => {
+    clearTimeout(timer);
+    finish({
+      kind: "exited",
+      code: exit?.code ?? null,
+      signal: exit?.signal ?? null,
+      stdout: stdout.text(),
+      stderr: stderr.text(),
+    });
+  };
+  child.on("exit", (code, signal) => {
+    exit = { code, signal };
+    // Whatever the hook left running in its group is ended with it.
+    if (pgid !== undefined) {
+      if (signalGroup(pgid, "SIGTERM")) {
+        setTimeout(() => signalGroup(pgid, "SIGKILL"), 300).unref();
+      }
+    }
+    // A process that left the group (setsid) may hold the hook's stdout open for as
+    // long as it lives: the hook has answered by exiting, so what it wrote is read
+    // for a moment more and then its pipes are let go. The timeout stays armed too.
+    setTimeout(() => {
+      if (final) return;
+      child.stdout.destroy();
+      child.stderr.destroy();
+      exited();
+      // Still held open: something the hook started outside its group runs on. Its mark ends it.
+      const mark = request.env[HOOK_RUN_VARIABLE];
+      if (mark) endMarkedRun(mark);
+    }, EXIT_DRAIN_MS).unref();
+  });
+  child.on("close", exited);
+
+  return {
+    pgid,
+    ended,
+    cancel: (why: string) => stop({ kind: "cancelled", why }),
+  };
+}
+
+/** A hook's answer, read as Claude Code reads it. */
+export type HookAnswer =
+  | { verdict: "pass"; additionalContext?: string }
+  | { verdict: "block"; reason: string; additionalContext?: string }
+  | { verdict: "ask"; reason: string }
+  | { verdict: "failed"; why: string }
+  | { verdict: "cancelled"; why: string };
+
+function firstText(...values: unknown[]): string | undefined {
+  for (const value of values) if (typeof value === "string" && value.trim().length > 0) return value.trim();
+  return undefined;
+}
+
+function tail(text: string, max = 400): string {
+  const trimmed = text.trim();
+  return trimmed.length > max ? `…${trimmed.slice(-max)}` : trimmed;
+}
+
+/** Read exit 0 stdout: JSON decisions are honoured; plain text is context. */
+function readStdout(stdout: string, hookId: string): HookAnswer {
+  const text = stdout.trim();
+  if (!text.startsWith("{")) return text.length > 0 ? { verdict: "pass", additionalContext: text } : { verdict: "pass" };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return { verdict: "pass", additionalContext: text };
+  }
+  if (!parsed || typeof parsed !== "object") return { verdict: "pass" };
+  const answer = parsed as Record<string, unknown>;
+  const specific =
+    answer.hookSpecificOutput && typeof answer.hookSpecificOutput === "object"
+      ? (answer.hookSpecificOutput as Record<string, unknown>)
+      : {};
+  const additionalContext = firstText(specific.additionalContext);
+  const permission = specific.permissionDecision;
+  const permissionReason = firstText(specific.permissionDecisionReason, answer.reason);
+  if (permission === "deny") {
+    return { verdict: "block", reason: permissionReason ?? `hook ${hookId} denied the call`, additionalContext };
+  }
+  if (permission === "ask") return { verdict: "ask", reason: permissionReason ?? `hook ${hookId} asks for confirmation` };
+  if (answer.decision === "block") {
+    return { verdict: "block", reason: firstText(answer.reason) ?? `hook ${hookId} blocked without a reason`, additionalContext };
+  }
+  if (answer.continue === false) {
+    return { verdict: "block", reason: firstText(answer.stopReason, answer.reason) ?? `hook ${hookId} asked to stop`, additionalContext };
+  }
+  return additionalContext ? { verdict: "pass", additionalContext } : { verdict: "pass" };
+}
+
+export function readHookAnswer(end: ExecEnd, hookId: string, timeoutMs: number): HookAnswer {
+  switch (end.kind) {
+    case "cancelled":
+      return { verdict: "cancelled", why: end.why };
+    case "spawn-error":
+      return { verdict: "failed", why: `could not start: ${end.message}` };
+    case "timeout":
+      return { verdict: "failed", why: `gave no answer within ${timeoutMs} ms, so its process group was ended` };
+    case "flooded":
+      return { verdict: "failed", why: `wrote more than ${MAX_STDOUT_BYTES} bytes on stdout, so its process group was ended` };
+    case "exited": {
+      if (end.signal) return { verdict: "failed", why: `was ended by ${end.signal}${end.stderr.trim() ? `: ${tail(end.stderr)}` : ""}` };
+      if (end.code === 0) return readStdout(end.stdout, hookId);
+      if (end.code === 2) {
+        return { verdict: "block", reason: end.stderr.trim() || `hook ${hookId} exited 2 without a reason on stderr` };
+      }
+      const detail = tail(end.stderr);
+      return { verdict: "failed", why: `exited with code ${end.code}${detail ? `: ${detail}` : ""}` };
+    }
+  }
+}

@@ -1,0 +1,160 @@
+// `tama install --omp` and `tama uninstall --omp`: lay down a release, the adapter,
+// the default registry and the shell; take away exactly what install wrote.
+import { createHash } from "node:crypto";
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { defaultRegistry } from "../registry/default.ts";
+import { tamaPaths, type TamaPaths } from "../system/paths.ts";
+import { catalogChecksum, catalogOf, parseRegistry } from "../registry/registry.ts";
+
+export const SHELL_FILE = "omp-shared-hooks.js";
+
+/** OMP's agent dir, as OMP resolves it: PI_CODING_AGENT_DIR, else the profile's, else ~/.omp/agent. */
+export function ompAgentDir(options: { agentDir?: string; profile?: string } = {}, env: NodeJS.ProcessEnv = process.env): string {
+  if (options.agentDir) return path.resolve(options.agentDir);
+  if (env.PI_CODING_AGENT_DIR) return path.resolve(env.PI_CODING_AGENT_DIR);
+  const home = env.HOME || os.homedir();
+  const root = path.join(home, env.PI_CONFIG_DIR || ".omp");
+  const profile = options.profile ?? env.OMP_PROFILE ?? env.PI_PROFILE;
+  return profile ? path.join(root, "profiles", profile, "agent") : path.join(root, "agent");
+}
+
+/** The built artifacts this CLI was bundled with (dist/). */
+export function distDir(): string {
+  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+}
+
+function writeAtomic(file: string, data: string | Buffer, mode = 0o644): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const temp = `${file}.${process.pid}.tmp`;
+  writeFileSync(temp, data, { mode });
+  renameSync(temp, file);
+}
+
+export interface InstallReport {
+  releaseId: string;
+  releaseDir: string;
+  adapterDigest: string;
+  adapterPath: string;
+  registry: { path: string; action: "created" | "release-updated" | "kept" | "invalid-kept"; note?: string };
+  shellPath: string;
+  agentDir: string;
+  current: string;
+}
+
+export function install(options: { agentDir?: string; profile?: string; dist?: string; paths?: TamaPaths }): InstallReport {
+  const dist = options.dist ?? distDir();
+  const paths = options.paths ?? tamaPaths();
+  const cli = readFileSync(path.join(dist, "bin", "tama.js"));
+  const adapter = readFileSync(path.join(dist, "shared-hooks", "omp", "adapter.js"));
+  const shell = readFileSync(path.join(dist, "shell", SHELL_FILE), "utf8");
+  const manifest = JSON.parse(readFileSync(path.join(dist, "build.json"), "utf8")) as { version: string; vendor?: string };
+  const version = manifest.version;
+  const adapterDigest = createHash("sha256").update(adapter).digest("hex");
+  const releaseId = `${version}-${createHash("sha256").update(cli).update(adapter).digest("hex").slice(0, 12)}`;
+
+  // The release: the engine and CLI, and a launcher naming the Node that installed it.
+  const releaseDir = path.join(paths.releasesDir, releaseId);
+  writeAtomic(path.join(releaseDir, "bin", "tama.js"), cli, 0o755);
+  writeAtomic(
+    path.join(releaseDir, "bin", "tama"),
+    `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} "$(dirname "$0")/tama.js" "$@"\n`,
+    0o755,
+  );
+  // `current` is switched atomically: a new link renamed over the old one.
+  const link = `${paths.current}.${process.pid}.tmp`;
+  rmSync(link, { force: true });
+  symlinkSync(path.join("releases", releaseId), link);
+  renameSync(link, paths.current);
+
+  // The vendor chunk the adapter imports goes where the shell imports the adapter
+  // from (loaded/), under its immutable SHA-256 name, before the adapter itself.
+  if (manifest.vendor) {
+    const vendor = path.join(path.dirname(paths.adapter), "loaded", manifest.vendor);
+    const named = /^vendor-([0-9a-f]{64})\.js$/.exec(manifest.vendor)?.[1];
+    const present = existsSync(vendor) ? createHash("sha256").update(readFileSync(vendor)).digest("hex") : undefined;
+    if (present === undefined || present !== named) writeAtomic(vendor, readFileSync(path.join(dist, "shared-hooks", "omp", manifest.vendor)));
+  }
+  writeAtomic(paths.adapter, adapter);
+
+  const registry = writeRegistry(paths, releaseId);
+
+  for (const dir of [paths.sessions, paths.logs, paths.running]) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    chmodSync(dir, 0o700);
+  }
+
+  const agentDir = ompAgentDir(options);
+  const shellPath = path.join(agentDir, "extensions", SHELL_FILE);
+  writeAtomic(shellPath, shell.replace("__TAMA_HOME_AT_INSTALL__", paths.home));
+
+  return { releaseId, releaseDir, adapterDigest, adapterPath: paths.adapter, registry, shellPath, agentDir, current: paths.current };
+}
+
+/** A new registry holds the built-in gates; an existing one keeps its hooks and names the new release. */
+function writeRegistry(paths: TamaPaths, releaseId: string): InstallReport["registry"] {
+  if (!existsSync(paths.registry)) {
+    const registry = defaultRegistry(releaseId);
+    writeAtomic(paths.registry, `${JSON.stringify({ ...registry, checksum: catalogChecksum(catalogOf(registry)) }, null, 2)}\n`);
+    return { path: paths.registry, action: "created" };
+  }
+  const text = readFileSync(paths.registry, "utf8");
+  const parsed = parseRegistry(text, paths.registry);
+  if (!parsed.ok) return { path: paths.registry, action: "invalid-kept", note: parsed.error };
+  if (parsed.file.release?.id === releaseId) return { path: paths.registry, action: "kept" };
+  const raw = JSON.parse(text) as Record<string, unknown>;
+  raw.release = { id: releaseId };
+  if (raw.checksum !== undefined) {
+    raw.checksum = catalogChecksum({ ...catalogOf(parsed.file), release: { id: releaseId } });
+  }
+  writeAtomic(paths.registry, `${JSON.stringify(raw, null, 2)}\n`);
+  return { path: paths.registry, action: "release-updated" };
+}
+
+export interface UninstallReport {
+  removed: string[];
+  kept: string[];
+}
+
+/** Remove what install wrote: releases, current, the adapter and its copies, the shell. The registry and logs stay unless asked. */
+export function uninstall(options: { agentDir?: string; profile?: string; purge?: boolean; paths?: TamaPaths }): UninstallReport {
+  const paths = options.paths ?? tamaPaths();
+  const removed: string[] = [];
+  const kept: string[] = [];
+  const remove = (target: string): void => {
+    let exists = false;
+    try {
+      lstatSync(target);
+      exists = true;
+    } catch {
+      exists = false;
+    }
+    if (!exists) return;
+    rmSync(target, { recursive: true, force: true });
+    removed.push(target);
+  };
+  const shellPath = path.join(ompAgentDir(options), "extensions", SHELL_FILE);
+  if (existsSync(shellPath) && readFileSync(shellPath, "utf8").includes("Tama's OMP adapter")) remove(shellPath);
+  else if (existsSync(shellPath)) kept.push(`${shellPath} (not Tama's shell)`);
+  remove(paths.runtimeDir);
+  remove(path.dirname(paths.adapter));
+  if (options.purge) {
+    remove(path.dirname(paths.registry));
+    remove(paths.sessions);
+    remove(paths.logs);
+  } else {
+    for (const keep of [paths.registry, paths.logs]) if (existsSync(keep)) kept.push(keep);
+  }
+  return { removed, kept };
+}
+
+/** The release `current` points at, if any. */
+export function currentRelease(paths: TamaPaths): string | undefined {
+  try {
+    return path.basename(readlinkSync(paths.current));
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,19 @@
+// The third wire vocabulary: what every hook reads on stdin. Claude Code's hook input
+// shape, so existing Claude Code hook scripts run unchanged; OMP's own call beside it.
+
+/** A Claude-Code-shaped hook input, as every hook (built-in or command) receives it. */
+export type HookInput = {
+  session_id?: string;
+  hook_event_name: string;
+  cwd: string;
+  tool_name?: string;
+  tool_input?: Record<string, unknown>;
+  tool_response?: unknown;
+  tool_use_id?: string;
+  prompt?: string;
+  stop_hook_active?: boolean;
+  transcript_path?: string;
+  /** OMP's own spelling of the call, beside Claude's. */
+  omp?: { tool_name: string; tool_input: unknown; target?: string };
+  [key: string]: unknown;
+};

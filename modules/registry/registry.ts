@@ -1,0 +1,222 @@
+// The hook registry: its format, its checksum, and the loaded generations. Every
+// dispatch re-reads the file; a failed read, parse, shape or checksum check keeps
+// the previous generation loaded and is reported, never papered over.
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { lineColumn, locateJsonError } from "./json-error.ts";
+import { EventKind } from "../protocol/engine.ts";
+import * as z from "../protocol/schema.ts";
+import { builtinGate } from "../gates/index.ts";
+import { describeSchemaError } from "../protocol/schema.ts";
+
+export const REGISTRY_SCHEMA_VERSION = 1;
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+const HookId = z
+  .string()
+  .check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, "a hook id is 1-128 letters, digits, '.', '_', ':' or '-'"));
+
+/** Which tool calls a hook of a tool event reads: asks the one tool declaration. */
+export const ToolMatcher = z.union([
+  z.enum(["any", "shell", "write"]),
+  z.array(z.string().check(z.minLength(1), z.maxLength(256))).check(z.minLength(1)),
+]);
+export type ToolMatcher = z.infer<typeof ToolMatcher>;
+
+export const HookEntry = z
+  .strictObject({
+    id: HookId,
+    description: z.optional(z.string().check(z.maxLength(2000))),
+    events: z.array(EventKind).check(z.minLength(1)),
+    tools: z._default(ToolMatcher, "any"),
+    /** An argv command; no shell is involved unless the argv names one. */
+    command: z.optional(z.array(z.string().check(z.minLength(1))).check(z.minLength(1))),
+    /** A built-in gate, run in-process. */
+    builtin: z.optional(z.string()),
+    timeoutMs: z._default(z.int().check(z.minimum(1), z.maximum(3_600_000)), DEFAULT_TIMEOUT_MS),
+    failMode: z._default(z.enum(["open", "closed"]), "open"),
+    enabled: z._default(z.boolean(), true),
+  })
+  .check(
+    z.refine((hook) => (hook.command === undefined) !== (hook.builtin === undefined), {
+      message: "a hook names exactly one of command (an argv list) or builtin (a built-in gate id)",
+    }),
+    z.refine((hook) => hook.builtin === undefined || builtinGate(hook.builtin) !== undefined, {
+      message: "builtin names no built-in gate (see `tama hooks builtins`)",
+      path: ["builtin"],
+    }),
+  );
+export type HookEntry = z.infer<typeof HookEntry>;
+
+export const Release = z.strictObject({ id: z.string().check(z.minLength(1), z.maxLength(200)) });
+
+export const RegistryFile = z
+  .strictObject({
+    schema: z.literal(REGISTRY_SCHEMA_VERSION),
+    release: z._default(z.nullable(Release), null),
+    checksum: z.optional(z.string().check(z.regex(/^[0-9a-f]{64}$/, "checksum is the lower-case hex SHA-256 of the catalog"))),
+    hooks: z.array(HookEntry),
+  })
+  .check(
+    z.refine((file) => new Set(file.hooks.map((h) => h.id)).size === file.hooks.length, {
+      message: "hook ids must be unique",
+      path: ["hooks"],
+    }),
+  );
+export type RegistryFile = z.infer<typeof RegistryFile>;
+
+/** The catalog: what the checksum covers and what a client is sent. */
+export interface Catalog {
+  schema: number;
+  release: { id: string } | null;
+  hooks: HookEntry[];
+}
+
+/** JSON with object keys sorted at every depth and no white space. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * The catalog checksum: SHA-256 (lower-case hex) of the canonical JSON of
+ * {schema, release, hooks} after defaults are applied, so writing a default out
+ * explicitly does not change it.
+ */
+export function catalogChecksum(catalog: Catalog): string {
+  return createHash("sha256").update(canonicalJson(catalog)).digest("hex");
+}
+
+export function catalogOf(file: RegistryFile): Catalog {
+  return { schema: file.schema, release: file.release, hooks: file.hooks };
+}
+
+/** A JSON parse failure in words with its line and column, the same on every runtime. */
+function jsonErrorWhere(text: string, fallback: string): string {
+  const site = locateJsonError(text);
+  if (!site) return fallback;
+  const { line, column } = lineColumn(text, site.offset);
+  return `${site.message} at line ${line} column ${column}`;
+}
+
+export type ParseOutcome = { ok: true; file: RegistryFile; checksum: string } | { ok: false; error: string };
+
+/** Validate registry text; every error names the path and the operation that failed. */
+export function parseRegistry(text: string, filePath: string): ParseOutcome {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, error: `parsing hook registry ${filePath}: ${jsonErrorWhere(text, (error as Error).message)}` };
+  }
+  const shaped = RegistryFile.safeParse(raw);
+  if (!shaped.success) {
+    return { ok: false, error: `hook registry ${filePath} is not a valid registry: ${describeSchemaError(shaped.error, "the registry")}` };
+  }
+  const checksum = catalogChecksum(catalogOf(shaped.data));
+  if (shaped.data.checksum !== undefined && shaped.data.checksum !== checksum) {
+    return {
+      ok: false,
+      error: `hook registry ${filePath} checksum mismatch: expected ${shaped.data.checksum}, actual ${checksum}`,
+    };
+  }
+  return { ok: true, file: shaped.data, checksum };
+}
+
+/** One loaded registry; dispatches hold the generation they started on. */
+export interface Generation {
+  number: number;
+  file: RegistryFile;
+  catalog: Catalog;
+  checksum: string;
+  releaseId: string | null;
+  loadedAtMs: number;
+}
+
+export type RefreshOutcome =
+  | { ok: true; generation: Generation; changed: boolean }
+  | { ok: false; error: string; generation: Generation | undefined };
+
+/** Holds the loaded generation and re-reads the file on demand. */
+export class RegistryStore {
+  current: Generation | undefined;
+  reloadCount = 0;
+  lastReloadAtMs: number | null = null;
+  lastReloadError: string | null = null;
+  /** The release of the first registry this process read: the code it runs. */
+  coreReleaseId: string | null | undefined;
+  private lastText: string | undefined;
+  private inFlight: Promise<RefreshOutcome> | undefined;
+
+  constructor(readonly path: string) {}
+
+  get coreReplacedByRelease(): boolean {
+    return this.coreReleaseId !== undefined && this.current !== undefined && this.current.releaseId !== this.coreReleaseId;
+  }
+
+  /**
+   * Re-read the registry. The bytes are compared with the last ones read, so an
+   * unchanged file costs one read and no parse, and no change can be missed.
+   * Concurrent callers share one read.
+   */
+  refresh(): Promise<RefreshOutcome> {
+    // Dispatches handled in one turn of the event loop arrived in the same input
+    // chunk, before this read: one read serves them all and misses no change made
+    // before any of them arrived. The next turn reads again.
+    if (!this.inFlight) {
+      this.inFlight = this.read();
+      setImmediate(() => {
+        this.inFlight = undefined;
+      });
+    }
+    return this.inFlight;
+  }
+
+  private async read(): Promise<RefreshOutcome> {
+    let text: string;
+    try {
+      // A registry is a few KB: one synchronous read costs tens of µs, where an
+      // async read takes four thread-pool round trips.
+      text = readFileSync(this.path, "utf8");
+    } catch (error) {
+      return this.fail(`reading hook registry ${this.path}: ${(error as Error).message}`);
+    }
+    if (this.current && text === this.lastText) {
+      this.lastReloadError = null;
+      return { ok: true, generation: this.current, changed: false };
+    }
+    const parsed = parseRegistry(text, this.path);
+    if (!parsed.ok) return this.fail(parsed.error);
+    this.lastText = text;
+    this.lastReloadError = null;
+    if (this.current && this.current.checksum === parsed.checksum) {
+      return { ok: true, generation: this.current, changed: false };
+    }
+    const releaseId = parsed.file.release?.id ?? null;
+    this.current = {
+      number: (this.current?.number ?? 0) + 1,
+      file: parsed.file,
+      catalog: catalogOf(parsed.file),
+      checksum: parsed.checksum,
+      releaseId,
+      loadedAtMs: Date.now(),
+    };
+    if (this.coreReleaseId === undefined) this.coreReleaseId = releaseId;
+    this.reloadCount += 1;
+    this.lastReloadAtMs = this.current.loadedAtMs;
+    return { ok: true, generation: this.current, changed: true };
+  }
+
+  private fail(error: string): RefreshOutcome {
+    this.lastReloadError = error;
+    // The text is forgotten so that putting the old file back is seen as a change.
+    this.lastText = undefined;
+    return { ok: false, error, generation: this.current };
+  }
+}
