@@ -30,7 +30,6 @@ export class ModelGate {
 
   /** Synchronous on purpose: nothing here waits on the engine. */
   onRequest(payload: unknown, ctx: OmpContext): unknown {
-    this.runtime.context = ctx;
     const session = this.runtime.sessionId(ctx) ?? "";
     const spliced = this.splice(payload, ctx);
     const current = this.verdicts.get(session);

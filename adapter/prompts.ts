@@ -2,7 +2,7 @@
 // print and RPC modes the prompt is seen at before_agent_start, which cannot refuse
 // it: a refusal there aborts the prompt's preparation, so it never reaches the
 // model (OMP 18.2.3 then sends an RPC host no agent_end for it).
-import type { InputEvent, OmpContext } from "../modules/omp/api.ts";
+import type { BeforeAgentStartEvent, BeforeAgentStartEventResult, InputEvent, InputEventResult, OmpContext } from "../modules/omp/api.ts";
 import type { AdapterRuntime } from "./runtime.ts";
 
 export class Prompts {
@@ -22,8 +22,7 @@ export class Prompts {
     return result?.additionalContext ? { context: result.additionalContext } : {};
   }
 
-  async onInput(event: InputEvent, ctx: OmpContext): Promise<unknown> {
-    this.runtime.context = ctx;
+  async onInput(event: InputEvent, ctx: OmpContext): Promise<InputEventResult> {
     const answer = await this.check(event.text, ctx);
     if (answer.refused) {
       this.runtime.refused(answer.refused);
@@ -36,8 +35,7 @@ export class Prompts {
     return answer.context ? { text } : undefined;
   }
 
-  async onAgentStart(event: { prompt: string }, ctx: OmpContext): Promise<unknown> {
-    this.runtime.context = ctx;
+  async onAgentStart(event: BeforeAgentStartEvent, ctx: OmpContext): Promise<BeforeAgentStartEventResult> {
     if (this.checked.delete(event.prompt.trim())) return undefined;
     const answer = await this.check(event.prompt, ctx);
     if (answer.refused) {

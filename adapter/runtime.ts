@@ -1,12 +1,14 @@
-// The adapter's state for one OMP session: the engine client, the fail mode, the
-// session's identity, the log, and the status shown in OMP's footer.
+// The adapter's state for one OMP session: the session's identity, verdicts from the
+// engine (whose lifetime engine-lifetime.ts owns), the fail mode, the log, notices
+// and the status shown in OMP's footer.
 import path from "node:path";
 import { digestFromUrl, type AdapterHost } from "../modules/omp/adapter-contract.ts";
-import { ENGINE_CLIENT_CARRY_VERSION, EngineClient, type ClientAnswer } from "../modules/engine/client.ts";
+import type { ClientAnswer, EngineClient } from "../modules/engine/client.ts";
 import { fileLogger, type Logger } from "../modules/system/log.ts";
 import type { OmpContext } from "../modules/omp/api.ts";
 import type { DispatchResult, EngineState } from "../modules/protocol/engine.ts";
 import { tamaHome } from "../modules/system/paths.ts";
+import { EngineLifetime } from "./engine-lifetime.ts";
 
 export type FailMode = "closed" | "open";
 
@@ -17,49 +19,19 @@ export interface Verdict {
   failure?: string;
 }
 
-/** The engine argv: TAMA_ENGINE_COMMAND (a JSON array) for tests, else the installed release. */
-export function engineCommand(home: string): string[] {
-  const override = process.env.TAMA_ENGINE_COMMAND;
-  if (override) {
-    const parsed: unknown = JSON.parse(override);
-    if (!Array.isArray(parsed) || parsed.length === 0 || !parsed.every((part) => typeof part === "string")) {
-      throw new Error("TAMA_ENGINE_COMMAND must be a JSON array of strings");
-    }
-    return parsed as string[];
-  }
-  const release = path.join(home, "hooks-runtime", "current", "bin");
-  // Inside OMP the adapter runs on Bun, whose spawn does not copy the parent's page
-  // tables the way Node's fork does: the engine spawns hooks faster and starts faster
-  // there (see the benchmark). TAMA_ENGINE_RUNTIME=node keeps the release's Node.
-  const runtime = process.env.TAMA_ENGINE_RUNTIME;
-  if (runtime !== undefined && runtime !== "" && runtime !== "node" && runtime !== "bun") {
-    throw new Error(`TAMA_ENGINE_RUNTIME must be "bun" or "node", not ${JSON.stringify(runtime)}`);
-  }
-  if (process.versions.bun !== undefined && runtime !== "node") {
-    return [process.execPath, path.join(release, "tama.js"), "run-hook", "--serve", "omp"];
-  }
-  return [path.join(release, "tama"), "run-hook", "--serve", "omp"];
-}
-
 /** How long a status or reload asked for by a person waits on the engine. */
 export const PERSON_WAIT_MS = 10_000;
-
-/** Where an adapter hands its engine client to the next generation. */
-const ENGINE_CARRY_KEY = "tama.engine-client";
 
 export class AdapterRuntime {
   readonly home = tamaHome();
   readonly digest: string | null;
   readonly logger: Logger;
-  /** Replaced only when a closed client is revived (an adoption that failed restores this adapter). */
-  engine: EngineClient;
-  private engineClosed = false;
+  readonly lifetime: EngineLifetime;
   /** Every engine state the adapter reads (session control follows the loaded generation). */
   onEngineState: ((state: EngineState) => void) | undefined;
   readonly failMode: FailMode;
   private failModeWarning: string | undefined;
   lastRefusal: string | undefined;
-  context: OmpContext | undefined;
   private statusShown = "";
 
   constructor(
@@ -76,62 +48,28 @@ export class AdapterRuntime {
       this.failMode = "closed";
       this.failModeWarning = `TAMA_FAIL_MODE must be "open" or "closed", not ${JSON.stringify(mode)}; Tama refuses calls it cannot check`;
     }
-    this.engine = this.carriedEngine() ?? this.newEngine();
+    this.lifetime = new EngineLifetime(host, this.home, {
+      onStderr: (line) => this.engineSaid(line),
+      onStart: (state, restart) => this.engineStarted(state, restart),
+    });
   }
 
-  private engineCallbacks() {
-    return {
-      onStderr: (line: string) => this.engineSaid(line),
-      onStart: (state: EngineState, restart: boolean) => {
-        this.logger.info({ pid: state.processId, release: state.loadedReleaseId, note: restart ? "engine restarted" : "engine started" }, "engine ready");
-        if (restart) this.notify(`Tama's engine restarted (pid ${state.processId}).`, "warning");
-        // Synchronous, before the first request is written: a grant is rebound before it is read.
-        this.onEngineState?.(state);
-        this.refreshStatus();
-      },
-    };
+  /** The engine client in use (a revived lifetime has a new one). */
+  get engine(): EngineClient {
+    return this.lifetime.client;
   }
 
-  private newEngine(): EngineClient {
-    return new EngineClient({ command: () => engineCommand(this.home), ...this.engineCallbacks() });
+  /** The newest context OMP handed any handler: the shell records it before each call. */
+  get context(): OmpContext | undefined {
+    return this.host.lastContext();
   }
 
-  /**
-   * The engine client the previous adapter generation handed over, when this build
-   * can drive it; one it cannot is drained and closed.
-   */
-  private carriedEngine(): EngineClient | undefined {
-    const carried = this.host.carry?.get(ENGINE_CARRY_KEY);
-    if (carried === undefined) return undefined;
-    this.host.carry?.delete(ENGINE_CARRY_KEY);
-    const client = carried as Partial<EngineClient>;
-    if (client.carryVersion !== ENGINE_CLIENT_CARRY_VERSION || typeof client.rebind !== "function") {
-      void (carried as { close?: (wait: boolean) => Promise<void> }).close?.(false);
-      return undefined;
-    }
-    client.rebind({ ...this.engineCallbacks(), command: () => engineCommand(this.home) });
-    return carried as EngineClient;
-  }
-
-  /** An adoption in place: the next generation takes this engine over (it keeps running). */
-  handOverEngine(): boolean {
-    if (!this.host.carry || this.engineClosed) return false;
-    this.engineClosed = true;
-    this.host.carry.set(ENGINE_CARRY_KEY, this.engine);
-    return true;
-  }
-
-  /** Stop using the engine (session_shutdown); the arguments are EngineClient.close's. */
-  closeEngine(...args: Parameters<EngineClient["close"]>): Promise<void> {
-    this.engineClosed = true;
-    return this.engine.close(...args);
-  }
-
-  /** session_start after a shutdown (a failed adoption restored this adapter): a new client. */
-  reviveEngine(): void {
-    if (!this.engineClosed) return;
-    this.engineClosed = false;
-    this.engine = this.carriedEngine() ?? this.newEngine();
+  private engineStarted(state: EngineState, restart: boolean): void {
+    this.logger.info({ pid: state.processId, release: state.loadedReleaseId, note: restart ? "engine restarted" : "engine started" }, "engine ready");
+    if (restart) this.notify(`Tama's engine restarted (pid ${state.processId}).`, "warning");
+    // Synchronous, before the first request is written: a grant is rebound before it is read.
+    this.onEngineState?.(state);
+    this.refreshStatus();
   }
 
   /** The session this adapter serves, from the newest context. */

@@ -31,14 +31,22 @@ interface ActiveControl {
   retire(): void;
 }
 
-// Process-wide, because the adapter replacing this one is another module instance.
+/** Where each generation finds the control serving a session: the shell's carry store. */
+const CONTROLS_CARRY_KEY = "tama.session-controls";
+// Shells older than host.carry: process-wide, because the adapter replacing this one is another module instance.
 const ACTIVE = Symbol.for("tama.omp.session-control.v1");
 
-function activeControls(): Map<string, ActiveControl> {
+function activeControls(host: AdapterHost): Map<string, ActiveControl> {
+  const carried = host.carry?.get(CONTROLS_CARRY_KEY);
+  if (carried instanceof Map) return carried as Map<string, ActiveControl>;
+  const created = new Map<string, ActiveControl>();
+  if (host.carry) {
+    host.carry.set(CONTROLS_CARRY_KEY, created);
+    return created;
+  }
   const holder = globalThis as unknown as Record<symbol, unknown>;
   const existing = holder[ACTIVE];
   if (existing instanceof Map) return existing as Map<string, ActiveControl>;
-  const created = new Map<string, ActiveControl>();
   holder[ACTIVE] = created;
   return created;
 }
@@ -90,7 +98,7 @@ export class SessionControl {
     // Synchronous, before the engine can answer: the key and the generation a grant was bound under.
     this.inherit(session, switched);
     this.phase = "serving";
-    const controls = activeControls();
+    const controls = activeControls(this.host);
     const prior = controls.get(session);
     controls.set(session, this.entry);
     try {
@@ -160,7 +168,7 @@ export class SessionControl {
   private stopServing(): void {
     const session = this.session;
     if (session === undefined) return;
-    const controls = activeControls();
+    const controls = activeControls(this.host);
     if (controls.get(session) === this.entry) controls.delete(session);
     const owned = this.server?.ownsPath() ?? false;
     this.server?.close();
@@ -249,15 +257,17 @@ export class SessionControl {
       throw new ControlFailure("reload-unsupported", "this session's OMP shell cannot adopt an adapter in place; restart OMP once to load a shell that can");
     }
     const session = this.session ?? "";
-    const receipt = await this.host.adopt(this.runtime.context ?? this.host.lastContext(), "session-control");
+    const receipt = await this.host.adopt(this.host.lastContext(), "session-control");
     // The digest of the adapter that runs the session now, from its own runtime.
-    const active = activeControls().get(session);
+    const active = activeControls(this.host).get(session);
+    const adapterDigest = active ? active.digest : receipt.digest;
     return {
       ok: receipt.ok,
       changed: receipt.ok ? receipt.changed : false,
       ompPid: process.pid,
       session,
-      adapterDigest: active ? active.digest : receipt.digest,
+      adapterDigest,
+      runtime: { adapterDigest },
       previousDigest: receipt.previousDigest,
       adapterReloadSupported: true,
       message: receipt.message,

@@ -1,9 +1,7 @@
 // tool_call → pre_tool_use:<tool> → {block, reason}; tool_result → post_tool_use:<tool>,
 // a refusal appended for the model. A call with no verdict is refused by default.
-import type { OmpContext, ToolCallEvent, ToolResultEvent } from "../modules/omp/api.ts";
+import type { OmpContext, ToolCallEvent, ToolCallEventResult, ToolResultEvent, ToolResultEventResult } from "../modules/omp/api.ts";
 import type { AdapterRuntime } from "./runtime.ts";
-
-type ToolCallAnswer = { block: true; reason: string } | undefined;
 
 export class ToolEvents {
   /** Each call's input as its pre-tool check saw it: the post-tool dispatch must name the same call. */
@@ -11,8 +9,7 @@ export class ToolEvents {
 
   constructor(private readonly runtime: AdapterRuntime) {}
 
-  async onToolCall(event: ToolCallEvent, ctx: OmpContext): Promise<ToolCallAnswer> {
-    this.runtime.context = ctx;
+  async onToolCall(event: ToolCallEvent, ctx: OmpContext): Promise<ToolCallEventResult> {
     this.inputs.set(event.toolCallId, event.input);
     const verdict = await this.runtime.verdict(`pre_tool_use:${event.toolName}`, {
       ...this.runtime.basePayload(ctx),
@@ -35,7 +32,7 @@ export class ToolEvents {
   }
 
   /** No verdict: refuse with the cause, or with TAMA_FAIL_MODE=open let it through and say so. */
-  private unchecked(event: ToolCallEvent, cause: string): ToolCallAnswer {
+  private unchecked(event: ToolCallEvent, cause: string): ToolCallEventResult {
     this.runtime.logger.error({ event: "pre_tool_use", tool: event.toolName, note: "no verdict" }, "tool call unchecked");
     if (this.runtime.failMode === "open") {
       this.runtime.notify(`Tama could not check ${event.toolName} and let it through (TAMA_FAIL_MODE=open): ${cause}`, "warning");
@@ -47,8 +44,7 @@ export class ToolEvents {
     return { block: true, reason };
   }
 
-  async onToolResult(event: ToolResultEvent, ctx: OmpContext): Promise<{ content: { type: string; text?: string }[] } | undefined> {
-    this.runtime.context = ctx;
+  async onToolResult(event: ToolResultEvent, ctx: OmpContext): Promise<ToolResultEventResult> {
     const input = this.inputs.get(event.toolCallId) ?? event.input;
     this.inputs.delete(event.toolCallId);
     const verdict = await this.runtime.verdict(`post_tool_use:${event.toolName}`, {

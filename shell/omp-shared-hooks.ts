@@ -2,10 +2,6 @@
 // its bytes, forwards every event, tool and command the adapter registers, and
 // adopts a newer adapter in place. It stays small: everything that changes lives
 // in the adapter.
-import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import {
   ADAPTER_CONTRACT_VERSION,
   loadedMessage,
@@ -16,11 +12,10 @@ import {
   type AdapterModule,
   type AdoptionReceipt,
 } from "../modules/omp/adapter-contract.ts";
+import { addressedCopy, installedAdapterPath, shellTamaHome } from "../modules/omp/installed-adapter.ts";
 import type { OmpApi, OmpCommand, OmpContext, OmpHandler, OmpTool, OmpToolResult } from "../modules/omp/api.ts";
 
 const SHELL_VERSION = "1";
-/** `tama install` writes its TAMA_HOME here; TAMA_HOME in OMP's environment wins. */
-const TAMA_HOME_AT_INSTALL = "__TAMA_HOME_AT_INSTALL__";
 
 interface Loaded {
   digest: string | null;
@@ -28,17 +23,6 @@ interface Loaded {
   tools: Map<string, OmpTool>;
   commands: Map<string, OmpCommand>;
   hooks: AdapterHooks;
-}
-
-function tamaHome(): string {
-  const fromEnv = process.env.TAMA_HOME;
-  if (fromEnv) return path.resolve(fromEnv);
-  if (!TAMA_HOME_AT_INSTALL.startsWith("__")) {
-    // The adapter, the engine and the hooks read TAMA_HOME: they follow the install too.
-    process.env.TAMA_HOME = TAMA_HOME_AT_INSTALL;
-    return TAMA_HOME_AT_INSTALL;
-  }
-  return path.join(os.homedir(), ".tama");
 }
 
 const text = (message: string, isError = false): OmpToolResult => ({ content: [{ type: "text", text: message }], isError });
@@ -50,10 +34,9 @@ class Shell {
   private context: OmpContext | undefined;
   /** Handed from each adapter generation to the next (see AdapterHost.carry). */
   private readonly carry = new Map<string, unknown>();
-  private readonly forwardedEvents = new Set<string>();
-  private readonly forwardedTools = new Set<string>();
-  private readonly forwardedCommands = new Set<string>();
-  private readonly adapterFile = path.join(tamaHome(), "shared-hooks", "omp", "adapter.js");
+  /** What is registered with OMP already (`event:…`, `tool:…`, `command:…`). */
+  private readonly forwarded = new Set<string>();
+  private readonly adapterFile = installedAdapterPath(shellTamaHome());
 
   constructor(private readonly pi: OmpApi) {}
 
@@ -70,20 +53,9 @@ class Shell {
     }
   }
 
-  /** Read the installed adapter, keep a copy named by its digest, and import that copy. */
+  /** Import the installed adapter from the copy named by its digest. */
   private async importInstalled(): Promise<{ digest: string; module: AdapterModule }> {
-    const bytes = readFileSync(this.adapterFile);
-    const digest = createHash("sha256").update(bytes).digest("hex");
-    const dir = path.join(path.dirname(this.adapterFile), "loaded");
-    const copy = path.join(dir, `${digest}.js`);
-    if (!existsSync(copy)) {
-      mkdirSync(dir, { recursive: true });
-      // Written from the very bytes that were hashed, so what runs is what was named.
-      const temp = `${copy}.${process.pid}.tmp`;
-      writeFileSync(temp, bytes);
-      renameSync(temp, copy);
-    }
-    // A raw absolute path: Bun ignores a query on a file:// URL and serves the old module.
+    const { digest, copy } = addressedCopy(this.adapterFile);
     const module = (await import(copy)) as Partial<AdapterModule> & { default?: Partial<AdapterModule> };
     const register = module.register ?? module.default?.register;
     if (typeof register !== "function") throw new Error(`${this.adapterFile} exports no register function`);
@@ -95,16 +67,38 @@ class Shell {
     const table: Loaded = { digest, handlers: new Map(), tools: new Map(), commands: new Map(), hooks: {} };
     const api: AdapterApi = {
       on: (event, handler) => {
-        table.handlers.set(event, [...(table.handlers.get(event) ?? []), handler]);
+        // OMP hands each event's handler that event's shape (AdapterApi.on is typed per event).
+        table.handlers.set(event, [...(table.handlers.get(event) ?? []), handler as OmpHandler]);
         this.forwardEvent(event);
       },
       registerTool: (tool) => {
         table.tools.set(tool.name, tool);
-        this.forwardTool(tool);
+        this.forwardOnce(`tool:${tool.name}`, () =>
+          this.pi.registerTool({
+            ...tool,
+            loadMode: tool.loadMode ?? "essential",
+            execute: (id, params, signal, onUpdate, ctx) => {
+              this.context = ctx;
+              const current = this.loaded?.tools.get(tool.name);
+              if (!current) return Promise.resolve(text(`The loaded Tama adapter no longer provides the tool ${tool.name}.`, true));
+              return current.execute(id, params, signal, onUpdate, ctx);
+            },
+          }),
+        );
       },
       registerCommand: (name, command) => {
         table.commands.set(name, command);
-        this.forwardCommand(name, command);
+        this.forwardOnce(`command:${name}`, () =>
+          this.pi.registerCommand(name, {
+            ...(command.description !== undefined ? { description: command.description } : {}),
+            handler: async (args, ctx) => {
+              this.context = ctx;
+              const current = this.loaded?.commands.get(name);
+              if (current) await current.handler(args, ctx);
+              else ctx.ui.notify(`The loaded Tama adapter no longer provides /${name}.`, "error");
+            },
+          }),
+        );
       },
       host: {
         contractVersion: ADAPTER_CONTRACT_VERSION,
@@ -120,10 +114,15 @@ class Shell {
     return table;
   }
 
+  /** OMP keeps what was registered with it for the process: register each name once, forward to the newest. */
+  private forwardOnce(key: string, registerWithOmp: () => void): void {
+    if (this.forwarded.has(key)) return;
+    this.forwarded.add(key);
+    registerWithOmp();
+  }
+
   private forwardEvent(event: string): void {
-    if (this.forwardedEvents.has(event)) return;
-    this.forwardedEvents.add(event);
-    this.pi.on(event, (payload, ctx) => this.emit(event, payload, ctx));
+    this.forwardOnce(`event:${event}`, () => this.pi.on(event, (payload, ctx) => this.emit(event, payload, ctx)));
   }
 
   private async emit(event: string, payload: unknown, ctx: OmpContext): Promise<unknown> {
@@ -144,38 +143,6 @@ class Shell {
     return undefined;
   }
 
-  private forwardTool(tool: OmpTool): void {
-    if (this.forwardedTools.has(tool.name)) return;
-    this.forwardedTools.add(tool.name);
-    this.pi.registerTool({
-      ...tool,
-      loadMode: tool.loadMode ?? "essential",
-      execute: (id, params, signal, onUpdate, ctx) => {
-        this.context = ctx;
-        const current = this.loaded?.tools.get(tool.name);
-        if (!current) return Promise.resolve(text(`The loaded Tama adapter no longer provides the tool ${tool.name}.`, true));
-        return current.execute(id, params, signal, onUpdate, ctx);
-      },
-    });
-  }
-
-  private forwardCommand(name: string, command: OmpCommand): void {
-    if (this.forwardedCommands.has(name)) return;
-    this.forwardedCommands.add(name);
-    this.pi.registerCommand(name, {
-      ...(command.description !== undefined ? { description: command.description } : {}),
-      handler: async (args, ctx) => {
-        this.context = ctx;
-        const current = this.loaded?.commands.get(name);
-        if (!current) {
-          ctx.ui.notify(`The loaded Tama adapter no longer provides /${name}.`, "error");
-          return;
-        }
-        await current.handler(args, ctx);
-      },
-    });
-  }
-
   /** Adopt the installed adapter in place; concurrent requests share one operation. */
   adopt(ctx: OmpContext | undefined, origin: string): Promise<AdoptionReceipt> {
     this.adopting ??= this.adoptOnce(ctx ?? this.context, origin).finally(() => {
@@ -187,13 +154,7 @@ class Shell {
   private async adoptOnce(ctx: OmpContext | undefined, _origin: string): Promise<AdoptionReceipt> {
     const old = this.loaded;
     const previousDigest = old?.digest ?? null;
-    const refuse = (reason: string): AdoptionReceipt => ({
-      ok: false,
-      digest: previousDigest,
-      previousDigest,
-      error: reason,
-      message: refusedMessage(reason),
-    });
+    const refuse = (reason: string): AdoptionReceipt => ({ ok: false, digest: previousDigest, previousDigest, error: reason, message: refusedMessage(reason) });
     let next: { digest: string; module: AdapterModule };
     try {
       next = await this.importInstalled();
@@ -221,7 +182,6 @@ class Shell {
         await this.runHandlers(table, "session_start", ctx, true);
       } catch (error) {
         await this.runHandlers(table, "session_shutdown", ctx);
-        this.loaded = old;
         await this.restore(old, ctx);
         return refuse(`starting ${next.digest}: ${(error as Error).message}`);
       }
@@ -247,18 +207,12 @@ class Shell {
   }
 
   /** The reload's whole answer: the adoption first, then the engine's own reload. */
-  private async reloadAnswer(ctx: OmpContext | undefined): Promise<{ text: string; ok: boolean }> {
-    const receipt = await this.adopt(ctx, "reload");
+  private async reload(ctx: OmpContext, origin: string): Promise<{ text: string; ok: boolean }> {
+    this.context = ctx;
+    const receipt = await this.adopt(ctx, origin);
     const lines = [receipt.message];
-    if (receipt.ok && receipt.changed === false) lines[0] = receipt.message;
-    const hooks = this.loaded?.hooks;
-    if (hooks?.reloadEngine) {
-      try {
-        lines.push(await hooks.reloadEngine());
-      } catch (error) {
-        lines.push(`The engine did not reload: ${(error as Error).message}`);
-      }
-    }
+    const reloadEngine = this.loaded?.hooks.reloadEngine;
+    if (reloadEngine) lines.push(await reloadEngine().catch((error: Error) => `The engine did not reload: ${error.message}`));
     return { text: lines.join("\n"), ok: receipt.ok };
   }
 
@@ -271,16 +225,14 @@ class Shell {
       parameters: z ? z.object({}) : { type: "object", properties: {} },
       loadMode: "essential",
       execute: async (_id, _params, _signal, _onUpdate, ctx) => {
-        this.context = ctx;
-        const answer = await this.reloadAnswer(ctx);
+        const answer = await this.reload(ctx, "tool");
         return text(answer.text, !answer.ok);
       },
     });
     this.pi.registerCommand(RELOAD_TOOL, {
       description: "Adopt the installed Tama adapter in place and reload the hook registry",
       handler: async (_args, ctx) => {
-        this.context = ctx;
-        const answer = await this.reloadAnswer(ctx);
+        const answer = await this.reload(ctx, "command");
         if (ctx.hasUI || ctx.mode === "rpc") ctx.ui.notify(answer.text, answer.ok ? "info" : "error");
         else process.stdout.write(`${answer.text}\n`);
       },

@@ -1,6 +1,6 @@
 // `tama run-hook`: the persistent engine (`--serve omp`) and the one-event
 // interface (`tama run-hook <event> <agent-id>`, payload on stdin).
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { writeFileAtomic } from "../system/atomic-write.ts";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { Engine } from "../engine/engine.ts";
@@ -137,11 +137,9 @@ async function oneEvent(paths: TamaPaths, positionals: string[], providerFlag: s
 function publishAgentRecord(paths: TamaPaths, agentId: string, provider: string, event: string, session: string | undefined): void {
   if (!isSafeFileComponent(agentId)) return;
   try {
-    mkdirSync(paths.sessions, { recursive: true, mode: 0o700 });
     const file = path.join(paths.sessions, `agent.${agentId}.json`);
-    const temp = `${file}.${process.pid}.tmp`;
-    writeFileSync(temp, JSON.stringify({ agentId, provider, session: session ?? null, lastEvent: event, lastEventAtMs: Date.now() }), { mode: 0o600 });
-    renameSync(temp, file);
+    const record = { agentId, provider, session: session ?? null, lastEvent: event, lastEventAtMs: Date.now() };
+    writeFileAtomic(file, JSON.stringify(record), { mode: 0o600, createDir: 0o700 });
   } catch {
     // A record that cannot be written changes no decision.
   }

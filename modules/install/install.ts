@@ -1,12 +1,13 @@
 // `tama install --omp` and `tama uninstall --omp`: lay down a release, the adapter,
 // the default registry and the shell; take away exactly what install wrote.
 import { createHash } from "node:crypto";
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { defaultRegistry } from "../registry/default.ts";
 import { tamaPaths, type TamaPaths } from "../system/paths.ts";
+import { writeFileAtomic } from "../system/atomic-write.ts";
 import { catalogChecksum, catalogOf, parseRegistry } from "../registry/registry.ts";
 
 export const SHELL_FILE = "omp-shared-hooks.js";
@@ -27,10 +28,7 @@ export function distDir(): string {
 }
 
 function writeAtomic(file: string, data: string | Buffer, mode = 0o644): void {
-  mkdirSync(path.dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, data, { mode });
-  renameSync(temp, file);
+  writeFileAtomic(file, data, { mode, createDir: 0o755 });
 }
 
 export interface InstallReport {

@@ -1,7 +1,7 @@
 // The contract between the shell (imported by OMP once, never replaced) and the
 // adapter (replaced in place). The shell bundles this file too, so it changes only
 // with a new contract version, never casually.
-import type { OmpApi, OmpCommand, OmpContext, OmpHandler, OmpTool } from "./api.ts";
+import type { OmpApi, OmpCommand, OmpContext, OmpEventHandler, OmpEventName, OmpTool } from "./api.ts";
 
 export const ADAPTER_CONTRACT_VERSION = 1;
 
@@ -29,7 +29,8 @@ export interface AdapterHost {
 
 /** The registration surface the shell gives an adapter: OMP's, recorded and forwarded. */
 export interface AdapterApi {
-  on(event: string, handler: OmpHandler): void;
+  /** Typed per event; the shell stores and forwards every handler as OMP's untyped one. */
+  on<K extends OmpEventName>(event: K, handler: OmpEventHandler<K>): void;
   registerTool(tool: OmpTool): void;
   registerCommand(name: string, command: OmpCommand): void;
   host: AdapterHost;

@@ -23,6 +23,7 @@ export interface OmpContext {
   abort?(): void;
 }
 
+/** What the shell forwards without reading: any event, any answer. */
 export type OmpHandler = (event: unknown, ctx: OmpContext) => unknown;
 
 export interface OmpCommand {
@@ -45,7 +46,7 @@ export interface OmpTool {
   execute(toolCallId: string, params: unknown, signal: AbortSignal | undefined, onUpdate: unknown, ctx: OmpContext): Promise<OmpToolResult>;
 }
 
-/** The `pi` object OMP hands an extension's factory. */
+/** The `pi` object OMP hands an extension's factory. The shell registers untyped forwarders. */
 export interface OmpApi {
   on(event: string, handler: OmpHandler): void;
   registerTool(tool: OmpTool): void;
@@ -95,3 +96,40 @@ export interface BeforeProviderRequestEvent {
   type: "before_provider_request";
   payload: unknown;
 }
+
+/** A lifecycle event; the shell marks the ones it runs for an adoption in place. */
+export interface SessionLifecycleEvent {
+  type: string;
+  /** Set by the shell (see isAdoption in the adapter contract). */
+  adoption?: boolean;
+}
+
+export type ToolCallEventResult = { block: true; reason: string } | undefined;
+export type ToolResultEventResult = { content: { type: string; text?: string }[] } | undefined;
+export type InputEventResult = { handled: true } | { text: string } | undefined;
+export type BeforeAgentStartEventResult = { message: { customType: string; content: string; display: boolean } } | undefined;
+export type SessionStopEventResult = { decision: "block"; reason: string } | undefined;
+
+/**
+ * Each event the adapter handles with what OMP sends and what it accepts back, as in
+ * OMP's own `on(event: "tool_call", handler: ExtensionHandler<ToolCallEvent, ToolCallEventResult>)`.
+ */
+export interface OmpEvents {
+  session_start: { event: SessionLifecycleEvent; result: undefined };
+  session_switch: { event: SessionLifecycleEvent; result: undefined };
+  session_branch: { event: SessionLifecycleEvent; result: undefined };
+  session_shutdown: { event: SessionLifecycleEvent; result: undefined };
+  tool_call: { event: ToolCallEvent; result: ToolCallEventResult };
+  tool_result: { event: ToolResultEvent; result: ToolResultEventResult };
+  input: { event: InputEvent; result: InputEventResult };
+  before_agent_start: { event: BeforeAgentStartEvent; result: BeforeAgentStartEventResult };
+  before_provider_request: { event: BeforeProviderRequestEvent; result: unknown };
+  session_stop: { event: SessionStopEvent; result: SessionStopEventResult };
+}
+
+export type OmpEventName = keyof OmpEvents;
+
+export type OmpEventHandler<K extends OmpEventName> = (
+  event: OmpEvents[K]["event"],
+  ctx: OmpContext,
+) => OmpEvents[K]["result"] | Promise<OmpEvents[K]["result"]> | void | Promise<void>;

@@ -45,6 +45,8 @@ export const ReloadReceipt = z.strictObject({
   session: z.string(),
   /** The digest of the adapter running the session now (its runtime's own, not the file's). */
   adapterDigest: z.nullable(Sha256),
+  /** Where the spec names that digest: `runtime.adapterDigest` (optional only for adapters older than it). */
+  runtime: z.optional(z.strictObject({ adapterDigest: z.nullable(Sha256) })),
   previousDigest: z.nullable(Sha256),
   adapterReloadSupported: z.boolean(),
   message: z.string(),

@@ -59,8 +59,9 @@ function attempt(socket: string, request: ControlRequest, deadline: number): Pro
     });
     ws.on("unexpected-response", (_req, res) => finish({ done: false, kind: res.statusCode === 503 ? "retry" : "fatal", error: `the session refused the connection (HTTP ${res.statusCode})` }));
     ws.on("error", (error: NodeJS.ErrnoException) => {
-      // Refused or reset before the handshake (a listener handing over drops its backlog): nothing was sent.
-      const retry = !opened && (error.code === "ENOENT" || error.code === "ECONNREFUSED" || error.code === "ECONNRESET");
+      // Refused, reset or closed under the upgrade request's write (EPIPE) before the handshake
+      // finished — a listener handing over drops its backlog: the request itself was never sent.
+      const retry = !opened && (error.code === "ENOENT" || error.code === "ECONNREFUSED" || error.code === "ECONNRESET" || error.code === "EPIPE");
       finish({ done: false, kind: retry ? "retry" : "fatal", error: error.message });
     });
     ws.on("close", (code, reason) => finish({ done: false, kind: code === GOING_AWAY ? "retry" : "fatal", error: `the session closed the connection (${code}${reason.length ? `: ${reason.toString()}` : ""})` }));

@@ -2,7 +2,7 @@
 // socket in $TAMA_HOME/sessions/, and the checks that make them trustworthy: a
 // private directory, atomic writes, and a process that is still the one named.
 import { createHash, randomBytes } from "node:crypto";
-import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { isSafeFileComponent } from "../system/paths.ts";
 import { processAlive, processStartTicks } from "../system/process-groups.ts";
@@ -10,6 +10,7 @@ import * as z from "../protocol/schema.ts";
 import { describeSchemaError } from "../protocol/schema.ts";
 import { ControlKey, Sha256 } from "../protocol/session-control.ts";
 import { recordNames } from "../system/record-dir.ts";
+import { writeFileAtomic } from "../system/atomic-write.ts";
 
 export const RECORD_SCHEMA_VERSION = 1;
 
@@ -105,9 +106,7 @@ export function sessionsDirProblem(home: string, sessions: string, create: boole
 
 /** Write a JSON file readable by its owner only, atomically (a reader sees the old or the new one). */
 export function writePrivateJson(file: string, value: unknown): void {
-  const temp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600 });
-  renameSync(temp, file);
+  writeFileAtomic(file, `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600 });
 }
 
 export type RecordRead = { ok: true; record: SessionRecord } | { ok: false; missing: boolean; error: string };

@@ -73,6 +73,8 @@ describe("tama sessions reload in a real OMP session", () => {
       ompPid: session.pid,
       session: listed.session,
       adapterDigest: sha(newer),
+      // Where the spec names it: a client written to the spec reads runtime.adapterDigest.
+      runtime: { adapterDigest: sha(newer) },
       previousDigest: oldDigest,
       adapterReloadSupported: true,
       message: `Loaded the installed OMP adapter ${sha(newer)} in place of ${oldDigest}`,

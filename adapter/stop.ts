@@ -1,0 +1,47 @@
+// session_stop → stop. A refusal continues the turn with the reason; OMP 18.2.3 puts
+// no cap on such continuations, so a stop hook that always refuses would hold the
+// turn open forever: after MAX_STOP_REFUSALS in a row the turn may end, and the
+// session is told what the last refusal said.
+import type { OmpContext, SessionStopEvent, SessionStopEventResult } from "../modules/omp/api.ts";
+import type { AdapterRuntime } from "./runtime.ts";
+import type { ToolEvents } from "./tool-events.ts";
+
+/** Stop refusals in a row after which the turn may end anyway. */
+export const MAX_STOP_REFUSALS = 8;
+
+export class Stops {
+  private readonly refusalsInARow = new Map<string, number>();
+
+  constructor(
+    private readonly runtime: AdapterRuntime,
+    private readonly tools: ToolEvents,
+  ) {}
+
+  async onStop(stop: SessionStopEvent, ctx: OmpContext): Promise<SessionStopEventResult> {
+    this.tools.turnEnded();
+    const verdict = await this.runtime.verdict("stop", {
+      ...this.runtime.basePayload(ctx),
+      ...(stop.session_file ? { transcript_path: stop.session_file } : {}),
+      stop_hook_active: stop.stop_hook_active === true,
+    });
+    if (verdict.failure !== undefined) {
+      // A turn cannot be held open forever on a missing verdict; say so instead.
+      this.runtime.notify(`Tama could not check the end of this turn: ${verdict.failure}`, "warning");
+      return undefined;
+    }
+    if (verdict.result?.decision !== "block") {
+      this.refusalsInARow.delete(stop.session_id);
+      return undefined;
+    }
+    const reason = verdict.result.reason ?? "a stop hook refused to end the turn";
+    const count = stop.stop_hook_active ? (this.refusalsInARow.get(stop.session_id) ?? 0) + 1 : 1;
+    if (stop.stop_hook_active && count > MAX_STOP_REFUSALS) {
+      this.refusalsInARow.delete(stop.session_id);
+      this.runtime.notify(`Tama let the turn end after ${MAX_STOP_REFUSALS} refusals in a row by stop hooks; the last said: ${reason}`, "warning");
+      return undefined;
+    }
+    this.refusalsInARow.set(stop.session_id, count);
+    this.runtime.refused(reason);
+    return { decision: "block", reason };
+  }
+}
