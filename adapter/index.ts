@@ -8,6 +8,7 @@ import { AdapterRuntime, PERSON_WAIT_MS } from "./runtime.ts";
 import { SessionControl } from "./session-control.ts";
 import { Stops } from "./stop.ts";
 import { ToolEvents } from "./tool-events.ts";
+import { UserBash } from "./user-bash.ts";
 
 /**
  * How long session_shutdown waits for the session_end dispatch: OMP gives shutdown
@@ -21,6 +22,7 @@ export function register(api: AdapterApi): AdapterHooks {
   const stops = new Stops(runtime, tools);
   const model = new ModelGate(runtime);
   const prompts = new Prompts(runtime);
+  const userBash = new UserBash(runtime);
   const fullStatus = async () => ({ ...(await runtime.status()), modelRequests: model.status() });
   const control = new SessionControl(api.host, runtime, fullStatus);
   runtime.onEngineState = (state) => control.observe(state);
@@ -45,6 +47,7 @@ export function register(api: AdapterApi): AdapterHooks {
   api.on("before_agent_start", (event, ctx) => prompts.onAgentStart(event, ctx));
   api.on("before_provider_request", (event, ctx) => model.onRequest(event.payload, ctx));
   api.on("session_stop", (event, ctx) => stops.onStop(event, ctx));
+  api.on("user_bash", (event, ctx) => userBash.onUserBash(event, ctx));
   api.on("session_shutdown", async (event, ctx) => {
     control.stop(event);
     if (isAdoption(event) && runtime.lifetime.handOver()) {

@@ -357,7 +357,7 @@ export function toHookTargets(event: ParsedEvent, payload: DispatchPayload): Hoo
     targets: mapped.mapped.map((m) => {
       const ompName = m.ompName ?? toolName;
       const hookToolName = m.claudeName ?? ompName;
-      const omp = defined({ tool_name: toolName, tool_input: rawInput ?? {}, target: m.target }) as HookInput["omp"];
+      const omp = defined({ tool_name: toolName, tool_input: rawInput ?? {}, target: m.target, origin: payload.origin }) as HookInput["omp"];
       return {
         input: { ...common, tool_name: hookToolName, tool_input: m.toolInput, ...callFields, omp },
         kind: m.kind,

@@ -104,6 +104,27 @@ export interface SessionLifecycleEvent {
   adoption?: boolean;
 }
 
+/** A person's `!cmd` (TUI) or an RPC host's bash command, before OMP runs it. */
+export interface UserBashEvent {
+  type: "user_bash";
+  command: string;
+  excludeFromContext: boolean;
+  cwd: string;
+}
+
+/** OMP's BashResult: returned in place of running the command. */
+export interface OmpBashResult {
+  output: string;
+  exitCode: number | undefined;
+  cancelled: boolean;
+  truncated: boolean;
+  totalLines: number;
+  totalBytes: number;
+  outputLines: number;
+  outputBytes: number;
+}
+
+export type UserBashEventResult = { result: OmpBashResult } | undefined;
 export type ToolCallEventResult = { block: true; reason: string } | undefined;
 export type ToolResultEventResult = { content: { type: string; text?: string }[] } | undefined;
 export type InputEventResult = { handled: true } | { text: string } | undefined;
@@ -125,6 +146,7 @@ export interface OmpEvents {
   before_agent_start: { event: BeforeAgentStartEvent; result: BeforeAgentStartEventResult };
   before_provider_request: { event: BeforeProviderRequestEvent; result: unknown };
   session_stop: { event: SessionStopEvent; result: SessionStopEventResult };
+  user_bash: { event: UserBashEvent; result: UserBashEventResult };
 }
 
 export type OmpEventName = keyof OmpEvents;

@@ -61,6 +61,8 @@ export const DispatchPayload = z.looseObject({
   prompt: z.optional(z.string()),
   stop_hook_active: z.optional(z.boolean()),
   transcript_path: text(8192),
+  /** "user": a person's own command (OMP's user_bash), not the agent's tool call. */
+  origin: z.optional(z.enum(["user"])),
 });
 export type DispatchPayload = z.infer<typeof DispatchPayload>;
 

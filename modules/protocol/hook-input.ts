@@ -14,6 +14,6 @@ export type HookInput = {
   stop_hook_active?: boolean;
   transcript_path?: string;
   /** OMP's own spelling of the call, beside Claude's. */
-  omp?: { tool_name: string; tool_input: unknown; target?: string };
+  omp?: { tool_name: string; tool_input: unknown; target?: string; origin?: "user" };
   [key: string]: unknown;
 };
