@@ -6,6 +6,7 @@ import { ModelGate } from "./model-gate.ts";
 import { Prompts } from "./prompts.ts";
 import { AdapterRuntime, PERSON_WAIT_MS } from "./runtime.ts";
 import { SessionControl } from "./session-control.ts";
+import { showText, statusSummary } from "./status-command.ts";
 import { Stops } from "./stop.ts";
 import { ToolEvents } from "./tool-events.ts";
 import { UserBash } from "./user-bash.ts";
@@ -64,11 +65,10 @@ export function register(api: AdapterApi): AdapterHooks {
     runtime.logger.close();
   });
   api.registerCommand("tama_status", {
-    description: "Show Tama's runtime status: adapter digest, engine process, registry",
-    handler: async (_args, ctx) => {
-      const text = JSON.stringify(await fullStatus(), null, 2);
-      if (ctx.hasUI || ctx.mode === "rpc") ctx.ui.notify(text, "info");
-      else process.stdout.write(`${text}\n`);
+    description: "Show Tama's status in short (adapter, engine, gates, last refusal); --json for all of it",
+    handler: async (args, ctx) => {
+      const status = await fullStatus();
+      showText(ctx, args.trim() === "--json" ? JSON.stringify(status, null, 2) : statusSummary(status));
     },
   });
 

@@ -93,7 +93,7 @@ export class ModelGate {
     process.stderr.write(`${message}\n`);
   }
 
-  status(): Record<string, unknown> {
+  status(): { dispatches: number; sessions: Record<string, SessionVerdict> } {
     return {
       dispatches: this.dispatches,
       sessions: Object.fromEntries(this.verdicts),

@@ -9,6 +9,7 @@ import type { OmpContext } from "../modules/omp/api.ts";
 import type { DispatchResult, EngineState } from "../modules/protocol/engine.ts";
 import { tamaHome } from "../modules/system/paths.ts";
 import { EngineLifetime } from "./engine-lifetime.ts";
+import type { StatusView } from "./status-command.ts";
 
 export type FailMode = "closed" | "open";
 
@@ -22,6 +23,9 @@ export interface Verdict {
 /** How long a status or reload asked for by a person waits on the engine. */
 export const PERSON_WAIT_MS = 10_000;
 
+/** What the runtime reports of itself (the model gate adds its own part). */
+export type RuntimeStatus = Omit<StatusView, "modelRequests"> & { adapterReloadSupported: boolean };
+
 export class AdapterRuntime {
   readonly home = tamaHome();
   readonly digest: string | null;
@@ -32,6 +36,8 @@ export class AdapterRuntime {
   readonly failMode: FailMode;
   private failModeWarning: string | undefined;
   lastRefusal: string | undefined;
+  /** The newest hooks that failed open (hook: reason), for /tama_status. */
+  readonly failedOpen: string[] = [];
   private statusShown = "";
 
   constructor(
@@ -105,6 +111,8 @@ export class AdapterRuntime {
     if (!result || typeof result.decision !== "string") return { failure: "the engine's answer carried no decision" };
     if (result.failedOpen.length > 0) {
       this.notify(`Tama: ${result.failedOpen.map((f) => f.reason).join("; ")}`, "warning");
+      this.failedOpen.push(...result.failedOpen.map((f) => `${f.hook}: ${f.reason.slice(0, 120)}`));
+      this.failedOpen.splice(0, Math.max(0, this.failedOpen.length - 5));
     }
     return { result };
   }
@@ -140,6 +148,13 @@ export class AdapterRuntime {
     this.refreshStatus();
   }
 
+  /** A call passed: the footer's last refusal is history now. */
+  passed(): void {
+    if (this.lastRefusal === undefined) return;
+    this.lastRefusal = undefined;
+    this.refreshStatus();
+  }
+
   /** The footer entry: gates loaded, the engine, the last refusal. */
   refreshStatus(): void {
     const ctx = this.context;
@@ -159,7 +174,7 @@ export class AdapterRuntime {
     }
   }
 
-  async status(): Promise<Record<string, unknown>> {
+  async status(): Promise<RuntimeStatus> {
     const answer = await this.engine.request({ op: "status" }, PERSON_WAIT_MS);
     if (answer.state) this.onEngineState?.(answer.state);
     return {
@@ -168,6 +183,8 @@ export class AdapterRuntime {
       adapterDigest: this.digest,
       adapterReloadSupported: typeof this.host.adopt === "function",
       failMode: this.failMode,
+      ...(this.lastRefusal !== undefined ? { lastRefusal: this.lastRefusal } : {}),
+      failedOpen: [...this.failedOpen],
       engine: answer.ok ? { processId: answer.state?.processId, state: answer.state } : { error: answer.error },
     };
   }

@@ -19,7 +19,10 @@ export class ToolEvents {
     });
     if (verdict.failure !== undefined) return this.unchecked(event, verdict.failure);
     const result = verdict.result;
-    if (!result || result.decision === "pass") return undefined;
+    if (!result || result.decision === "pass") {
+      this.runtime.passed();
+      return undefined;
+    }
     if (result.decision === "ask" && ctx.hasUI && ctx.ui.confirm) {
       const allowed = await ctx.ui.confirm("Tama asks", `${result.reason ?? "A hook asks before this call."}\n\nAllow ${event.toolName}?`);
       if (allowed) return undefined;

@@ -67,8 +67,8 @@ try {
   say(`   and the gate still holds: ${lastTool(server.requests[before + 1]?.body)}`);
   say();
 
-  say("5. /tama_status →");
-  const status = JSON.parse(await notified(session, "/tama_status")) as {
+  say("5. /tama_status --json →");
+  const status = JSON.parse(await notified(session, "/tama_status --json")) as {
     ompPid: number;
     adapterDigest: string;
     engine: { processId: number; state: { registeredHookCount: number; loadedReleaseId: string; catalogChecksum: string } };

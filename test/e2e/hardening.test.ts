@@ -71,7 +71,7 @@ describe("allowlisted logs", () => {
     await session.ready();
     await session.prompt('CANARY-PROMPT-7b2c\nCALL bash {"command":"cat canary.txt # CANARY-INPUT-4c8d"}');
     await session.prompt('CALL bash {"command":"git commit --no-verify -m CANARY-INPUT-2a6e"}');
-    await session.prompt("/tama_status");
+    await session.prompt("/tama_status --json");
     // a hook that failed open is said in the session, never passed off as a verdict
     expect(session.events.some((f) => f.type === "extension_ui_request" && f.method === "notify" && /^Tama: hook crashy exited with code 3: .*it failed open/.test(String(f.message)))).toBe(true);
     await session.close();

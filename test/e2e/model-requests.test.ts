@@ -25,7 +25,7 @@ function useGate(tama: TamaInstall): void {
 async function verdictHeld(session: RpcSession, verdict: "pass" | "refuse"): Promise<void> {
   for (let i = 0; i < 200; i++) {
     const from = session.events.length;
-    await session.prompt("/tama_status");
+    await session.prompt("/tama_status --json");
     const frame = await session.waitFor((f: Frame) => f.type === "extension_ui_request" && f.method === "notify", { from });
     const status = JSON.parse(String(frame.message)) as { modelRequests: { sessions: Record<string, { verdict: string }> } };
     if (Object.values(status.modelRequests.sessions).some((s) => s.verdict === verdict)) return;

@@ -32,7 +32,7 @@ describe("/tama_reload_hook_runtime in a running session", () => {
     const session = omp.rpc();
     await session.ready();
     const oldDigest = sha(readFileSync(BUILT_ADAPTER));
-    const enginePid = (JSON.parse(await command(session, "/tama_status")) as { engine: { processId: number } }).engine.processId;
+    const enginePid = (JSON.parse(await command(session, "/tama_status --json")) as { engine: { processId: number } }).engine.processId;
     const eventLog = path.join(env.scratch, "events.log");
     const newer = newerAdapter("v2", eventLog);
     writeFileSync(tama.adapter, newer);
@@ -64,7 +64,7 @@ describe("/tama_reload_hook_runtime in a running session", () => {
     const before = server.requests.length;
     await session.prompt('CALL bash {"command":"git commit --no-verify -m y"}');
     expect(lastToolText(server.requests[before + 1]?.body)).toMatch(/--no-verify/);
-    const status = await command(session, "/tama_status");
+    const status = await command(session, "/tama_status --json");
     expect(JSON.parse(status)).toMatchObject({ adapterDigest: sha(readFileSync(BUILT_ADAPTER)) });
     expect(existsSync(tama.adapter)).toBe(true);
   });

@@ -95,7 +95,7 @@ describe("turns in real OMP", () => {
 
 async function statusOf(session: { events: Frame[]; prompt(m: string): Promise<unknown>; waitFor(p: (f: Frame) => boolean, o?: { from?: number }): Promise<Frame> }): Promise<Record<string, unknown>> {
   const from = session.events.length;
-  await session.prompt("/tama_status");
+  await session.prompt("/tama_status --json");
   const frame = await session.waitFor((f) => f.type === "extension_ui_request" && f.method === "notify", { from });
   return JSON.parse(String(frame.message)) as Record<string, unknown>;
 }
