@@ -1,19 +1,10 @@
 // One dispatch in flight: its identity, its stages (from the engine's own clock),
-// the hooks it is running now, and whether the harness has stopped waiting for it.
-import type { HookProcess } from "./hook-exec.ts";
-import type { ParsedEvent, RequestId } from "../protocol/engine.ts";
+// the hooks it is running now, and how it ended when the harness stopped waiting.
+import type { HookProcess } from "./hook-process.ts";
+import { STAGES, type FinishedDispatch, type ParsedEvent, type RequestId, type Stage, type StageTiming } from "../protocol/engine.ts";
 import { canonicalJson } from "../registry/registry.ts";
 
-export const STAGES = [
-  "received",
-  "runtimeLocked",
-  "registryRefreshed",
-  "threadStarted",
-  "sessionStateRead",
-  "hooksEnded",
-  "answered",
-] as const;
-export type Stage = (typeof STAGES)[number];
+export { STAGES, type Stage };
 
 export interface ActiveHook {
   hook: string;
@@ -24,9 +15,14 @@ export interface ActiveHook {
   process?: HookProcess;
 }
 
-export interface StageTiming {
-  atMs: number;
-  tookMs: number;
+/** The signals that prove nobody waits for a dispatch any more (lifecycle.ts). */
+export type EndingKind = "cancelled" | "call-result" | "turn-end" | "input-closed";
+
+/** Why a dispatch ended early: set once, by the first signal; later ones cannot change it. */
+export interface Ending {
+  kind: EndingKind;
+  /** The answer's error, given the first hook the dispatch did not start (when one was left). */
+  error(notStarted: string | undefined): string;
 }
 
 export class DispatchRun {
@@ -34,14 +30,8 @@ export class DispatchRun {
   private readonly stageAt = new Map<Stage, number>([["received", this.receivedAt]]);
   stage: Stage = "received";
   readonly active = new Set<ActiveHook>();
-  /** Set when a signal proved nobody waits: the answer's error, and no further hook starts. */
-  endedWith: string | undefined;
-  /** The first hook the ended dispatch did not start. */
-  stoppedAt: string | undefined;
-  /** The hook a turn end ended mid-run, named when no hook was left unstarted. */
-  endedHook: string | undefined;
-  /** The answer's error when it names the hook not started (resolved when the dispatch answers). */
-  endedWithFor: ((stoppedAt: string) => string) | undefined;
+  private ending_: Ending | undefined;
+  private notStarted_: string | undefined;
 
   constructor(
     readonly id: RequestId,
@@ -50,6 +40,33 @@ export class DispatchRun {
     /** Session, tool and input of a tool event: one call's identity. */
     readonly callKey: string | undefined,
   ) {}
+
+  /** Set when a signal proved nobody waits: the answer is an error, and no further hook starts. */
+  get ending(): Ending | undefined {
+    return this.ending_;
+  }
+
+  /** Record the ending; false (and nothing changes) when an earlier signal already ended it. */
+  end(ending: Ending): boolean {
+    if (this.ending_ !== undefined) return false;
+    this.ending_ = ending;
+    return true;
+  }
+
+  /**
+   * Whether the dispatch has ended; when it has, `next` (the hook it was about to
+   * start) is kept as the first hook not started.
+   */
+  endedBefore(next: string | undefined): boolean {
+    if (this.ending_ === undefined) return false;
+    this.notStarted_ ??= next;
+    return true;
+  }
+
+  /** The ended dispatch's answer error; undefined while it has not ended. */
+  endingError(): string | undefined {
+    return this.ending_?.error(this.notStarted_);
+  }
 
   mark(stage: Stage): void {
     this.stage = stage;
@@ -61,7 +78,7 @@ export class DispatchRun {
   }
 
   /** Each stage's time from receipt and how long the step into it took. */
-  timings(): { stages: Partial<Record<Stage, StageTiming>>; slowestStage: Stage | null; totalMs: number } {
+  timings(): Omit<FinishedDispatch, "id"> {
     const stages: Partial<Record<Stage, StageTiming>> = {};
     let previous = this.receivedAt;
     let slowest: Stage | null = null;
@@ -81,6 +98,9 @@ export class DispatchRun {
     return { stages, slowestStage: slowest, totalMs: round(last - this.receivedAt) };
   }
 }
+
+/** The dispatches in flight, by request id: what the lifecycle rules and inspection read. */
+export type InFlight = Map<RequestId, DispatchRun>;
 
 export function round(ms: number): number {
   return Math.round(ms * 100) / 100;

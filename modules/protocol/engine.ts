@@ -4,6 +4,7 @@ import * as z from "./schema.ts";
 
 /** Largest frame the engine reads; a longer line is refused whole (and skipped). */
 export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
+/** The version of this vocabulary; a client refuses an engine whose ready frame names another. */
 export const PROTOCOL_VERSION = 1;
 
 export const EVENT_KINDS = [
@@ -162,6 +163,105 @@ export const Abandonment = z.object({
 });
 export type Abandonment = z.infer<typeof Abandonment>;
 
+/**
+ * Why an answer is ok:false, for programs: the `error` beside it is the sentence for
+ * people and may be reworded; a code is not. A code is only added, never renamed.
+ */
+export const ENGINE_ERROR_CODES = [
+  /** The line is not JSON. */
+  "frame-not-json",
+  /** The line is longer than MAX_FRAME_BYTES; it was skipped unread. */
+  "frame-too-large",
+  /** The input ended inside a line: frames end with LF. */
+  "frame-unterminated",
+  /** JSON, but not a request: not an object, no usable id, no op, a bad field. */
+  "invalid-frame",
+  /** An op the engine does not have. */
+  "unknown-op",
+  /** A dispatch under an id still in flight. */
+  "duplicate-id",
+  /** A dispatch of an event the engine does not know. */
+  "unknown-event",
+  /** The registry cannot be read, parsed or trusted; no hook was run. */
+  "registry-unusable",
+  /** A cancel whose target is not in flight. */
+  "not-in-flight",
+  /** The harness's own signal (cancel, the call's result, turn end, closed input) ended the dispatch. */
+  "dispatch-ended",
+  /** Hooks were ended before they answered (a newer turn event superseded them). */
+  "hooks-cancelled",
+  /** A fault of the engine itself. */
+  "internal",
+] as const;
+export const EngineErrorCode = z.enum(ENGINE_ERROR_CODES);
+export type EngineErrorCode = z.infer<typeof EngineErrorCode>;
+
+/** The stages a dispatch passes through, in order (the spec's names). */
+export const STAGES = [
+  "received",
+  "runtimeLocked",
+  "registryRefreshed",
+  "threadStarted",
+  "sessionStateRead",
+  "hooksEnded",
+  "answered",
+] as const;
+export const Stage = z.enum(STAGES);
+export type Stage = z.infer<typeof Stage>;
+
+/** A hook a live dispatch of this engine runs now. */
+export const DispatchedHook = z.object({
+  session: z.nullable(z.string()),
+  event: z.string(),
+  hook: z.string(),
+  dispatchId: RequestId,
+  processGroup: z.nullable(z.number()),
+  runningForMs: z.number(),
+});
+/** A hook an engine that is gone left running, from its record. */
+export const LeftRunningHook = z.object({
+  session: z.nullable(z.string()),
+  event: z.string(),
+  hook: z.string(),
+  processGroup: z.nullable(z.number()),
+  runningForMs: z.number(),
+  corePid: z.number(),
+});
+export const UnreadRecord = z.object({ file: z.string(), error: z.string() });
+export const RunningHooks = z.object({
+  dispatched: z.array(DispatchedHook),
+  running: z.array(LeftRunningHook),
+  recordsUnread: z.array(UnreadRecord),
+  abandoned: z.array(Abandonment),
+});
+export type RunningHooks = z.infer<typeof RunningHooks>;
+
+export const StageTiming = z.object({ atMs: z.number(), tookMs: z.number() });
+export type StageTiming = z.infer<typeof StageTiming>;
+export const RunningDispatch = z.object({
+  id: RequestId,
+  event: z.string(),
+  session: z.nullable(z.string()),
+  stage: Stage,
+  inStageForMs: z.number(),
+});
+export const FinishedDispatch = z.object({
+  id: RequestId,
+  stages: z.partialRecord(Stage, StageTiming),
+  slowestStage: z.nullable(Stage),
+  totalMs: z.number(),
+});
+export type FinishedDispatch = z.infer<typeof FinishedDispatch>;
+export const DispatchStages = z.object({
+  running: z.array(RunningDispatch),
+  lastByEvent: z.record(z.string(), FinishedDispatch),
+});
+export type DispatchStages = z.infer<typeof DispatchStages>;
+
+/** A status answer's result (also copied into its state). */
+export const StatusResult = z.object({ runningHooks: RunningHooks, dispatchStages: DispatchStages });
+export type StatusResult = z.infer<typeof StatusResult>;
+
 export const EngineState = z.object({
   processId: z.number(),
   generation: z.number(),
@@ -175,8 +275,8 @@ export const EngineState = z.object({
   coreReplacedByRelease: z.boolean(),
   registryPath: z.string(),
   protocolVersion: z.number(),
-  runningHooks: z.optional(z.unknown()),
-  dispatchStages: z.optional(z.unknown()),
+  runningHooks: z.optional(RunningHooks),
+  dispatchStages: z.optional(DispatchStages),
 });
 export type EngineState = z.infer<typeof EngineState>;
 
@@ -186,10 +286,21 @@ export const Answer = z.object({
   ok: z.boolean(),
   result: z.optional(z.unknown()),
   error: z.optional(z.string()),
+  /**
+   * Beside every error: the stable code programs branch on. A code this reader does
+   * not know (a newer engine added it) reads as internal, so the answer is kept.
+   */
+  code: z.optional(z.catch(EngineErrorCode, "internal")),
   state: EngineState,
   catalog: z.optional(z.unknown()),
 });
 export type Answer = z.infer<typeof Answer>;
+
+/**
+ * The first thing read of a ready frame: its version, before the rest is trusted to
+ * have this version's shape (an engine speaking another may describe its state otherwise).
+ */
+export const ReadyHeader = z.object({ type: z.literal("ready"), protocolVersion: z.number() });
 
 export const ReadyFrame = z.object({
   type: z.literal("ready"),

@@ -32,8 +32,14 @@ export function processAlive(pid: number): boolean {
   }
 }
 
+/**
+ * How long a process group has between TERM and KILL: long enough for a hook to
+ * flush and exit on TERM, short enough that a hook ignoring it is gone at once.
+ */
+export const GROUP_GRACE_MS = 300;
+
 /** TERM to the group, then KILL to whatever is left after the grace period. */
-export function endGroup(pgid: number, graceMs = 300): void {
+export function endGroup(pgid: number, graceMs = GROUP_GRACE_MS): void {
   if (!signalGroup(pgid, "SIGTERM")) return;
   const timer = setTimeout(() => signalGroup(pgid, "SIGKILL"), graceMs);
   timer.unref();

@@ -34,25 +34,26 @@ describe("frames", () => {
     }
   });
 
-  const cases: { name: string; raw: string; id: unknown; error: RegExp }[] = [
-    { name: "not JSON", raw: "{nope", id: null, error: /frame is not JSON/ },
-    { name: "not an object", raw: "[1,2]", id: null, error: /not a JSON object/ },
-    { name: "a string", raw: '"status"', id: null, error: /not a JSON object/ },
-    { name: "no id", raw: '{"op":"status"}', id: null, error: /frame has no id/ },
-    { name: "bad id type", raw: '{"id":{"a":1},"op":"status"}', id: null, error: /frame id must be/ },
-    { name: "unknown op", raw: '{"id":"u1","op":"explode"}', id: "u1", error: /unknown op "explode": expected one of status, reload, dispatch, cancel/ },
-    { name: "no op", raw: '{"id":"u2"}', id: "u2", error: /frame has no op/ },
+  const cases: { name: string; raw: string; id: unknown; error: RegExp; code: string }[] = [
+    { name: "not JSON", raw: "{nope", id: null, error: /frame is not JSON/, code: "frame-not-json" },
+    { name: "not an object", raw: "[1,2]", id: null, error: /not a JSON object/, code: "invalid-frame" },
+    { name: "a string", raw: '"status"', id: null, error: /not a JSON object/, code: "invalid-frame" },
+    { name: "no id", raw: '{"op":"status"}', id: null, error: /frame has no id/, code: "invalid-frame" },
+    { name: "bad id type", raw: '{"id":{"a":1},"op":"status"}', id: null, error: /frame id must be/, code: "invalid-frame" },
+    { name: "unknown op", raw: '{"id":"u1","op":"explode"}', id: "u1", error: /unknown op "explode": expected one of status, reload, dispatch, cancel/, code: "unknown-op" },
+    { name: "no op", raw: '{"id":"u2"}', id: "u2", error: /frame has no op/, code: "invalid-frame" },
     {
       name: "malformed event",
       raw: '{"id":"u3","op":"dispatch","event":"pre_tool_use:","payload":{}}',
       id: "u3",
       error: /invalid dispatch frame: event: unknown event/,
+      code: "unknown-event",
     },
-    { name: "unknown event", raw: '{"id":"u4","op":"dispatch","event":"tool_call","payload":{}}', id: "u4", error: /unknown event/ },
-    { name: "payload not an object", raw: '{"id":"u5","op":"dispatch","event":"stop","payload":"x"}', id: "u5", error: /payload/ },
-    { name: "wrong field type", raw: '{"id":"u6","op":"dispatch","event":"stop","payload":{"session_id":7}}', id: "u6", error: /payload\.session_id/ },
-    { name: "unknown key", raw: '{"id":"u7","op":"status","extra":1}', id: "u7", error: /invalid status frame/ },
-    { name: "cancel without target", raw: '{"id":"u8","op":"cancel"}', id: "u8", error: /target/ },
+    { name: "unknown event", raw: '{"id":"u4","op":"dispatch","event":"tool_call","payload":{}}', id: "u4", error: /unknown event/, code: "unknown-event" },
+    { name: "payload not an object", raw: '{"id":"u5","op":"dispatch","event":"stop","payload":"x"}', id: "u5", error: /payload/, code: "invalid-frame" },
+    { name: "wrong field type", raw: '{"id":"u6","op":"dispatch","event":"stop","payload":{"session_id":7}}', id: "u6", error: /payload\.session_id/, code: "invalid-frame" },
+    { name: "unknown key", raw: '{"id":"u7","op":"status","extra":1}', id: "u7", error: /invalid status frame/, code: "invalid-frame" },
+    { name: "cancel without target", raw: '{"id":"u8","op":"cancel"}', id: "u8", error: /target/, code: "invalid-frame" },
   ];
 
   for (const c of cases) {
@@ -62,6 +63,7 @@ describe("frames", () => {
       const answer = await engine.waitFor((f, i = engine.frames.indexOf(f)) => i >= before && f.ok === false);
       expect(answer.id).toEqual(c.id);
       expect(answer.error).toMatch(c.error);
+      expect(answer.code).toBe(c.code);
       expect(answer.state).toBeDefined();
       await stillServes();
     });
@@ -72,7 +74,15 @@ describe("frames", () => {
     engine.sendRaw(huge);
     const answer = await engine.waitFor((f) => f.ok === false && /exceeds/.test(String(f.error)));
     expect(answer.error).toMatch(/frame exceeds 16777216 bytes/);
+    expect(answer.code).toBe("frame-too-large");
     await stillServes();
+  });
+
+  it("refuses a last frame that does not end with LF when the input closes", async () => {
+    engine.sendRaw('{"id":"t1","op":"status"}');
+    expect(await engine.close()).toBe(0);
+    const answer = engine.frames.find((f) => f.id === "t1");
+    expect(answer).toMatchObject({ ok: false, code: "frame-unterminated", error: "frame does not end with LF" });
   });
 
   it("refuses a second dispatch under an id already in flight", async () => {
@@ -83,6 +93,7 @@ describe("frames", () => {
     engine.send({ id: "dup", op: "dispatch", event: "stop", payload: { session_id: "s2", cwd: home.dir } });
     const refused = await engine.waitFor((f) => f.id === "dup" && /already in flight/.test(String(f.error)));
     expect(refused.ok).toBe(false);
+    expect(refused.code).toBe("duplicate-id");
     const cancelled = await engine.request({ op: "cancel", target: "dup" });
     expect(cancelled.ok).toBe(true);
   });

@@ -93,11 +93,13 @@ describe("a call's result ends its check", () => {
     const answer = await pre;
     expect(answer.ok).toBe(false);
     expect(answer.error).toMatch(/cancelled by its caller/);
+    expect(answer.code).toBe("dispatch-ended");
     // stderr and stdout are separate pipes: the line may land after the answer
     await e.stderrMatching(/the caller cancelled dispatch "pre-1" of pre_tool_use:write; still running in Tama: guard \(pre_tool_use:write, \d+ ms\)/);
     const unknown = await e.request({ op: "cancel", target: "nope" });
     expect(unknown.ok).toBe(false);
     expect(unknown.error).toMatch(/no dispatch "nope" is in flight/);
+    expect(unknown.code).toBe("not-in-flight");
   });
 
   it("a stop cancelled before its hooks start starts none of them", async () => {
@@ -155,6 +157,30 @@ describe("turn end", () => {
     expect(existsSync(record)).toBe(false);
   });
 
+  it("the first ending wins: a dispatch its caller cancelled answers as cancelled when the turn end comes after", async () => {
+    const e = await start([held("guard", ["pre_tool_use"]), { id: "after-guard", events: ["pre_tool_use"], command: [path.join(FIX, "record-input.sh")] }]);
+    const pre = e.dispatch("pre_tool_use:write", edit(), { id: "pre-1" });
+    await untilRunning(e, "guard");
+    const cancelled = e.waitFor((f) => f.id === "c1");
+    const stopped = e.waitFor((f) => f.id === "stop-1");
+    // one write: the stop is read while the cancelled dispatch is still in flight
+    e.sendRaw(
+      `${JSON.stringify({ id: "c1", op: "cancel", target: "pre-1" })}\n${JSON.stringify({ id: "stop-1", op: "dispatch", event: "stop", payload: { session_id: "s1", cwd: home.dir } })}\n`,
+    );
+    expect((await cancelled).result).toMatchObject({ cancelled: true, endedHooks: ["guard"] });
+    expect((await stopped).ok).toBe(true);
+    const answer = await pre;
+    expect(answer.ok).toBe(false);
+    expect(answer.code).toBe("dispatch-ended");
+    expect(answer.error).toBe('dispatch "pre-1" of pre_tool_use:write was cancelled by its caller');
+    await e.stderrMatching(/the caller cancelled dispatch "pre-1" of pre_tool_use:write; still running in Tama: guard/);
+    // the turn end found it ended already: it ended nothing more and recorded nothing of its own
+    expect(e.stderr).not.toMatch(/the session's stop arrived/);
+    const status = await e.request({ op: "status" });
+    const abandoned = (status.state?.runningHooks as { abandoned: { reason: string }[] }).abandoned;
+    expect(abandoned.map((a) => a.reason)).toEqual(['the caller cancelled dispatch "pre-1" of pre_tool_use:write']);
+  });
+
   it("a newer tool call never ends an older one, and another session's stop ends nothing", async () => {
     const e = await start([held("guard", ["pre_tool_use"])]);
     const first = e.dispatch("pre_tool_use:write", edit());
@@ -191,6 +217,7 @@ describe("supersession", () => {
     expect(resultOf(firstAnswer).results[0]).toMatchObject({ hook: "review", outcome: "cancelled" });
     expect(resultOf(firstAnswer).decision).toBe("pass");
     expect(firstAnswer.error).toMatch(/hooks were ended before they answered: review/);
+    expect(firstAnswer.code).toBe("hooks-cancelled");
     await e.stderrMatching(`tama: ended hook review (process group ${pgid}) still running for the previous stop of session s1`);
     // the second is the one now running; end it by closing
     await untilRunning(e, "review");

@@ -92,6 +92,7 @@ describe("registry replacement", () => {
       expect(answer.ok).toBe(false);
       expect(answer.error).toMatch(c.error(home.registry));
       expect(answer.error).toMatch(/no hook was run/);
+      expect(answer.code).toBe("registry-unusable");
       expect(hooksRun()).toBe(1);
       expect(answer.state?.generation).toBe(1);
       expect(answer.state?.loadedReleaseId).toBe("r1");
@@ -122,6 +123,7 @@ describe("reload, catalogs and core identity", () => {
     const answer = await engine.request({ op: "reload", knownCatalogChecksum: "stale" });
     expect(answer.ok).toBe(false);
     expect(answer.error).toMatch(/parsing hook registry/);
+    expect(answer.code).toBe("registry-unusable");
     // a client with another checksum still gets the loaded catalog on a rejected replacement
     expect((answer.catalog as { hooks: { id: string }[] }).hooks.map((h) => h.id)).toEqual(["one"]);
   });

@@ -1,19 +1,17 @@
 // `tama hook <id>` and `tama hooks …`: built-in gates alone, the registry (list, edit,
 // import, checksum), and the hooks still running (live engines, engines that are
 // gone, abandonments).
-import { readdirSync, readFileSync } from "node:fs";
-import path from "node:path";
+import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { builtinGate, builtinGates } from "../../gates/index.ts";
 import type { HookInput } from "../../protocol/hook-input.ts";
 import { tamaPaths } from "../../system/paths.ts";
-import { Abandonment } from "../../protocol/engine.ts";
 import { parseRegistry } from "../../registry/registry.ts";
 import { readRecords } from "../../engine/running-records.ts";
+import { readAbandonmentRecords } from "../../engine/abandonments.ts";
 import { addHook, listHooks, removeHooks, setEnabled } from "./edit.ts";
 import { importHooks } from "./import.ts";
 import { CliError, printJson, readStdin, table } from "../io.ts";
-import { describeSchemaError } from "../../protocol/schema.ts";
 
 const USAGE = `usage: tama hooks <command>
   list [--json]                                   the registry's hooks
@@ -130,24 +128,9 @@ function running(argv: string[]): number {
         runningForMs: now - hook.startedAtMs,
       })),
   );
-  const abandoned: Abandonment[] = [];
-  const unread = [...records.unread];
-  let names: string[] = [];
-  try {
-    names = readdirSync(paths.sessions);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") unread.push({ file: paths.sessions, error: (error as Error).message });
-  }
-  for (const name of names.filter((n) => /^abandoned\..+\.json$/.test(n)).sort()) {
-    const file = path.join(paths.sessions, name);
-    try {
-      const parsed = Abandonment.safeParse(JSON.parse(readFileSync(file, "utf8")));
-      if (parsed.success) abandoned.push(parsed.data);
-      else unread.push({ file, error: `not an abandonment record: ${describeSchemaError(parsed.error, "the record")}` });
-    } catch (error) {
-      unread.push({ file, error: (error as Error).message });
-    }
-  }
+  const read = readAbandonmentRecords(paths.sessions);
+  const abandoned = read.abandoned;
+  const unread = [...records.unread, ...read.unread];
   if (values.json) {
     printJson({ running: hooks, abandoned, recordsUnread: unread });
   } else {

@@ -1,12 +1,18 @@
-// Running one command hook: its own process group, the input on stdin, bounded
-// output, a timeout that ends the whole group, and an answer read the way Claude
-// Code reads it (exit 0 / exit 2 / JSON on stdout).
+// The OS side of one command hook: its own process group, the input on stdin,
+// bounded output, a timeout that ends the whole group, and how the process ended.
+// What that end means as an answer is hook-answer.ts's.
 import { spawn } from "node:child_process";
-import { endGroup, endMarkedRun, HOOK_RUN_VARIABLE, signalGroup } from "../system/process-groups.ts";
+import { endGroup, endMarkedRun, GROUP_GRACE_MS, HOOK_RUN_VARIABLE, signalGroup } from "../system/process-groups.ts";
 
+/** A hook's answer on stdout is a few lines of JSON; past this it is flooding, and ended. */
 export const MAX_STDOUT_BYTES = 1024 * 1024;
+/** Only the start of a reason on stderr is shown; the rest is dropped, not fatal. */
 export const MAX_STDERR_BYTES = 64 * 1024;
-/** How long a hook's pipes are still read after the hook itself exited. */
+/**
+ * How long a hook's pipes are still read after the hook itself exited: what it wrote
+ * just before exiting is still in flight, and a process it left outside its group may
+ * hold the pipes open for ever.
+ */
 const EXIT_DRAIN_MS = 250;
 
 export interface ExecRequest {
@@ -22,7 +28,7 @@ export type ExecEnd =
   | { kind: "exited"; code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
   | { kind: "spawn-error"; message: string }
   | { kind: "timeout"; stderr: string }
-  | { kind: "flooded"; stream: "stdout"; stderr: string }
+  | { kind: "flooded"; stream: "stdout"; limitBytes: number; stderr: string }
   | { kind: "cancelled"; why: string };
 
 export interface HookProcess {
@@ -98,7 +104,7 @@ export function startHookProcess(request: ExecRequest): HookProcess {
   timer.unref();
 
   child.stdout.on("data", (chunk: Buffer) => {
-    if (!stdout.push(chunk)) stop({ kind: "flooded", stream: "stdout", stderr: "" });
+    if (!stdout.push(chunk)) stop({ kind: "flooded", stream: "stdout", limitBytes: MAX_STDOUT_BYTES, stderr: "" });
   });
   child.stderr.on("data", (chunk: Buffer) => {
     // stderr past its bound is dropped, not fatal: only the reason's start matters.
@@ -127,7 +133,7 @@ export function startHookProcess(request: ExecRequest): HookProcess {
     // Whatever the hook left running in its group is ended with it.
     if (pgid !== undefined) {
       if (signalGroup(pgid, "SIGTERM")) {
-        setTimeout(() => signalGroup(pgid, "SIGKILL"), 300).unref();
+        setTimeout(() => signalGroup(pgid, "SIGKILL"), GROUP_GRACE_MS).unref();
       }
     }
     // A process that left the group (setsid) may hold the hook's stdout open for as
@@ -150,76 +156,4 @@ export function startHookProcess(request: ExecRequest): HookProcess {
     ended,
     cancel: (why: string) => stop({ kind: "cancelled", why }),
   };
-}
-
-/** A hook's answer, read as Claude Code reads it. */
-export type HookAnswer =
-  | { verdict: "pass"; additionalContext?: string }
-  | { verdict: "block"; reason: string; additionalContext?: string }
-  | { verdict: "ask"; reason: string }
-  | { verdict: "failed"; why: string }
-  | { verdict: "cancelled"; why: string };
-
-function firstText(...values: unknown[]): string | undefined {
-  for (const value of values) if (typeof value === "string" && value.trim().length > 0) return value.trim();
-  return undefined;
-}
-
-function tail(text: string, max = 400): string {
-  const trimmed = text.trim();
-  return trimmed.length > max ? `…${trimmed.slice(-max)}` : trimmed;
-}
-
-/** Read exit 0 stdout: JSON decisions are honoured; plain text is context. */
-function readStdout(stdout: string, hookId: string): HookAnswer {
-  const text = stdout.trim();
-  if (!text.startsWith("{")) return text.length > 0 ? { verdict: "pass", additionalContext: text } : { verdict: "pass" };
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return { verdict: "pass", additionalContext: text };
-  }
-  if (!parsed || typeof parsed !== "object") return { verdict: "pass" };
-  const answer = parsed as Record<string, unknown>;
-  const specific =
-    answer.hookSpecificOutput && typeof answer.hookSpecificOutput === "object"
-      ? (answer.hookSpecificOutput as Record<string, unknown>)
-      : {};
-  const additionalContext = firstText(specific.additionalContext);
-  const permission = specific.permissionDecision;
-  const permissionReason = firstText(specific.permissionDecisionReason, answer.reason);
-  if (permission === "deny") {
-    return { verdict: "block", reason: permissionReason ?? `hook ${hookId} denied the call`, additionalContext };
-  }
-  if (permission === "ask") return { verdict: "ask", reason: permissionReason ?? `hook ${hookId} asks for confirmation` };
-  if (answer.decision === "block") {
-    return { verdict: "block", reason: firstText(answer.reason) ?? `hook ${hookId} blocked without a reason`, additionalContext };
-  }
-  if (answer.continue === false) {
-    return { verdict: "block", reason: firstText(answer.stopReason, answer.reason) ?? `hook ${hookId} asked to stop`, additionalContext };
-  }
-  return additionalContext ? { verdict: "pass", additionalContext } : { verdict: "pass" };
-}
-
-export function readHookAnswer(end: ExecEnd, hookId: string, timeoutMs: number): HookAnswer {
-  switch (end.kind) {
-    case "cancelled":
-      return { verdict: "cancelled", why: end.why };
-    case "spawn-error":
-      return { verdict: "failed", why: `could not start: ${end.message}` };
-    case "timeout":
-      return { verdict: "failed", why: `gave no answer within ${timeoutMs} ms, so its process group was ended` };
-    case "flooded":
-      return { verdict: "failed", why: `wrote more than ${MAX_STDOUT_BYTES} bytes on stdout, so its process group was ended` };
-    case "exited": {
-      if (end.signal) return { verdict: "failed", why: `was ended by ${end.signal}${end.stderr.trim() ? `: ${tail(end.stderr)}` : ""}` };
-      if (end.code === 0) return readStdout(end.stdout, hookId);
-      if (end.code === 2) {
-        return { verdict: "block", reason: end.stderr.trim() || `hook ${hookId} exited 2 without a reason on stderr` };
-      }
-      const detail = tail(end.stderr);
-      return { verdict: "failed", why: `exited with code ${end.code}${detail ? `: ${detail}` : ""}` };
-    }
-  }
 }

@@ -1,0 +1,181 @@
+// The dispatch pipeline: refresh the registry, select the event's hooks, shape the
+// Claude Code input, run the hooks in their order, and aggregate their results
+// into one decision. The lifecycle rules may end a dispatch midway (lifecycle.ts).
+import { toHookTargets, type HookTarget } from "../claude/hook-input.ts";
+import {
+  isToolEvent,
+  parseEvent,
+  type DispatchPayload,
+  type DispatchResult,
+  type EngineErrorCode,
+  type HookResult,
+  type RequestId,
+} from "../protocol/engine.ts";
+import type { Generation, HookEntry, RegistryStore } from "../registry/registry.ts";
+import type { SessionGrants } from "../session-control/grants.ts";
+import type { Logger } from "../system/log.ts";
+import { callKeyOf, DispatchRun, type InFlight } from "./dispatch-run.ts";
+import type { HookRunner } from "./hook-runner.ts";
+import type { LastByEvent } from "./inspection.ts";
+import type { Lifecycle } from "./lifecycle.ts";
+import type { HookSelection } from "./selection.ts";
+
+/** What a request comes to, before the engine adds its state. */
+export type Outcome = { ok: true; result: unknown } | { ok: false; code: EngineErrorCode; error: string; result?: unknown };
+
+export interface DispatcherOptions {
+  store: RegistryStore;
+  selection: HookSelection;
+  grants: SessionGrants;
+  lifecycle: Lifecycle;
+  runner: HookRunner;
+  logger: Logger;
+  inFlight: InFlight;
+  lastByEvent: LastByEvent;
+}
+
+export class Dispatcher {
+  constructor(private readonly options: DispatcherOptions) {}
+
+  async dispatch(id: RequestId, eventName: string, payload: DispatchPayload): Promise<Outcome> {
+    const event = parseEvent(eventName);
+    if (!event) return { ok: false, code: "unknown-event", error: `unknown event ${JSON.stringify(eventName)}` };
+    const session = typeof payload.session_id === "string" && payload.session_id.length > 0 ? payload.session_id : null;
+    const tool = event.tool ?? payload.tool_name;
+    const run = new DispatchRun(id, event, session, isToolEvent(event.kind) ? callKeyOf(session, tool, payload.tool_input) : undefined);
+    this.options.lifecycle.arrived(run);
+    this.options.inFlight.set(id, run);
+    try {
+      return await this.run(run, payload);
+    } finally {
+      this.options.inFlight.delete(id);
+      run.mark("answered");
+      this.options.lastByEvent.set(event.name, { id, ...run.timings() });
+    }
+  }
+
+  private async run(run: DispatchRun, payload: DispatchPayload): Promise<Outcome> {
+    const { store, selection, grants, logger } = this.options;
+    // Node runs one thread: "the runtime lock" is the registry refresh every dispatch shares.
+    run.mark("runtimeLocked");
+    const refreshed = await store.refresh();
+    run.mark("registryRefreshed");
+    if (!refreshed.ok) {
+      logger.error({ event: run.event.name, session: run.session, note: "registry unusable" }, "dispatch refused");
+      return { ok: false, code: "registry-unusable", error: `${refreshed.error}; no hook was run` };
+    }
+    const generation = refreshed.generation;
+    run.mark("threadStarted");
+    const selected = selection.filter(generation.file.hooks).filter((hook) => hook.events.includes(run.event.kind));
+    grants.read(run, run.session, generation);
+    run.mark("sessionStateRead");
+
+    const shaped = toHookTargets(run.event, { ...payload, tool_name: run.event.tool ?? payload.tool_name });
+    if (!shaped.ok) {
+      run.mark("hooksEnded");
+      return {
+        ok: true,
+        result: aggregate(run, generation, [], { decision: "block", reason: `Tama refused ${run.event.name}: ${shaped.error}` }),
+      };
+    }
+    const results =
+      run.event.kind === "stop" ? await this.runStop(run, selected, shaped.targets) : await this.runInOrder(run, selected, shaped.targets);
+    run.mark("hooksEnded");
+    const result = aggregate(run, generation, results);
+    logger.info(
+      {
+        event: run.event.name,
+        session: run.session,
+        dispatch: run.id,
+        decision: result.decision,
+        hooks: results.map((r) => `${r.hook}:${r.outcome}`),
+        generation: generation.number,
+      },
+      "dispatch answered",
+    );
+    const ended = run.endingError();
+    if (ended !== undefined) return { ok: false, code: "dispatch-ended", error: ended, result };
+    if (result.cancelled) {
+      const cancelled = results.filter((r) => r.outcome === "cancelled").map((r) => `${r.hook} (${r.reason ?? "cancelled"})`);
+      return { ok: false, code: "hooks-cancelled", error: `hooks were ended before they answered: ${cancelled.join(", ")}`, result };
+    }
+    return { ok: true, result };
+  }
+
+  /** Tool and other events: hooks in registry order, one after another, first refusal ends. */
+  private async runInOrder(run: DispatchRun, hooks: HookEntry[], targets: HookTarget[]): Promise<HookResult[]> {
+    const results: HookResult[] = [];
+    for (const target of targets) {
+      for (const hook of hooks) {
+        if (!matches(hook, target)) continue;
+        // Ended (a cancel, the turn's end, closed input): this and the hooks after it do not start.
+        if (run.endedBefore(hook.id)) return results;
+        const result = await this.options.runner.run(run, hook, target, targets.length > 1);
+        results.push(result);
+        if (result.outcome === "block" || result.outcome === "failed-closed" || result.outcome === "ask") return results;
+        // A cancelled hook goes on to the check above, which names the next one not started.
+        if (result.outcome === "cancelled" && run.ending === undefined) return results;
+      }
+    }
+    return results;
+  }
+
+  /** Stop: built-in policies first, in process; on a pass the rest run side by side. */
+  private async runStop(run: DispatchRun, hooks: HookEntry[], targets: HookTarget[]): Promise<HookResult[]> {
+    const target = targets[0];
+    if (!target) return [];
+    const builtins = hooks.filter((hook) => hook.builtin !== undefined);
+    const commands = hooks.filter((hook) => hook.builtin === undefined);
+    const results: HookResult[] = [];
+    // A stop nobody waits for any more (cancelled, input closed) starts no further hook.
+    for (const hook of builtins) {
+      if (run.endedBefore(hook.id)) return results;
+      const result = await this.options.runner.run(run, hook, target, false);
+      results.push(result);
+      if (result.outcome === "block" || result.outcome === "failed-closed") return results;
+    }
+    if (run.endedBefore(commands[0]?.id)) return results;
+    const sideBySide = await Promise.all(commands.map((hook) => this.options.runner.run(run, hook, target, false)));
+    return [...results, ...sideBySide];
+  }
+}
+
+/** Whether a hook's tool matcher takes a target (an event without a tool takes every hook). */
+function matches(hook: HookEntry, target: HookTarget): boolean {
+  if (target.kind === "other" && target.names.length === 0) return true;
+  const matcher = hook.tools;
+  if (matcher === "any") return true;
+  if (matcher === "shell" || matcher === "write") return target.kind === matcher;
+  const names = target.names.map((n) => n.toLowerCase());
+  return matcher.some((pattern) => {
+    const p = pattern.toLowerCase();
+    return p.endsWith("*") ? names.some((n) => n.startsWith(p.slice(0, -1))) : names.includes(p);
+  });
+}
+
+/** The hooks' results as one decision: any refusal blocks, else any ask asks, else it passes. */
+function aggregate(run: DispatchRun, generation: Generation, results: HookResult[], forced?: { decision: "block"; reason: string }): DispatchResult {
+  const refusals = results.filter((r) => r.outcome === "block" || r.outcome === "failed-closed");
+  const asks = results.filter((r) => r.outcome === "ask");
+  const contexts = results.map((r) => r.additionalContext).filter((c): c is string => c !== undefined);
+  const decision = forced?.decision ?? (refusals.length > 0 ? "block" : asks.length > 0 ? "ask" : "pass");
+  const reason =
+    forced?.reason ??
+    (refusals.length > 0
+      ? refusals.map((r) => r.reason ?? `hook ${r.hook} refused`).join("\n\n")
+      : asks.length > 0
+        ? asks.map((r) => r.reason ?? `hook ${r.hook} asks`).join("\n\n")
+        : undefined);
+  return {
+    event: run.event.name,
+    sessionId: run.session,
+    generation: generation.number,
+    releaseId: generation.releaseId,
+    decision,
+    ...(reason !== undefined ? { reason } : {}),
+    failedOpen: results.filter((r) => r.outcome === "failed-open").map((r) => ({ hook: r.hook, reason: r.reason ?? "failed" })),
+    results,
+    ...(contexts.length > 0 ? { additionalContext: contexts.join("\n\n") } : {}),
+    ...(results.some((r) => r.outcome === "cancelled") ? { cancelled: true } : {}),
+  };
+}

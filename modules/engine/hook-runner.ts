@@ -1,0 +1,89 @@
+// Running one hook of a dispatch: a built-in gate in process, or a command in its
+// own process group (hook-process.ts) with the session's environment, tracked as
+// active while it runs; its answer read and judged by hook-answer.ts.
+import type { HookTarget } from "../claude/hook-input.ts";
+import { builtinGate } from "../gates/index.ts";
+import type { GateContext } from "../gates/types.ts";
+import type { HookResult } from "../protocol/engine.ts";
+import type { HookInput } from "../protocol/hook-input.ts";
+import type { HookEntry } from "../registry/registry.ts";
+import type { SessionGrants } from "../session-control/grants.ts";
+import { HOOK_RUN_VARIABLE } from "../system/process-groups.ts";
+import { round, type ActiveHook, type DispatchRun } from "./dispatch-run.ts";
+import { commandOutcome, judgeAnswer, type HookAnswer, type JudgedAnswer } from "./hook-answer.ts";
+import { startHookProcess } from "./hook-process.ts";
+import type { Lifecycle } from "./lifecycle.ts";
+import type { RunningRecordWriter } from "./running-records.ts";
+
+export interface HookRunnerOptions {
+  /** The environment hooks inherit. */
+  env: NodeJS.ProcessEnv;
+  gateContext: GateContext;
+  grants: SessionGrants;
+  records: RunningRecordWriter;
+  lifecycle: Lifecycle;
+  /** The TAMA_HOOK_RUN prefix marking this engine's hook processes. */
+  hookRunPrefix: string;
+}
+
+export class HookRunner {
+  private hookRuns = 0;
+
+  constructor(private readonly options: HookRunnerOptions) {}
+
+  async run(run: DispatchRun, hook: HookEntry, target: HookTarget, multiTarget: boolean): Promise<HookResult> {
+    const startMs = round(performance.now() - run.receivedAt);
+    const started = performance.now();
+    const base = { hook: hook.id, startMs, ...(multiTarget && target.target ? { target: target.target } : {}) };
+    let judged: JudgedAnswer;
+    let extra: Partial<HookResult> = {};
+    if (hook.builtin !== undefined) {
+      judged = judgeAnswer(hook, await this.runBuiltin(hook.builtin, target.input));
+      extra = { builtin: true };
+    } else {
+      this.options.lifecycle.supersede(run, hook.id);
+      const process_ = startHookProcess({
+        argv: hook.command ?? [],
+        cwd: target.input.cwd,
+        input: JSON.stringify(target.input),
+        timeoutMs: hook.timeoutMs,
+        env: this.hookEnv(run, hook),
+      });
+      const active: ActiveHook = { hook: hook.id, run, pgid: process_.pgid ?? null, startedAt: started, process: process_ };
+      run.active.add(active);
+      this.options.records.changed();
+      const end = await process_.ended;
+      run.active.delete(active);
+      this.options.records.changed();
+      judged = commandOutcome(hook, end);
+      extra = {
+        ...(process_.pgid !== undefined ? { processGroup: process_.pgid } : {}),
+        ...(end.kind === "exited" ? { exitCode: end.code, signal: end.signal } : {}),
+      };
+    }
+    const ms = round(performance.now() - started);
+    return { ...base, ...extra, ms, ...judged };
+  }
+
+  private async runBuiltin(id: string, input: HookInput): Promise<HookAnswer> {
+    const gate = builtinGate(id);
+    if (!gate) return { verdict: "failed", why: `names the built-in gate ${id}, which this engine does not have` };
+    try {
+      const verdict = await gate.evaluate(input, this.options.gateContext);
+      return verdict.decision === "block" ? { verdict: "block", reason: verdict.reason } : { verdict: "pass" };
+    } catch (error) {
+      return { verdict: "failed", why: `threw: ${(error as Error).message}` };
+    }
+  }
+
+  private hookEnv(run: DispatchRun, hook: HookEntry): NodeJS.ProcessEnv {
+    return this.options.grants.applyTo(run, {
+      ...this.options.env,
+      TAMA_HOOK_ID: hook.id,
+      TAMA_EVENT: run.event.name,
+      TAMA_SESSION_ID: run.session ?? "",
+      TAMA_CORE_PID: String(process.pid),
+      [HOOK_RUN_VARIABLE]: `${this.options.hookRunPrefix}${++this.hookRuns}`,
+    });
+  }
+}
