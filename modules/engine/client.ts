@@ -1,28 +1,65 @@
 // The adapter's side of the engine protocol: one persistent engine process, every
-// request in flight side by side and matched by id. A dead engine's requests are
-// all answered (as failures) and the next request starts a new one; an engine whose
-// code a newer release replaced is retired once it owes nothing.
+// request in flight side by side and matched by id. The first frame is a version
+// check: an engine speaking another protocol version is refused by name and the
+// installed one started instead. A dead engine's requests are all answered (as
+// failures) and the next request starts a new one; an engine whose code a newer
+// release replaced is retired once it owes nothing.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import readline from "node:readline";
-import { Answer, MAX_FRAME_BYTES, ReadyFrame, type EngineState } from "../protocol/engine.ts";
+import { Answer, MAX_FRAME_BYTES, PROTOCOL_VERSION, ReadyFrame, ReadyHeader, type EngineErrorCode, type EngineState } from "../protocol/engine.ts";
 import { describeSchemaError } from "../protocol/schema.ts";
+import { BoundedLineSplitter } from "./line-splitter.ts";
+
+/**
+ * Why the client could not get an answer from an engine, for programs (the error
+ * beside it is for people). Beside the engine's own codes (EngineErrorCode).
+ */
+export const CLIENT_ERROR_CODES = [
+  /** close() was called: this client sends nothing more. */
+  "client-closed",
+  /** The engine could not be started (no command, the program missing). */
+  "engine-not-started",
+  /** The engine started but gave no ready frame in time, and was killed. */
+  "engine-not-ready",
+  /** The engine exited or was killed before it answered. */
+  "engine-died",
+  /** The engine speaks another protocol version (and the installed one did too). */
+  "protocol-mismatch",
+  /** The request is longer than the engine reads in one frame; it was not sent. */
+  "request-too-large",
+  /** The request's own bound passed without an answer. */
+  "request-timeout",
+] as const;
+export type ClientErrorCode = (typeof CLIENT_ERROR_CODES)[number];
 
 /** An answer the client could not get from the engine: always ok:false, with the cause. */
 export interface Failure {
   id: string;
   ok: false;
+  code: ClientErrorCode;
   error: string;
   state?: undefined;
   result?: undefined;
   catalog?: undefined;
 }
 export type ClientAnswer = Answer | Failure;
+/** Every code an answer through this client can carry. */
+export type AnswerCode = EngineErrorCode | ClientErrorCode;
+
+/** A failure of the client's own, with its code. */
+export class EngineClientError extends Error {
+  constructor(
+    readonly code: ClientErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
 
 export interface EngineClientOptions {
   /** The argv that starts `tama run-hook --serve omp`, read at each start (an install may move it). */
   command: () => string[];
   env?: NodeJS.ProcessEnv;
-  /** A line the engine wrote on stderr. */
+  /** A line the engine wrote on stderr (or the client's own line about the engine). */
   onStderr?: (line: string) => void;
   /** A new engine process answered ready (after the first: a restart). */
   onStart?: (state: EngineState, restart: boolean) => void;
@@ -32,8 +69,10 @@ export interface EngineClientOptions {
 
 interface EngineProcess {
   child: ChildProcessWithoutNullStreams;
+  argv: string[];
   pending: Map<string, (answer: ClientAnswer) => void>;
   ready: Promise<EngineState>;
+  readySeen: boolean;
   exited: Promise<void>;
   dead: boolean;
   retiring: boolean;
@@ -42,17 +81,38 @@ interface EngineProcess {
   stderrTail: string[];
 }
 
-/** How long a retired engine may take to exit after its input closed. */
+/**
+ * How long a starting engine may take to send its ready frame: a cold start of
+ * Node or Bun on a loaded machine takes seconds; past this a start that hangs would
+ * hold every request, and nobody else would notice.
+ */
+export const DEFAULT_READY_TIMEOUT_MS = 15_000;
+/** How long a retired (or refused) engine may take to exit after its input closed before it is killed. */
 const RETIRE_BOUND_MS = 2_000;
+/** A line the engine writes on stderr is a sentence; a longer one is not Tama's and is skipped. */
+const STDERR_LINE_BYTES = 64 * 1024;
+/** The engine's last stderr lines, kept to name why it died. */
+const STDERR_TAIL_LINES = 20;
+/** How many of those a failure quotes. */
+const STDERR_TAIL_QUOTED = 3;
 
-/** Bumped when a client of one adapter build can no longer be driven by another's. */
-export const ENGINE_CLIENT_CARRY_VERSION = 1;
+/**
+ * Bumped when a client of one adapter build can no longer be driven by another's.
+ * 2: failures carry a code, and the engine's version is checked.
+ */
+export const ENGINE_CLIENT_CARRY_VERSION = 2;
+
+function failure(id: string, error: unknown): Failure {
+  if (error instanceof EngineClientError) return { id, ok: false, code: error.code, error: error.message };
+  return { id, ok: false, code: "engine-not-started", error: (error as Error).message };
+}
 
 export class EngineClient {
   readonly carryVersion = ENGINE_CLIENT_CARRY_VERSION;
   private current: EngineProcess | undefined;
   private seq = 0;
-  private starts = 0;
+  /** Engines that answered ready: any after the first is a restart. */
+  private readyEngines = 0;
   private closed = false;
   private switching: Promise<void> | undefined;
   catalogChecksum: string | undefined;
@@ -77,40 +137,68 @@ export class EngineClient {
   private start(): EngineProcess {
     const argv = this.options.command();
     const [program, ...args] = argv;
-    if (!program) throw new Error("the engine command is empty");
+    if (!program) throw new EngineClientError("engine-not-started", "the engine command is empty");
     const child = spawn(program, args, { stdio: ["pipe", "pipe", "pipe"], env: this.options.env ?? process.env });
-    const restart = this.starts > 0;
-    this.starts += 1;
     let readyResolve: (state: EngineState) => void = () => {};
     let readyReject: (error: Error) => void = () => {};
     const proc: EngineProcess = {
       child,
+      argv,
       pending: new Map(),
       ready: new Promise<EngineState>((resolve, reject) => {
         readyResolve = resolve;
         readyReject = reject;
       }),
+      readySeen: false,
       exited: new Promise<void>((resolve) => child.once("close", () => resolve())),
       dead: false,
       retiring: false,
       drainThenClose: false,
       stderrTail: [],
     };
-    // A ready that never comes would hold every request; nobody else would notice.
+    const readyTimeoutMs = this.options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS;
     const readyTimer = setTimeout(() => {
-      readyReject(new Error(`the Tama engine (${argv.join(" ")}) gave no ready frame within ${this.options.readyTimeoutMs ?? 15_000} ms`));
+      readyReject(new EngineClientError("engine-not-ready", `the Tama engine (${argv.join(" ")}) gave no ready frame within ${readyTimeoutMs} ms`));
       child.kill("SIGKILL");
-    }, this.options.readyTimeoutMs ?? 15_000);
+    }, readyTimeoutMs);
     readyTimer.unref?.();
     proc.ready.catch(() => undefined);
 
     child.stdin.on("error", () => {});
-    readline.createInterface({ input: child.stderr }).on("line", (line) => {
-      proc.stderrTail.push(line);
-      if (proc.stderrTail.length > 20) proc.stderrTail.shift();
-      this.options.onStderr?.(line);
+    const stderrLines = new BoundedLineSplitter(
+      STDERR_LINE_BYTES,
+      (line) => {
+        proc.stderrTail.push(line);
+        if (proc.stderrTail.length > STDERR_TAIL_LINES) proc.stderrTail.shift();
+        this.options.onStderr?.(line);
+      },
+      (bytes) => this.options.onStderr?.(`tama: the engine wrote a stderr line longer than ${STDERR_LINE_BYTES} bytes (${bytes} read); it was skipped`),
+    );
+    child.stderr.on("data", (chunk: Buffer) => stderrLines.push(chunk));
+    child.stderr.on("end", () => {
+      const rest = stderrLines.end();
+      if (rest !== undefined && rest.length > 0) this.options.onStderr?.(rest);
     });
-    readline.createInterface({ input: child.stdout }).on("line", (line) => {
+
+    /** The engine speaks another protocol version: refuse it by name before trusting anything else it says. */
+    const refuse = (version: number): void => {
+      proc.dead = true;
+      clearTimeout(readyTimer);
+      if (this.current === proc) this.current = undefined;
+      const error = new EngineClientError(
+        "protocol-mismatch",
+        `the Tama engine (pid ${child.pid ?? "?"}: ${argv.join(" ")}) speaks engine protocol version ${version} and this client speaks version ${PROTOCOL_VERSION}, so it was ended unused`,
+      );
+      this.options.onStderr?.(`tama: ${error.message}`);
+      readyReject(error);
+      child.stdin.end();
+      const bound = setTimeout(() => child.kill("SIGKILL"), RETIRE_BOUND_MS);
+      bound.unref?.();
+      void proc.exited.then(() => clearTimeout(bound));
+    };
+
+    const onFrame = (line: string): void => {
+      if (proc.dead) return;
       let raw: unknown;
       try {
         raw = JSON.parse(line);
@@ -118,13 +206,24 @@ export class EngineClient {
         this.options.onStderr?.(`tama: the engine wrote a line that is not JSON: ${line.slice(0, 200)}`);
         return;
       }
-      const ready = ReadyFrame.safeParse(raw);
-      if (ready.success) {
-        clearTimeout(readyTimer);
-        this.lastState = ready.data.state;
-        readyResolve(ready.data.state);
-        this.options.onStart?.(ready.data.state, restart);
-        return;
+      if (!proc.readySeen) {
+        const header = ReadyHeader.safeParse(raw);
+        if (header.success) {
+          if (header.data.protocolVersion !== PROTOCOL_VERSION) return refuse(header.data.protocolVersion);
+          const ready = ReadyFrame.safeParse(raw);
+          if (!ready.success) {
+            this.options.onStderr?.(`tama: the engine's ready frame is not valid: ${describeSchemaError(ready.error, "the frame")}`);
+            return;
+          }
+          proc.readySeen = true;
+          clearTimeout(readyTimer);
+          this.lastState = ready.data.state;
+          const restart = this.readyEngines > 0;
+          this.readyEngines += 1;
+          readyResolve(ready.data.state);
+          this.options.onStart?.(ready.data.state, restart);
+          return;
+        }
       }
       const answer = Answer.safeParse(raw);
       if (!answer.success) {
@@ -132,20 +231,26 @@ export class EngineClient {
         return;
       }
       this.settle(proc, answer.data);
-    });
-    const onGone = (why: string): void => {
+    };
+    // The same bound the engine reads its input with: an endless line is never held whole.
+    const frames = new BoundedLineSplitter(MAX_FRAME_BYTES, onFrame, (bytes) =>
+      this.options.onStderr?.(`tama: the engine wrote a frame longer than ${MAX_FRAME_BYTES} bytes (${bytes} read without LF); it was skipped`),
+    );
+    child.stdout.on("data", (chunk: Buffer) => frames.push(chunk));
+
+    const onGone = (why: string, code: ClientErrorCode): void => {
       if (proc.dead) return;
       proc.dead = true;
       clearTimeout(readyTimer);
-      const tail = proc.stderrTail.slice(-3).join(" | ");
+      const tail = proc.stderrTail.slice(-STDERR_TAIL_QUOTED).join(" | ");
       const error = `the Tama engine (pid ${child.pid ?? "?"}) ${why} before answering${tail ? `: ${tail}` : ""}`;
-      readyReject(new Error(error));
-      for (const [id, resolve] of proc.pending) resolve({ id, ok: false, error });
+      readyReject(new EngineClientError(code, error));
+      for (const [id, resolve] of proc.pending) resolve({ id, ok: false, code, error });
       proc.pending.clear();
       if (this.current === proc) this.current = undefined;
     };
-    child.on("error", (error) => onGone(`could not start (${error.message})`));
-    child.on("exit", (code, signal) => onGone(signal ? `was ended by ${signal}` : `exited with code ${code}`));
+    child.on("error", (error) => onGone(`could not start (${error.message})`, "engine-not-started"));
+    child.on("exit", (code, signal) => onGone(signal ? `was ended by ${signal}` : `exited with code ${code}`, "engine-died"));
     return proc;
   }
 
@@ -185,28 +290,44 @@ export class EngineClient {
     return this.current;
   }
 
-  /** Send a request; the answer, or a failure naming why none came. Never throws. */
   /**
+   * An engine that said ready. One speaking another protocol version is refused,
+   * and the command is read again to start the installed engine, once.
+   */
+  private async readyEngine(): Promise<EngineProcess> {
+    const first = await this.engine();
+    try {
+      await first.ready;
+      return first;
+    } catch (error) {
+      if (!(error instanceof EngineClientError) || error.code !== "protocol-mismatch") throw error;
+    }
+    const installed = await this.engine();
+    await installed.ready;
+    return installed;
+  }
+
+  /**
+   * Send a request; the answer, or a failure naming why none came (with its code). Never throws.
    * `timeoutMs` bounds a request nothing else bounds (a status or reload asked by a
    * person): past it the request fails by name, and a late answer is dropped.
    * Dispatches have none: OMP's own handler budget bounds them.
    */
   async request(frame: Record<string, unknown>, timeoutMs?: number): Promise<ClientAnswer> {
     const id = `a${process.pid}-${++this.seq}`;
-    if (this.closed) return { id, ok: false, error: "the Tama engine client is closed" };
+    if (this.closed) return { id, ok: false, code: "client-closed", error: "the Tama engine client is closed" };
     let proc: EngineProcess;
     try {
-      proc = await this.engine();
-      await proc.ready;
+      proc = await this.readyEngine();
     } catch (error) {
-      return { id, ok: false, error: (error as Error).message };
+      return failure(id, error);
     }
-    if (proc.dead) return { id, ok: false, error: `the Tama engine (pid ${proc.child.pid ?? "?"}) is gone` };
+    if (proc.dead) return { id, ok: false, code: "engine-died", error: `the Tama engine (pid ${proc.child.pid ?? "?"}) is gone` };
     const withChecksum = this.catalogChecksum ? { knownCatalogChecksum: this.catalogChecksum } : { knownCatalogChecksum: "" };
     const line = `${JSON.stringify({ ...frame, ...withChecksum, id })}\n`;
     // The engine refuses a longer frame without an id to answer by: fail it here, by name.
     if (Buffer.byteLength(line) > MAX_FRAME_BYTES) {
-      return { id, ok: false, error: `the request is ${Buffer.byteLength(line)} bytes, more than the engine reads in one frame (${MAX_FRAME_BYTES})` };
+      return { id, ok: false, code: "request-too-large", error: `the request is ${Buffer.byteLength(line)} bytes, more than the engine reads in one frame (${MAX_FRAME_BYTES})` };
     }
     const answer = new Promise<ClientAnswer>((resolve) => proc.pending.set(id, resolve));
     proc.child.stdin.write(line);
@@ -215,7 +336,7 @@ export class EngineClient {
     const late = new Promise<ClientAnswer>((resolve) => {
       timer = setTimeout(() => {
         proc.pending.delete(id);
-        resolve({ id, ok: false, error: `the Tama engine (pid ${proc.child.pid ?? "?"}) gave no answer to ${String(frame.op)} within ${timeoutMs} ms` });
+        resolve({ id, ok: false, code: "request-timeout", error: `the Tama engine (pid ${proc.child.pid ?? "?"}) gave no answer to ${String(frame.op)} within ${timeoutMs} ms` });
       }, timeoutMs);
       timer.unref?.();
     });

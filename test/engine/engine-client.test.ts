@@ -52,6 +52,7 @@ describe("engine client", () => {
     for (const answer of await Promise.all(held)) {
       expect(answer.ok).toBe(false);
       expect(answer.error).toMatch(/the Tama engine \(pid \d+\) was ended by SIGKILL before answering/);
+      expect(answer.code).toBe("engine-died");
     }
     const next = await client.request({ op: "status" });
     expect(next.ok).toBe(true);
@@ -67,6 +68,96 @@ describe("engine client bounds", () => {
     const answer = await muted.request({ op: "status" }, 300);
     expect(answer.ok).toBe(false);
     expect(answer.error).toMatch(/^the Tama engine \(pid \d+\) gave no answer to status within 300 ms$/);
+    expect(answer.code).toBe("request-timeout");
     await muted.close();
+  });
+});
+
+/** A stand-in engine whose ready frame names another protocol version; it exits when its input closes. */
+function otherVersionEngine(): string {
+  return home.script(
+    "other-version.js",
+    `process.stdout.write(JSON.stringify({ type: "ready", protocolVersion: 2, engine: { pid: process.pid } }) + "\\n"); process.stdin.resume(); process.stdin.on("end", () => process.exit(0));`,
+  );
+}
+
+describe("engine client version check", () => {
+  it("refuses an engine speaking another protocol version by name, then starts the installed one", async () => {
+    const other = otherVersionEngine();
+    const said: string[] = [];
+    let starts = 0;
+    const checked = new Client({
+      // the first start finds the other version; the command read again names the installed engine
+      command: () => (starts++ === 0 ? [process.execPath, other] : [ENGINE_RUNTIME, TAMA_BIN, "run-hook", "--serve", "omp"]),
+      env: { ...process.env, TAMA_HOME: home.home },
+      onStderr: (line) => said.push(line),
+    });
+    const answer = await checked.request({ op: "status" });
+    expect(answer.ok).toBe(true);
+    expect(answer.state?.protocolVersion).toBe(1);
+    expect(starts).toBe(2);
+    expect(said).toContainEqual(
+      expect.stringMatching(/^tama: the Tama engine \(pid \d+: .*other-version\.js\) speaks engine protocol version 2 and this client speaks version 1, so it was ended unused$/),
+    );
+    await checked.close();
+  });
+
+  it("answers with protocol-mismatch when the installed engine speaks another version too", async () => {
+    const other = otherVersionEngine();
+    const checked = new Client({ command: () => [process.execPath, other], env: { ...process.env, TAMA_HOME: home.home } });
+    const answers = await Promise.all([checked.request({ op: "status" }), checked.dispatch("stop", { session_id: "s1" })]);
+    for (const answer of answers) {
+      expect(answer.ok).toBe(false);
+      expect(answer.code).toBe("protocol-mismatch");
+      expect(answer.error).toMatch(/speaks engine protocol version 2 and this client speaks version 1/);
+    }
+    await checked.close();
+  });
+});
+
+describe("engine client failure codes", () => {
+  it("names an engine that cannot start, a request too large for one frame, and a closed client", async () => {
+    const missing = new Client({ command: () => [`${home.dir}/no-such-engine`], env: { ...process.env, TAMA_HOME: home.home } });
+    const notStarted = await missing.request({ op: "status" });
+    expect(notStarted).toMatchObject({ ok: false, code: "engine-not-started" });
+    expect(notStarted.error).toMatch(/could not start/);
+    await missing.close();
+
+    const huge = await client.request({ op: "dispatch", event: "stop", payload: { session_id: "s1", pad: "x".repeat(17 * 1024 * 1024) } });
+    expect(huge).toMatchObject({ ok: false, code: "request-too-large" });
+    expect(huge.error).toMatch(/more than the engine reads in one frame \(16777216\)/);
+
+    await client.close();
+    const closed = await client.request({ op: "status" });
+    expect(closed).toMatchObject({ ok: false, code: "client-closed", error: "the Tama engine client is closed" });
+  });
+});
+
+describe("engine client reading", () => {
+  it("skips an endless line from the engine by the frame bound, and reads the answers after it", async () => {
+    const state = `{ processId: process.pid, generation: 0, loadedReleaseId: null, catalogChecksum: null, registeredHookCount: 0, reloadCount: 0, lastReloadAtMs: null, lastReloadError: null, coreReleaseId: null, coreReplacedByRelease: false, registryPath: "x", protocolVersion: 1 }`;
+    const flooding = home.script(
+      "flooding.js",
+      `const state = ${state};
+process.stdout.write(JSON.stringify({ type: "ready", protocolVersion: 1, state }) + "\\n");
+let buffered = "";
+process.stdin.on("data", (chunk) => {
+  buffered += chunk;
+  let lf;
+  while ((lf = buffered.indexOf("\\n")) !== -1) {
+    const request = JSON.parse(buffered.slice(0, lf));
+    buffered = buffered.slice(lf + 1);
+    process.stdout.write("x".repeat(17 * 1024 * 1024) + "\\n");
+    process.stdout.write(JSON.stringify({ id: request.id, ok: true, result: { echoed: request.op }, state }) + "\\n");
+  }
+});
+process.stdin.on("end", () => process.exit(0));`,
+    );
+    const said: string[] = [];
+    const reader = new Client({ command: () => [process.execPath, flooding], env: { ...process.env, TAMA_HOME: home.home }, onStderr: (line) => said.push(line) });
+    const answer = await reader.request({ op: "status" });
+    expect(answer).toMatchObject({ ok: true, result: { echoed: "status" } });
+    expect(said).toContainEqual(expect.stringMatching(/^tama: the engine wrote a frame longer than 16777216 bytes \(\d+ read without LF\); it was skipped$/));
+    await reader.close();
   });
 });
