@@ -4,6 +4,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { StatusResult } from "../../modules/protocol/engine.ts";
 import { EngineClient, makeTestHome, resultOf, ROOT, settleProcesses, TAMA_BIN, type Frame, type TestHome } from "../support/engine-client.ts";
 
 const FIX = path.join(ROOT, "test/fixtures/hooks");
@@ -57,6 +58,8 @@ describe("a call's result ends its check", () => {
     expect(pgid).toBeGreaterThan(0);
     // the status names the hook a dispatch stands on while it runs
     expect((status.state?.dispatchStages as { running: { stage: string }[] }).running[0]?.stage).toBe("sessionStateRead");
+    // the status is what the protocol's schema says, while a hook runs and after it was abandoned
+    expect(StatusResult.safeParse(status.result).success).toBe(true);
 
     const post = await e.dispatch("post_tool_use:write", { ...edit(), tool_response: { ok: true } });
     expect(post.ok).toBe(true);
@@ -69,6 +72,8 @@ describe("a call's result ends its check", () => {
     await e.stderrMatching(/still running in Tama: guard \(pre_tool_use:write, \d+ ms\)/);
 
     const after = await e.request({ op: "status" });
+    expect(StatusResult.safeParse(after.result).success).toBe(true);
+    expect(StatusResult.parse(after.result).dispatchStages.lastByEvent["pre_tool_use:write"]?.stages.answered).toBeDefined();
     const abandoned = (after.state?.runningHooks as { abandoned: { session: string; reason: string; hooks: { hook: string; event: string; processGroup: number; ranForMs: number }[]; corePid: number; text: string }[] }).abandoned;
     expect(abandoned).toHaveLength(1);
     expect(abandoned[0]).toMatchObject({ session: "s1", corePid: e.pid, hooks: [{ hook: "guard", event: "pre_tool_use:write", processGroup: pgid }] });
