@@ -4,8 +4,6 @@ import type { HookProcess } from "./hook-process.ts";
 import { STAGES, type FinishedDispatch, type ParsedEvent, type RequestId, type Stage, type StageTiming } from "../protocol/engine.ts";
 import { canonicalJson } from "../registry/registry.ts";
 
-export { STAGES, type Stage };
-
 export interface ActiveHook {
   hook: string;
   run: DispatchRun;
