@@ -2,10 +2,11 @@
 // that still ran, per session, kept in the engine's memory (status reports it) and
 // as abandoned.<session>.json in the session-control directory, which
 // `tama hooks running` reads after the engine is gone. This file owns that name.
-import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { Abandonment } from "../protocol/engine.ts";
 import { describeSchemaError } from "../protocol/schema.ts";
+import { writeFileAtomic } from "../system/atomic-write.ts";
 import type { Logger } from "../system/log.ts";
 import { isSafeFileComponent } from "../system/paths.ts";
 import { round, type ActiveHook } from "./dispatch-run.ts";
@@ -62,11 +63,7 @@ export class Abandonments {
       return;
     }
     try {
-      mkdirSync(this.sessionsDir, { recursive: true, mode: 0o700 });
-      const file = abandonmentFile(this.sessionsDir, session);
-      const temp = `${file}.${process.pid}.tmp`;
-      writeFileSync(temp, JSON.stringify(record, null, 2), { mode: 0o600 });
-      renameSync(temp, file);
+      writeFileAtomic(abandonmentFile(this.sessionsDir, session), JSON.stringify(record, null, 2), { mode: 0o600, createDir: 0o700 });
     } catch (error) {
       this.stderr(`tama: cannot write the abandonment record of session ${session}: ${(error as Error).message}`);
     }

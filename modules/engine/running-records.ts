@@ -1,11 +1,12 @@
 // Records of the hooks each engine process runs, kept on disk so that they can be
 // named (`tama hooks running`) and ended after the engine that started them is gone.
 import { readFileSync, rmSync } from "node:fs";
-import { mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import path from "node:path";
 
 import * as z from "../protocol/schema.ts";
 import { orphanedHookProcesses, processAlive, processStartTicks, reapRecordedGroup } from "../system/process-groups.ts";
+import { writeFileAtomicAsync } from "../system/atomic-write.ts";
 import { recordNames } from "../system/record-dir.ts";
 import { describeSchemaError } from "../protocol/schema.ts";
 
@@ -48,7 +49,7 @@ export class RunningRecordWriter {
   private failed = false;
 
   constructor(
-    private readonly dir: string,
+    dir: string,
     private readonly snapshot: () => RecordedHook[],
     private readonly warn: (line: string) => void,
   ) {
@@ -78,11 +79,8 @@ export class RunningRecordWriter {
         await rm(this.file, { force: true });
         return;
       }
-      await mkdir(this.dir, { recursive: true, mode: 0o700 });
       const record: EngineRecord = { corePid: process.pid, coreStartTicks: this.startTicks, updatedAtMs: Date.now(), hooks };
-      const temp = `${this.file}.${process.pid}.tmp`;
-      await writeFile(temp, JSON.stringify(record), { mode: 0o600 });
-      await rename(temp, this.file);
+      await writeFileAtomicAsync(this.file, JSON.stringify(record), { mode: 0o600, createDir: 0o700 });
       this.failed = false;
     } catch (error) {
       if (!this.failed) this.warn(`tama: cannot write the running-hook record ${this.file}: ${(error as Error).message}`);
