@@ -76,7 +76,9 @@ export function register(api: AdapterApi): AdapterHooks {
     reloadEngine: async () => {
       const answer = await runtime.engine.request({ op: "reload" }, PERSON_WAIT_MS);
       if (answer.state) runtime.onEngineState?.(answer.state);
-      if (!answer.ok) return `The engine kept its registry: ${answer.error}`;
+      if (!answer.ok) {
+        return answer.code === "registry-unusable" ? `The engine kept its registry: ${answer.error}` : `The engine did not reload (${answer.code ?? "internal"}): ${answer.error}`;
+      }
       const result = answer.result as { changed?: boolean } | undefined;
       const state = answer.state;
       return `Engine ${state?.processId ?? "?"} reloaded its registry (${result?.changed ? "changed" : "unchanged"}; ${state?.registeredHookCount ?? 0} hooks, release ${state?.loadedReleaseId ?? "none"}).`;

@@ -7,7 +7,7 @@ import os from "node:os";
 import { contractsFilePath, contractsPathOptionsFromEnv, readInstalledContracts, spliceContracts, unreadableContractsMessage } from "../modules/model-requests/contracts.ts";
 import { decideRequest, type RequestVerdict } from "../modules/model-requests/payload.ts";
 import type { OmpContext } from "../modules/omp/api.ts";
-import type { AdapterRuntime } from "./runtime.ts";
+import { ENDED_BY_HARNESS, type AdapterRuntime } from "./runtime.ts";
 
 interface SessionVerdict {
   verdict: RequestVerdict;
@@ -48,6 +48,8 @@ export class ModelGate {
       .verdict("before_provider_request", this.runtime.basePayload(ctx))
       .then((verdict) => {
         const previous = this.verdicts.get(session);
+        // Superseded or cancelled: nobody waits for this refresh, and the newest verdict stands.
+        if (verdict.code !== undefined && ENDED_BY_HARNESS.has(verdict.code)) return;
         if (verdict.failure !== undefined || !verdict.result) {
           this.verdicts.set(session, { verdict: previous?.verdict ?? "none-yet", failedOpen: [], failure: verdict.failure ?? "no verdict", atMs: Date.now() });
           return;

@@ -3,7 +3,7 @@
 // and the status shown in OMP's footer.
 import path from "node:path";
 import { digestFromUrl, type AdapterHost } from "../modules/omp/adapter-contract.ts";
-import type { ClientAnswer, EngineClient } from "../modules/engine/client.ts";
+import type { AnswerCode, ClientAnswer, EngineClient } from "../modules/engine/client.ts";
 import { fileLogger, type Logger } from "../modules/system/log.ts";
 import type { OmpContext } from "../modules/omp/api.ts";
 import type { DispatchResult, EngineState } from "../modules/protocol/engine.ts";
@@ -18,7 +18,12 @@ export interface Verdict {
   result?: DispatchResult;
   /** Why no verdict could be had (engine down, ok:false, registry unusable). */
   failure?: string;
+  /** The failure's code, to branch on (never on the sentence). */
+  code?: AnswerCode;
 }
+
+/** Codes meaning the harness's own next signal ended the check: OMP stopped waiting for it. */
+export const ENDED_BY_HARNESS: ReadonlySet<AnswerCode> = new Set<AnswerCode>(["dispatch-ended", "hooks-cancelled"]);
 
 /** How long a status or reload asked for by a person waits on the engine. */
 export const PERSON_WAIT_MS = 10_000;
@@ -106,7 +111,7 @@ export class AdapterRuntime {
   async verdict(event: string, payload: Record<string, unknown>): Promise<Verdict> {
     const answer: ClientAnswer = await this.engine.dispatch(event, payload);
     if (answer.state) this.onEngineState?.(answer.state);
-    if (!answer.ok) return { failure: answer.error ?? "the engine answered without a reason" };
+    if (!answer.ok) return { failure: answer.error ?? "the engine answered without a reason", code: answer.code ?? "internal" };
     const result = answer.result as DispatchResult | undefined;
     if (!result || typeof result.decision !== "string") return { failure: "the engine's answer carried no decision" };
     if (result.failedOpen.length > 0) {
@@ -185,7 +190,7 @@ export class AdapterRuntime {
       failMode: this.failMode,
       ...(this.lastRefusal !== undefined ? { lastRefusal: this.lastRefusal } : {}),
       failedOpen: [...this.failedOpen],
-      engine: answer.ok ? { processId: answer.state?.processId, state: answer.state } : { error: answer.error },
+      engine: answer.ok ? { processId: answer.state?.processId, state: answer.state } : { error: answer.error, code: answer.code },
     };
   }
 }

@@ -8,7 +8,7 @@ export interface StatusView {
   session: string | null;
   adapterDigest: string | null;
   failMode: string;
-  engine: { processId?: number | undefined; state?: EngineState | undefined } | { error?: string | undefined };
+  engine: { processId?: number | undefined; state?: EngineState | undefined } | { error?: string | undefined; code?: string | undefined };
   lastRefusal?: string;
   failedOpen: string[];
   modelRequests: { dispatches: number };
