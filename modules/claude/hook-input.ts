@@ -3,14 +3,16 @@
 // and field names; OMP's own call stays beside it in `input.omp`. One OMP call may
 // become several hook targets (an anchored edit of several files, a task batch),
 // and a write whose target cannot be named is refused rather than guessed.
-import { editTargetsOf, resolveTargetPath } from "../tools/edit-targets.ts";
+import { editTargetsOf, localRootOf, resolveTargetPath, type PathRoots } from "../tools/edit-targets.ts";
 import type { DispatchPayload, EventKind, ParsedEvent } from "../protocol/engine.ts";
-import { shellCommandOf, toolKind } from "../tools/declaration.ts";
+import { callKind, codeOf, shellCommandOf, shellEnvOf, toolKind, type DeclaredToolKinds } from "../tools/declaration.ts";
+import { readCode, shellLine } from "../tools/code-reading.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
 
 export interface HookTarget {
   input: HookInput;
-  kind: "shell" | "write" | "lookup" | "other";
+  /** "code": runs code (OMP's eval, debug launches); shell and write hooks both see it. */
+  kind: "shell" | "write" | "code" | "lookup" | "other";
   /** OMP's and Claude's tool names, for registry list matchers. */
   names: string[];
   /** The file (or device URL) this target writes or reads, when the call names one. */
@@ -38,6 +40,17 @@ interface Mapped {
   target?: string;
   /** The OMP tool this identity belongs to, when it is not the outer call's (xd:// devices). */
   ompName?: string;
+  /** The directory the call runs in, when it is not the session's (bash `cwd`). */
+  cwd?: string;
+  /** Fields beside Claude's in the hook input (`unnamed_writes`). */
+  extra?: Fields;
+}
+
+/** What mapping a call needs beyond its own fields. */
+interface MapContext {
+  cwd: string;
+  roots: PathRoots;
+  declared: DeclaredToolKinds | undefined;
 }
 
 type MapResult = { ok: true; mapped: Mapped[] } | { ok: false; error: string };
@@ -100,13 +113,13 @@ function splitReadSelector(raw: string): { file: string; offset?: number; limit?
   return { file, offset: start, limit };
 }
 
-function mapRead(input: Fields, cwd: string): MapResult {
+function mapRead(input: Fields, ctx: MapContext): MapResult {
   const raw = str(input.path);
   if (raw === undefined) return ok({ kind: "other", claudeName: "Read", toolInput: {} });
   // OMP's read fetches URLs; Claude does that with WebFetch.
   if (URL_PATH.test(raw)) return ok({ kind: "other", claudeName: "WebFetch", toolInput: { url: raw }, target: raw });
   const { file, offset, limit } = splitReadSelector(raw);
-  const filePath = resolveTargetPath(file, cwd);
+  const filePath = resolveTargetPath(file, ctx.cwd, ctx.roots);
   return ok({ kind: "other", claudeName: "Read", toolInput: defined({ file_path: filePath, offset, limit }), target: filePath });
 }
 
@@ -130,7 +143,7 @@ function lspActionKey(action: string): string {
   return action.trim().toLowerCase().replace(/[-\s]+/g, "_");
 }
 
-function mapLsp(request: Fields, cwd: string, where: string): MapResult {
+function mapLsp(request: Fields, ctx: MapContext, where: string): MapResult {
   const action = request.action;
   if (typeof action !== "string") {
     return { ok: false, error: `${where}: the request has no string "action"` };
@@ -144,7 +157,7 @@ function mapLsp(request: Fields, cwd: string, where: string): MapResult {
     claudeName: "LSP",
     toolInput: request,
     ompName: "lsp",
-    ...(file ? { target: resolveTargetPath(file, cwd) } : {}),
+    ...(file ? { target: resolveTargetPath(file, ctx.cwd, ctx.roots) } : {}),
   });
 }
 
@@ -154,50 +167,84 @@ function mapLsp(request: Fields, cwd: string, where: string): MapResult {
 const XD_PREFIX = "xd://";
 
 /**
+ * Devices whose content is plain text, not JSON args (src/tools/resolve.ts,
+ * report-tool-issue.ts): `resolve` applies the preview a checked call staged,
+ * `reject` discards it, `propose` submits a plan, `report_issue` files a note.
+ */
+const PLAIN_TEXT_DEVICES = new Set(["resolve", "reject", "propose", "report_issue"]);
+
+/** OMP answers an empty, `?` or `help` device write with the device's docs (xdev.ts HELP_CONTENT_RE). */
+const DEVICE_HELP = /^\s*(\?|help)?\s*$/i;
+
+/**
  * `write xd://<tool>` runs <tool> with `content` as its JSON args
  * (src/tools/xdev.ts), so it is classified as that tool, never as a file write:
- * a `write xd://bash` is a shell call. `?` asks for the device's docs.
+ * a `write xd://bash` is a shell call. Plain-text devices are read by their own
+ * rules; a JSON device whose content is not a JSON object never runs (OMP refuses
+ * it), so it is nothing but a lookup of that device.
  */
-function mapDevice(device: string, content: unknown, cwd: string): MapResult {
+function mapDevice(device: string, content: unknown, ctx: MapContext): MapResult {
   const where = `${XD_PREFIX}${device}`;
-  if (device.length === 0 || /[/?#]/.test(device)) {
+  if (/[/?#]/.test(device)) {
     return { ok: false, error: `write to ${where}: not a tool device URL (expected xd://<tool>)` };
   }
-  if (typeof content !== "string") return { ok: false, error: `${where}: content must be a JSON args object` };
-  if (content.trim() === "?") return ok({ kind: "lookup", toolInput: { path: where, content }, target: where });
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(content);
-  } catch (error) {
-    return { ok: false, error: `${where}: content is not JSON (${error instanceof Error ? error.message : String(error)})` };
+  if (device.length === 0) return { ok: false, error: `write to ${where}: not a tool device URL (expected xd://<tool>)` };
+  const name = device.toLowerCase();
+  // The LSP device's own rule: malformed JSON or a missing action is refused with its cause.
+  if (name === "lsp" && typeof content !== "string") return { ok: false, error: `${where}: content must be a JSON args object` };
+  const text = typeof content === "string" ? content : "";
+  if (DEVICE_HELP.test(text)) return ok({ kind: "lookup", toolInput: { path: where, content: text }, target: where });
+  if (PLAIN_TEXT_DEVICES.has(name)) {
+    return ok({ kind: "other", toolInput: { device: name, text }, ompName: name, target: where });
   }
-  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-    return { ok: false, error: `${where}: content must be a JSON object, got ${Array.isArray(parsed) ? "array" : typeof parsed}` };
+  let parsed: unknown;
+  let why: string | undefined;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    why = `content is not JSON (${error instanceof Error ? error.message : String(error)})`;
+  }
+  if (why === undefined && (parsed === null || typeof parsed !== "object" || Array.isArray(parsed))) {
+    why = `content must be a JSON object, got ${Array.isArray(parsed) ? "array" : parsed === null ? "null" : typeof parsed}`;
+  }
+  if (why !== undefined) {
+    if (name === "lsp") return { ok: false, error: `${where}: ${why}` };
+    // OMP refuses the write itself (xdev.ts parseDeviceArgs): the device never runs.
+    return ok({ kind: "lookup", toolInput: { path: where, content: text }, target: where });
   }
   const args = parsed as Fields;
-  if (device.toLowerCase() === "lsp") return mapLsp(args, cwd, where);
-  const inner = mapTool(device, args, cwd);
+  if (name === "lsp") return mapLsp(args, ctx, where);
+  const inner = mapTool(device, args, ctx);
   if (!inner.ok) return inner;
   return { ok: true, mapped: inner.mapped.map((mapped) => ({ ompName: device, ...mapped })) };
 }
 
-function mapWrite(input: Fields, cwd: string): MapResult {
-  const target = str(input.path);
+function mapWrite(input: Fields, ctx: MapContext): MapResult {
+  const raw = str(input.path);
+  // OMP unwraps `[PATH#TAG]` before it decides whether the target is a device.
+  const target = raw === undefined ? undefined : unwrapForDevice(raw);
   if (target !== undefined && target.trim().toLowerCase().startsWith(XD_PREFIX)) {
-    return mapDevice(target.trim().slice(XD_PREFIX.length), input.content, cwd);
+    return mapDevice(target.trim().slice(XD_PREFIX.length), input.content, ctx);
   }
-  if (target === undefined || target.trim().length === 0) {
+  if (raw === undefined || raw.trim().length === 0) {
     return { ok: false, error: "write names no target file: it has no path" };
   }
-  const filePath = resolveTargetPath(target, cwd);
+  const filePath = resolveTargetPath(raw, ctx.cwd, ctx.roots);
   return ok({ kind: "write", claudeName: "Write", toolInput: defined({ file_path: filePath, content: input.content }), target: filePath });
+}
+
+function unwrapForDevice(raw: string): string {
+  const trimmed = raw.trim();
+  if (!trimmed.startsWith("[") || !trimmed.endsWith("]")) return raw;
+  const inner = trimmed.slice(1, -1).replace(/#[0-9A-Fa-f]{4}$/, "");
+  return inner.includes("#") ? raw : inner;
 }
 
 // ---------------------------------------------------------------------------
 // edits and other writes
 
 /** Anchored edits, patches and other file writes: one target per file they write. */
-function mapFileWrites(name: string, input: Fields, cwd: string): MapResult {
+function mapFileWrites(name: string, input: Fields, ctx: MapContext): MapResult {
   const found = editTargetsOf(input);
   if (!found.ok) return { ok: false, error: `${name}: ${found.error}` };
   const lower = name.toLowerCase();
@@ -207,7 +254,7 @@ function mapFileWrites(name: string, input: Fields, cwd: string): MapResult {
   return {
     ok: true,
     mapped: found.targets.map((edit) => {
-      const filePath = resolveTargetPath(edit.path, cwd);
+      const filePath = resolveTargetPath(edit.path, ctx.cwd, ctx.roots);
       if (!isEdit) return { kind: "write", toolInput: input, target: filePath };
       const toolInput = replace
         ? defined({ file_path: filePath, old_string: input.old_string, new_string: input.new_string, replace_all: input.replace_all })
@@ -217,19 +264,74 @@ function mapFileWrites(name: string, input: Fields, cwd: string): MapResult {
   };
 }
 
-/** ast_edit rewrites every file under `paths` (files, directories, globs). */
-function mapAstEdit(input: Fields, cwd: string): MapResult {
+/**
+ * ast_edit rewrites every file under `paths` (files, directories, globs): each path
+ * is Claude's Edit of that `file_path`, so an `Edit|Write` guard runs once per path.
+ * A directory or glob is shown resolved, as written; the files under it are not listed.
+ */
+function mapAstEdit(input: Fields, ctx: MapContext): MapResult {
   const paths = Array.isArray(input.paths) ? input.paths.filter((p): p is string => typeof p === "string" && p.trim().length > 0) : [];
   if (paths.length === 0) return { ok: false, error: "ast_edit names no target file: its paths is empty" };
-  return { ok: true, mapped: paths.map((p) => ({ kind: "write", toolInput: input, target: resolveTargetPath(p, cwd) })) };
+  return {
+    ok: true,
+    mapped: paths.map((p) => {
+      const filePath = resolveTargetPath(p, ctx.cwd, ctx.roots);
+      return { kind: "write", claudeName: "Edit", toolInput: { file_path: filePath, ops: input.ops }, target: filePath };
+    }),
+  };
+}
+
+// ---------------------------------------------------------------------------
+// code execution: eval, debug launches, tools a registry declares as code
+
+/**
+ * A code-execution call is, for hooks, first what a reader can see of it — each
+ * literal command line it hands a process API as Claude's Bash, each literal file it
+ * writes as Claude's Write — and then the call itself, under OMP's tool name with
+ * `tool_input.code` and `tool_input.language` ("python", "javascript", "program" for
+ * a debug launch) and `unnamed_writes: true`: the code can write files no hook was
+ * shown, and a hook that must not allow that refuses on this field.
+ */
+function mapCode(name: string, input: Fields, ctx: MapContext): MapResult {
+  const code = codeOf(name, input);
+  const readable: Mapped[] = [];
+  const isDebug = name.toLowerCase() === "debug";
+  if (isDebug) {
+    const program = str(input.program);
+    const args = Array.isArray(input.args) ? input.args.filter((a): a is string => typeof a === "string") : [];
+    if (program !== undefined) readable.push({ kind: "shell", claudeName: "Bash", toolInput: { command: shellLine([program, ...args]) } });
+  } else if (code !== undefined) {
+    const reading = readCode(code.code, code.language);
+    for (const command of reading.commands) readable.push({ kind: "shell", claudeName: "Bash", toolInput: { command } });
+    for (const write of reading.writes) {
+      const filePath = resolveTargetPath(write.path, ctx.cwd, { ...ctx.roots, brackets: false });
+      readable.push({ kind: "write", claudeName: "Write", toolInput: defined({ file_path: filePath, content: write.content }), target: filePath });
+    }
+  }
+  const debugCwd = isDebug ? str(input.cwd) : undefined;
+  const cwd = debugCwd === undefined ? undefined : resolveTargetPath(debugCwd, ctx.cwd, ctx.roots);
+  const own: Fields = isDebug ? input : Object.fromEntries(Object.entries(input).filter(([key]) => key !== "code" && key !== "language"));
+  const call: Mapped = {
+    kind: "code",
+    toolInput: { ...own, code: code?.code ?? "", language: code?.language ?? "unknown" },
+    extra: { unnamed_writes: true },
+  };
+  return { ok: true, mapped: [...readable, call].map((m) => (cwd === undefined ? m : { ...m, cwd })) };
 }
 
 // ---------------------------------------------------------------------------
 // the rest of OMP's built-ins
 
-/** Every shell spelling is Claude's Bash; only OMP's `bash` timeout is known to be seconds. */
-function mapShell(name: string, input: Fields): Mapped {
+/**
+ * Every shell spelling is Claude's Bash; only OMP's `bash` timeout is known to be
+ * seconds. OMP's bash also takes `env` (added to the command's environment) and `cwd`
+ * (resolved against the session's cwd, tools/bash.ts): both stay in `tool_input`, and
+ * the hook runs in that cwd, as the command will.
+ */
+function mapShell(name: string, input: Fields, ctx: MapContext): Mapped {
   const seconds = name.toLowerCase() === "bash" ? num(input.timeout) : undefined;
+  const rawCwd = str(input.cwd);
+  const cwd = rawCwd === undefined || rawCwd.trim().length === 0 ? undefined : resolveTargetPath(rawCwd, ctx.cwd, { ...ctx.roots, brackets: false });
   return {
     kind: "shell",
     claudeName: "Bash",
@@ -238,7 +340,10 @@ function mapShell(name: string, input: Fields): Mapped {
       // OMP's timeout is seconds (0 disables it); Claude's is milliseconds.
       timeout: seconds !== undefined && seconds > 0 ? seconds * 1000 : undefined,
       run_in_background: typeof input.async === "boolean" ? input.async : undefined,
+      env: shellEnvOf(input),
+      cwd,
     }),
+    ...(cwd !== undefined ? { cwd } : {}),
   };
 }
 
@@ -282,17 +387,17 @@ function mapTodo(input: Fields): Mapped {
 }
 
 /** One OMP call, by the OMP tool name it was made with. */
-function mapTool(name: string, input: Fields, cwd: string): MapResult {
-  const kind = toolKind(name);
+function mapTool(name: string, input: Fields, ctx: MapContext): MapResult {
+  const kind = callKind(name, input, ctx.declared);
   switch (name.toLowerCase()) {
     case "read":
-      return mapRead(input, cwd);
+      return mapRead(input, ctx);
     case "write":
-      return mapWrite(input, cwd);
+      return mapWrite(input, ctx);
     case "ast_edit":
-      return mapAstEdit(input, cwd);
+      return mapAstEdit(input, ctx);
     case "lsp":
-      return mapLsp(input, cwd, "lsp");
+      return mapLsp(input, ctx, "lsp");
     case "grep":
     case "search":
       return ok(mapGrep(input));
@@ -307,15 +412,16 @@ function mapTool(name: string, input: Fields, cwd: string): MapResult {
     case "todo":
       return ok(mapTodo(input));
   }
-  if (kind === "shell") return ok(mapShell(name, input));
-  if (kind === "write") return mapFileWrites(name, input, cwd);
+  if (kind === "shell") return ok(mapShell(name, input, ctx));
+  if (kind === "write") return mapFileWrites(name, input, ctx);
+  if (kind === "code") return mapCode(name, input, ctx);
   // No Claude equivalent: OMP's name and input, kind from the one tool declaration.
   return ok({ kind, toolInput: input });
 }
 
 /** A patch tool whose whole input arrived as the raw patch string (custom wire). */
-function toolInputRecord(name: string, raw: unknown): Fields {
-  if (typeof raw === "string" && toolKind(name) === "write" && name.toLowerCase() !== "write") return { input: raw };
+function toolInputRecord(name: string, raw: unknown, declared: DeclaredToolKinds | undefined): Fields {
+  if (typeof raw === "string" && toolKind(name, declared) === "write" && name.toLowerCase() !== "write") return { input: raw };
   return asRecord(raw);
 }
 
@@ -336,7 +442,7 @@ function commonFields(event: ParsedEvent, payload: DispatchPayload): HookInput {
  * have one target of kind "other". A tool call that cannot be read (a write with
  * no target, a malformed xd:// request) is refused with the cause.
  */
-export function toHookTargets(event: ParsedEvent, payload: DispatchPayload): HookTargetsResult {
+export function toHookTargets(event: ParsedEvent, payload: DispatchPayload, declared?: DeclaredToolKinds): HookTargetsResult {
   const common = commonFields(event, payload);
   const toolName = event.tool ?? payload.tool_name;
   if (event.kind !== "pre_tool_use" && event.kind !== "post_tool_use") {
@@ -345,7 +451,10 @@ export function toHookTargets(event: ParsedEvent, payload: DispatchPayload): Hoo
   if (toolName === undefined) return { ok: false, error: `${event.name}: the event names no tool` };
 
   const rawInput = payload.tool_input;
-  const mapped = mapTool(toolName, toolInputRecord(toolName, rawInput), common.cwd);
+  const roots: PathRoots = {};
+  const localRoot = localRootOf(payload.transcript_path, payload.session_id);
+  if (localRoot !== undefined) roots.localRoot = localRoot;
+  const mapped = mapTool(toolName, toolInputRecord(toolName, rawInput, declared), { cwd: common.cwd, roots, declared });
   if (!mapped.ok) return mapped;
 
   const callFields = defined({
@@ -357,9 +466,10 @@ export function toHookTargets(event: ParsedEvent, payload: DispatchPayload): Hoo
     targets: mapped.mapped.map((m) => {
       const ompName = m.ompName ?? toolName;
       const hookToolName = m.claudeName ?? ompName;
-      const omp = defined({ tool_name: toolName, tool_input: rawInput ?? {}, target: m.target, origin: payload.origin }) as HookInput["omp"];
+      const omp = defined({ tool_name: toolName, tool_input: rawInput ?? {}, target: m.target, origin: payload.origin, kind: m.kind }) as HookInput["omp"];
+      const cwd = m.cwd ?? common.cwd;
       return {
-        input: { ...common, tool_name: hookToolName, tool_input: m.toolInput, ...callFields, omp },
+        input: { ...common, cwd, tool_name: hookToolName, tool_input: m.toolInput, ...m.extra, ...callFields, omp },
         kind: m.kind,
         names: [...new Set([ompName, hookToolName])],
         ...(m.target !== undefined ? { target: m.target } : {}),

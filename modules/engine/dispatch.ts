@@ -70,7 +70,7 @@ export class Dispatcher {
     grants.read(run, run.session, generation);
     run.mark("sessionStateRead");
 
-    const shaped = toHookTargets(run.event, { ...payload, tool_name: run.event.tool ?? payload.tool_name });
+    const shaped = toHookTargets(run.event, { ...payload, tool_name: run.event.tool ?? payload.tool_name }, generation.file.toolKinds);
     if (!shaped.ok) {
       run.mark("hooksEnded");
       return {
@@ -145,7 +145,8 @@ function matches(hook: HookEntry, target: HookTarget): boolean {
   if (target.kind === "other" && target.names.length === 0) return true;
   const matcher = hook.tools;
   if (matcher === "any") return true;
-  if (matcher === "shell" || matcher === "write") return target.kind === matcher;
+  // Code execution runs commands and writes files: both shell and write hooks see it.
+  if (matcher === "shell" || matcher === "write") return target.kind === matcher || target.kind === "code";
   const names = target.names.map((n) => n.toLowerCase());
   return matcher.some((pattern) => {
     const p = pattern.toLowerCase();

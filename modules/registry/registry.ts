@@ -8,6 +8,7 @@ import { EventKind } from "../protocol/engine.ts";
 import * as z from "../protocol/schema.ts";
 import { builtinGate } from "../gates/index.ts";
 import { describeSchemaError } from "../protocol/schema.ts";
+import { TOOL_KINDS } from "../tools/declaration.ts";
 
 export const REGISTRY_SCHEMA_VERSION = 1;
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -48,6 +49,17 @@ export const HookEntry = z
   );
 export type HookEntry = z.infer<typeof HookEntry>;
 
+/**
+ * Kinds of tools the tool declaration does not know (MCP tools, other extensions'
+ * tools), by name: `{"mcp__srv__run": "shell"}`. The declaration reads them; a kind
+ * declared for a tool it already reads as shell, write or code is ignored.
+ */
+export const ToolKinds = z.record(
+  z.string().check(z.minLength(1), z.maxLength(256)),
+  z.enum(TOOL_KINDS),
+);
+export type ToolKinds = z.infer<typeof ToolKinds>;
+
 export const Release = z.strictObject({ id: z.string().check(z.minLength(1), z.maxLength(200)) });
 
 export const RegistryFile = z
@@ -55,6 +67,7 @@ export const RegistryFile = z
     schema: z.literal(REGISTRY_SCHEMA_VERSION),
     release: z._default(z.nullable(Release), null),
     checksum: z.optional(z.string().check(z.regex(/^[0-9a-f]{64}$/, "checksum is the lower-case hex SHA-256 of the catalog"))),
+    toolKinds: z.optional(ToolKinds),
     hooks: z.array(HookEntry),
   })
   .check(
@@ -69,6 +82,8 @@ export type RegistryFile = z.infer<typeof RegistryFile>;
 export interface Catalog {
   schema: number;
   release: { id: string } | null;
+  /** Present only when the registry declares tool kinds, so older checksums stay valid. */
+  toolKinds?: ToolKinds;
   hooks: HookEntry[];
 }
 
@@ -94,7 +109,7 @@ export function catalogChecksum(catalog: Catalog): string {
 }
 
 export function catalogOf(file: RegistryFile): Catalog {
-  return { schema: file.schema, release: file.release, hooks: file.hooks };
+  return { schema: file.schema, release: file.release, ...(file.toolKinds !== undefined ? { toolKinds: file.toolKinds } : {}), hooks: file.hooks };
 }
 
 /** A JSON parse failure in words with its line and column, the same on every runtime. */

@@ -4,7 +4,7 @@
 // file headers name every target. A gate must assess every target before the edit
 // applies, so each header becomes its own target, and a call that names no file is
 // refused: the session directory is never a substitute for a missing target.
-import { homedir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -259,16 +259,67 @@ export function editTargetsOf(
 }
 
 const URI_SCHEME = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//;
+/** OMP's hashline tag: `#` and four hex digits (tools/plan-mode-guard.ts HL_TRAILING_TAG_RE). */
+const BRACKET_TAG = /#[0-9A-Fa-f]{4}$/;
+/** OMP's "@" shorthand is dropped only before these (tools/path-utils.ts normalizeAtPrefix). */
+const AT_SHORTHAND = /^@(?=\/|~$|~\/|[A-Za-z]:[\\/]|\\\\|(?:agent|artifact|skill|rule|security|mcp):\/\/|local:)/;
+
+/** Where OMP puts the files of a session's `local://` URLs, when known. */
+export interface PathRoots {
+  /** The session's `local://` root (`<session file without .jsonl>/local`). */
+  localRoot?: string;
+  /** Whether `[PATH#TAG]` is OMP's wrapper here (write and edit targets); default true. */
+  brackets?: boolean;
+}
 
 /**
- * A target as an absolute path, the way OMP resolves it (tools/path-utils.ts
- * resolveToCwd): `file://` URLs and `~` are expanded, an `@` before an absolute or
- * home path is dropped, relative paths resolve against cwd. Internal URLs
- * (`local://`, `memory://`, `xd://`…) stay as written: they are not cwd files.
+ * The session's `local://` root, as OMP computes it (internal-urls/local-protocol.ts
+ * resolveLocalRoot): beside the session file, else under the temp dir by session id.
  */
-export function resolveTargetPath(target: string, cwd: string): string {
-  let p = target;
-  if (/^@(?=[/~])/.test(p)) p = p.slice(1);
+export function localRootOf(sessionFile: string | undefined, sessionId: string | undefined): string | undefined {
+  if (sessionFile?.endsWith(".jsonl")) return path.join(sessionFile.slice(0, -".jsonl".length), "local");
+  if (sessionId !== undefined && sessionId.length > 0) {
+    return path.join(tmpdir(), "omp-local", sessionId.replace(/[^A-Za-z0-9._-]/g, "_"));
+  }
+  return undefined;
+}
+
+/**
+ * A `[PATH]` or `[PATH#TAG]` target as the path inside, the way OMP unwraps write
+ * and edit targets (tools/plan-mode-guard.ts unwrapHashlineHeaderPath): only the
+ * strict shape is unwrapped; anything else stays as written.
+ */
+export function unwrapBracketedPath(target: string): string {
+  const trimmed = target.trimEnd();
+  if (trimmed.length < 3 || !trimmed.startsWith("[") || !trimmed.endsWith("]")) return target;
+  const inner = trimmed.slice(1, -1);
+  const tag = BRACKET_TAG.exec(inner);
+  const pathPart = tag ? inner.slice(0, tag.index) : inner;
+  if (pathPart.length === 0 || pathPart.includes("#")) return target;
+  return pathPart;
+}
+
+/**
+ * A target as the file OMP will touch (tools/plan-mode-guard.ts resolvePlanPath,
+ * tools/path-utils.ts resolveToCwd): a `[PATH#TAG]` wrapper is unwrapped, `local://`
+ * (and `local:/`) names a file under the session's local root, a `:raw` selector on
+ * an internal URL is peeled, `file://` URLs and `~` are expanded, a stray leading `:`
+ * and the `@` shorthand are dropped, a bare `/` is the cwd and relative paths resolve
+ * against cwd. Other internal URLs (`memory://`, `xd://`…) stay as written: they are
+ * not cwd files.
+ */
+export function resolveTargetPath(target: string, cwd: string, roots: PathRoots = {}): string {
+  let p = roots.brackets === false ? target : unwrapBracketedPath(target);
+  p = p.replace(/^(local:)\/(?!\/)/, "$1//");
+  if (/^:(?=[/\\~]|\.\.?[/\\]|[A-Za-z]:)/.test(p)) p = p.slice(1);
+  if (AT_SHORTHAND.test(p)) p = p.slice(1);
+  p = p.replace(/^(local:)\/(?!\/)/, "$1//");
+  if (URI_SCHEME.test(p) && !p.toLowerCase().startsWith("file://")) p = p.replace(/:(raw|conflicts)$/i, "");
+  if (p.toLowerCase().startsWith("local://")) {
+    if (roots.localRoot === undefined) return p;
+    const relative = decodeLocal(p.slice("local://".length));
+    return relative === undefined ? p : path.resolve(roots.localRoot, relative);
+  }
   if (p.toLowerCase().startsWith("file://")) {
     try {
       p = fileURLToPath(p);
@@ -279,5 +330,15 @@ export function resolveTargetPath(target: string, cwd: string): string {
   if (URI_SCHEME.test(p)) return p;
   if (p === "~") return homedir();
   if (p.startsWith("~/")) p = homedir() + p.slice(1);
+  else if (p.startsWith("~")) p = path.join(homedir(), p.slice(1));
+  if (/^\/+$/.test(p)) return cwd;
   return path.resolve(cwd, p);
+}
+
+function decodeLocal(raw: string): string | undefined {
+  try {
+    return decodeURIComponent(raw.replaceAll("\\", "/"));
+  } catch {
+    return undefined;
+  }
 }

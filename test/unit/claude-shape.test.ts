@@ -84,12 +84,13 @@ describe("tool mapping", () => {
     const [target] = pre("bash", { command: "sleep 1", timeout: 30, async: true, cwd: "/x", env: { A: "1" } });
     expect(target).toEqual({
       input: {
-        cwd: CWD,
+        // OMP runs the command in its `cwd` field: so does the hook.
+        cwd: "/x",
         hook_event_name: "PreToolUse",
         tool_name: "Bash",
-        tool_input: { command: "sleep 1", timeout: 30000, run_in_background: true },
+        tool_input: { command: "sleep 1", timeout: 30000, run_in_background: true, env: { A: "1" }, cwd: "/x" },
         tool_use_id: "call-1",
-        omp: { tool_name: "bash", tool_input: { command: "sleep 1", timeout: 30, async: true, cwd: "/x", env: { A: "1" } } },
+        omp: { tool_name: "bash", tool_input: { command: "sleep 1", timeout: 30, async: true, cwd: "/x", env: { A: "1" } }, kind: "shell" },
       },
       kind: "shell",
       names: ["bash", "Bash"],
@@ -194,12 +195,14 @@ describe("tool mapping", () => {
     });
   });
 
-  it("ast_edit is a write with one target per path", () => {
-    const all = pre("ast_edit", { ops: [{ pat: "a", out: "b" }], paths: ["src", "lib/x.ts"] });
-    expect(all.map((t) => [t.kind, t.target, t.input.tool_name])).toEqual([
-      ["write", "/repo/src", "ast_edit"],
-      ["write", "/repo/lib/x.ts", "ast_edit"],
+  it("ast_edit is Claude's Edit of each path, one target per path", () => {
+    const ops = [{ pat: "a", out: "b" }];
+    const all = pre("ast_edit", { ops, paths: ["src", "lib/x.ts"] });
+    expect(all.map((t) => [t.kind, t.target, t.input.tool_name, t.input.tool_input])).toEqual([
+      ["write", "/repo/src", "Edit", { file_path: "/repo/src", ops }],
+      ["write", "/repo/lib/x.ts", "Edit", { file_path: "/repo/lib/x.ts", ops }],
     ]);
+    expect(all[0]?.names).toEqual(["ast_edit", "Edit"]);
     expect(refusal("pre_tool_use:ast_edit", { tool_input: { ops: [], paths: [] } })).toMatch(/ast_edit names no target/);
   });
 });
@@ -217,7 +220,7 @@ describe("anchored edits", () => {
     for (const target of all) {
       expect(target.kind).toBe("write");
       expect(target.names).toEqual(["edit", "Edit"]);
-      expect(target.input.omp).toEqual({ tool_name: "edit", tool_input: { [field]: hashline }, target: target.target });
+      expect(target.input.omp).toEqual({ tool_name: "edit", tool_input: { [field]: hashline }, target: target.target, kind: "write" });
     }
   });
 
@@ -278,6 +281,7 @@ describe("xd:// tool devices", () => {
           tool_name: "write",
           tool_input: { path: "xd://lsp", content: JSON.stringify({ action, file: "src/a.ts", line: 3 }) },
           target: "/repo/src/a.ts",
+          kind: "lookup",
         },
       },
     });

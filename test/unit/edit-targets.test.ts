@@ -175,7 +175,8 @@ describe("resolveTargetPath", () => {
   it("resolves relative paths against cwd and keeps absolute ones", () => {
     expect(resolveTargetPath("src/a.ts", "/repo")).toBe("/repo/src/a.ts");
     expect(resolveTargetPath("/etc/passwd", "/repo")).toBe("/etc/passwd");
-    expect(resolveTargetPath("/", "/repo")).toBe("/");
+    // OMP reads a bare "/" as the workspace root (path-utils.ts resolveToCwd).
+    expect(resolveTargetPath("/", "/repo")).toBe("/repo");
   });
 
   it("expands ~, file:// and an @ prefix; keeps internal URLs", () => {

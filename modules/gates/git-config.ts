@@ -1,0 +1,181 @@
+// Just enough of git's configuration for the git gate: the aliases a command can
+// use (`git ci` may mean `commit --no-verify`) and the settings a config file named
+// by the environment would give git. Sources, lowest precedence first: the global
+// files, the repository's own config, GIT_CONFIG_* in the environment, then `-c`.
+// A file that cannot be read contributes nothing: the gate reads what is readable.
+import { readFileSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import path from "node:path";
+
+export interface GitConfigEntry {
+  /** `section.key` or `section.subsection.key`; section and key lower-cased, as git compares them. */
+  key: string;
+  value: string;
+}
+
+/** A git config file's entries, in file order (includes are not followed). */
+export function parseGitConfig(text: string): GitConfigEntry[] {
+  const entries: GitConfigEntry[] = [];
+  let section = "";
+  const lines = text.split("\n");
+  for (let n = 0; n < lines.length; n++) {
+    let line = (lines[n] as string).replace(/\r$/, "");
+    const header = /^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]/.exec(line);
+    if (header) {
+      const name = (header[1] as string).toLowerCase();
+      section = header[2] !== undefined ? `${name}.${header[2].replace(/\\(.)/g, "$1")}` : name;
+      line = line.slice(header[0].length);
+      if (line.trim().length === 0 || /^\s*[#;]/.test(line)) continue;
+    }
+    const match = /^\s*([A-Za-z][A-Za-z0-9-]*)\s*(?:=(.*))?$/.exec(line);
+    if (!match || section.length === 0) continue;
+    let raw = match[2];
+    if (raw === undefined) {
+      entries.push({ key: `${section}.${(match[1] as string).toLowerCase()}`, value: "true" });
+      continue;
+    }
+    // A value continues on the next line after a trailing backslash outside quotes.
+    while (/(^|[^\\])(\\\\)*\\$/.test(raw) && n + 1 < lines.length) raw = raw.slice(0, -1) + (lines[++n] as string).replace(/\r$/, "");
+    entries.push({ key: `${section}.${(match[1] as string).toLowerCase()}`, value: configValue(raw) });
+  }
+  return entries;
+}
+
+/** A raw value as git reads it: quotes removed, escapes applied, comments and outer blanks dropped. */
+function configValue(raw: string): string {
+  let value = "";
+  let quoted = false;
+  let pendingSpace = "";
+  for (let i = 0; i < raw.length; i++) {
+    const ch = raw[i] as string;
+    if (ch === "\\" && i + 1 < raw.length) {
+      const next = raw[++i] as string;
+      value += pendingSpace + (({ n: "\n", t: "\t", b: "\b" } as Record<string, string>)[next] ?? next);
+      pendingSpace = "";
+    } else if (ch === '"') {
+      quoted = !quoted;
+      value += pendingSpace;
+      pendingSpace = "";
+    } else if (!quoted && (ch === "#" || ch === ";")) {
+      break;
+    } else if (!quoted && (ch === " " || ch === "\t")) {
+      if (value.length > 0) pendingSpace += ch;
+    } else {
+      value += pendingSpace + ch;
+      pendingSpace = "";
+    }
+  }
+  return value;
+}
+
+function readEntries(file: string): GitConfigEntry[] {
+  try {
+    return parseGitConfig(readFileSync(file, "utf8"));
+  } catch {
+    return [];
+  }
+}
+
+/** The git directory for `cwd`: GIT_DIR, else the nearest `.git` directory or `gitdir:` file. */
+function gitDirOf(cwd: string, env: ReadonlyMap<string, string>, gitDir: string | undefined): string | undefined {
+  const named = gitDir ?? env.get("GIT_DIR");
+  if (named !== undefined) return path.resolve(cwd, named);
+  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, ".git");
+    try {
+      if (statSync(candidate).isDirectory()) return candidate;
+      const pointer = /^gitdir:\s*(.+)$/m.exec(readFileSync(candidate, "utf8"))?.[1]?.trim();
+      if (pointer !== undefined) return path.resolve(dir, pointer);
+    } catch {
+      // no .git here
+    }
+    if (path.dirname(dir) === dir) return undefined;
+  }
+}
+
+/** The repository's config file; a linked worktree's lives in the common directory. */
+function repoConfigFile(gitDir: string): string {
+  try {
+    const common = readFileSync(path.join(gitDir, "commondir"), "utf8").trim();
+    if (common.length > 0) return path.join(path.resolve(gitDir, common), "config");
+  } catch {
+    // not a linked worktree
+  }
+  return path.join(gitDir, "config");
+}
+
+/** GIT_CONFIG_COUNT/KEY_n/VALUE_n and GIT_CONFIG_PARAMETERS, as git reads them from the environment. */
+export function envConfigEntries(env: ReadonlyMap<string, string>): GitConfigEntry[] {
+  const entries: GitConfigEntry[] = [];
+  const parameters = env.get("GIT_CONFIG_PARAMETERS");
+  if (parameters !== undefined) {
+    for (const match of parameters.matchAll(/'((?:[^']|'\\'')*)'(?:='((?:[^']|'\\'')*)')?/g)) {
+      const unq = (text: string) => text.replace(/'\\''/g, "'");
+      const whole = unq(match[1] as string);
+      const [key, value] = match[2] !== undefined ? [whole, unq(match[2])] : [whole.split("=")[0] as string, whole.slice(whole.indexOf("=") + 1)];
+      entries.push({ key: normalizeKey(key), value });
+    }
+  }
+  const count = Number.parseInt(env.get("GIT_CONFIG_COUNT") ?? "", 10);
+  for (let i = 0; i < (Number.isFinite(count) ? Math.min(count, 1000) : 0); i++) {
+    const key = env.get(`GIT_CONFIG_KEY_${i}`);
+    if (key !== undefined) entries.push({ key: normalizeKey(key), value: env.get(`GIT_CONFIG_VALUE_${i}`) ?? "" });
+  }
+  return entries;
+}
+
+/** `Section.Sub.Key` → section and key lower-cased, the subsection kept. */
+export function normalizeKey(key: string): string {
+  const first = key.indexOf(".");
+  const last = key.lastIndexOf(".");
+  if (first === -1) return key.toLowerCase();
+  if (first === last) return key.toLowerCase();
+  return `${key.slice(0, first).toLowerCase()}.${key.slice(first + 1, last)}.${key.slice(last + 1).toLowerCase()}`;
+}
+
+export interface GitConfigScope {
+  cwd: string | undefined;
+  env: ReadonlyMap<string, string>;
+  /** `--git-dir` of the invocation. */
+  gitDir?: string;
+  /** `-c` settings of the invocation, in order. */
+  inline: readonly GitConfigEntry[];
+}
+
+/** Config files the environment points git at instead of the usual ones. */
+export function envConfigFiles(env: ReadonlyMap<string, string>, cwd: string | undefined): { name: string; file: string }[] {
+  const files: { name: string; file: string }[] = [];
+  for (const name of ["GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG"]) {
+    const file = env.get(name);
+    if (file !== undefined && file.length > 0 && file !== "/dev/null") files.push({ name, file: path.resolve(cwd ?? process.cwd(), file) });
+  }
+  return files;
+}
+
+/** Every config entry a git invocation sees, lowest precedence first. */
+export function gitConfigEntries(scope: GitConfigScope): GitConfigEntry[] {
+  const env = scope.env;
+  const home = env.get("HOME") ?? homedir();
+  const globalFile = env.get("GIT_CONFIG_GLOBAL");
+  const globals =
+    globalFile !== undefined
+      ? [globalFile]
+      : [path.join(env.get("XDG_CONFIG_HOME") ?? path.join(home, ".config"), "git", "config"), path.join(home, ".gitconfig")];
+  const entries: GitConfigEntry[] = [];
+  for (const file of globals) if (file.length > 0) entries.push(...readEntries(path.resolve(scope.cwd ?? process.cwd(), file)));
+  const gitDir = scope.cwd === undefined ? undefined : gitDirOf(scope.cwd, env, scope.gitDir);
+  if (gitDir !== undefined) entries.push(...readEntries(repoConfigFile(gitDir)));
+  entries.push(...envConfigEntries(env), ...scope.inline);
+  return entries;
+}
+
+export type GitAliasSource = ReadonlyMap<string, string>;
+
+/** The aliases a git invocation can use, by lower-cased name; later sources win. */
+export function gitAliases(scope: GitConfigScope): GitAliasSource {
+  const aliases = new Map<string, string>();
+  for (const { key, value } of gitConfigEntries(scope)) {
+    if (key.startsWith("alias.")) aliases.set(key.slice("alias.".length).toLowerCase(), value);
+  }
+  return aliases;
+}
