@@ -393,11 +393,12 @@ const GIT_BUILTINS = new Set(
 /** An alias that expands to another alias; git stops at loops, Tama at this depth. */
 const MAX_ALIAS_DEPTH = 10;
 
-function gitBypass(args: string[], depth: number, scope: Scope, aliasDepth = 0): string | undefined {
+function gitBypass(args: string[], depth: number, scope: Scope, aliasDepth = 0, inherited: readonly GitConfigEntry[] = []): string | undefined {
   let i = 0;
   let cwd = scope.cwd;
   let gitDir: string | undefined;
-  const inline: GitConfigEntry[] = [];
+  // An alias's expansion still runs under the `-c` settings of the command that named it.
+  const inline: GitConfigEntry[] = [...inherited];
   for (; i < args.length && (args[i] as string).startsWith("-"); i++) {
     const arg = args[i] as string;
     const value = GIT_GLOBAL_ARG_OPTIONS.has(arg) ? args[++i] : undefined;
@@ -424,7 +425,7 @@ function gitBypass(args: string[], depth: number, scope: Scope, aliasDepth = 0):
   if (subcommand === "config") return configBypass(args.slice(i + 1));
   if (!GIT_BUILTINS.has(subcommand) && aliasDepth < MAX_ALIAS_DEPTH) {
     const alias = gitAliases({ cwd, env: scope.env, inline, ...(gitDir !== undefined ? { gitDir } : {}) }).get(subcommand.toLowerCase());
-    if (alias !== undefined) return aliasBypass(subcommand, alias, args.slice(i + 1), depth, { ...scope, cwd }, aliasDepth);
+    if (alias !== undefined) return aliasBypass(subcommand, alias, args.slice(i + 1), depth, { ...scope, cwd }, aliasDepth, inline);
   }
   if (subcommand === "rebase") {
     const reason = rebaseExecScripts(args.slice(i + 1)).map((script) => findIn(script, depth + 1, scope)).find(Boolean);
@@ -442,7 +443,15 @@ function gitBypass(args: string[], depth: number, scope: Scope, aliasDepth = 0):
  * alias is read as git expands it — a `!` alias is a shell line with the arguments
  * appended, any other is git words put in place of the alias name.
  */
-function aliasBypass(name: string, alias: string, rest: string[], depth: number, scope: Scope, aliasDepth: number): string | undefined {
+function aliasBypass(
+  name: string,
+  alias: string,
+  rest: string[],
+  depth: number,
+  scope: Scope,
+  aliasDepth: number,
+  inline: readonly GitConfigEntry[],
+): string | undefined {
   const explain = (reason: string) => `git ${name} is the alias "${alias}": ${reason}`;
   if (alias.startsWith("!")) {
     const reason = findIn([alias.slice(1), ...rest.map((word) => shellLine([word]))].join(" "), depth + 1, scope);
@@ -451,7 +460,7 @@ function aliasBypass(name: string, alias: string, rest: string[], depth: number,
   const words = parseShell(alias)[0];
   if (!words) return undefined;
   const expanded = [...words.assignments.map(({ name: n, value }) => `${n}=${value}`), ...words.argv, ...rest];
-  const reason = gitBypass(expanded, depth, scope, aliasDepth + 1);
+  const reason = gitBypass(expanded, depth, scope, aliasDepth + 1, inline);
   return reason === undefined ? undefined : explain(reason);
 }
 

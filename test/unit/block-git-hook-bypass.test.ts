@@ -2,6 +2,10 @@ import { describe, expect, it } from "vitest";
 import { blockGitHookBypass, findGitHookBypass } from "../../modules/gates/block-git-hook-bypass.ts";
 import { parseShell } from "../../modules/gates/shell-words.ts";
 import type { HookInput } from "../../modules/protocol/hook-input.ts";
+import { parseGitConfig } from "../../modules/gates/git-config.ts";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 
 /** Command lines the gate refuses, with a fragment the reason must name. */
 const REFUSED: [command: string, reason: string][] = [
@@ -75,6 +79,82 @@ const REFUSED: [command: string, reason: string][] = [
   ["git config core.hooksPath ''", "git config core.hooksPath '' changes which hooks git runs"],
   ["echo x > >(git commit -n)", "git commit -n (--no-verify)"],
   ["git commit -m \"$(cat <<'EOF'\nfeat: x\nEOF\n)\" --no-verify", "git commit --no-verify"],
+  // env splits -S strings itself
+  ["env -S 'git commit --no-verify -m x'", "git commit --no-verify"],
+  ["env -S\"git push --no-verify\"", "git push --no-verify"],
+  ["env --split-string='HUSKY=0 git commit -m x'", "HUSKY=0 turns husky's git hooks off"],
+  ["env -i -S 'git commit -n'", "git commit -n (--no-verify)"],
+  // git aliases defined on the command line
+  ["git -c alias.ci='commit --no-verify' ci -m x", 'git ci is the alias "commit --no-verify": git commit --no-verify skips'],
+  ["git -c alias.p='!git push --no-verify' p", "git push --no-verify"],
+  ["git -c alias.a='-c core.hooksPath=/dev/null commit' a -m x", "core.hooksPath=/dev/null points git at another hooks directory"],
+  ["git -c alias.x=y -c alias.y='commit -n' x", "git commit -n (--no-verify)"],
+  ["GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.ci GIT_CONFIG_VALUE_0='commit -n' git ci", 'git ci is the alias "commit -n"'],
+  // wrappers that run the rest of their arguments
+  ["setsid git commit --no-verify -m x", "git commit --no-verify"],
+  ["setsid -f git push --no-verify", "git push --no-verify"],
+  ["find . -maxdepth 0 -exec git commit --no-verify -m x \\;", "git commit --no-verify"],
+  ["find . -name x -execdir git commit -n {} +", "git commit -n (--no-verify)"],
+  ["flock /tmp/lock git commit --no-verify -m x", "git commit --no-verify"],
+  ["flock -w 5 /tmp/lock -c 'git push --no-verify'", "git push --no-verify"],
+  ["ionice -c2 -n7 git commit -n", "git commit -n (--no-verify)"],
+  ["ionice -c 3 git commit -n", "git commit -n (--no-verify)"],
+  ["strace -f -o /dev/null git commit --no-verify -m x", "git commit --no-verify"],
+  ["ltrace -o out git push --no-verify", "git push --no-verify"],
+  ["watch -n 1 git commit --no-verify -m x", "git commit --no-verify"],
+  ["watch 'git push --no-verify'", "git push --no-verify"],
+  ["script -q -c 'git commit --no-verify -m x' /dev/null", "git commit --no-verify"],
+  ["script --command='git push --no-verify' log", "git push --no-verify"],
+  ["su -c 'git commit --no-verify -m x'", "git commit --no-verify"],
+  ["su dev -c 'git push --no-verify'", "git push --no-verify"],
+  ["runuser -u dev -- git commit -n", "git commit -n (--no-verify)"],
+  ["runuser -l dev -c 'git commit -n'", "git commit -n (--no-verify)"],
+  ["fish -c 'git commit --no-verify -m x'", "git commit --no-verify"],
+  ["busybox sh -c 'git commit --no-verify -m x'", "git commit --no-verify"],
+  ["busybox env HUSKY=0 git commit", "HUSKY=0"],
+  ["unbuffer git commit --no-verify -m x", "git commit --no-verify"],
+  ["chronic git push --no-verify", "git push --no-verify"],
+  ["chronic -e git commit -n", "git commit -n (--no-verify)"],
+  ["nice -n 10 git commit -n", "git commit -n (--no-verify)"],
+  ["nice git push --no-verify", "git push --no-verify"],
+  ["timeout -k 5 60 git commit -n", "git commit -n (--no-verify)"],
+  ["xargs -n1 git commit --no-verify -m < list", "git commit --no-verify"],
+  ["nohup git commit -n", "git commit -n (--no-verify)"],
+  ["stdbuf -oL git push --no-verify", "git push --no-verify"],
+  ["chroot / git commit -n", "git commit -n (--no-verify)"],
+  ["chroot --userspec=dev:dev / git push --no-verify", "git push --no-verify"],
+  ["doas -u dev git commit -n", "git commit -n (--no-verify)"],
+  ["time git commit --no-verify -m x", "git commit --no-verify"],
+  ["time -p git push --no-verify", "git push --no-verify"],
+  ["command -p git commit -n", "git commit -n (--no-verify)"],
+  ["exec git commit -n", "git commit -n (--no-verify)"],
+  ["exec -a name git push --no-verify", "git push --no-verify"],
+  ["builtin eval 'git commit -n'", "git commit -n (--no-verify)"],
+  ["eval git commit -n", "git commit -n (--no-verify)"],
+  ["zsh -c 'git commit -n'", "git commit -n (--no-verify)"],
+  ["dash -c 'git push --no-verify'", "git push --no-verify"],
+  ["bash --login -c 'git commit -n'", "git commit -n (--no-verify)"],
+  ["taskset -c 0 git commit -n", "git commit -n (--no-verify)"],
+  ["taskset 0x1 git push --no-verify", "git push --no-verify"],
+  ["numactl --cpunodebind 0 git commit -n", "git commit -n (--no-verify)"],
+  ["chrt -f 10 git commit -n", "git commit -n (--no-verify)"],
+  ["sg dev -c 'git commit -n'", "git commit -n (--no-verify)"],
+  ["sg dev git push --no-verify", "git push --no-verify"],
+  ["pkexec --user dev git commit -n", "git commit -n (--no-verify)"],
+  ["faketime '2020-01-01' git commit -n", "git commit -n (--no-verify)"],
+  ["unshare -r git commit -n", "git commit -n (--no-verify)"],
+  ["nsenter -t 1 git push --no-verify", "git push --no-verify"],
+  ["systemd-run --user -p X=1 git commit -n", "git commit -n (--no-verify)"],
+  ["dbus-run-session git commit -n", "git commit -n (--no-verify)"],
+  ["ssh-agent git push --no-verify", "git push --no-verify"],
+  ["gdb -batch -ex run --args git commit -n", "git commit -n (--no-verify)"],
+  ["sudo nice setsid timeout 5 git commit -n", "git commit -n (--no-verify)"],
+  // interpreters' inline code
+  ["python3 -c \"import subprocess; subprocess.run('git commit --no-verify -m x', shell=True)\"", "git commit --no-verify"],
+  ["python -c 'import os; os.system(\"git push --no-verify\")'", "git push --no-verify"],
+  ["node -e \"require('child_process').execSync('git commit -n')\"", "git commit -n (--no-verify)"],
+  ["bun -e 'await Bun.$`git push --no-verify`'", "git push --no-verify"],
+  ["perl -e 'system(\"git commit --no-verify\")'", "git commit --no-verify"],
 ];
 
 /** Command lines the gate lets through: nothing here skips a hook. */
@@ -131,6 +211,32 @@ const PASSED: string[] = [
   "git commit -m \"$(cat <<'EOF'\nfeat: x\n\nnever use --no-verify\nEOF\n)\"",
   "git rebase -x 'npm test' main",
   "git commit -S -m 'signed'",
+  // look-alikes of the forms above
+  "env -S 'git log -n 5'",
+  "env -S 'echo git commit --no-verify'",
+  "git -c alias.ci=commit ci -m x",
+  "git -c alias.l='log -n 5' l",
+  "git -c alias.status='commit -n' status",
+  "setsid git log -n 5",
+  "find . -name '*.ts' -exec grep -n TODO {} \\;",
+  "find . -name --no-verify",
+  "flock /tmp/lock -c 'git log -n 5'",
+  "ionice -p 1234",
+  "strace -o trace.txt git status",
+  "watch -n 5 git log -n 5",
+  "script -c 'echo \"git commit --no-verify\"' /dev/null",
+  "su -c 'git log -n 5'",
+  "fish -c 'echo git commit --no-verify'",
+  "busybox sh -c 'git status'",
+  "unbuffer git log -n 5",
+  "chronic git fetch",
+  "nice -n 5 git log -n 5",
+  "taskset -p 1234",
+  "sg dev git log -n 5",
+  "python3 -c \"print('git commit --no-verify')\"",
+  "python3 -c \"import subprocess; subprocess.run(['git', 'log', '-n', '5'])\"",
+  "node -e \"console.log('git commit -n')\"",
+  "python3 script.py",
 ];
 
 function bashCall(command: string): HookInput {
@@ -181,6 +287,86 @@ describe("block-git-hook-bypass", () => {
 
   it("reads only pre_tool_use", () => {
     expect(blockGitHookBypass.events).toEqual(["pre_tool_use"]);
+  });
+});
+
+describe("block-git-hook-bypass under a call's own environment and directory", () => {
+  const gate = (input: Partial<HookInput>) => blockGitHookBypass.evaluate({ hook_event_name: "PreToolUse", cwd: "/repo", ...input }, { tamaHome: "/" });
+
+  it("reads OMP's bash env: GIT_CONFIG_* naming core.hooksPath, HUSKY=0", () => {
+    const env = { GIT_CONFIG_COUNT: "1", GIT_CONFIG_KEY_0: "core.hooksPath", GIT_CONFIG_VALUE_0: "/dev/null" };
+    expect(gate({ tool_name: "Bash", tool_input: { command: "git commit -m x", env } })).toMatchObject({ decision: "block", reason: expect.stringContaining("core.hooksPath") });
+    expect(gate({ tool_name: "bash", tool_input: { command: "git push", env: { HUSKY: "0" } } })).toMatchObject({ decision: "block", reason: expect.stringContaining("HUSKY=0") });
+    expect(gate({ tool_name: "bash", tool_input: { command: "git ci", env: { GIT_CONFIG_COUNT: "1", GIT_CONFIG_KEY_0: "alias.ci", GIT_CONFIG_VALUE_0: "commit -n" } } })).toMatchObject({ decision: "block" });
+    // the same environment for a command that is not git, or an unrelated setting, passes
+    expect(gate({ tool_name: "bash", tool_input: { command: "npm ci", env: { HUSKY: "0" } } })).toEqual({ decision: "pass" });
+    expect(gate({ tool_name: "bash", tool_input: { command: "git commit -m x", env: { GIT_CONFIG_COUNT: "1", GIT_CONFIG_KEY_0: "user.name", GIT_CONFIG_VALUE_0: "x" } } })).toEqual({ decision: "pass" });
+  });
+
+  it("reads aliases from the repository's own config, found from the call's cwd, and config files the env names", () => {
+    const repo = mkdtempSync(path.join(tmpdir(), "tama-git-"));
+    try {
+      mkdirSync(path.join(repo, ".git"));
+      mkdirSync(path.join(repo, "sub"));
+      writeFileSync(path.join(repo, ".git", "config"), '[core]\n\tbare = false\n[alias]\n\tci = commit --no-verify\n\tsafe = "log -n 5" ; a comment\n\tsh = !git push --no-verify\n');
+      writeFileSync(path.join(repo, "evil.gitconfig"), "[core]\n\thooksPath = /dev/null\n");
+      expect(gate({ cwd: path.join(repo, "sub"), tool_name: "Bash", tool_input: { command: "git ci -m x" } })).toMatchObject({ decision: "block", reason: expect.stringContaining('git ci is the alias "commit --no-verify"') });
+      expect(gate({ cwd: repo, tool_name: "Bash", tool_input: { command: "git sh" } })).toMatchObject({ decision: "block" });
+      expect(gate({ cwd: "/", tool_name: "Bash", tool_input: { command: `git -C ${repo} ci -m x` } })).toMatchObject({ decision: "block" });
+      expect(gate({ cwd: repo, tool_name: "Bash", tool_input: { command: "git safe" } })).toEqual({ decision: "pass" });
+      expect(gate({ cwd: tmpdir(), tool_name: "Bash", tool_input: { command: "git ci -m x" } })).toEqual({ decision: "pass" });
+      expect(gate({ cwd: repo, tool_name: "Bash", tool_input: { command: "GIT_CONFIG_GLOBAL=evil.gitconfig git commit -m x" } })).toMatchObject({ decision: "block", reason: expect.stringContaining("GIT_CONFIG_GLOBAL=evil.gitconfig names a config file that sets core.hooksPath") });
+      expect(gate({ cwd: repo, tool_name: "Bash", tool_input: { command: "GIT_CONFIG_GLOBAL=/nonexistent git commit -m x" } })).toEqual({ decision: "pass" });
+    } finally {
+      rmSync(repo, { recursive: true, force: true });
+    }
+  });
+
+  it("reads parseGitConfig values as git does: quotes, escapes, comments, continuations, subsections", () => {
+    expect(parseGitConfig('[alias]\n  a = "x ; y" # c\n  b = one \\\n two\n[remote "origin"]\n  url = u\n[Alias]\n  C = \\"q\\"\n')).toEqual([
+      { key: "alias.a", value: "x ; y" },
+      { key: "alias.b", value: "one  two" },
+      { key: "remote.origin.url", value: "u" },
+      { key: "alias.c", value: '"q"' },
+    ]);
+  });
+});
+
+describe("block-git-hook-bypass on code execution", () => {
+  const code = (language: string, source: string, tool_name = "eval") =>
+    blockGitHookBypass.evaluate({ hook_event_name: "PreToolUse", cwd: "/repo", tool_name, tool_input: { language, code: source } }, { tamaHome: "/" });
+
+  it.each([
+    ["js", "require('child_process').execSync('git commit --no-verify -m x')"],
+    ["js", "const { spawnSync } = require('node:child_process'); spawnSync('git', ['commit', '-n'])"],
+    ["js", "await Bun.spawn(['git', 'push', '--no-verify']).exited"],
+    ["js", "await $`git commit --no-verify -m ${msg}`"],
+    ["js", "const cmd = 'git commit --no-verify'; require('child_process').execSync(cmd)"],
+    ["py", "import subprocess\nsubprocess.run('git commit --no-verify -m x', shell=True)"],
+    ["py", "import subprocess\nsubprocess.check_call(['git', 'push', '--no-verify'])"],
+    ["py", "import os\nos.system('HUSKY=0 git commit -m x')"],
+    ["py", "!git commit --no-verify -m x"],
+    ["py", "%%bash\ngit push --no-verify"],
+    ["py", "args = ['git', 'commit', '-n']\nimport subprocess\nsubprocess.run(args)"],
+  ])("refuses %s: %j", (language, source) => {
+    expect(code(language, source)).toMatchObject({ decision: "block", reason: expect.stringMatching(/^eval code runs a command: /) });
+  });
+
+  it.each([
+    ["js", "require('child_process').execSync('git log -n 5')"],
+    ["js", "console.log('git commit --no-verify')"],
+    ["py", "print('git commit --no-verify')"],
+    ["py", "import subprocess\nsubprocess.run(['git', 'status'])"],
+    ["py", "x = 1 != 2"],
+  ])("lets %s through: %j", (language, source) => {
+    expect(code(language, source)).toEqual({ decision: "pass" });
+  });
+
+  it("reads a debug launch as the program and its arguments", () => {
+    const launch = { action: "launch", program: "/usr/bin/git", args: ["commit", "--no-verify"] };
+    expect(blockGitHookBypass.evaluate({ hook_event_name: "PreToolUse", cwd: "/", tool_name: "debug", tool_input: launch }, { tamaHome: "/" })).toMatchObject({ decision: "block" });
+    const step = { action: "step_over", program: "/usr/bin/git", args: ["commit", "--no-verify"] };
+    expect(blockGitHookBypass.evaluate({ hook_event_name: "PreToolUse", cwd: "/", tool_name: "debug", tool_input: step }, { tamaHome: "/" })).toEqual({ decision: "pass" });
   });
 });
 

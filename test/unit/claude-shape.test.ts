@@ -335,3 +335,102 @@ describe("xd:// tool devices", () => {
     expect(refusal("pre_tool_use:write", { tool_input: { path: "xd://", content: "{}" } })).toMatch(/not a tool device URL/);
   });
 });
+
+describe("code execution", () => {
+  it("eval: each readable command is a Bash target, each readable write a Write target, then the call itself", () => {
+    const code = "const cp = require('child_process');\ncp.execSync('npm test');\nawait write('notes/a.md', 'hello');\nBun.write('/tmp/x.txt', data);";
+    const all = pre("eval", { language: "js", code, title: "t" });
+    expect(all.map((t) => [t.kind, t.input.tool_name, t.input.tool_input])).toEqual([
+      ["shell", "Bash", { command: "npm test" }],
+      ["write", "Write", { file_path: "/repo/notes/a.md", content: "hello" }],
+      ["write", "Write", { file_path: "/tmp/x.txt" }],
+      ["code", "eval", { title: "t", code, language: "javascript" }],
+    ]);
+    expect(all.map((t) => t.names)).toEqual([["eval", "Bash"], ["eval", "Write"], ["eval", "Write"], ["eval"]]);
+    // only the call itself says its code can write files no hook was shown
+    expect(all.map((t) => t.input.unnamed_writes)).toEqual([undefined, undefined, undefined, true]);
+    expect(all[3]?.input.omp).toEqual({ tool_name: "eval", tool_input: { language: "js", code, title: "t" }, kind: "code" });
+  });
+
+  it("eval Python: subprocess literals, IPython escapes, open() for writing, local:// under the session's root", () => {
+    const code = "import subprocess\nsubprocess.run(['git', 'status'])\n!ls -la\nopen('out.txt', 'w').write('x')\nopen('in.txt').read()\nwrite('local://plan.md', 'p')";
+    const all = targets("pre_tool_use:eval", { cwd: CWD, tool_name: "eval", tool_input: { language: "py", code }, transcript_path: "/s/2026_abc.jsonl" });
+    expect(all.filter((t) => t.kind !== "code").map((t) => t.input.tool_input)).toEqual([
+      { command: "ls -la" },
+      { command: "git status" },
+      { file_path: "/repo/out.txt" },
+      { file_path: "/s/2026_abc/local/plan.md", content: "p" },
+    ]);
+  });
+
+  it("write xd://eval is the same code-execution call", () => {
+    const all = pre("write", { path: "xd://eval", content: JSON.stringify({ language: "py", code: "import os\nos.system('make')" }) });
+    expect(all.map((t) => [t.kind, t.input.tool_name])).toEqual([
+      ["shell", "Bash"],
+      ["code", "eval"],
+    ]);
+  });
+
+  it("debug launch and attach run code; its inspection actions do not", () => {
+    const launch = pre("debug", { action: "launch", program: "./app", args: ["--x", "a b"], cwd: "sub" });
+    expect(launch.map((t) => [t.kind, t.input.tool_name, t.input.cwd])).toEqual([
+      ["shell", "Bash", "/repo/sub"],
+      ["code", "debug", "/repo/sub"],
+    ]);
+    expect(launch[0]?.input.tool_input).toEqual({ command: "./app --x 'a b'" });
+    expect(launch[1]?.input.tool_input).toMatchObject({ code: "./app --x a b", language: "program", action: "launch" });
+    expect(pre("debug", { action: "attach", pid: 12 }).map((t) => t.kind)).toEqual(["code"]);
+    expect(pre("debug", { action: "threads" }).map((t) => t.kind)).toEqual(["other"]);
+  });
+
+  it("a registry's toolKinds make other tools shell, write or code, and cannot make a known tool ungated", () => {
+    const parsed = parseEvent("pre_tool_use:mcp__srv__run");
+    if (!parsed) throw new Error("bad event");
+    const declared = { mcp__srv__run: "shell", mcp__py__exec: "code", bash: "other" } as const;
+    const run = toHookTargets(parsed, { cwd: CWD, tool_name: "mcp__srv__run", tool_input: { command: "make" } }, declared);
+    expect(run.ok && run.targets.map((t) => [t.kind, t.input.tool_name, t.input.tool_input])).toEqual([["shell", "Bash", { command: "make" }]]);
+    const bash = toHookTargets(parseEvent("pre_tool_use:bash")!, { cwd: CWD, tool_name: "bash", tool_input: { command: "make" } }, declared);
+    expect(bash.ok && bash.targets[0]?.kind).toBe("shell");
+    const py = toHookTargets(parseEvent("pre_tool_use:mcp__py__exec")!, { cwd: CWD, tool_name: "mcp__py__exec", tool_input: { code: "print(1)", language: "python" } }, declared);
+    expect(py.ok && py.targets.map((t) => t.kind)).toEqual(["code"]);
+  });
+});
+
+describe("paths as OMP resolves them", () => {
+  it("write and edit: [PATH] and [PATH#TAG] are unwrapped, so the hook sees the file OMP writes", () => {
+    expect(pre("write", { path: "[../outside.txt]", content: "x" })[0]?.input.tool_input).toEqual({ file_path: "/outside.txt", content: "x" });
+    expect(pre("write", { path: "[src/a.ts#ABCD]", content: "x" })[0]?.target).toBe("/repo/src/a.ts");
+    expect(pre("edit", { path: "[../o.ts#1F2E]", old_string: "a", new_string: "b" })[0]?.target).toBe("/o.ts");
+    expect(pre("edit", { path: "[/etc/x]", edits: [{ op: "create", diff: "x" }] })[0]?.target).toBe("/etc/x");
+    // not the strict shape: stays a literal name
+    expect(pre("write", { path: "[a#b#ABCD]", content: "x" })[0]?.target).toBe("/repo/[a#b#ABCD]");
+  });
+
+  it("local:// resolves under the session's local root; :raw is peeled; [xd://…] is still a device", () => {
+    const all = targets("pre_tool_use:write", { cwd: CWD, tool_name: "write", tool_input: { path: "local://notes/a.md:raw", content: "x" }, transcript_path: "/s/f.jsonl" });
+    expect(all[0]?.target).toBe("/s/f/local/notes/a.md");
+    expect(pre("write", { path: "[xd://bash]", content: JSON.stringify({ command: "ls" }) })[0]?.kind).toBe("shell");
+  });
+
+  it("bash cwd and env reach the hook: cwd resolved against the session's, env as given", () => {
+    const [target] = pre("bash", { command: "make", cwd: "../other", env: { HUSKY: "0" } });
+    expect(target?.input.cwd).toBe("/other");
+    expect(target?.input.tool_input).toEqual({ command: "make", cwd: "/other", env: { HUSKY: "0" } });
+    expect(pre("bash", { command: "make", cwd: "~/w" })[0]?.input.cwd).toMatch(/\/w$/);
+  });
+});
+
+describe("plain-text devices", () => {
+  it("xd://resolve, reject, propose and report_issue are read as text, not refused", () => {
+    for (const device of ["resolve", "reject", "propose", "report_issue"]) {
+      const [target] = pre("write", { path: `xd://${device}`, content: "apply the staged rewrite" });
+      expect(target).toMatchObject({ kind: "other", names: [device] });
+      expect(target?.input.tool_input).toEqual({ device, text: "apply the staged rewrite" });
+    }
+  });
+
+  it("a JSON device with content that is not JSON never runs (OMP refuses it): a lookup, not a refusal", () => {
+    expect(pre("write", { path: "xd://bash", content: "ls -la" })[0]?.kind).toBe("lookup");
+    expect(refusal("pre_tool_use:write", { cwd: CWD, tool_name: "write", tool_input: { path: "xd://lsp", content: "nope" } })).toMatch(/content is not JSON/);
+  });
+});
