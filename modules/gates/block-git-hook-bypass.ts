@@ -45,7 +45,10 @@ function readableScripts(input: HookInput): { scripts: string[]; env?: Record<st
     const command = shellCommandOf(input.tool_input) ?? shellCommandOf(input.omp?.tool_input);
     if (command === undefined) return undefined;
     const env = shellEnvOf(input.tool_input) ?? shellEnvOf(input.omp?.tool_input);
-    return { scripts: [command], ...(env ? { env } : {}), prefix: "" };
+    // A command read out of code (eval's subprocess call) says where it came from.
+    const outer = input.omp?.tool_name;
+    const fromCode = outer !== undefined && outer !== toolName && callKind(outer, input.omp?.tool_input) === "code";
+    return { scripts: [command], ...(env ? { env } : {}), prefix: fromCode ? `${outer} code runs a command: ` : "" };
   }
   if (kind !== "code") return undefined;
   const code = codeOf(toolName, input.tool_input);
