@@ -12,6 +12,7 @@ import { defaultScript, lastUserText, trailingToolResults, type ModelServer, typ
 import type { OmpEnv } from "../omp/omp-env.ts";
 import type { RpcSession } from "../omp/rpc-session.ts";
 import { ROOT } from "../support/engine-client.ts";
+import { writeExtension } from "../omp/test-files.ts";
 import { installTama, type TamaInstall } from "./tama-omp.ts";
 
 const omp = useOmpFixture();
@@ -131,6 +132,15 @@ describe("code execution reaches the gates in real OMP", () => {
     });
     expect(seen.find((e) => e.tool_name === "eval")).toMatchObject({ unnamed_writes: true, tool_input: { language: "python" } });
 
+    // local:// (OMP's session sandbox): the hook is shown the very file OMP writes, from write and from eval
+    await call(session, server, "write", { path: "local://plan.md", content: "from-write" });
+    await call(session, server, "eval", { language: "js", code: "await write('local://eval-plan.md', 'from-eval'); return 'ok'" });
+    for (const [name, content] of [["plan.md", "from-write"], ["eval-plan.md", "from-eval"]] as const) {
+      const shown = writes.read().find((e) => e.tool_name === "Write" && String((e.tool_input as Record<string, unknown>).file_path).endsWith(`/local/${name}`));
+      const file = String((shown?.tool_input as Record<string, unknown> | undefined)?.file_path);
+      expect(readFileSync(file, "utf8")).toBe(content);
+    }
+
     // the same hook, told to refuse code it cannot read for writes
     const registry = tama.readRegistry();
     const strict = registry.hooks.find((h) => h.id === "deny-env") as { command: string[] };
@@ -139,6 +149,43 @@ describe("code execution reaches the gates in real OMP", () => {
     const strictAnswer = await call(session, server, "eval", { language: "py", code: "print('should-not-run')" });
     expect(strictAnswer).toMatch(/code that writes files no hook can name is not allowed here/);
     expect(strictAnswer).not.toMatch(/should-not-run/);
+  });
+});
+
+describe("a registry's toolKinds, in real OMP", () => {
+  it("makes another extension's tool a shell tool: the git gate reads it and refuses the bypass", async () => {
+    const { server, env } = await omp.setup();
+    const repo = guardedRepo(env);
+    const tama = installTama(env);
+    const registry = tama.readRegistry();
+    delete registry.checksum;
+    registry.toolKinds = { run_it: "shell" };
+    tama.writeRegistry(registry);
+    const extension = writeExtension(
+      env.scratch,
+      "run-it",
+      `import { spawnSync } from "node:child_process";
+export default function (pi) {
+  const z = pi.zod;
+  pi.registerTool({
+    name: "run_it",
+    label: "run it",
+    description: "runs a shell command",
+    parameters: z.object({ command: z.string() }),
+    loadMode: "essential",
+    async execute(_id, params) {
+      const r = spawnSync("sh", ["-c", params.command], { encoding: "utf8" });
+      return { content: [{ type: "text", text: "run_it: " + r.stdout + r.stderr }] };
+    },
+  });
+}
+`,
+    );
+    const session = omp.rpc({ extensionPaths: [extension] });
+    await session.ready();
+    expect(await call(session, server, "run_it", { command: BYPASS })).toMatch(/git commit --no-verify skips/);
+    expect(repo.commits()).toBe(1);
+    expect(await call(session, server, "run_it", { command: "echo run-it-control-ran" })).toMatch(/run_it: run-it-control-ran/);
   });
 });
 
@@ -197,6 +244,13 @@ describe("paths as OMP resolves them, in real OMP", () => {
     const inside = await call(session, server, "write", { path: "[inside.txt]", content: "in" });
     expect(inside).not.toMatch(/outside the repository/);
     expect(readFileSync(path.join(env.cwd, "inside.txt"), "utf8")).toBe("in");
+
+    // local:// is the session's own sandbox, outside the repository: the hook is shown that file
+    const local = await call(session, server, "write", { path: "local://plan.md", content: "p" });
+    expect(local).toMatch(/local\/plan\.md is outside the repository|plan\.md is outside the repository/);
+    const shown = /^(\S+) is outside the repository/m.exec(local)?.[1] ?? "";
+    expect(shown).toMatch(/\/local\/plan\.md$/);
+    expect(shown.startsWith(env.agentDir)).toBe(true);
   });
 
   it("replace-mode edit with a bracketed path outside the repository is refused", async () => {
