@@ -161,3 +161,29 @@ describe("reload, catalogs and core identity", () => {
     expect(answer.state?.loadedReleaseId).toBeNull();
   });
 });
+
+describe("toolKinds", () => {
+  it("a registry's toolKinds make another tool a shell tool for the engine's matchers, and are covered by the checksum", async () => {
+    const file = {
+      schema: 1,
+      release: null,
+      toolKinds: { mcp__srv__run: "shell" },
+      hooks: [{ id: "shell-only", events: ["pre_tool_use"], tools: "shell", command: [RECORD] }],
+    };
+    home.writeRegistry(file);
+    const declared = await engine.dispatch("pre_tool_use:mcp__srv__run", { session_id: "s1", cwd: home.dir, tool_input: { command: "make" } });
+    expect(resultOf(declared).results.map((r) => r.hook)).toEqual(["shell-only"]);
+    const undeclared = await engine.dispatch("pre_tool_use:mcp__other__run", { session_id: "s1", cwd: home.dir, tool_input: { command: "make" } });
+    expect(resultOf(undeclared).results).toEqual([]);
+    const parsed = RegistryFile.parse(file);
+    const without = RegistryFile.parse({ ...file, toolKinds: undefined });
+    expect(catalogChecksum(catalogOf(parsed))).not.toBe(catalogChecksum(catalogOf(without)));
+  });
+
+  it("refuses a kind the declaration does not have, naming the field", async () => {
+    home.writeRegistry({ schema: 1, release: null, toolKinds: { mcp__srv__run: "terminal" }, hooks: [] });
+    const answer = await engine.dispatch("pre_tool_use:bash", call());
+    expect(answer.ok).toBe(false);
+    expect(answer.error).toMatch(/toolKinds\.mcp__srv__run/);
+  });
+});
