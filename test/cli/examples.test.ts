@@ -1,6 +1,6 @@
 // The hook scripts in examples/, each registered with `tama hooks add` as the README
 // shows and run by the real engine on the events they are written for.
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -58,6 +58,20 @@ describe("examples/deny-writes-outside-repo.py", () => {
     // OMP's edit in replace mode reaches it as Claude's Edit with file_path.
     const edit = await engine.dispatch("pre_tool_use:edit", at("w", { tool_input: { path: "/tmp/x.ts", old_string: "a", new_string: "b" } }));
     expect(resultOf(edit).decision).toBe("block");
+  });
+
+  it("sees eval's literal writes as Writes, and refuses code it cannot read only when asked to", async () => {
+    const outside = await engine.dispatch("pre_tool_use:eval", at("w", { tool_input: { language: "py", code: "write('/etc/x.conf', 'y')" } }));
+    expect(resultOf(outside)).toMatchObject({ decision: "block", reason: `/etc/x.conf is outside the repository ${repo}; write inside it` });
+    const inside = await engine.dispatch("pre_tool_use:eval", at("w", { tool_input: { language: "js", code: "await write('src/ok.ts', '')" } }));
+    expect(resultOf(inside).decision).toBe("pass");
+    const run = (args: string[]) =>
+      spawnSync("python3", [example("deny-writes-outside-repo.py"), ...args], {
+        input: JSON.stringify({ cwd: repo, tool_name: "eval", tool_input: { code: "x", language: "python" }, unnamed_writes: true }),
+        encoding: "utf8",
+      });
+    expect(run([]).status).toBe(0);
+    expect(run(["--refuse-unnamed-writes"])).toMatchObject({ status: 2, stderr: expect.stringContaining("eval runs code that can write files outside the repository unseen") });
   });
 });
 
