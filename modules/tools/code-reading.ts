@@ -70,6 +70,8 @@ const PROCESS_SINKS = new Set([
   "spawnvpe",
   "posix_spawn",
   "posix_spawnp",
+  // Deno
+  "Command",
 ]);
 
 /** Bun's shell: `` $`…` `` and `` Bun.$`…` ``. */
@@ -237,6 +239,8 @@ interface Argument {
   list?: string[];
   /** `{ cmd: [...] }` (Bun.spawn's options form). */
   cmdList?: string[];
+  /** `{ args: [...] }` (Deno.Command's options form). */
+  argsList?: string[];
 }
 
 /** The call's positional arguments from the `(` at `open`, each read when it is a literal. */
@@ -268,8 +272,9 @@ function readArguments(tokens: readonly Token[], open: number): Argument[] {
       const list = readList(group, 0);
       args.push(list && list.end === group.length - 1 ? { list: list.items } : {});
     } else if (group[0]?.value === "{" && group[0].type === "punct") {
-      const cmd = readCmdOption(group, 0);
-      args.push(cmd ? { cmdList: cmd } : {});
+      const cmd = readListOption(group, "cmd");
+      const listed = readListOption(group, "args");
+      args.push({ ...(cmd ? { cmdList: cmd } : {}), ...(listed ? { argsList: listed } : {}) });
     } else if (group.length > 0) {
       args.push({});
     }
@@ -289,11 +294,11 @@ function readList(tokens: readonly Token[], open: number): { items: string[]; en
   return undefined;
 }
 
-function readCmdOption(tokens: readonly Token[], open: number): string[] | undefined {
-  for (let j = open + 1; j < tokens.length - 2; j++) {
+/** The literal list under `key` in an object literal: `{ cmd: ["git", "status"] }`. */
+function readListOption(tokens: readonly Token[], key: string): string[] | undefined {
+  for (let j = 1; j < tokens.length - 2; j++) {
     const token = tokens[j] as Token;
-    if (token.type === "punct" && token.value === "}") return undefined;
-    if ((token.type === "id" || token.type === "str") && token.value === "cmd" && tokens[j + 1]?.value === ":" && tokens[j + 2]?.value === "[") {
+    if ((token.type === "id" || token.type === "str") && token.value === key && tokens[j + 1]?.value === ":" && tokens[j + 2]?.value === "[") {
       return readList(tokens, j + 2)?.items;
     }
   }
@@ -318,6 +323,7 @@ function commandsOfCall(name: string, args: Argument[]): string[] {
   if (first?.list) return first.list.length > 0 ? [shellLine(first.list)] : [];
   if (first?.str !== undefined) {
     if (second?.list) return [shellLine([first.str, ...second.list])];
+    if (second?.argsList) return [shellLine([first.str, ...second.argsList])];
     return [first.str];
   }
   return [];
@@ -362,7 +368,8 @@ export function readCode(code: string, language: CodeLanguage): CodeReading {
     if (token.type === "tmpl") {
       literals.push(token.value);
       const tag = tokens[j - 1]?.type === "id" ? dottedNameEndingAt(tokens, j - 1) : "";
-      if (SHELL_TAGS.has(tag)) {
+      // Bun's `$` tag runs its template; in Perl, Ruby and PHP a bare backtick string is a shell command.
+      if (SHELL_TAGS.has(tag) || (language === "unknown" && tag === "")) {
         startsProcesses = true;
         commands.push(token.value);
       }
