@@ -4,19 +4,16 @@
 // text, while one inside `$( )`, `bash -c '…'` or after `&&` is a flag git will see.
 // Options are read per git subcommand, because `-n` means --no-verify only for
 // commit and am; for push it is --dry-run, for merge/pull/rebase --no-stat, for log a count.
-import { callKind, codeOf, shellCommandOf, shellEnvOf } from "../tools/declaration.ts";
-import { readCode, shellLine } from "../tools/code-reading.ts";
-import { parseShell, type ShellCommand } from "./shell-words.ts";
 import path from "node:path";
+import { shellLine } from "../tools/code-reading.ts";
+import { readableScripts, walkShell, type RunCommand, type Scope } from "./shell-walk.ts";
+import { parseShell } from "./shell-words.ts";
 import { envConfigFiles, gitAliases, gitConfigEntries, normalizeKey, type GitConfigEntry } from "./git-config.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
 import type { BuiltinGate, GateVerdict } from "./types.ts";
 
 const PASS: GateVerdict = { decision: "pass" };
 const FIX = "fix what the hooks report";
-/** `bash -c "sh -c '…'"` nests; deeper than this is not a command line anyone writes. */
-const MAX_DEPTH = 8;
-
 export const blockGitHookBypass: BuiltinGate = {
   id: "block-git-hook-bypass",
   description: "Refuses shell commands and code that skip the repository's git hooks (--no-verify, core.hooksPath, HUSKY=0, …).",
@@ -33,280 +30,19 @@ export const blockGitHookBypass: BuiltinGate = {
   },
 };
 
-/**
- * What a call runs as shell: a shell call's command (with OMP's bash `env`), or the
- * readable command lines of a code-execution call. Undefined for other tools.
- */
-function readableScripts(input: HookInput): { scripts: string[]; env?: Record<string, string>; prefix: string } | undefined {
-  const toolName = input.tool_name ?? input.omp?.tool_name;
-  if (toolName === undefined) return undefined;
-  const kind = input.omp?.kind ?? callKind(toolName, input.tool_input);
-  if (kind === "shell") {
-    const command = shellCommandOf(input.tool_input) ?? shellCommandOf(input.omp?.tool_input);
-    if (command === undefined) return undefined;
-    const env = shellEnvOf(input.tool_input) ?? shellEnvOf(input.omp?.tool_input);
-    // A command read out of code (eval's subprocess call) says where it came from.
-    const outer = input.omp?.tool_name;
-    const fromCode = outer !== undefined && outer !== toolName && callKind(outer, input.omp?.tool_input) === "code";
-    return { scripts: [command], ...(env ? { env } : {}), prefix: fromCode ? `${outer} code runs a command: ` : "" };
-  }
-  if (kind !== "code") return undefined;
-  const code = codeOf(toolName, input.tool_input);
-  if (code === undefined) return undefined;
-  const fields = (input.tool_input ?? {}) as Record<string, unknown>;
-  if (code.language === "program") {
-    const program = typeof fields.program === "string" ? fields.program : undefined;
-    const args = Array.isArray(fields.args) ? fields.args.filter((a): a is string => typeof a === "string") : [];
-    return program === undefined ? undefined : { scripts: [shellLine([program, ...args])], prefix: `${toolName} runs: ` };
-  }
-  const reading = readCode(code.code, code.language);
-  // Code that starts processes may hand them any of its literals through a variable.
-  const scripts = [...reading.commands, ...(reading.startsProcesses ? reading.literals : [])];
-  return { scripts, prefix: `${toolName} code runs a command: ` };
-}
-
-/** What a command line is read under: the environment it gets (the call's own `env` too) and its directory. */
-interface Scope {
-  env: ReadonlyMap<string, string>;
-  cwd: string | undefined;
-}
-
 /** Why `script` skips git hooks, or undefined when it does not. */
 export function findGitHookBypass(script: string, depth = 0, env: Record<string, string> = {}, cwd?: string): string | undefined {
   return findIn(script, depth, { env: new Map(Object.entries(env)), cwd });
 }
 
 function findIn(script: string, depth: number, scope: Scope): string | undefined {
-  if (depth > MAX_DEPTH) return undefined;
-  for (const command of parseShell(script)) {
-    const reason = checkCommand(command, depth, scope);
-    if (reason !== undefined) return reason;
-  }
-  return undefined;
+  return walkShell(script, scope, checkCommand, depth);
 }
 
-function checkCommand(command: ShellCommand, depth: number, scope: Scope): string | undefined {
-  const env = new Map(scope.env);
-  for (const { name, value } of command.assignments) env.set(name, value);
-  const { argv, scripts } = unwrap(command.argv, env);
-  const inner: Scope = { ...scope, env };
-  const program = argv[0] === undefined ? undefined : basename(argv[0]);
-  for (const script of [...scripts, ...nestedScripts(program, argv, command.stdin)]) {
-    const reason = findIn(script, depth + 1, inner);
-    if (reason !== undefined) return reason;
-  }
-  if (program === "git") return envBypass(env) ?? gitBypass(argv.slice(1), depth, inner);
+function checkCommand({ argv, program, env, depth, scope }: RunCommand): string | undefined {
+  if (program === "git") return envBypass(env) ?? gitBypass(argv.slice(1), depth, scope);
   if (program !== undefined && EXPORTERS.has(program)) return exportBypass(program, argv.slice(1));
   return undefined;
-}
-
-// ---------------------------------------------------------------------------
-// Wrappers: commands that run the rest of their arguments as a command.
-
-interface WrapperSpec {
-  /** Options that take the next word as their value. */
-  argOptions: readonly string[];
-  /** Operands before the command (timeout's DURATION, flock's lock file, chroot's root). */
-  operands?: number;
-  /** `NAME=value` words before the command are its environment (env, sudo). */
-  assignments?: boolean;
-  /** Options after which nothing runs (`command -v git` only looks git up, `ionice -p` sets a running process). */
-  lookupOptions?: readonly string[];
-  /** Options whose value is a shell command line the wrapper runs (`flock -c`, `su -c`, `script -c`). */
-  scriptOptions?: readonly string[];
-  /** The rest of the words is one shell line (watch and sg hand it to `sh -c`). */
-  restIsScript?: boolean;
-}
-
-const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
-  env: { argOptions: ["-u", "--unset", "-C", "--chdir", "-P", "--block-signal", "--default-signal", "--ignore-signal"], assignments: true },
-  sudo: { argOptions: ["-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "-R", "--user", "--group", "--host", "--prompt", "--chdir", "--role", "--type", "--other-user", "--command-timeout", "--close-from", "--chroot"], assignments: true },
-  doas: { argOptions: ["-u", "-C"] },
-  pkexec: { argOptions: ["--user"] },
-  run0: { argOptions: ["-u", "--user", "-g", "--group", "-D", "--chdir", "--setenv", "--description", "--slice", "--nice", "--unit", "--property"] },
-  command: { argOptions: [], lookupOptions: ["-v", "-V"] },
-  builtin: { argOptions: [] },
-  exec: { argOptions: ["-a"] },
-  nohup: { argOptions: [] },
-  setsid: { argOptions: [] },
-  time: { argOptions: ["-o", "-f", "--output", "--format"] },
-  nice: { argOptions: ["-n", "--adjustment"] },
-  ionice: { argOptions: ["-c", "-n", "--class", "--classdata"], lookupOptions: ["-p", "-P", "-u", "--pid", "--pgid", "--uid"] },
-  chrt: { argOptions: ["-T", "-P", "-D", "--sched-runtime", "--sched-period", "--sched-deadline"], operands: 1, lookupOptions: ["-p", "--pid"] },
-  taskset: { argOptions: [], operands: 1, lookupOptions: ["-p", "--pid"] },
-  numactl: { argOptions: ["-C", "-N", "-m", "-i", "-p", "-P", "--cpunodebind", "--membind", "--physcpubind", "--interleave", "--preferred", "--preferred-many"] },
-  timeout: { argOptions: ["-s", "--signal", "-k", "--kill-after"], operands: 1 },
-  stdbuf: { argOptions: ["-i", "-o", "-e", "--input", "--output", "--error"] },
-  xargs: { argOptions: ["-I", "-n", "-P", "-L", "-d", "-s", "-a", "-E", "--max-args", "--max-procs", "--delimiter", "--arg-file", "--max-lines", "--max-chars", "--eof", "--replace", "--process-slot-var"] },
-  flock: { argOptions: ["-w", "--wait", "--timeout", "-E", "--conflict-exit-code"], operands: 1, scriptOptions: ["-c", "--command"] },
-  strace: { argOptions: ["-o", "-e", "-p", "-s", "-u", "-a", "-b", "-I", "-E", "-S", "-P", "-O", "-X", "--output", "--trace", "--signal", "--status", "--attach", "--user", "--env", "--trace-path", "--string-limit", "--columns"] },
-  ltrace: { argOptions: ["-o", "-e", "-p", "-s", "-u", "-a", "-A", "-D", "-F", "-l", "-n", "-w", "-x", "--output", "--library", "--indent", "--where"] },
-  unbuffer: { argOptions: [] },
-  chronic: { argOptions: [] },
-  busybox: { argOptions: [] },
-  chroot: { argOptions: ["--userspec", "--groups"], operands: 1 },
-  nsenter: { argOptions: ["-t", "--target", "-S", "--setuid", "-G", "--setgid"] },
-  unshare: { argOptions: ["--propagation", "-R", "--root", "-w", "--wd", "-S", "--setuid", "-G", "--setgid", "--map-user", "--map-group"] },
-  firejail: { argOptions: [] },
-  faketime: { argOptions: [], operands: 1 },
-  caffeinate: { argOptions: ["-t", "-w"] },
-  "dbus-run-session": { argOptions: ["--config-file", "--dbus-daemon"] },
-  "ssh-agent": { argOptions: ["-a", "-E", "-P", "-t", "-O"] },
-  "systemd-run": { argOptions: ["-u", "--unit", "-p", "--property", "--description", "--slice", "-M", "--machine", "-H", "--host", "--uid", "--gid", "--nice", "-D", "--working-directory", "--on-active", "--on-boot", "--on-calendar"] },
-  script: { argOptions: ["-E", "--echo", "-I", "--log-in", "-O", "--log-out", "-B", "--log-io", "-T", "--log-timing", "-m", "--logging-format"], scriptOptions: ["-c", "--command"] },
-  su: { argOptions: ["-s", "--shell", "-g", "--group", "-G", "--supp-group", "-w", "--whitelist-environment"], scriptOptions: ["-c", "--command", "--session-command"] },
-  runuser: { argOptions: ["-u", "--user", "-s", "--shell", "-g", "--group", "-G", "--supp-group", "-w", "--whitelist-environment"], scriptOptions: ["-c", "--command", "--session-command"] },
-  watch: { argOptions: ["-n", "--interval", "-q", "--equexit", "-d", "--differences"], restIsScript: true },
-  sg: { argOptions: [], operands: 1, scriptOptions: ["-c"], restIsScript: true },
-};
-
-/** The command a wrapper chain runs, and the shell lines wrappers run on the way. */
-function unwrap(start: readonly string[], env: Map<string, string>): { argv: string[]; scripts: string[] } {
-  let argv = [...start];
-  const scripts: string[] = [];
-  for (let guard = 0; guard < 32; guard++) {
-    const program = argv[0] === undefined ? undefined : basename(argv[0]);
-    if (program === "find") {
-      scripts.push(...findExecScripts(argv.slice(1)));
-      return { argv: [], scripts };
-    }
-    if (program === "gdb" && argv.includes("--args")) {
-      argv = argv.slice(argv.indexOf("--args") + 1);
-      continue;
-    }
-    const spec = program === undefined ? undefined : WRAPPERS[program];
-    if (spec === undefined) break;
-    const next = skipWrapper(program as string, spec, argv.slice(1), env, scripts);
-    if (next === undefined) return { argv: [], scripts };
-    argv = next;
-  }
-  return { argv, scripts };
-}
-
-/** `env -S 'git commit -n'`: env splits the string into words itself (quotes honoured). */
-function splitString(value: string): string[] {
-  const [first] = parseShell(value);
-  if (!first) return [];
-  return [...first.assignments.map(({ name, value: v }) => `${name}=${v}`), ...first.argv];
-}
-
-function skipWrapper(program: string, spec: WrapperSpec, input: string[], env: Map<string, string>, scripts: string[]): string[] | undefined {
-  let args = input;
-  let i = 0;
-  let restIsScript = spec.restIsScript === true;
-  while (i < args.length && (args[i] as string).startsWith("-") && args[i] !== "-") {
-    const arg = args[i] as string;
-    i++;
-    if (arg === "--") break;
-    const [name, glued] = arg.startsWith("--") && arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
-    if (program === "env" && (name === "-S" || name === "--split-string" || /^-S./s.test(arg))) {
-      const value = glued ?? (name === "-S" || name === "--split-string" ? args[i++] : arg.slice(2)) ?? "";
-      args = [...splitString(value), ...args.slice(i)];
-      i = 0;
-      continue;
-    }
-    if (spec.lookupOptions?.includes(name)) return undefined;
-    if (spec.scriptOptions?.includes(name)) {
-      const value = glued ?? args[i++];
-      if (value !== undefined) scripts.push(value);
-      restIsScript = false;
-      continue;
-    }
-    if (program === "watch" && (name === "-x" || name === "--exec")) restIsScript = false;
-    if (spec.argOptions.includes(name) && glued === undefined) i++;
-  }
-  i += spec.operands ?? 0;
-  // `su -c` and `flock -c` may follow the operands (`flock /tmp/lock -c '…'`, `su root -c '…'`).
-  for (let j = i; j < args.length; j++) {
-    const arg = args[j] as string;
-    if (spec.scriptOptions?.includes(arg) && args[j + 1] !== undefined) {
-      scripts.push(args[j + 1] as string);
-      return undefined;
-    }
-  }
-  for (; spec.assignments && i < args.length; i++) {
-    const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(args[i] as string);
-    if (!match) break;
-    env.set(match[1] as string, match[2] as string);
-  }
-  if (spec.scriptOptions !== undefined && (program === "su" || program === "runuser") && !args.slice(0, i).some((a) => a === "-u" || a === "--user")) {
-    // su's operands are a user and the shell's arguments, not a command.
-    return scripts.length > 0 ? undefined : [];
-  }
-  const rest = args.slice(i);
-  if (restIsScript && rest.length > 0) {
-    scripts.push(rest.join(" "));
-    return undefined;
-  }
-  return rest;
-}
-
-/** `find … -exec CMD {} ;` (and -execdir, -ok, -okdir): each runs CMD per file. */
-function findExecScripts(args: readonly string[]): string[] {
-  const scripts: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    if (!["-exec", "-execdir", "-ok", "-okdir"].includes(args[i] as string)) continue;
-    const words: string[] = [];
-    for (i++; i < args.length && args[i] !== ";" && args[i] !== "+"; i++) words.push(args[i] as string);
-    if (words.length > 0) scripts.push(shellLine(words));
-  }
-  return scripts;
-}
-
-// ---------------------------------------------------------------------------
-// Scripts a command runs: `bash -c '…'`, `sh <<EOF`, `eval "…"`, `python3 -c '…'`.
-
-const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish", "tcsh", "csh"]);
-const SHELL_ARG_OPTIONS = new Set(["-o", "+o", "-O", "+O", "--rcfile", "--init-file"]);
-
-/** Interpreters whose inline code flag runs code Tama reads like eval's. */
-const INTERPRETERS: Readonly<Record<string, { flags: readonly string[]; language: "python" | "javascript" | "unknown" }>> = {
-  python: { flags: ["-c"], language: "python" },
-  python3: { flags: ["-c"], language: "python" },
-  node: { flags: ["-e", "--eval", "-p", "--print"], language: "javascript" },
-  bun: { flags: ["-e", "--eval", "-p", "--print"], language: "javascript" },
-  deno: { flags: ["eval"], language: "javascript" },
-  perl: { flags: ["-e", "-E"], language: "unknown" },
-  ruby: { flags: ["-e"], language: "unknown" },
-  php: { flags: ["-r"], language: "unknown" },
-};
-
-function interpreterOf(program: string): (typeof INTERPRETERS)[string] | undefined {
-  return INTERPRETERS[program] ?? (/^python3(\.\d+)?$/.test(program) ? INTERPRETERS.python : undefined);
-}
-
-function nestedScripts(program: string | undefined, argv: string[], stdin: string[]): string[] {
-  if (program === "eval") return [argv.slice(1).join(" ")];
-  if (program === undefined) return [];
-  const interpreter = interpreterOf(program);
-  if (interpreter) {
-    const at = argv.findIndex((arg, i) => i > 0 && interpreter.flags.includes(arg));
-    const glued = argv.find((arg, i) => i > 0 && interpreter.flags.some((flag) => flag.startsWith("--") && arg.startsWith(`${flag}=`)));
-    const code = at > 0 ? argv[at + 1] : glued?.slice(glued.indexOf("=") + 1);
-    if (code === undefined) return [];
-    const reading = readCode(code, interpreter.language);
-    return [...reading.commands, ...(reading.startsProcesses ? reading.literals : [])];
-  }
-  if (!SHELLS.has(program)) return [];
-  let readsString = false;
-  for (let i = 1; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    if (arg === "--" || arg === "-") {
-      if (readsString) return argv.slice(i + 1, i + 2);
-      return i + 1 === argv.length ? stdin : [];
-    }
-    if (arg === "--command" || arg === "-C") return argv.slice(i + 1, i + 2); // fish
-    if (arg.startsWith("--command=")) return [arg.slice("--command=".length)];
-    if (SHELL_ARG_OPTIONS.has(arg)) {
-      i++;
-    } else if (/^-[A-Za-z]+$/.test(arg)) {
-      readsString ||= arg.includes("c");
-    } else if (!arg.startsWith("-") && !arg.startsWith("+")) {
-      // The first operand is the script itself (-c) or a script file, which Tama cannot read.
-      return readsString ? [arg] : [];
-    }
-  }
-  return readsString ? [] : stdin;
 }
 
 // ---------------------------------------------------------------------------
@@ -636,6 +372,3 @@ function displayWord(word: string): string {
   return /^[\w@%+=:,./~-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
 }
 
-function basename(word: string): string {
-  return word.slice(word.lastIndexOf("/") + 1);
-}
