@@ -3,6 +3,15 @@
 import type { OmpContext, ToolCallEvent, ToolCallEventResult, ToolResultEvent, ToolResultEventResult } from "../modules/omp/api.ts";
 import type { AdapterRuntime } from "./runtime.ts";
 
+/** The content of a replacement result, when it has OMP's shape ({content: [{type, text?}]}). */
+function replacedContent(response: unknown): { type: string; text?: string }[] | undefined {
+  if (response === null || typeof response !== "object") return undefined;
+  const content = (response as { content?: unknown }).content;
+  if (!Array.isArray(content)) return undefined;
+  const valid = content.every((part) => part !== null && typeof part === "object" && typeof (part as { type?: unknown }).type === "string");
+  return valid ? (content as { type: string; text?: string }[]) : undefined;
+}
+
 export class ToolEvents {
   /** Each call's input as its pre-tool check saw it: the post-tool dispatch must name the same call. */
   private readonly inputs = new Map<string, Record<string, unknown>>();
@@ -66,9 +75,11 @@ export class ToolEvents {
     const notes: string[] = [];
     if (result?.decision === "block" || result?.decision === "ask") notes.push(`Tama: ${result.reason ?? "a hook refused this result"}`);
     if (result?.additionalContext) notes.push(result.additionalContext);
-    if (notes.length === 0) return undefined;
+    // A gate that rewrote the result (redact-secrets) decides what the model reads.
+    const content = replacedContent(result?.updatedToolResponse) ?? event.content;
+    if (notes.length === 0) return content === event.content ? undefined : { content };
     if (result?.decision === "block") this.runtime.refused(result.reason ?? "result refused");
-    return { content: [...event.content, { type: "text", text: notes.join("\n\n") }] };
+    return { content: [...content, { type: "text", text: notes.join("\n\n") }] };
   }
 
   /** The turn ended: calls that never produced a result are over. */

@@ -159,6 +159,7 @@ function aggregate(run: DispatchRun, generation: Generation, results: HookResult
   const refusals = results.filter((r) => r.outcome === "block" || r.outcome === "failed-closed");
   const asks = results.filter((r) => r.outcome === "ask");
   const contexts = results.map((r) => r.additionalContext).filter((c): c is string => c !== undefined);
+  const updatedToolResponse = [...results].reverse().find((r) => r.updatedToolResponse !== undefined)?.updatedToolResponse;
   const decision = forced?.decision ?? (refusals.length > 0 ? "block" : asks.length > 0 ? "ask" : "pass");
   const reason =
     forced?.reason ??
@@ -177,6 +178,7 @@ function aggregate(run: DispatchRun, generation: Generation, results: HookResult
     failedOpen: results.filter((r) => r.outcome === "failed-open").map((r) => ({ hook: r.hook, reason: r.reason ?? "failed" })),
     results,
     ...(contexts.length > 0 ? { additionalContext: contexts.join("\n\n") } : {}),
+    ...(updatedToolResponse !== undefined ? { updatedToolResponse } : {}),
     ...(results.some((r) => r.outcome === "cancelled") ? { cancelled: true } : {}),
   };
 }

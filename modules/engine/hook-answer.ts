@@ -7,7 +7,7 @@ import type { ExecEnd } from "./hook-process.ts";
 
 /** A hook's answer before its fail mode is applied. */
 export type HookAnswer =
-  | { verdict: "pass"; additionalContext?: string }
+  | { verdict: "pass"; additionalContext?: string; updatedToolResponse?: unknown }
   | { verdict: "block"; reason: string; additionalContext?: string }
   | { verdict: "ask"; reason: string }
   | { verdict: "failed"; why: string }
@@ -81,13 +81,17 @@ export function readHookAnswer(end: ExecEnd, hookId: string, timeoutMs: number):
   }
 }
 
-export type JudgedAnswer = { outcome: HookOutcome } & Pick<HookResult, "reason" | "additionalContext">;
+export type JudgedAnswer = { outcome: HookOutcome } & Pick<HookResult, "reason" | "additionalContext" | "updatedToolResponse">;
 
 /** An answer as the dispatch reports it: a hook without a verdict resolved by its failMode. */
 export function judgeAnswer(hook: Pick<HookEntry, "id" | "failMode">, answer: HookAnswer): JudgedAnswer {
   switch (answer.verdict) {
     case "pass":
-      return answer.additionalContext !== undefined ? { outcome: "pass", additionalContext: answer.additionalContext } : { outcome: "pass" };
+      return {
+        outcome: "pass",
+        ...(answer.additionalContext !== undefined ? { additionalContext: answer.additionalContext } : {}),
+        ...(answer.updatedToolResponse !== undefined ? { updatedToolResponse: answer.updatedToolResponse } : {}),
+      };
     case "block":
       return { outcome: "block", reason: answer.reason };
     case "ask":

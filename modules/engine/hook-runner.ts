@@ -3,7 +3,7 @@
 // active while it runs; its answer read and judged by hook-answer.ts.
 import type { HookTarget } from "../claude/hook-input.ts";
 import { builtinGate } from "../gates/index.ts";
-import type { GateContext } from "../gates/types.ts";
+import type { BuiltinGate, GateContext, OptionsParse } from "../gates/types.ts";
 import type { HookResult } from "../protocol/engine.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
 import type { HookEntry } from "../registry/registry.ts";
@@ -28,6 +28,17 @@ export interface HookRunnerOptions {
 
 export class HookRunner {
   private hookRuns = 0;
+  /** Each registry entry's options, parsed once per generation (entries are new objects per generation). */
+  private readonly parsedOptions = new WeakMap<HookEntry, OptionsParse>();
+
+  private gateOptions(hook: HookEntry, gate: BuiltinGate): OptionsParse {
+    let parsed = this.parsedOptions.get(hook);
+    if (parsed === undefined) {
+      parsed = gate.parseOptions ? gate.parseOptions(hook.options) : { ok: true, options: undefined };
+      this.parsedOptions.set(hook, parsed);
+    }
+    return parsed;
+  }
 
   constructor(private readonly options: HookRunnerOptions) {}
 
@@ -38,7 +49,7 @@ export class HookRunner {
     let judged: JudgedAnswer;
     let extra: Partial<HookResult> = {};
     if (hook.builtin !== undefined) {
-      judged = judgeAnswer(hook, await this.runBuiltin(hook.builtin, target.input));
+      judged = judgeAnswer(hook, await this.runBuiltin(hook, hook.builtin, target.input));
       extra = { builtin: true };
     } else {
       this.options.lifecycle.supersede(run, hook.id);
@@ -65,12 +76,19 @@ export class HookRunner {
     return { ...base, ...extra, ms, ...judged };
   }
 
-  private async runBuiltin(id: string, input: HookInput): Promise<HookAnswer> {
+  private async runBuiltin(hook: HookEntry, id: string, input: HookInput): Promise<HookAnswer> {
     const gate = builtinGate(id);
     if (!gate) return { verdict: "failed", why: `names the built-in gate ${id}, which this engine does not have` };
     try {
-      const verdict = await gate.evaluate(input, this.options.gateContext);
-      return verdict.decision === "block" ? { verdict: "block", reason: verdict.reason } : { verdict: "pass" };
+      const options = this.gateOptions(hook, gate);
+      if (!options.ok) return { verdict: "failed", why: `has options its gate refuses: ${options.error}` };
+      const verdict = await gate.evaluate(input, this.options.gateContext, options.options);
+      if (verdict.decision === "block") return { verdict: "block", reason: verdict.reason };
+      return {
+        verdict: "pass",
+        ...(verdict.additionalContext !== undefined ? { additionalContext: verdict.additionalContext } : {}),
+        ...(verdict.updatedToolResponse !== undefined ? { updatedToolResponse: verdict.updatedToolResponse } : {}),
+      };
     } catch (error) {
       return { verdict: "failed", why: `threw: ${(error as Error).message}` };
     }

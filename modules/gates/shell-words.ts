@@ -13,6 +13,10 @@ export interface ShellCommand {
   argv: string[];
   /** What the command reads as a script on stdin: here-document bodies, here-strings. */
   stdin: string[];
+  /** Its stdin is the previous command's output (`a | b`, `a |& b`). */
+  piped: boolean;
+  /** Its redirections: `>`/`>>`/`>|` targets are files it writes, `<` ones files it reads. */
+  redirects: { op: string; target: string }[];
 }
 
 /** Words that start a compound command; the simple command begins after them. */
@@ -58,9 +62,10 @@ class Parser {
   parseList(close: ")" | null): number {
     let current = newCommand();
     let depth = 0;
-    const finish = (): void => {
+    const finish = (pipe = false): void => {
       if (current.argv.length > 0 || current.assignments.length > 0) this.commands.push(current);
       current = newCommand();
+      current.piped = pipe;
     };
     while (this.i < this.src.length) {
       const ch = this.src[this.i] as string;
@@ -76,8 +81,9 @@ class Parser {
         this.i++; // `&>file`, `&>>file`: both streams redirected, not a background operator
         this.readRedirection(current);
       } else if (ch === ";" || ch === "&" || ch === "|") {
-        this.i += TWO_CHAR_OPERATORS.has(this.src.slice(this.i, this.i + 2)) ? 2 : 1;
-        finish();
+        const op = TWO_CHAR_OPERATORS.has(this.src.slice(this.i, this.i + 2)) ? this.src.slice(this.i, this.i + 2) : ch;
+        this.i += op.length;
+        finish(op === "|" || op === "|&");
       } else if (ch === "(") {
         this.i++;
         depth++;
@@ -292,6 +298,7 @@ class Parser {
     this.i += op.length;
     while (this.src[this.i] === " " || this.src[this.i] === "\t") this.i++;
     const target = this.readWord();
+    if (op !== "<<" && op !== "<<-" && op !== "<<<" && op !== ">&" && op !== "<&") command.redirects.push({ op, target: target.text });
     if (op === "<<<") command.stdin.push(target.text);
     if (op === "<<" || op === "<<-") {
       this.pendingHeredocs.push({ delimiter: target.text, stripTabs: op === "<<-", target: command });
@@ -320,7 +327,7 @@ class Parser {
 }
 
 function newCommand(): ShellCommand {
-  return { assignments: [], argv: [], stdin: [] };
+  return { assignments: [], argv: [], stdin: [], piped: false, redirects: [] };
 }
 
 function endOf(src: string, char: string, from: number): number {

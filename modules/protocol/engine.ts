@@ -125,6 +125,8 @@ export const HookResult = z.object({
   signal: z.optional(z.nullable(z.string())),
   processGroup: z.optional(z.number()),
   additionalContext: z.optional(z.string()),
+  /** A post_tool_use gate's replacement for the result the model reads (redact-secrets). */
+  updatedToolResponse: z.optional(z.unknown()),
   builtin: z.optional(z.boolean()),
 });
 export type HookResult = z.infer<typeof HookResult>;
@@ -143,6 +145,8 @@ export const DispatchResult = z.object({
   failedOpen: z.array(z.object({ hook: z.string(), reason: z.string() })),
   results: z.array(HookResult),
   additionalContext: z.optional(z.string()),
+  /** The result the model should read instead of the tool's own (the last gate's that replaced it). */
+  updatedToolResponse: z.optional(z.unknown()),
   cancelled: z.optional(z.boolean()),
 });
 export type DispatchResult = z.infer<typeof DispatchResult>;

@@ -34,6 +34,8 @@ export const HookEntry = z
     command: z.optional(z.array(z.string().check(z.minLength(1))).check(z.minLength(1))),
     /** A built-in gate, run in-process. */
     builtin: z.optional(z.string()),
+    /** A built-in gate's options, checked by the gate's own schema. */
+    options: z.optional(z.unknown()),
     timeoutMs: z._default(z.int().check(z.minimum(1), z.maximum(3_600_000)), DEFAULT_TIMEOUT_MS),
     failMode: z._default(z.enum(["open", "closed"]), "open"),
     enabled: z._default(z.boolean(), true),
@@ -46,7 +48,21 @@ export const HookEntry = z
       message: "builtin names no built-in gate (see `tama hooks builtins`)",
       path: ["builtin"],
     }),
+    z.superRefine((hook, ctx) => {
+      const problem = optionsProblem(hook.builtin, hook.options);
+      if (problem !== undefined) ctx.issues.push({ code: "custom", message: problem, input: hook.options, path: ["options"] });
+    }),
   );
+
+/** Why a hook's options do not fit its gate, or undefined when they do. */
+function optionsProblem(builtin: string | undefined, options: unknown): string | undefined {
+  if (builtin === undefined) return options === undefined ? undefined : "options are for built-in gates; a command hook reads its own configuration";
+  const gate = builtinGate(builtin);
+  if (gate === undefined) return undefined;
+  if (gate.parseOptions === undefined) return options === undefined ? undefined : `the built-in gate ${builtin} takes no options`;
+  const parsed = gate.parseOptions(options);
+  return parsed.ok ? undefined : `the built-in gate ${builtin}: ${parsed.error}`;
+}
 export type HookEntry = z.infer<typeof HookEntry>;
 
 /**

@@ -1,0 +1,108 @@
+// block-destructive-deletes: refuses deletions no undo brings back — `rm -r` of `/`,
+// the home directory, the session's project root or anything outside the project;
+// `find … -delete` (or `-exec rm`) searching from `/`, home or outside the project;
+// `git clean` that also removes ignored files (`-x`/`-X`: `.env`, local config,
+// caches). Read through every wrapper the git gate reads. `options.allow` names
+// places where such deletes are fine (a scratch directory, a build output).
+import os from "node:os";
+import path from "node:path";
+import * as z from "../protocol/schema.ts";
+import type { HookInput } from "../protocol/hook-input.ts";
+import { globBase, isAllowed, isInside, projectRoot, realPath, wordPath } from "./paths.ts";
+import { walkCall, type RunCommand } from "./shell-walk.ts";
+import { gateWithOptions, type GateVerdict } from "./types.ts";
+
+const Options = z.strictObject({ allow: z._default(z.array(z.string().check(z.minLength(1))), []) });
+type Options = z.infer<typeof Options>;
+
+const INSTEAD = "delete the specific files or directories inside the project instead, or ask the person to run it";
+
+export const blockDestructiveDeletes = gateWithOptions<Options>({
+  id: "block-destructive-deletes",
+  description: "Refuses rm -r of /, ~, the project root or anything outside the project, find -delete over them, and git clean -x.",
+  events: ["pre_tool_use"],
+  tools: "shell",
+  onByDefault: true,
+  options: { help: "allow: paths where recursive deletes are fine", example: { allow: ["/tmp/scratch"] } },
+  schema: Options,
+  evaluate(input: HookInput, _context, options): GateVerdict {
+    const reason = walkCall(input, (run) => destructive(run, input.cwd, options));
+    return reason === undefined ? { decision: "pass" } : { decision: "block", reason };
+  },
+});
+
+function destructive(run: RunCommand, sessionCwd: string, options: Options): string | undefined {
+  const cwd = run.scope.cwd ?? sessionCwd;
+  if (run.program === "rm") return rmProblem(run, cwd, options);
+  if (run.program === "find") return findProblem(run, cwd, options);
+  if (run.program === "git") return gitCleanProblem(run.argv.slice(1), cwd, options);
+  return undefined;
+}
+
+/** What deleting `word` recursively would take, or undefined when it stays inside the project. */
+function placeProblem(word: string, cwd: string, env: ReadonlyMap<string, string>, options: Options): string | undefined {
+  const root = realPath(projectRoot(cwd));
+  const target = realPath(wordPath(globBase(word), cwd, env));
+  if (isAllowed(target, options.allow, cwd)) return undefined;
+  const home = realPath(env.get("HOME") ?? os.homedir());
+  if (target === path.parse(target).root) return "the whole file system";
+  if (target === home || isInside(target, home)) return `your home directory (${home})`;
+  if (target === root) return `the project itself (${root})`;
+  if (!isInside(root, target)) return `${target}, outside the project ${root}`;
+  return undefined;
+}
+
+function rmProblem(run: RunCommand, cwd: string, options: Options): string | undefined {
+  const args = run.argv.slice(1);
+  let recursive = false;
+  const operands: string[] = [];
+  let options_ = true;
+  for (const arg of args) {
+    if (options_ && arg === "--") options_ = false;
+    else if (options_ && arg.startsWith("--")) recursive ||= arg === "--recursive";
+    else if (options_ && arg.startsWith("-") && arg !== "-") recursive ||= /[rR]/.test(arg);
+    else operands.push(arg);
+  }
+  if (!recursive) return undefined;
+  for (const operand of operands) {
+    const problem = placeProblem(operand, cwd, run.env, options);
+    if (problem !== undefined) return `rm -r ${operand} would delete ${problem}; ${INSTEAD}`;
+  }
+  return undefined;
+}
+
+function findProblem(run: RunCommand, cwd: string, options: Options): string | undefined {
+  const args = run.argv.slice(1);
+  const deletes = args.includes("-delete") || args.some((arg, i) => (arg === "-exec" || arg === "-execdir") && /(^|\/)rm$/.test(args[i + 1] ?? ""));
+  if (!deletes) return undefined;
+  // find's start points come before its first expression word.
+  const roots: string[] = [];
+  for (const arg of args) {
+    if (/^-[HLP]$/.test(arg)) continue;
+    if (arg.startsWith("-") || arg === "(" || arg === "!") break;
+    roots.push(arg);
+  }
+  for (const start of roots.length > 0 ? roots : ["."]) {
+    const problem = placeProblem(start, cwd, run.env, options);
+    // Deleting selected files under the project root is ordinary; only the places above it are refused.
+    if (problem !== undefined && !problem.startsWith("the project itself")) return `find ${start} … -delete would delete in ${problem}; ${INSTEAD}`;
+  }
+  return undefined;
+}
+
+function gitCleanProblem(args: string[], cwd: string, options: Options): string | undefined {
+  let dir = cwd;
+  let i = 0;
+  for (; i < args.length && (args[i] as string).startsWith("-"); i++) {
+    if (args[i] === "-C" && args[i + 1] !== undefined) dir = path.resolve(dir, args[++i] as string);
+    else if (args[i] === "-c") i++;
+  }
+  if (args[i] !== "clean") return undefined;
+  const flags = args.slice(i + 1).filter((arg) => arg.startsWith("-") && !arg.startsWith("--"));
+  const long = args.slice(i + 1).filter((arg) => arg.startsWith("--"));
+  const dryRun = flags.some((f) => f.includes("n")) || long.includes("--dry-run");
+  const ignored = flags.some((f) => /[xX]/.test(f));
+  if (dryRun || !ignored) return undefined;
+  if (isAllowed(realPath(dir), options.allow, cwd)) return undefined;
+  return `git clean -x would also delete ignored files (.env, local settings, caches) in ${projectRoot(dir)}; run git clean -n -x to see them, and delete what you mean to delete`;
+}

@@ -1,0 +1,137 @@
+// protect-secret-files: refuses reading or writing files that hold secrets — `.env`
+// files (not their `.example`/`.sample`/`.template` siblings), private keys,
+// credential stores — through read, write and edit tools, shell commands that name
+// them (`cat .env`, `cp id_rsa …`, `source .env`, `< .env`), and code whose string
+// literals name them. `options.patterns` replaces the list of names (globs on the
+// file name, or on the path when the pattern holds a `/`); `options.allow` names
+// files that are fine (a test fixture).
+import path from "node:path";
+import * as z from "../protocol/schema.ts";
+import type { HookInput } from "../protocol/hook-input.ts";
+import { codeOf, callKind } from "../tools/declaration.ts";
+import { readCode } from "../tools/code-reading.ts";
+import { wordPath } from "./paths.ts";
+import { walkCall } from "./shell-walk.ts";
+import { gateWithOptions, type GateVerdict } from "./types.ts";
+
+export const DEFAULT_SECRET_PATTERNS = [
+  ".env",
+  ".env.*",
+  "*.pem",
+  "*.key",
+  "*.p12",
+  "*.pfx",
+  "id_rsa*",
+  "id_dsa*",
+  "id_ecdsa*",
+  "id_ed25519*",
+  ".netrc",
+  ".git-credentials",
+  ".npmrc",
+  ".pypirc",
+  "credentials",
+  "credentials.json",
+  ".aws/credentials",
+  ".docker/config.json",
+  "*.keystore",
+];
+/** Siblings that document a secret file's shape and hold none. */
+const HARMLESS = /\.(example|sample|template|dist|defaults?)$|\.pub$/;
+
+const Options = z.strictObject({
+  patterns: z._default(z.array(z.string().check(z.minLength(1))), DEFAULT_SECRET_PATTERNS),
+  allow: z._default(z.array(z.string().check(z.minLength(1))), []),
+});
+type Options = z.infer<typeof Options>;
+
+/** A glob (`*`, `?`) as a regular expression over a whole name. */
+function globRegex(glob: string): RegExp {
+  const body = glob.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, "[^/]*").replace(/\?/g, "[^/]");
+  return new RegExp(`^${body}$`);
+}
+
+const compiled = new WeakMap<readonly string[], RegExp[]>();
+function patternsOf(options: Options): RegExp[] {
+  let regexes = compiled.get(options.patterns);
+  if (!regexes) {
+    regexes = options.patterns.map(globRegex);
+    compiled.set(options.patterns, regexes);
+  }
+  return regexes;
+}
+
+/** The pattern a path matches, or undefined. */
+export function secretPattern(file: string, options: Options): string | undefined {
+  const name = path.basename(file);
+  if (HARMLESS.test(name)) return undefined;
+  const regexes = patternsOf(options);
+  for (const [i, regex] of regexes.entries()) {
+    const pattern = options.patterns[i] as string;
+    const subject = pattern.includes("/") ? file.split(path.sep).slice(-pattern.split("/").length).join("/") : name;
+    if (regex.test(subject)) return pattern;
+  }
+  return undefined;
+}
+
+/** Programs that only print their words: `echo .env` names no file. */
+const PRINTERS = new Set(["echo", "printf", "true", ":"]);
+
+export const protectSecretFiles = gateWithOptions<Options>({
+  id: "protect-secret-files",
+  description: "Refuses reading or writing .env files, private keys and credential stores, by tool, shell or code.",
+  events: ["pre_tool_use"],
+  tools: "any",
+  onByDefault: true,
+  options: { help: "patterns: file-name globs that hold secrets; allow: files that are fine", example: { patterns: [".env", "*.pem"], allow: ["test/fixtures/.env"] } },
+  schema: Options,
+  evaluate(input: HookInput, _context, options): GateVerdict {
+    const hit = findSecret(input, options);
+    if (hit === undefined) return { decision: "pass" };
+    return {
+      decision: "block",
+      reason: `${hit.file} holds secrets (it matches ${hit.pattern}), so ${hit.how} is refused; ask the person for the value you need, or use its .example file`,
+    };
+  },
+});
+
+function findSecret(input: HookInput, options: Options): { file: string; pattern: string; how: string } | undefined {
+  const cwd = input.cwd;
+  const check = (word: string, how: string): { file: string; pattern: string; how: string } | undefined => {
+    const file = wordPath(word, cwd);
+    if (options.allow.some((allowed) => wordPath(allowed, cwd) === file)) return undefined;
+    const pattern = secretPattern(file, options);
+    return pattern === undefined ? undefined : { file: word, pattern, how };
+  };
+  const fields = (input.tool_input ?? {}) as Record<string, unknown>;
+  for (const key of ["file_path", "path", "notebook_path"]) {
+    const value = fields[key];
+    if (typeof value === "string") {
+      const hit = check(value, `${input.tool_name ?? "this tool"} on it`);
+      if (hit) return hit;
+    }
+  }
+  const toolName = input.tool_name ?? input.omp?.tool_name ?? "";
+  const kind = input.omp?.kind ?? callKind(toolName, input.tool_input);
+  if (kind === "code") {
+    const code = codeOf(toolName, input.tool_input);
+    if (code) {
+      for (const literal of readCode(code.code, code.language).literals) {
+        if (/\s/.test(literal)) continue;
+        const hit = check(literal, "code that names it");
+        if (hit) return hit;
+      }
+    }
+  }
+  let found: { file: string; pattern: string; how: string } | undefined;
+  walkCall(input, (run) => {
+    if (run.program === undefined || PRINTERS.has(run.program)) return undefined;
+    const words = [...run.argv.slice(1).map((w) => w.replace(/^--?[A-Za-z-]+=/, "")), ...run.command.redirects.map((r) => r.target)];
+    for (const word of words) {
+      if (word.startsWith("-") && !word.includes("/")) continue;
+      found = check(word, `${run.program} on it`);
+      if (found) return "found";
+    }
+    return undefined;
+  });
+  return found;
+}
