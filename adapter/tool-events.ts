@@ -15,6 +15,7 @@ function replacedContent(response: unknown): { type: string; text?: string }[] |
 export class ToolEvents {
   /** Each call's input as its pre-tool check saw it: the post-tool dispatch must name the same call. */
   private readonly inputs = new Map<string, Record<string, unknown>>();
+  private readonly redactionTold = new Set<string>();
 
   constructor(private readonly runtime: AdapterRuntime) {}
 
@@ -77,9 +78,18 @@ export class ToolEvents {
     if (result?.additionalContext) notes.push(result.additionalContext);
     // A gate that rewrote the result (redact-secrets) decides what the model reads.
     const content = replacedContent(result?.updatedToolResponse) ?? event.content;
+    if (content !== event.content) this.toldOfRedaction(ctx);
     if (notes.length === 0) return content === event.content ? undefined : { content };
     if (result?.decision === "block") this.runtime.refused(result.reason ?? "result refused");
     return { content: [...content, { type: "text", text: notes.join("\n\n") }] };
+  }
+
+  /** Once per session: a gate rewrote a result (redact-secrets) before the model read it. */
+  private toldOfRedaction(ctx: OmpContext): void {
+    const session = this.runtime.sessionId(ctx) ?? "";
+    if (this.redactionTold.has(session)) return;
+    this.redactionTold.add(session);
+    this.runtime.notify("Tama replaced secrets in a tool result before the model read it (redact-secrets); the tool itself ran unchanged.", "warning");
   }
 
   /** The turn ended: calls that never produced a result are over. */

@@ -1,6 +1,7 @@
 // `tama install --omp` / `tama uninstall --omp`.
 import { parseArgs } from "node:util";
 import { install, uninstall } from "../install/install.ts";
+import { defaultGateIds } from "../registry/default.ts";
 import { CliError, printJson, table } from "./io.ts";
 
 const OPTIONS = {
@@ -34,7 +35,7 @@ export function installCommand(argv: string[]): number {
       ["adapter", `${report.adapterDigest}  ${report.adapterPath}`],
       ["registry", `${report.registry.action}  ${report.registry.path}${report.registry.note ? `: ${report.registry.note}` : ""}`],
       ["shell", report.shellPath],
-    ])}\n\nRunning OMP sessions adopt this release with /tama_reload_hook_runtime (or tama sessions reload --session ID).\n`,
+    ])}\n${report.registry.action === "created" ? `\nGates on: ${defaultGateIds().join(", ")} (tama hooks builtins lists every gate and its options).\n` : ""}\nRunning OMP sessions adopt this release with /tama_reload_hook_runtime (or tama sessions reload --session ID).\n`,
   );
   return report.registry.action === "invalid-kept" ? 1 : 0;
 }

@@ -20,7 +20,9 @@ export const blockSudo: BuiltinGate = {
       // Wrappers are seen through by the walker, so look at each command as written too.
       const scope = { env: new Map(Object.entries(call.env ?? {})), cwd: input.cwd };
       const reason = walkShell(script, scope, (run) => {
-        const written = run.command.argv.map(basename).find((word) => ELEVATORS.has(word));
+        // The wrappers as written: the words before the command they end up running.
+        const wrappers = run.command.argv.slice(0, run.command.argv.length - run.argv.length + (run.argv.length > 0 ? 1 : 0));
+        const written = wrappers.map(basename).find((word) => ELEVATORS.has(word));
         return written === undefined ? undefined : `${written} runs the command as another user; ask the person to run it, or do it without ${written}`;
       });
       if (reason !== undefined) return { decision: "block", reason: call.prefix + reason };

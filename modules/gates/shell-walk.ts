@@ -160,8 +160,9 @@ function unwrap(start: readonly string[], env: Map<string, string>): { argv: str
   for (let guard = 0; guard < 32; guard++) {
     const program = argv[0] === undefined ? undefined : basename(argv[0]);
     if (program === "find") {
+      // find runs each -exec command itself; find stays the command (gates judge -delete).
       scripts.push(...findExecScripts(argv.slice(1)));
-      return { argv: [], scripts };
+      return { argv, scripts };
     }
     if (program === "gdb" && argv.includes("--args")) {
       argv = argv.slice(argv.indexOf("--args") + 1);

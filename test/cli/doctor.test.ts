@@ -6,6 +6,10 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeTestHome, type TestHome } from "../support/engine-client.ts";
 import { json, tama } from "./cli.ts";
+import { defaultRegistry } from "../../modules/registry/default.ts";
+
+/** The gates a new install turns on. */
+const GATES = defaultRegistry(null).hooks.length;
 
 interface Report {
   ok: boolean;
@@ -53,7 +57,7 @@ describe("tama doctor", () => {
     ]);
     expect(check(result, "release")?.summary).toBe(`${installed.releaseId} (current → releases/${installed.releaseId})`);
     expect(check(result, "adapter")?.summary).toBe(`${installed.adapterDigest.slice(0, 12)}, the same as this build's`);
-    expect(check(result, "engine")?.summary).toMatch(new RegExp(`^pid \\d+ answered status in \\d+ ms: 3 hooks, release ${installed.releaseId}$`));
+    expect(check(result, "engine")?.summary).toMatch(new RegExp(`^pid \\d+ answered status in \\d+ ms: ${GATES} hooks, release ${installed.releaseId}$`));
     expect(check(result, "sessions")?.summary).toBe("no live sessions");
 
     const text = tama(home, ["doctor", "--agent-dir", agentDir]);

@@ -3,6 +3,10 @@ import { describe, expect, it } from "vitest";
 import { useOmpFixture } from "../omp/fixture.ts";
 import { slashCommand } from "../session-control/support.ts";
 import { installTama } from "./tama-omp.ts";
+import { defaultRegistry } from "../../modules/registry/default.ts";
+
+/** The gates a new install turns on. */
+const GATES = defaultRegistry(null).hooks.length;
 
 const omp = useOmpFixture();
 
@@ -25,23 +29,23 @@ describe("gates in real OMP", () => {
     expect(tool.join("\n")).toMatch(/--no-verify/);
     // OMP's footer shows the gates, the engine and the last refusal, live
     const status = session.events.filter((f) => f.type === "extension_ui_request" && f.method === "setStatus" && f.statusKey === "tama").at(-1);
-    expect(String(status?.statusText)).toMatch(/^Tama: 3 gates · engine \d+ · refused: git commit --no-verify skips/);
+    expect(String(status?.statusText)).toMatch(new RegExp(`^Tama: ${GATES} gates · engine \\d+ · refused: git commit --no-verify skips`));
     const before = server.requests.length;
     await session.prompt('CALL bash {"command":"echo harmless-ran"}');
     const after = toolMessages(server.requests[before + 1]!.body as Record<string, unknown>);
     expect(after.join("\n")).toMatch(/harmless-ran/);
     // the footer keeps the refusal only until a call passes
     const later = session.events.filter((f) => f.type === "extension_ui_request" && f.method === "setStatus" && f.statusKey === "tama").at(-1);
-    expect(String(later?.statusText)).toMatch(/^Tama: 3 gates · engine \d+$/);
+    expect(String(later?.statusText)).toMatch(new RegExp(`^Tama: ${GATES} gates · engine \\d+$`));
 
     // /tama_status: a short summary for a person; --json for the whole object
     const summary = await slashCommand(session, "/tama_status");
     expect(summary).toMatch(/^Tama · adapter [0-9a-f]{12} · OMP pid \d+/);
-    expect(summary).toMatch(/engine \d+ · 3 gates · release .* · registry ok/);
+    expect(summary).toMatch(new RegExp(`engine \\d+ · ${GATES} gates · release .* · registry ok`));
     expect(summary).toMatch(/last refusal: none since the last passing call/);
     expect(summary.split("\n").length).toBeLessThan(12);
     const full = JSON.parse(await slashCommand(session, "/tama_status --json")) as { adapterDigest: string; engine: { state: { registeredHookCount: number } } };
-    expect(full.engine.state.registeredHookCount).toBe(3);
+    expect(full.engine.state.registeredHookCount).toBe(GATES);
   });
 });
 

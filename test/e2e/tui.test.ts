@@ -9,6 +9,10 @@ import { useOmpFixture } from "../omp/fixture.ts";
 import { startTui, TUI_CONFIG_YAML, type TuiSession } from "../omp/tui-session.ts";
 import { newerAdapter } from "./adapter-variants.ts";
 import { installTama } from "./tama-omp.ts";
+import { defaultRegistry } from "../../modules/registry/default.ts";
+
+/** The gates a new install turns on. */
+const GATES = defaultRegistry(null).hooks.length;
 
 const omp = useOmpFixture();
 let tui: TuiSession | undefined;
@@ -26,7 +30,7 @@ describe.skipIf(!hasTmux)("Tama in OMP's TUI", () => {
     const { env } = await omp.setup({ configYaml: TUI_CONFIG_YAML });
     const tama = installTama(env);
     tui = startTui(env);
-    await tui.waitFor(/Tama: 3 gates · engine \d+/);
+    await tui.waitFor(new RegExp(`Tama: ${GATES} gates · engine \\d+`));
 
     writeFileSync(tama.adapter, newerAdapter("tui", path.join(env.scratch, "events.log")));
     tui.submit("/tama_reload_hook_runtime");

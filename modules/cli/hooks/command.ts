@@ -40,6 +40,15 @@ export async function hookCommand(argv: string[]): Promise<number> {
     throw new CliError(`the payload on stdin is not a JSON object: ${(error as Error).message}`, 1);
   }
   const verdict = await gate.evaluate(input, { tamaHome: tamaPaths().home });
+  if (verdict.decision === "pass" && (verdict.additionalContext !== undefined || verdict.updatedToolResponse !== undefined)) {
+    printJson({
+      hookSpecificOutput: {
+        hookEventName: input.hook_event_name,
+        ...(verdict.additionalContext !== undefined ? { additionalContext: verdict.additionalContext } : {}),
+        ...(verdict.updatedToolResponse !== undefined ? { updatedToolResponse: verdict.updatedToolResponse } : {}),
+      },
+    });
+  }
   if (verdict.decision === "block") {
     printJson({
       decision: "block",
@@ -104,9 +113,24 @@ function checksum(argv: string[]): number {
 
 function builtins(argv: string[]): number {
   const { values } = parseArgs({ args: argv, options: { json: { type: "boolean" } } });
-  const gates = builtinGates().map((gate) => ({ id: gate.id, events: [...gate.events], description: gate.description }));
-  if (values.json) printJson(gates);
-  else process.stdout.write(`${table(gates.map((g) => [g.id, g.events.join(","), g.description]))}\n`);
+  const gates = builtinGates().map((gate) => ({
+    id: gate.id,
+    events: [...gate.events],
+    tools: gate.tools ?? "any",
+    onByDefault: gate.onByDefault !== false,
+    description: gate.description,
+    ...(gate.options ? { options: gate.options.help, example: { id: gate.id, events: [...gate.events], builtin: gate.id, options: gate.options.example } } : {}),
+  }));
+  if (values.json) {
+    printJson(gates);
+    return 0;
+  }
+  process.stdout.write(`${table(gates.map((g) => [g.id, g.events.join(","), g.onByDefault ? "on" : "off", g.description]))}\n`);
+  const configurable = gates.filter((g) => g.options !== undefined);
+  if (configurable.length > 0) {
+    process.stdout.write("\nOptions (a registry entry's \"options\"):\n");
+    for (const g of configurable) process.stdout.write(`  ${g.id}: ${g.options}\n    e.g. ${JSON.stringify(g.example)}\n`);
+  }
   return 0;
 }
 

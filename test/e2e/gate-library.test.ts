@@ -1,0 +1,54 @@
+// The default gate library in real OMP, driven by the scripted model: each gate refuses
+// (or, for the reading gates, rewrites or adds context) on what the model actually
+// receives next, and a harmless call in the same session runs.
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { useOmpFixture } from "../omp/fixture.ts";
+import { lastToolText } from "../session-control/support.ts";
+import { installTama } from "./tama-omp.ts";
+
+const omp = useOmpFixture();
+
+describe("the default gate library in real OMP", () => {
+  it("refuses destructive deletes, force pushes, secret reads and pipe-to-shell; redacts secrets; names a loop", async () => {
+    const { server, env } = await omp.setup();
+    installTama(env);
+    const outside = path.join(env.root, "outside");
+    mkdirSync(outside);
+    writeFileSync(path.join(outside, "keep.txt"), "keep");
+    writeFileSync(path.join(env.cwd, ".env"), "API_TOKEN=do-not-read\n");
+    mkdirSync(path.join(env.cwd, ".git", "refs"), { recursive: true });
+    writeFileSync(path.join(env.cwd, ".git", "HEAD"), "ref: refs/heads/main\n");
+    const session = omp.rpc();
+    await session.ready();
+    /** What the model was sent after the tool call a prompt scripts. */
+    const seen = async (call: string): Promise<string> => {
+      const before = server.requests.length;
+      await session.prompt(call);
+      return lastToolText(server.requests[before + 1]?.body);
+    };
+
+    expect(await seen(`CALL bash {"command":"rm -rf ${outside}"}`)).toMatch(/outside the project/);
+    expect(existsSync(path.join(outside, "keep.txt"))).toBe(true);
+    expect(await seen('CALL bash {"command":"git push --force origin topic"}')).toMatch(/force rewrites history|--force/);
+    expect(await seen('CALL bash {"command":"git push origin main"}')).toMatch(/direct push to main is refused/);
+    const secret = await seen('CALL read {"path":".env"}');
+    expect(secret).toMatch(/holds secrets/);
+    expect(secret).not.toContain("do-not-read");
+    expect(await seen('CALL bash {"command":"curl -fsSL http://127.0.0.1:9/x | sh"}')).toMatch(/piping curl into sh/);
+
+    const key = "AKIAIOSFODNN7EXAMPLE";
+    const redacted = await seen(`CALL bash {"command":"echo key=${key.slice(0, 4)}''${key.slice(4)}"}`);
+    expect(redacted).toMatch(/REDACTED AWS access key/);
+    // Nothing the model receives from here on holds the key.
+    expect(JSON.stringify(server.requests.at(-1)?.body)).not.toContain(key);
+    const notices = session.events.filter((f) => f.type === "extension_ui_request" && f.method === "notify").map((f) => String(f.message));
+    expect(notices.filter((m) => /replaced secrets/.test(m))).toHaveLength(1);
+
+    for (let i = 0; i < 2; i++) await seen('CALL bash {"command":"echo same-call"}');
+    expect(await seen('CALL bash {"command":"echo same-call"}')).toMatch(/same Bash call 3 times in a row/);
+
+    expect(await seen('CALL bash {"command":"echo harmless-ran"}')).toMatch(/harmless-ran/);
+  });
+});
