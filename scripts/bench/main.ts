@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { adoptionRows } from "./adoption.ts";
+import { gateRows } from "./gates.ts";
 import { modelRequestRows } from "./model.ts";
 import { ompNoopProbe, ompRows } from "./omp.ts";
 import { BenchEngine, fmtMs, median, printTable, scratch, spawnOnce, writeExecutable, type Row } from "./support.ts";
@@ -175,14 +176,15 @@ async function concurrentLoad(home: string): Promise<Row[]> {
   ];
 }
 
-// TAMA_BENCH_ONLY=engine,stop,load,model,adoption,omp runs a subset.
-const only = new Set((process.env.TAMA_BENCH_ONLY ?? "engine,stop,load,model,adoption,omp").split(","));
+// TAMA_BENCH_ONLY=engine,stop,load,model,adoption,gates,omp runs a subset.
+const only = new Set((process.env.TAMA_BENCH_ONLY ?? "engine,stop,load,model,adoption,gates,omp").split(","));
 const rows: Row[] = [];
 if (only.has("engine")) rows.push(...(await dispatchVsSpawn(scratch("tama-bench-"))));
 if (only.has("stop")) rows.push(...(await stopSideBySide(scratch("tama-bench-stop-"))));
 if (only.has("load")) rows.push(...(await concurrentLoad(scratch("tama-bench-load-"))));
 if (only.has("model")) rows.push(...(await modelRequestRows(scratch("tama-bench-model-"), tamaBin)));
 if (only.has("adoption")) rows.push(...adoptionRows(root, tamaBin));
+if (only.has("gates")) rows.push(...(await gateRows(scratch("tama-bench-gates-"))));
 if (only.has("omp")) rows.push(...(await ompRows(tamaBin)));
 if (only.has("omp-noop")) process.stdout.write(`turn p50 side by side: ${await ompNoopProbe(tamaBin)}\n`);
 printTable(
