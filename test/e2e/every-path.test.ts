@@ -115,6 +115,10 @@ describe("code execution reaches the gates in real OMP", () => {
       ].join("\n"),
     );
     addHooks(tama, [writes.entry, { id: "deny-env", events: ["pre_tool_use"], tools: "write", failMode: "closed", command: ["python3", denyEnv] }]);
+    // This test is about what a command write hook sees: the built-in secret-file gate would answer first.
+    const withoutSecretGate = tama.readRegistry();
+    withoutSecretGate.hooks = withoutSecretGate.hooks.filter((h) => h.id !== "protect-secret-files");
+    tama.writeRegistry(withoutSecretGate);
     const session = omp.rpc();
     await session.ready();
 
