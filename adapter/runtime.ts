@@ -51,7 +51,8 @@ export class AdapterRuntime {
   ) {
     // The identity is the URL the shell imported this module under, never the file on disk.
     this.digest = digestFromUrl(moduleUrl);
-    this.logger = fileLogger(path.join(this.home, "logs"), "adapter");
+    // A log that cannot be written is one warning in the session, never OMP's crash.
+    this.logger = fileLogger(path.join(this.home, "logs"), "adapter", (message) => this.warnOnce(message));
     const mode = process.env.TAMA_FAIL_MODE;
     if (mode === undefined || mode === "" || mode === "closed") this.failMode = "closed";
     else if (mode === "open") this.failMode = "open";
@@ -146,6 +147,15 @@ export class AdapterRuntime {
 
   warnStartup(): void {
     if (this.failModeWarning) this.notify(this.failModeWarning, "warning");
+    for (const message of this.pendingWarnings.splice(0)) this.notify(message, "warning");
+  }
+
+  private readonly pendingWarnings: string[] = [];
+
+  /** A warning shown now when a session is there to see it, else when it starts. */
+  private warnOnce(message: string): void {
+    if (this.context) this.notify(message, "warning");
+    else this.pendingWarnings.push(message);
   }
 
   refused(reason: string): void {

@@ -58,7 +58,11 @@ try {
 
   say("4. A new adapter is installed while the session runs, and adopted in place:");
   const adapter = path.join(tamaHome, "shared-hooks", "omp", "adapter.js");
-  writeFileSync(adapter, `${readFileSync(adapter, "utf8")}\n// demo: a newer adapter build\n`);
+  // As `tama install` of a newer build would: the adapter and the digest its release records.
+  const newer = `${readFileSync(adapter, "utf8")}\n// demo: a newer adapter build\n`;
+  const record = path.join(tamaHome, "hooks-runtime", "current", "release.json");
+  writeFileSync(record, JSON.stringify({ ...JSON.parse(readFileSync(record, "utf8")), adapterDigest: createHash("sha256").update(newer).digest("hex") }));
+  writeFileSync(adapter, newer);
   say(`   installed adapter now ${createHash("sha256").update(readFileSync(adapter)).digest("hex")}`);
   say("   /tama_reload_hook_runtime →");
   say(indent(await notified(session, "/tama_reload_hook_runtime")));

@@ -45,7 +45,7 @@ class Shell {
     this.forwardEvent("tool_call");
     this.registerReload();
     try {
-      const { digest, module } = await this.importInstalled();
+      const { digest, module } = await this.importInstalled("start");
       this.loaded = this.register(module, digest);
     } catch (error) {
       this.loadError = (error as Error).message;
@@ -54,8 +54,9 @@ class Shell {
   }
 
   /** Import the installed adapter from the copy named by its digest. */
-  private async importInstalled(): Promise<{ digest: string; module: AdapterModule }> {
-    const { digest, copy } = addressedCopy(this.adapterFile);
+  private async importInstalled(origin: string): Promise<{ digest: string; module: AdapterModule }> {
+    // Only the adapter the installed release records is imported (modules/omp/adoption-check.ts).
+    const { digest, copy } = addressedCopy(this.adapterFile, origin);
     const module = (await import(copy)) as Partial<AdapterModule> & { default?: Partial<AdapterModule> };
     const register = module.register ?? module.default?.register;
     if (typeof register !== "function") throw new Error(`${this.adapterFile} exports no register function`);
@@ -151,13 +152,13 @@ class Shell {
     return this.adopting;
   }
 
-  private async adoptOnce(ctx: OmpContext | undefined, _origin: string): Promise<AdoptionReceipt> {
+  private async adoptOnce(ctx: OmpContext | undefined, origin: string): Promise<AdoptionReceipt> {
     const old = this.loaded;
     const previousDigest = old?.digest ?? null;
     const refuse = (reason: string): AdoptionReceipt => ({ ok: false, digest: previousDigest, previousDigest, error: reason, message: refusedMessage(reason) });
     let next: { digest: string; module: AdapterModule };
     try {
-      next = await this.importInstalled();
+      next = await this.importInstalled(origin);
     } catch (error) {
       return refuse((error as Error).message);
     }

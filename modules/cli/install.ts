@@ -1,7 +1,8 @@
 // `tama install --omp` / `tama uninstall --omp`.
 import { parseArgs } from "node:util";
-import { install, uninstall } from "../install/install.ts";
+import { install, tamaHomeProblem, uninstall } from "../install/install.ts";
 import { defaultGateIds } from "../registry/default.ts";
+import { tamaPaths } from "../system/paths.ts";
 import { CliError, printJson, table } from "./io.ts";
 
 const OPTIONS = {
@@ -19,6 +20,9 @@ function target(values: { "agent-dir"?: string; profile?: string }) {
 export function installCommand(argv: string[]): number {
   const { values } = parseArgs({ args: argv, options: OPTIONS });
   if (!values.omp) throw new CliError("name the harness to install into: tama install --omp [--agent-dir DIR | --profile NAME]", 2);
+  const home = tamaPaths().home;
+  const untrusted = tamaHomeProblem(home);
+  if (untrusted !== undefined) throw new CliError(`refusing to install into TAMA_HOME ${home}: ${untrusted}`);
   let report;
   try {
     report = install(target(values));

@@ -3,6 +3,7 @@ import { contractsCommand } from "./contracts.ts";
 import { CliError } from "./io.ts";
 import { hookCommand, hooksCommand } from "./hooks/command.ts";
 import { doctorCommand } from "./doctor/command.ts";
+import { insideSessionRefusal, INSIDE_SESSION_EXIT_CODE } from "./guard.ts";
 import { installCommand, uninstallCommand } from "./install.ts";
 import { runHookCommand } from "./run-hook.ts";
 import { sessionsCommand } from "./sessions.ts";
@@ -34,6 +35,11 @@ export async function main(argv: string[]): Promise<number> {
   if (!command) {
     process.stderr.write(`tama: unknown command ${JSON.stringify(name)}\n${usage()}\n`);
     return 2;
+  }
+  const refused = insideSessionRefusal(argv);
+  if (refused !== undefined) {
+    process.stderr.write(`${refused}\n`);
+    return INSIDE_SESSION_EXIT_CODE;
   }
   try {
     return await command.run(rest);

@@ -24,10 +24,14 @@ const CLAUDE_EVENTS: Record<string, string> = {
 };
 
 function makeEngine(paths: TamaPaths, component: string): Engine {
+  const stderr = (line: string): void => {
+    process.stderr.write(`${line}\n`);
+  };
   return new Engine({
     paths,
-    stderr: (line) => process.stderr.write(`${line}\n`),
-    logger: fileLogger(paths.logs, component),
+    stderr,
+    // The engine keeps answering without its log; its caller hears why once.
+    logger: fileLogger(paths.logs, component, (message) => stderr(`tama: ${message}`)),
     env: process.env,
     selection: HookSelection.fromEnv(process.env),
   });

@@ -5,7 +5,8 @@
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { PROTOCOL_VERSION, type Answer, type EngineState, type Request, type RequestId, type StatusResult } from "../protocol/engine.ts";
-import { RegistryStore } from "../registry/registry.ts";
+import { RegistryStore, type Generation } from "../registry/registry.ts";
+import { hookFilesOf } from "../gates/self-protection.ts";
 import { SessionGrants } from "../session-control/grants.ts";
 import { sessionsDirProblem } from "../session-control/records.ts";
 import type { Logger } from "../system/log.ts";
@@ -40,6 +41,8 @@ export class Engine {
   private readonly records: RunningRecordWriter;
   private readonly lifecycle: Lifecycle;
   private readonly dispatcher: Dispatcher;
+  private readonly runner: HookRunner;
+  private hookFilesFor: { generation: Generation; files: readonly string[] } | undefined;
   private closed = false;
   private readonly homeTag: string;
 
@@ -51,14 +54,19 @@ export class Engine {
     this.lifecycle = new Lifecycle(this.inFlight, this.abandonments, options.stderr);
     // The operator's consent per session: which hooks get the session control capability.
     const grants = new SessionGrants(options.paths, options.logger);
-    const runner = new HookRunner({
+    const runner = (this.runner = new HookRunner({
       env: options.env,
-      gateContext: { tamaHome: options.paths.home },
+      gateContext: {
+        tamaHome: options.paths.home,
+        registry: options.paths.registry,
+        env: options.env,
+        hookFiles: () => this.hookFiles(),
+      },
       grants,
       records: this.records,
       lifecycle: this.lifecycle,
       hookRunPrefix: hookRunPrefix(this.homeTag),
-    });
+    }));
     this.dispatcher = new Dispatcher({
       store: this.store,
       selection: options.selection,
@@ -86,6 +94,14 @@ export class Engine {
     await this.store.refresh();
   }
 
+  /** The files the loaded generation's hooks run (the self-protection gate keeps them), once per generation. */
+  private hookFiles(): readonly string[] {
+    const generation = this.store.current;
+    if (generation === undefined) return [];
+    if (this.hookFilesFor?.generation !== generation) this.hookFilesFor = { generation, files: hookFilesOf(generation.file.hooks) };
+    return this.hookFilesFor.files;
+  }
+
   state(): EngineState {
     const generation = this.store.current;
     return {
@@ -101,6 +117,7 @@ export class Engine {
       coreReplacedByRelease: this.store.coreReplacedByRelease,
       registryPath: this.store.path,
       protocolVersion: PROTOCOL_VERSION,
+      selfProtectionRefusals: this.runner.selfProtectionRefusals,
     };
   }
 

@@ -4,6 +4,7 @@
 import type { HookTarget } from "../claude/hook-input.ts";
 import { builtinGate } from "../gates/index.ts";
 import type { BuiltinGate, GateContext, OptionsParse } from "../gates/types.ts";
+import { SELF_PROTECTION_ID } from "../gates/self-protection.ts";
 import type { HookResult } from "../protocol/engine.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
 import type { HookEntry } from "../registry/registry.ts";
@@ -28,6 +29,9 @@ export interface HookRunnerOptions {
 
 export class HookRunner {
   private hookRuns = 0;
+  /** Tool calls the self-protection gate refused in this process (the engine's state counts them). */
+  selfProtectionRefusals = 0;
+
   /** Each registry entry's options, parsed once per generation (entries are new objects per generation). */
   private readonly parsedOptions = new WeakMap<HookEntry, OptionsParse>();
 
@@ -83,6 +87,7 @@ export class HookRunner {
       const options = this.gateOptions(hook, gate);
       if (!options.ok) return { verdict: "failed", why: `has options its gate refuses: ${options.error}` };
       const verdict = await gate.evaluate(input, this.options.gateContext, options.options);
+      if (id === SELF_PROTECTION_ID && verdict.decision === "block") this.selfProtectionRefusals += 1;
       if (verdict.decision === "block") return { verdict: "block", reason: verdict.reason };
       return {
         verdict: "pass",

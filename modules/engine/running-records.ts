@@ -146,7 +146,11 @@ export function reapGoneEngines(dir: string, homeTag: string): { hook: string; p
       const pids = reapRecordedGroup(hook.processGroup, hook.startTicks);
       if (pids.length > 0) ended.push({ hook: hook.hook, processGroup: hook.processGroup, pids });
     }
-    rmSync(recordPath(dir, record.corePid), { force: true });
+    try {
+      rmSync(recordPath(dir, record.corePid), { force: true });
+    } catch {
+      // a read-only sessions dir: the record stays, and its groups are ended again next time
+    }
   }
   const unrecorded = orphanedHookProcesses(homeTag);
   for (const orphan of unrecorded) {

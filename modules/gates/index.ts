@@ -7,12 +7,14 @@ import { blockOpenTodos } from "./block-open-todos.ts";
 import { blockPipeToShell } from "./block-pipe-to-shell.ts";
 import { blockSudo } from "./block-sudo.ts";
 import { blockTextOutsideToolCalls } from "./block-text-outside-tool-calls.ts";
+import { selfProtection } from "./self-protection.ts";
 import { protectBranches } from "./protect-branches.ts";
 import { protectSecretFiles } from "./protect-secret-files.ts";
 import { redactSecrets } from "./redact-secrets.ts";
 import { repeatedCallLoop } from "./repeated-call-loop.ts";
 
 const GATES: readonly BuiltinGate[] = [
+  selfProtection,
   blockGitHookBypass,
   blockOpenTodos,
   blockTextOutsideToolCalls,

@@ -19,6 +19,12 @@ export type GateVerdict =
 export interface GateContext {
   /** Where Tama keeps its state ($TAMA_HOME). */
   tamaHome: string;
+  /** The hook registry the engine reads (TAMA_REGISTRY may put it outside TAMA_HOME). */
+  registry?: string;
+  /** The environment the harness runs in (OMP's agent dir, HOME). */
+  env?: NodeJS.ProcessEnv;
+  /** The files the registered hooks run (their programs and scripts), from the loaded registry. */
+  hookFiles?: () => readonly string[];
 }
 
 export type OptionsParse = { ok: true; options: unknown } | { ok: false; error: string };

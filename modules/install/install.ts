@@ -6,21 +6,31 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { defaultRegistry } from "../registry/default.ts";
-import { tamaPaths, type TamaPaths } from "../system/paths.ts";
+import { ompAgentDir, tamaPaths, type TamaPaths } from "../system/paths.ts";
 import { writeFileAtomic } from "../system/atomic-write.ts";
 import { catalogChecksum, catalogOf, parseRegistry } from "../registry/registry.ts";
+import { trustProblem } from "../system/strict-modes.ts";
+import { RELEASE_RECORD_FILE, type ReleaseRecord } from "./release-record.ts";
+
+/** The nearest directory of `dir` (itself or an ancestor) that exists. */
+function nearestExisting(dir: string): string {
+  for (let at = path.resolve(dir); ; at = path.dirname(at)) {
+    if (existsSync(at) || path.dirname(at) === at) return at;
+  }
+}
+
+/**
+ * Why `home` cannot hold Tama's policy, or undefined: it (or, when it does not exist
+ * yet, the directory it will be made in) and its parents must be writable by nobody
+ * but this user or root.
+ */
+export function tamaHomeProblem(home: string): string | undefined {
+  return trustProblem(nearestExisting(home));
+}
 
 export const SHELL_FILE = "omp-shared-hooks.js";
 
-/** OMP's agent dir, as OMP resolves it: PI_CODING_AGENT_DIR, else the profile's, else ~/.omp/agent. */
-export function ompAgentDir(options: { agentDir?: string; profile?: string } = {}, env: NodeJS.ProcessEnv = process.env): string {
-  if (options.agentDir) return path.resolve(options.agentDir);
-  if (env.PI_CODING_AGENT_DIR) return path.resolve(env.PI_CODING_AGENT_DIR);
-  const home = env.HOME || os.homedir();
-  const root = path.join(home, env.PI_CONFIG_DIR || ".omp");
-  const profile = options.profile ?? env.OMP_PROFILE ?? env.PI_PROFILE;
-  return profile ? path.join(root, "profiles", profile, "agent") : path.join(root, "agent");
-}
+export { ompAgentDir };
 
 /** The built artifacts this CLI was bundled with (dist/). */
 export function distDir(): string {
@@ -28,6 +38,7 @@ export function distDir(): string {
 }
 
 function writeAtomic(file: string, data: string | Buffer, mode = 0o644): void {
+  // Explicit modes: Tama trusts as policy only what its owner alone can write (StrictModes).
   writeFileAtomic(file, data, { mode, createDir: 0o755 });
 }
 
@@ -52,15 +63,21 @@ export function install(options: { agentDir?: string; profile?: string; dist?: s
   const version = manifest.version;
   const adapterDigest = createHash("sha256").update(adapter).digest("hex");
   const releaseId = `${version}-${createHash("sha256").update(cli).update(adapter).digest("hex").slice(0, 12)}`;
+  const untrusted = tamaHomeProblem(paths.home);
+  if (untrusted !== undefined) throw new Error(`TAMA_HOME ${paths.home} cannot hold Tama's policy: ${untrusted}`);
 
   // The release: the engine and CLI, and a launcher naming the Node that installed it.
   const releaseDir = path.join(paths.releasesDir, releaseId);
   writeAtomic(path.join(releaseDir, "bin", "tama.js"), cli, 0o755);
   writeAtomic(
     path.join(releaseDir, "bin", "tama"),
-    `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} "$(dirname "$0")/tama.js" "$@"\n`,
+    // Resolved, so a link to the launcher (on PATH, say) finds tama.js beside the launcher itself.
+    `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} "$(dirname "$(readlink -f "$0")")/tama.js" "$@"\n`,
     0o755,
   );
+  // What the shell checks an adapter against before it adopts one.
+  const record: ReleaseRecord = { schema: 1, releaseId, adapterDigest, vendor: manifest.vendor ?? null };
+  writeAtomic(path.join(releaseDir, RELEASE_RECORD_FILE), `${JSON.stringify(record, null, 2)}\n`);
   // `current` is switched atomically: a new link renamed over the old one.
   const link = `${paths.current}.${process.pid}.tmp`;
   rmSync(link, { force: true });

@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { writeFileAtomic } from "../system/atomic-write.ts";
+import { checkInstalledAdapter, type AdoptionOrigin } from "./adoption-check.ts";
 
 /** `tama install` writes its TAMA_HOME in place of this text in the built shell. */
 const TAMA_HOME_AT_INSTALL = "__TAMA_HOME_AT_INSTALL__";
@@ -27,11 +28,20 @@ export function installedAdapterPath(home: string): string {
   return path.join(home, "shared-hooks", "omp", "adapter.js");
 }
 
-/** Hash the installed adapter and make sure its digest-named copy holds those bytes. */
-export function addressedCopy(adapterFile: string): { digest: string; copy: string } {
+/**
+ * Hash the installed adapter, refuse it unless it is the one the installed release
+ * records (adoption-check.ts), and make sure its digest-named copy holds those bytes:
+ * a copy that does not hash to its name is written again.
+ */
+export function addressedCopy(adapterFile: string, origin: AdoptionOrigin = "start"): { digest: string; copy: string } {
   const bytes = readFileSync(adapterFile);
-  const digest = createHash("sha256").update(bytes).digest("hex");
+  const home = path.resolve(path.dirname(adapterFile), "..", "..");
+  const checked = checkInstalledAdapter(home, adapterFile, bytes, origin);
+  if (!checked.ok) throw new Error(checked.reason);
+  const digest = checked.digest;
   const copy = path.join(path.dirname(adapterFile), "loaded", `${digest}.js`);
-  if (!existsSync(copy)) writeFileAtomic(copy, bytes, { createDir: 0o755 });
+  if (!existsSync(copy) || sha256(readFileSync(copy)) !== digest) writeFileAtomic(copy, bytes, { createDir: 0o755 });
   return { digest, copy };
 }
+
+const sha256 = (bytes: Buffer): string => createHash("sha256").update(bytes).digest("hex");

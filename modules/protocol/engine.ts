@@ -279,6 +279,8 @@ export const EngineState = z.object({
   coreReplacedByRelease: z.boolean(),
   registryPath: z.string(),
   protocolVersion: z.number(),
+  /** Tool calls the self-protection gate refused in this engine process. */
+  selfProtectionRefusals: z.optional(z.number()),
   runningHooks: z.optional(RunningHooks),
   dispatchStages: z.optional(DispatchStages),
 });

@@ -2,7 +2,8 @@
 // dispatch re-reads the file; a failed read, parse, shape or checksum check keeps
 // the previous generation loaded and is reported, never papered over.
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync } from "node:fs";
+import { trustProblem } from "../system/strict-modes.ts";
 import { lineColumn, locateJsonError } from "./json-error.ts";
 import { EventKind } from "../protocol/engine.ts";
 import * as z from "../protocol/schema.ts";
@@ -211,12 +212,19 @@ export class RegistryStore {
 
   private async read(): Promise<RefreshOutcome> {
     let text: string;
+    let fd: number | undefined;
     try {
       // A registry is a few KB: one synchronous read costs tens of µs, where an
       // async read takes four thread-pool round trips.
-      text = readFileSync(this.path, "utf8");
+      fd = openSync(this.path, "r");
+      // A registry someone else can write is not this user's policy: a rejected replacement.
+      const untrusted = trustProblem(this.path, { fd });
+      if (untrusted !== undefined) return this.fail(`hook registry ${this.path} is not trusted: ${untrusted}`);
+      text = readFileSync(fd, "utf8");
     } catch (error) {
       return this.fail(`reading hook registry ${this.path}: ${(error as Error).message}`);
+    } finally {
+      if (fd !== undefined) closeSync(fd);
     }
     if (this.current && text === this.lastText) {
       this.lastReloadError = null;

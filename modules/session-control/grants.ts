@@ -4,6 +4,7 @@
 // three match the policy it loaded, and the adapter carries a grant forward when it
 // loads another release, never a grant written for some other generation.
 import { readFileSync } from "node:fs";
+import { trustProblem } from "../system/strict-modes.ts";
 import type { Logger } from "../system/log.ts";
 import type { TamaPaths } from "../system/paths.ts";
 import * as z from "../protocol/schema.ts";
@@ -40,6 +41,9 @@ export function readGrant(sessionsDir: string, session: string): GrantRead {
     const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
     return { ok: false, missing, error: `reading grant ${file}: ${(error as Error).message}` };
   }
+  // Consent someone else could have written is no consent.
+  const untrusted = trustProblem(file);
+  if (untrusted !== undefined) return { ok: false, missing: false, error: `grant ${file} is not trusted: ${untrusted}` };
   const parsed = Grant.safeParse(raw);
   if (!parsed.success) return { ok: false, missing: false, error: `grant ${file}: ${describeSchemaError(parsed.error, "the grant")}` };
   if (parsed.data.session !== session) return { ok: false, missing: false, error: `grant ${file} names session ${parsed.data.session}, not ${session}` };

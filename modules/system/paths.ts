@@ -63,3 +63,16 @@ export function tamaPaths(env: NodeJS.ProcessEnv = process.env): TamaPaths {
 export function isSafeFileComponent(value: string): boolean {
   return /^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$/.test(value) && value !== "." && value !== "..";
 }
+
+/**
+ * OMP's agent dir, as OMP resolves it: `agentDir`, else PI_CODING_AGENT_DIR, else the
+ * profile's (`profile`, OMP_PROFILE, PI_PROFILE), else ~/.omp/agent.
+ */
+export function ompAgentDir(options: { agentDir?: string; profile?: string } = {}, env: NodeJS.ProcessEnv = process.env): string {
+  if (options.agentDir) return path.resolve(options.agentDir);
+  if (env.PI_CODING_AGENT_DIR) return path.resolve(env.PI_CODING_AGENT_DIR);
+  const home = env.HOME || os.homedir();
+  const root = path.join(home, env.PI_CONFIG_DIR || ".omp");
+  const profile = options.profile ?? env.OMP_PROFILE ?? env.PI_PROFILE;
+  return profile ? path.join(root, "profiles", profile, "agent") : path.join(root, "agent");
+}

@@ -47,6 +47,7 @@ export function endGroup(pgid: number, graceMs = GROUP_GRACE_MS): void {
 
 interface ProcStat {
   pid: number;
+  ppid: number;
   pgrp: number;
   session: number;
   startTicks: number;
@@ -59,6 +60,7 @@ function readStat(pid: number | string): ProcStat | undefined {
     const rest = text.slice(text.lastIndexOf(")") + 2).split(" ");
     return {
       pid: Number(pid),
+      ppid: Number(rest[1]),
       pgrp: Number(rest[2]),
       session: Number(rest[3]),
       startTicks: Number(rest[19]),
@@ -66,6 +68,23 @@ function readStat(pid: number | string): ProcStat | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The processes `pid` descends from, nearest first (its parent, that one's parent, …),
+ * each with its start time so a reused pid is not taken for another process.
+ */
+export function ancestry(pid: number = process.pid): { pid: number; startTicks: number }[] {
+  const chain: { pid: number; startTicks: number }[] = [];
+  const seen = new Set<number>();
+  for (let stat = readStat(pid); stat !== undefined && stat.ppid > 0 && !seen.has(stat.ppid); ) {
+    seen.add(stat.ppid);
+    const parent = readStat(stat.ppid);
+    if (parent === undefined) break;
+    chain.push({ pid: parent.pid, startTicks: parent.startTicks });
+    stat = parent;
+  }
+  return chain;
 }
 
 /** The kernel's start time of a process, in clock ticks since boot; undefined when gone. */

@@ -1,7 +1,9 @@
 // Adoption in place, in Bun: the built shell with a stand-in for OMP's `pi` adopts a
 // new adapter build N times. Prints JSON: the adoption times and the RSS growth.
 //   bun scripts/bench/adoption-in-bun.ts <shell.js> <adapter.js> <count>
+import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
 
 const [shellArg, adapterArg, countArg] = process.argv.slice(2);
 if (!shellArg || !adapterArg) throw new Error("usage: adoption.ts <shell.js> <adapter.js> <count>");
@@ -27,6 +29,13 @@ const shell = (await import(shellArg)) as { default: (pi: unknown) => Promise<vo
 await shell.default(pi);
 for (const h of handlers.get("session_start") ?? []) await h({ type: "session_start" }, ctx);
 const good = readFileSync(adapterPath, "utf8");
+// The shell adopts only the adapter the installed release records: each build is installed with its digest.
+const releaseRecord = path.join(path.dirname(adapterPath), "..", "..", "hooks-runtime", "current", "release.json");
+function installAdapter(source: string): void {
+  const record = JSON.parse(readFileSync(releaseRecord, "utf8")) as Record<string, unknown>;
+  writeFileSync(releaseRecord, JSON.stringify({ ...record, adapterDigest: createHash("sha256").update(source).digest("hex") }));
+  writeFileSync(adapterPath, source);
+}
 const gc = (): void => (globalThis as { Bun?: { gc(full: boolean): void } }).Bun?.gc(true);
 const rss = (): number => process.memoryUsage().rss / 2 ** 20;
 // two warm-up adoptions, then measure
@@ -37,7 +46,7 @@ for (let i = -2; i < COUNT; i++) {
     gc();
     rssStart = rss();
   }
-  writeFileSync(adapterPath, `${good}\n// build ${i}\n`);
+  installAdapter(`${good}\n// build ${i}\n`);
   notices.length = 0;
   const t = performance.now();
   await commands.get("tama_reload_hook_runtime")?.handler("", ctx);
@@ -47,5 +56,5 @@ for (let i = -2; i < COUNT; i++) {
 gc();
 const rssEnd = rss();
 for (const h of handlers.get("session_shutdown") ?? []) await h({ type: "session_shutdown" }, ctx);
-writeFileSync(adapterPath, good);
+installAdapter(good);
 process.stdout.write(`${JSON.stringify({ times, rssStartMb: rssStart, rssEndMb: rssEnd })}\n`);

@@ -3,7 +3,9 @@
 // again and again, some adoptions succeeding and some refused. Every event must be
 // answered exactly once, by the old or the new adapter. Prints a JSON summary.
 //   bun scripts/stress/reload-under-load.ts <shell.js> <adapter.js path> <events> <adoptions>
+import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
 
 type Handler = (event: unknown, ctx: unknown) => unknown;
 const [shellArg, adapterArg, eventsArg, adoptionsArg] = process.argv.slice(2);
@@ -40,6 +42,14 @@ await shell.default(pi);
 await emit("session_start", { type: "session_start" });
 
 const good = readFileSync(adapterPath, "utf8");
+// The shell adopts only the adapter the installed release records: each new build is
+// installed as `tama install` would, its digest in the release record beside it.
+const releaseRecord = path.join(path.dirname(adapterPath), "..", "..", "hooks-runtime", "current", "release.json");
+function installAdapter(source: string): void {
+  const record = JSON.parse(readFileSync(releaseRecord, "utf8")) as Record<string, unknown>;
+  writeFileSync(releaseRecord, `${JSON.stringify({ ...record, adapterDigest: createHash("sha256").update(source).digest("hex") }, null, 2)}\n`);
+  writeFileSync(adapterPath, source);
+}
 const answers = new Map<number, unknown[]>();
 let adoptions = 0;
 let refused = 0;
@@ -49,7 +59,7 @@ async function reloads(): Promise<void> {
   for (let i = 0; i < ADOPTIONS; i++) {
     // every third adoption installs a broken adapter; the others a new build of the good one
     const broken = i % 3 === 2;
-    writeFileSync(adapterPath, broken ? `throw new Error("broken build ${i}");\n` : `${good}\n// build ${i}\n`);
+    installAdapter(broken ? `throw new Error("broken build ${i}");\n` : `${good}\n// build ${i}\n`);
     notices.length = 0;
     await commands.get("tama_reload_hook_runtime")?.handler("", ctx);
     adoptions += 1;
@@ -58,7 +68,7 @@ async function reloads(): Promise<void> {
     else if (said.startsWith("Tama could not reload its OMP adapter")) refused += 1;
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
-  writeFileSync(adapterPath, good);
+  installAdapter(good);
 }
 
 async function events(): Promise<void> {

@@ -47,10 +47,14 @@ describe("tama doctor", () => {
     expect(result.checks.map((c) => [c.id, c.status])).toEqual([
       ["release", "ok"],
       ["adapter", "ok"],
+      ["adapter-release", "ok"],
       ["adapter-chunk", "ok"],
       ["shell", "ok"],
       ["engine", "ok"],
       ["registry", "ok"],
+      ["self-protection", "ok"],
+      ["trust", "ok"],
+      ["logs", "ok"],
       ["commands", "ok"],
       ["sessions-dir", "ok"],
       ["sessions", "ok"],
@@ -186,14 +190,15 @@ describe("tama doctor", () => {
     });
   });
 
-  it("an adapter or shell that is not the one installed is a warning with the fix", () => {
+  it("a shell that is not the one installed is a warning; an adapter its release did not install is an error the shell refuses", () => {
     const installed = install();
     appendFileSync(path.join(home.home, "shared-hooks", "omp", "adapter.js"), "\n// changed\n");
     appendFileSync(installed.shellPath, "\n// changed\n");
     const result = report();
     expect(check(result, "adapter")).toMatchObject({ status: "warning", summary: expect.stringContaining(`is not the one release ${installed.releaseId} was installed with`) });
     expect(check(result, "shell")).toMatchObject({ status: "warning", fix: expect.stringContaining("restart OMP") });
-    expect(result.errors).toBe(0);
+    expect(check(result, "adapter-release")).toMatchObject({ status: "error", summary: expect.stringContaining("the shell refuses to adopt it") });
+    expect(result.errors).toBe(1);
     expect(readFileSync(installed.shellPath, "utf8")).toContain(home.home);
   });
 

@@ -35,7 +35,7 @@ describe("/tama_reload_hook_runtime in a running session", () => {
     const enginePid = (JSON.parse(await command(session, "/tama_status --json")) as { engine: { processId: number } }).engine.processId;
     const eventLog = path.join(env.scratch, "events.log");
     const newer = newerAdapter("v2", eventLog);
-    writeFileSync(tama.adapter, newer);
+    tama.installAdapter(newer);
     const answer = await command(session, "/tama_reload_hook_runtime");
     const lines = answer.split("\n");
     expect(lines[0]).toBe(`Loaded the installed OMP adapter ${sha(newer)} in place of ${oldDigest}`);
@@ -58,7 +58,7 @@ describe("/tama_reload_hook_runtime in a running session", () => {
     const tama = installTama(env);
     const session = omp.rpc();
     await session.ready();
-    writeFileSync(tama.adapter, throwingAdapter());
+    tama.installAdapter(throwingAdapter());
     const answer = await command(session, "/tama_reload_hook_runtime");
     expect(answer.split("\n")[0]).toMatch(/^Tama could not reload its OMP adapter: .*this adapter is broken on purpose/);
     const before = server.requests.length;

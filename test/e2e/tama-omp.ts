@@ -1,6 +1,7 @@
 // Tama installed into an isolated OMP: `tama install --omp` with the test env's
 // TAMA_HOME and agent dir, so OMP discovers the shell like a user's would.
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { TAMA_BIN } from "../support/engine-client.ts";
@@ -12,6 +13,11 @@ export interface TamaInstall {
   adapter: string;
   /** Run the tama CLI against this install. */
   cli(args: string[], input?: string): { code: number | null; stdout: string; stderr: string };
+  /**
+   * Install another adapter as `tama install` of a build carrying it would: the file
+   * and the digest the installed release records for it.
+   */
+  installAdapter(source: string | Buffer): void;
   /** Replace the registry (atomically). */
   writeRegistry(registry: unknown): void;
   readRegistry(): { hooks: Record<string, unknown>[] } & Record<string, unknown>;
@@ -37,6 +43,13 @@ export function installTama(env: OmpEnv, extraEnv: Record<string, string> = {}):
     registry: report.registry.path,
     adapter: report.adapterPath,
     cli,
+    installAdapter(source) {
+      const record = path.join(home, "hooks-runtime", "current", "release.json");
+      const bytes = Buffer.from(source);
+      const current = JSON.parse(readFileSync(record, "utf8")) as Record<string, unknown>;
+      writeFileSync(record, `${JSON.stringify({ ...current, adapterDigest: createHash("sha256").update(bytes).digest("hex") }, null, 2)}\n`);
+      writeFileSync(report.adapterPath, bytes);
+    },
     writeRegistry(registry) {
       const temp = `${report.registry.path}.tmp`;
       writeFileSync(temp, typeof registry === "string" ? registry : JSON.stringify(registry, null, 2));

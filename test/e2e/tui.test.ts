@@ -32,7 +32,7 @@ describe.skipIf(!hasTmux)("Tama in OMP's TUI", () => {
     tui = startTui(env);
     await tui.waitFor(new RegExp(`Tama: ${GATES} gates · engine \\d+`));
 
-    writeFileSync(tama.adapter, newerAdapter("tui", path.join(env.scratch, "events.log")));
+    tama.installAdapter(newerAdapter("tui", path.join(env.scratch, "events.log")));
     tui.submit("/tama_reload_hook_runtime");
     // no further turn: the answer is on screen right after the command
     const reloaded = await tui.waitFor(/Loaded the installed OMP adapter [0-9a-f]{64} in place of [0-9a-f]{64}/);

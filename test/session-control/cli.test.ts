@@ -8,7 +8,7 @@ import { SESSIONS_EXIT } from "../../modules/cli/sessions.ts";
 import type { ControlStatus, ReloadReceipt } from "../../modules/protocol/session-control.ts";
 import { ControlFailure, ControlServer, type ControlHandlers } from "../../modules/session-control/server.ts";
 import { recordPath, writePrivateJson, type SessionRecord } from "../../modules/session-control/records.ts";
-import { goneProcessPid, runTama, sampleRecord, sha } from "./support.ts";
+import { goneProcessPid, runTama, sampleRecord, sha, standInOmp } from "./support.ts";
 
 const KEY = "a".repeat(64);
 const OLD = "c".repeat(64);
@@ -38,7 +38,7 @@ afterEach(() => {
 const status = (session: string): ControlStatus => ({
   protocolVersion: 1,
   session,
-  ompPid: process.pid,
+  ompPid: standInOmp().pid,
   adapterDigest: OLD,
   adapterReloadSupported: true,
   startedAtMs: 1_700_000_000_000,
@@ -69,7 +69,7 @@ const status = (session: string): ControlStatus => ({
 const receipt = (session: string, overrides: Partial<ReloadReceipt> = {}): ReloadReceipt => ({
   ok: true,
   changed: true,
-  ompPid: process.pid,
+  ompPid: standInOmp().pid,
   session,
   adapterDigest: sha(INSTALLED),
   previousDigest: OLD,
@@ -101,7 +101,7 @@ describe("tama sessions list", () => {
     const listed = JSON.parse(run.stdout) as Record<string, unknown>;
     expect(listed).toMatchObject({
       installedAdapterDigest: sha(INSTALLED),
-      sessions: [{ session: "live-1", ompPid: process.pid, adapterDigest: OLD, installedAdapterDiffers: true, adapterReloadSupported: true, serving: true }],
+      sessions: [{ session: "live-1", ompPid: standInOmp().pid, adapterDigest: OLD, installedAdapterDiffers: true, adapterReloadSupported: true, serving: true }],
       stale: [{ session: "gone-1", ompPid: staleRecord.ompPid, removed: true }],
       unreadable: [],
     });
@@ -111,7 +111,7 @@ describe("tama sessions list", () => {
 
     const human = await tama("list");
     expect(human.stdout).toMatch(/^SESSION\s+OMP PID\s+ENGINE PID\s+ADAPTER\s+INSTALLED\s+RELOAD\s+STARTED\s+CWD\n/);
-    expect(human.stdout).toMatch(new RegExp(`live-1\\s+${process.pid}\\s+-\\s+${OLD.slice(0, 12)}\\s+differs \\(${sha(INSTALLED).slice(0, 12)}\\)\\s+yes`));
+    expect(human.stdout).toMatch(new RegExp(`live-1\\s+${standInOmp().pid}\\s+-\\s+${OLD.slice(0, 12)}\\s+differs \\(${sha(INSTALLED).slice(0, 12)}\\)\\s+yes`));
   });
 
   it("names an unreadable record and exits 1; refuses a directory others can write (8)", async () => {
@@ -138,7 +138,7 @@ describe("tama sessions reload", () => {
     current = true;
     const again = await tama("reload", "--session", "0123");
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stdout).toBe(`already loaded\nsession 0123-abcd, OMP pid ${process.pid}: adapter ${sha(INSTALLED)}\n`);
+    expect(again.stdout).toBe(`already loaded\nsession 0123-abcd, OMP pid ${standInOmp().pid}: adapter ${sha(INSTALLED)}\n`);
   });
 
   it("exits 1 with the failure when the adoption failed, the receipt still printed", async () => {

@@ -61,7 +61,7 @@ describe("tama sessions reload in a real OMP session", () => {
     expect(listed).toMatchObject({ ompPid: session.pid, adapterDigest: oldDigest, adapterReloadSupported: true, installedAdapterDiffers: false });
 
     const newer = newerAdapter("v2", path.join(env.scratch, "events.log"));
-    writeFileSync(tama.adapter, newer);
+    tama.installAdapter(newer);
     expect((await listSessions(cliEnv)).sessions[0]?.installedAdapterDiffers).toBe(true);
 
     const run = await runTama(cliEnv, ["sessions", "reload", "--session", listed.session, "--json"]);
@@ -106,7 +106,7 @@ describe("tama sessions reload in a real OMP session", () => {
     const registrations = path.join(env.scratch, "registrations.log");
     appendFileSync(registrations, "");
     const newer = slowNewerAdapter("v3", registrations, 2_000);
-    writeFileSync(tama.adapter, newer);
+    tama.installAdapter(newer);
 
     const runs = await Promise.all(
       Array.from({ length: 10 }, () => runTama(cliEnv, ["sessions", "reload", "--session", listed.session, "--json"])),
@@ -123,7 +123,7 @@ describe("tama sessions reload in a real OMP session", () => {
     const { env, tama, session, cliEnv, oldDigest, listed } = await startSession();
     const registrations = path.join(env.scratch, "registrations.log");
     const newer = slowNewerAdapter("v4", registrations, 1_500);
-    writeFileSync(tama.adapter, newer);
+    tama.installAdapter(newer);
     const [answer, ...runs] = await Promise.all([
       slashCommand(session, "/tama_reload_hook_runtime"),
       runTama(cliEnv, ["sessions", "reload", "--session", listed.session, "--json"]),
@@ -145,7 +145,7 @@ describe("tama sessions reload in a real OMP session", () => {
   ]) {
     it(`refuses an adapter that ${broken.name}: the receipt says why, the old digest stays published and working`, async () => {
       const { server, tama, session, cliEnv, oldDigest, listed } = await startSession();
-      writeFileSync(tama.adapter, broken.source);
+      tama.installAdapter(broken.source);
       const run = await runTama(cliEnv, ["sessions", "reload", "--session", listed.session, "--json"]);
       expect(run.code).toBe(1);
       const receipt = JSON.parse(run.stdout) as ReloadReceipt;

@@ -88,14 +88,32 @@ export function lastToolText(body: unknown): string {
   return typeof last?.content === "string" ? last.content : JSON.stringify(last?.content ?? "");
 }
 
-/** A record as the adapter writes it, for a session of this (live) process. */
+let standIn: { pid: number } | undefined;
+
+/**
+ * A live process that plays OMP in records: not this test process, because the CLI
+ * refuses policy and consent verbs to processes that descend from a session's OMP,
+ * and every CLI run of a test descends from the test process.
+ */
+export function standInOmp(): { pid: number } {
+  if (standIn) return standIn;
+  const child = spawn("sleep", ["3600"], { stdio: "ignore" });
+  child.unref();
+  process.once("exit", () => child.kill("SIGKILL"));
+  if (child.pid === undefined) throw new Error("could not start a stand-in OMP process");
+  standIn = { pid: child.pid };
+  return standIn;
+}
+
+/** A record as the adapter writes it, for a session of a live stand-in OMP process. */
 export function sampleRecord(sessionsDir: string, session: string, overrides: Partial<SessionRecord> = {}): SessionRecord {
-  const ticks = processStartTicks(process.pid);
+  const ompPid = standInOmp().pid;
+  const ticks = processStartTicks(ompPid);
   return {
     schema: 1,
     protocolVersion: 1,
     session,
-    ompPid: process.pid,
+    ompPid,
     ...(ticks !== undefined ? { ompStartTicks: ticks } : {}),
     enginePid: null,
     startedAtMs: Date.now(),

@@ -6,6 +6,7 @@ import type { Check } from "./check.ts";
 import { checkEngine } from "./engine.ts";
 import { checkAdapter, checkAdapterChunk, checkRelease, checkShell, installedAdapterDigest } from "./install.ts";
 import { checkCommands, checkRegistry } from "./registry.ts";
+import { checkAdapterRecord, checkLogs, checkSelfProtection, checkTrust } from "./protection.ts";
 import { checkLiveSessions, checkSessionsDir } from "./sessions.ts";
 
 export interface DoctorOptions {
@@ -27,10 +28,14 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
   return [
     release.check,
     checkAdapter(paths, release.releaseId, dist),
+    checkAdapterRecord(paths),
     checkAdapterChunk(paths),
     checkShell(paths, agentDir, dist),
     engine,
     registry.check,
+    checkSelfProtection(registry.registry),
+    ...checkTrust(paths),
+    checkLogs(paths),
     ...(registry.registry ? checkCommands(registry.registry, env) : []),
     checkSessionsDir(paths.sessions),
     ...checkLiveSessions(paths.sessions, installedAdapterDigest(paths)),

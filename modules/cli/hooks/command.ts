@@ -39,7 +39,8 @@ export async function hookCommand(argv: string[]): Promise<number> {
   } catch (error) {
     throw new CliError(`the payload on stdin is not a JSON object: ${(error as Error).message}`, 1);
   }
-  const verdict = await gate.evaluate(input, { tamaHome: tamaPaths().home });
+  const paths = tamaPaths();
+  const verdict = await gate.evaluate(input, { tamaHome: paths.home, registry: paths.registry, env: process.env });
   if (verdict.decision === "pass" && (verdict.additionalContext !== undefined || verdict.updatedToolResponse !== undefined)) {
     printJson({
       hookSpecificOutput: {

@@ -1,0 +1,413 @@
+// self-protection: the agent may not change the policy that governs it. Refuses tool
+// calls (shell, file writes, code execution) that write, move, delete or re-mode
+// Tama's own state — TAMA_HOME, the hook registry, the scripts registered hooks run,
+// the hook sources Tama reads, the shell in OMP's extensions dir and OMP's settings —
+// and calls of `tama` with a verb that changes policy or consent. Reading stays
+// allowed. What a static reading cannot see (obfuscation, code that detaches) is
+// held by the CLI's own refusal and by the adapter digest check; the README says
+// what remains.
+import { realpathSync, statSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { ompAgentDir } from "../system/paths.ts";
+import { callKind, codeOf, type CodeLanguage } from "../tools/declaration.ts";
+import { readCode } from "../tools/code-reading.ts";
+import type { HookInput } from "../protocol/hook-input.ts";
+import { basename, walkCall, walkShell, type RunCommand, type Scope } from "./shell-walk.ts";
+import { writeTargets, type WriteTarget } from "./shell-writers.ts";
+import type { BuiltinGate, GateContext, GateVerdict } from "./types.ts";
+
+export const SELF_PROTECTION_ID = "self-protection";
+
+const PASS: GateVerdict = { decision: "pass" };
+const ASK_PERSON = "If the change is wanted, ask the person to make it from their own terminal.";
+
+// ---------------------------------------------------------------------------
+// The verbs of `tama` that change policy or consent (the CLI refuses them too).
+
+const POLICY_VERBS: Readonly<Record<string, readonly string[] | true>> = {
+  hooks: ["add", "remove", "enable", "disable", "import"],
+  sessions: ["grant", "revoke", "reload"],
+  install: true,
+  uninstall: true,
+};
+
+/** `hooks disable`, `install`, … when `args` (after `tama`) changes policy or consent; else undefined. */
+export function policyVerb(args: readonly string[]): string | undefined {
+  const words = args.filter((arg) => !arg.startsWith("-"));
+  const [command, sub] = words;
+  if (command === undefined) return undefined;
+  const verbs = POLICY_VERBS[command];
+  if (verbs === true) return command;
+  if (verbs !== undefined && sub !== undefined && verbs.includes(sub)) return `${command} ${sub}`;
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------
+// What is protected.
+
+export interface ProtectedPath {
+  /** Absolute, symbolic links resolved as far as the path exists. */
+  path: string;
+  /** What it is, for the refusal. */
+  what: string;
+  /** Everything below it is protected too. */
+  tree: boolean;
+}
+
+/** A path with the symbolic links of its longest existing prefix resolved. */
+export function canonicalPath(file: string): string {
+  const resolved = path.resolve(file);
+  let existing = resolved;
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      return path.join(realpathSync(existing), ...rest);
+    } catch {
+      const parent = path.dirname(existing);
+      if (parent === existing) return resolved;
+      rest.unshift(path.basename(existing));
+      existing = parent;
+    }
+  }
+}
+
+/** The files registered command hooks run: absolute program and script paths, and `sh -c /path/…`. */
+export function hookFilesOf(hooks: readonly { command?: readonly string[] | undefined }[]): string[] {
+  const files = new Set<string>();
+  for (const hook of hooks) {
+    const argv = hook.command ?? [];
+    for (let i = 0; i < argv.length; i++) {
+      const arg = argv[i] as string;
+      if (arg === "-c" && argv[i + 1] !== undefined) {
+        const first = (argv[i + 1] as string).trim().split(/\s+/)[0] ?? "";
+        if (path.isAbsolute(first)) files.add(first);
+      }
+      if (!path.isAbsolute(arg)) continue;
+      try {
+        if (statSync(arg).isFile()) files.add(arg);
+      } catch {
+        // a missing file is not protected: there is nothing to change
+      }
+    }
+  }
+  return [...files];
+}
+
+/** Everything the gate keeps out of an agent's reach, for a call made in `cwd`. */
+export function protectedPaths(context: GateContext, cwd: string): ProtectedPath[] {
+  const env = context.env ?? process.env;
+  const home = env.HOME || os.homedir();
+  const agentDir = ompAgentDir({}, env);
+  const list: { raw: string; what: string; tree: boolean }[] = [];
+  const add = (raw: string, what: string, tree: boolean): void => {
+    list.push({ raw, what, tree });
+  };
+  add(context.tamaHome, "Tama's home (its release, registry, adapter, session and grant records)", true);
+  if (context.registry !== undefined) add(context.registry, "Tama's hook registry", false);
+  add(path.join(agentDir, "extensions"), "OMP's extensions directory, where Tama's shell is installed", true);
+  for (const name of ["config.yml", "config.yaml", "settings.json"]) add(path.join(agentDir, name), "OMP's settings (which extensions it loads)", false);
+  add(path.join(cwd, ".omp", "extensions"), "the project's OMP extensions", true);
+  for (const name of ["config.yml", "config.yaml"]) add(path.join(cwd, ".omp", name), "the project's OMP settings", false);
+  add(path.join(cwd, ".tama"), "the project's Tama hooks", true);
+  add(path.join(home, ".claude", "settings.json"), "Claude Code settings Tama reads hooks from", false);
+  for (const name of ["settings.json", "settings.local.json"]) add(path.join(cwd, ".claude", name), "Claude Code settings Tama reads hooks from", false);
+  for (const file of context.hookFiles?.() ?? []) add(file, "a script a registered hook runs", false);
+  return list.map(({ raw, what, tree }) => ({ path: canonicalPath(raw), what, tree }));
+}
+
+// ---------------------------------------------------------------------------
+// Words to paths.
+
+/** A word with `~`, $HOME, $TAMA_HOME and $PWD expanded; undefined when other expansions remain. */
+function expandWord(word: string, cwd: string, context: GateContext, commandEnv?: ReadonlyMap<string, string>): string | undefined {
+  const env = context.env ?? process.env;
+  const home = env.HOME || os.homedir();
+  const vars: Record<string, string> = { HOME: home, TAMA_HOME: context.tamaHome, PWD: cwd, ...Object.fromEntries(commandEnv ?? []) };
+  let text = word.replace(/^~(?=\/|$)/, home);
+  text = text.replace(/\$\{(\w+)\}|\$(\w+)/g, (whole, braced: string | undefined, plain: string | undefined) => vars[(braced ?? plain) as string] ?? whole);
+  if (/[$`]/.test(text)) return undefined;
+  return text;
+}
+
+const GLOB = /[*?[]/;
+
+interface Hit {
+  target: string;
+  protectedPath: ProtectedPath;
+}
+
+/** The protected path `target` (absolute) changes, if any. */
+function hitOf(target: string, reachesBelow: boolean, protectedList: readonly ProtectedPath[]): ProtectedPath | undefined {
+  const glob = GLOB.exec(target);
+  // A glob changes whatever it matches: anything that starts with the text before it.
+  const prefix = glob ? target.slice(0, glob.index) : undefined;
+  const canonical = canonicalPath(prefix === undefined ? target : path.dirname(prefix + "x"));
+  const full = prefix === undefined ? canonical : path.join(canonical, path.basename(prefix + "x").slice(0, -1));
+  // The most specific first: the registry itself before the home it lies in.
+  const exact = protectedList.find((p) => prefix === undefined && full === p.path);
+  if (exact) return exact;
+  for (const p of protectedList) {
+    if (prefix !== undefined) {
+      if (p.path.startsWith(full) || (p.tree && full.startsWith(`${p.path}/`))) return p;
+      continue;
+    }
+    if (p.tree && full.startsWith(`${p.path}/`)) return p;
+    // Removing, moving or re-moding a directory changes what lies below it.
+    if (reachesBelow && (p.path.startsWith(`${full}/`) || full === "/")) return p;
+  }
+  return undefined;
+}
+
+function refusalFor(effect: string, hit: Hit): string {
+  const shown = hit.target === hit.protectedPath.path ? hit.target : `${hit.target} (${hit.protectedPath.path})`;
+  return `Tama refused this call: it ${effect} ${shown}, which is ${hit.protectedPath.what}. An agent may not change the policy that governs it; reading it is fine. ${ASK_PERSON}`;
+}
+
+function tamaRefusal(verb: string): string {
+  return `Tama refused this call: \`tama ${verb}\` changes Tama's policy or consent, which an agent may not do from inside its session. Ask the person to run it from their own terminal.`;
+}
+
+// ---------------------------------------------------------------------------
+// The shell.
+
+const INTERPRETER_CODE_OPTIONS: Readonly<Record<string, readonly string[]>> = {
+  python: ["-c"],
+  python3: ["-c"],
+  node: ["-e", "--eval", "-p", "--print"],
+  nodejs: ["-e", "--eval", "-p", "--print"],
+  bun: ["-e", "--eval", "-p", "--print"],
+  deno: ["eval"],
+  perl: ["-e", "-E"],
+  ruby: ["-e"],
+  php: ["-r"],
+};
+const SCRIPT_RUNNERS = new Set(["node", "nodejs", "bun", "deno", "sh", "bash", "zsh", "dash"]);
+const PACKAGE_RUNNERS = new Set(["npx", "bunx", "pnpx"]);
+
+function isTamaProgram(word: string, context: GateContext, cwd: string): boolean {
+  const name = basename(word);
+  if (name === "tama" || name === "tama.js") return true;
+  const expanded = expandWord(word, cwd, context);
+  if (expanded === undefined || !expanded.includes("/")) return false;
+  const runtime = canonicalPath(path.join(context.tamaHome, "hooks-runtime"));
+  return canonicalPath(path.resolve(cwd, expanded)).startsWith(`${runtime}/`);
+}
+
+/** The arguments `tama` gets when `argv` runs it (by name, release path, `node …/tama.js`, npx); else undefined. */
+function tamaArgs(argv: readonly string[], context: GateContext, cwd: string): string[] | undefined {
+  const first = argv[0];
+  if (first === undefined) return undefined;
+  if (isTamaProgram(first, context, cwd)) return argv.slice(1);
+  const program = basename(first);
+  if (SCRIPT_RUNNERS.has(program)) {
+    const at = argv.findIndex((arg, i) => i > 0 && !arg.startsWith("-"));
+    if (at > 0 && isTamaProgram(argv[at] as string, context, cwd)) return argv.slice(at + 1);
+    return undefined;
+  }
+  let rest = argv.slice(1);
+  if (program === "npm" || program === "pnpm" || program === "yarn") {
+    const verb = rest.findIndex((arg) => !arg.startsWith("-"));
+    if (verb === -1 || !["exec", "x", "dlx"].includes(rest[verb] as string)) return undefined;
+    rest = rest.slice(verb + 1);
+  } else if (!PACKAGE_RUNNERS.has(program)) {
+    return undefined;
+  }
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i] as string;
+    if (arg === "--") continue;
+    if (arg === "-p" || arg === "--package") {
+      i++;
+      continue;
+    }
+    if (arg.startsWith("-")) continue;
+    return /(^|\/)tama(@[^/]*)?$/.test(arg) ? rest.slice(i + 1) : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Why a shell script (with the scope it runs under) changes Tama's policy: each
+ * command it runs, through every wrapper, nested shell and inline code the shell
+ * walker reads, is checked for `tama` policy verbs and for writers aimed at what is
+ * protected. Later commands run where `cd` left them.
+ */
+function visitor(cwd: string, context: GateContext, protectedList: readonly ProtectedPath[], depth: number): (run: RunCommand) => string | undefined {
+  let dir = cwd;
+  return (run) => {
+    const here = run.scope.cwd !== undefined && run.scope.cwd !== cwd ? run.scope.cwd : dir;
+    const args = tamaArgs(run.argv, context, here);
+    const verb = args === undefined ? undefined : policyVerb(args);
+    if (verb !== undefined) return tamaRefusal(verb);
+    if (run.program !== undefined) {
+      for (const { code, language } of inlineCode(run.program, run.argv)) {
+        const reason = checkCode(code, language, here, context, protectedList, depth + 1);
+        if (reason !== undefined) return reason;
+      }
+    }
+    // `find DIR -exec rm {} +` changes what lies under DIR, though the walker reads the command it runs.
+    const raw = run.command.argv;
+    const finds = raw[0] !== undefined && basename(raw[0]) === "find" && run.program !== "find" ? writeTargets({ ...run.command, redirects: [] }, raw) : [];
+    const reason = checkTargets([...writeTargets(run.command, run.argv), ...finds], here, context, protectedList, run.env);
+    if (reason !== undefined) return reason;
+    if (run.program === "cd" && run.argv[1] !== undefined) {
+      const to = expandWord(run.argv[1], here, context, run.env);
+      if (to !== undefined) dir = path.resolve(here, to);
+    }
+    return undefined;
+  };
+}
+
+function checkScript(script: string, cwd: string, context: GateContext, protectedList: readonly ProtectedPath[], depth: number): string | undefined {
+  const scope: Scope = { env: new Map(), cwd };
+  return walkShell(script, scope, visitor(cwd, context, protectedList, depth), depth);
+}
+
+const INLINE_CODE: Readonly<Record<string, { options: readonly string[]; language: CodeLanguage }>> = {
+  python: { options: ["-c"], language: "python" },
+  python3: { options: ["-c"], language: "python" },
+  node: { options: ["-e", "--eval", "-p", "--print"], language: "javascript" },
+  nodejs: { options: ["-e", "--eval", "-p", "--print"], language: "javascript" },
+  bun: { options: ["-e", "--eval", "-p", "--print"], language: "javascript" },
+  deno: { options: ["eval"], language: "javascript" },
+  perl: { options: ["-e", "-E"], language: "unknown" },
+  ruby: { options: ["-e"], language: "unknown" },
+  php: { options: ["-r"], language: "unknown" },
+};
+
+/** The code an interpreter is given on its command line (`python3 -c …`, `node -e …`). */
+function inlineCode(program: string, argv: readonly string[]): { code: string; language: CodeLanguage }[] {
+  const spec = INLINE_CODE[program] ?? INLINE_CODE[program.replace(/[\d.]+$/, "")];
+  if (!spec) return [];
+  const code: { code: string; language: CodeLanguage }[] = [];
+  for (let i = 1; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (spec.options.includes(arg) && argv[i + 1] !== undefined) code.push({ code: argv[++i] as string, language: spec.language });
+    else if (arg.startsWith("--eval=")) code.push({ code: arg.slice("--eval=".length), language: spec.language });
+    else if (/^-[A-Za-z]+$/.test(arg) && spec.options.some((o) => o.length === 2 && arg.endsWith(o[1] as string)) && argv[i + 1] !== undefined) {
+      code.push({ code: argv[++i] as string, language: spec.language });
+    }
+  }
+  return code;
+}
+
+function checkTargets(
+  targets: readonly WriteTarget[],
+  cwd: string,
+  context: GateContext,
+  protectedList: readonly ProtectedPath[],
+  commandEnv?: ReadonlyMap<string, string>,
+): string | undefined {
+  for (const target of targets) {
+    const expanded = expandWord(target.word, cwd, context, commandEnv);
+    if (expanded === undefined) {
+      // A target built by an expansion Tama does not perform: refused when it names Tama's state.
+      if (mentionsProtected(target.word, context, protectedList)) {
+        return `Tama refused this call: it ${target.effect} ${target.word}, a path built at run time that names Tama's own state. An agent may not change the policy that governs it. ${ASK_PERSON}`;
+      }
+      continue;
+    }
+    const absolute = path.resolve(cwd, expanded);
+    const hit = hitOf(absolute, target.reachesBelow, protectedList);
+    if (hit) return refusalFor(target.effect, { target: absolute, protectedPath: hit });
+  }
+  return undefined;
+}
+
+function mentionsProtected(text: string, context: GateContext, protectedList: readonly ProtectedPath[]): boolean {
+  if (text.includes("TAMA_HOME")) return true;
+  const home = (context.env ?? process.env).HOME || os.homedir();
+  return protectedList.some((p) => {
+    if (text.includes(p.path)) return true;
+    return p.path.startsWith(`${home}/`) && text.includes(`~/${p.path.slice(home.length + 1)}`);
+  }) || [context.tamaHome, path.resolve(context.tamaHome)].some((h) => text.includes(h));
+}
+
+// ---------------------------------------------------------------------------
+// Code: OMP's eval (JavaScript, Python) and interpreters' inline code. No gate can
+// read a program; this reads what it names: a string that is a shell command is
+// checked as one, `tama` with a policy verb is refused, and code that names Tama's
+// state and calls a file-changing or process-starting API is refused.
+
+const WRITE_API = new RegExp(
+  [
+    String.raw`\b(writeFile|writeFileSync|appendFile|appendFileSync|createWriteStream|rename|renameSync|unlink|unlinkSync|rmSync|rmdir|rmdirSync|chmod|chmodSync|chown|chownSync|lchown|symlink|symlinkSync|linkSync|copyFile|copyFileSync|cpSync|truncate|truncateSync|ftruncate|mkdirSync|writeSync|write_text|write_bytes|removedirs|makedirs|rmtree|copyfile|copytree|copy2|popen|spawn|spawnSync|execSync|execFile|execFileSync|Popen|check_call|check_output|getoutput|writeTextFile)\s*\(`,
+    String.raw`\b(fs|fsp|promises|os|shutil|Deno)\s*\.\s*(rm|cp|remove|replace|link|system|exec\w*|spawn\w*|move|copy)\s*\(`,
+    String.raw`\.\s*(touch|unlink|rename|replace|chmod|write_text|write_bytes|symlink_to|hardlink_to)\s*\(`,
+    String.raw`\bBun\s*\.\s*(write|spawn|spawnSync|\$)`,
+    String.raw`\bopen\s*\([^)]*,\s*['"][^'"]*[wax+]`,
+    String.raw`\b(shutil|subprocess|child_process)\b`,
+  ].join("|"),
+);
+const TAMA_CALL = /\btama(?:\.js)?\b[\s,[\]'"`]+(hooks[\s,'"`]+(?:add|remove|enable|disable|import)|sessions[\s,'"`]+(?:grant|revoke|reload)|install|uninstall)\b/;
+const STRING_LITERAL = /'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)"|`((?:[^`\\]|\\.)*)`/g;
+
+function checkCode(code: string, language: CodeLanguage, cwd: string, context: GateContext, protectedList: readonly ProtectedPath[], depth: number): string | undefined {
+  const call = TAMA_CALL.exec(code);
+  if (call) return tamaRefusal(call[1]?.replace(/['"`,\s]+/g, " ").trim() ?? "");
+  const reading = readCode(code, language);
+  // The files the code writes by name, and the command lines it hands to processes.
+  const written = checkTargets(reading.writes.map((w) => ({ word: w.path, effect: "writes", reachesBelow: false })), cwd, context, protectedList);
+  if (written !== undefined) return written;
+  const lines = [...reading.commands, ...(reading.startsProcesses ? reading.literals : [])];
+  for (const match of code.matchAll(STRING_LITERAL)) {
+    const literal = match[1] ?? match[2] ?? match[3] ?? "";
+    if (/\s/.test(literal)) lines.push(literal);
+  }
+  for (const line of lines) {
+    const reason = checkScript(line, cwd, context, protectedList, depth + 1);
+    if (reason !== undefined) return reason;
+  }
+  if (mentionsProtected(code, context, protectedList) && WRITE_API.test(code)) {
+    return `Tama refused this code: it names Tama's own state (${protectedList[0]?.path ?? context.tamaHome} and the files it protects) and calls an API that changes files or starts processes. An agent may not change the policy that governs it; reading it with the read tool or cat is fine. ${ASK_PERSON}`;
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------
+// The gate.
+
+/** The file a write call changes: OMP's resolved target, else Claude's file_path. */
+function writeTargetOf(input: HookInput): string | undefined {
+  if (typeof input.omp?.target === "string" && !input.omp.target.startsWith("xd://")) return input.omp.target;
+  const filePath = input.tool_input?.file_path;
+  return typeof filePath === "string" ? filePath : undefined;
+}
+
+/** Why `input`'s tool call would change Tama's policy, or undefined. */
+export function findSelfProtectionBreach(input: HookInput, context: GateContext): string | undefined {
+  const toolName = input.tool_name ?? input.omp?.tool_name;
+  if (toolName === undefined) return undefined;
+  const cwd = input.cwd;
+  const kind = input.omp?.kind ?? callKind(toolName, input.tool_input);
+  const list = protectedPaths(context, cwd);
+  if (kind === "write") {
+    const target = writeTargetOf(input);
+    if (target === undefined) return undefined;
+    const absolute = path.resolve(cwd, target);
+    const hit = hitOf(absolute, false, list);
+    return hit ? refusalFor("writes", { target: absolute, protectedPath: hit }) : undefined;
+  }
+  if (kind !== "shell" && kind !== "code") return undefined;
+  // The command lines the call runs (a shell call's, or those readable in code), walked.
+  const walked = walkCall(input, visitor(cwd, context, list, 0));
+  if (walked !== undefined) return walked;
+  if (kind === "code") {
+    const code = codeOf(toolName, input.tool_input) ?? (input.omp ? codeOf(input.omp.tool_name, input.omp.tool_input) : undefined);
+    if (code !== undefined) return checkCode(code.code, code.language, cwd, context, list, 0);
+  }
+  return undefined;
+}
+
+export const selfProtection: BuiltinGate = {
+  id: SELF_PROTECTION_ID,
+  description: "Refuses tool calls that change Tama's own policy: writes, moves, deletes or mode changes of TAMA_HOME, the registry, hook scripts, hook sources, OMP's extensions and settings, and `tama` policy or consent verbs.",
+  events: ["pre_tool_use"],
+  // Every tool: shell, write and code execution all can change a file.
+  tools: "any",
+  evaluate(input: HookInput, context: GateContext): GateVerdict {
+    const reason = findSelfProtectionBreach(input, context);
+    return reason === undefined ? PASS : { decision: "block", reason };
+  },
+};
+

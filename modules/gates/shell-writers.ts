@@ -1,0 +1,178 @@
+// Which files a shell command changes: the targets of redirections and of the
+// common writers (cp, mv, rm, sed -i, chmod, ln, tee, dd of=, …), read from the argv
+// the shell would run. Reading stays out of it: `cat`, `cp`'s sources, `grep` name
+// no target. A target is reported as written (the word, not yet resolved), with
+// whether the change reaches what lies below a directory (rm -r, mv, chmod -R),
+// so that removing or moving a parent of a protected file counts as changing it.
+import { basename } from "./shell-walk.ts";
+import type { ShellCommand } from "./shell-words.ts";
+
+export interface WriteTarget {
+  /** The word as the command names it (relative, `~`, `$VAR` kept). */
+  word: string;
+  /** What the command does to it, for the refusal: "writes", "removes", "moves", "changes the mode of", … */
+  effect: string;
+  /** Removing, moving or re-moding a directory changes everything below it. */
+  reachesBelow: boolean;
+}
+
+/** Split `args` into operands and the values of the options that take one. */
+function operands(args: readonly string[], withValue: readonly string[] = []): { operands: string[]; values: Map<string, string> } {
+  const out: string[] = [];
+  const values = new Map<string, string>();
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (arg === "--") {
+      out.push(...args.slice(i + 1));
+      break;
+    }
+    if (arg.startsWith("--") && arg.includes("=")) {
+      const eq = arg.indexOf("=");
+      values.set(arg.slice(0, eq), arg.slice(eq + 1));
+    } else if (withValue.includes(arg)) {
+      values.set(arg, args[i + 1] ?? "");
+      i++;
+    } else if (arg.startsWith("-") && arg.length > 1) {
+      // A short option cluster whose last letter takes a value glued on (`-tDIR`).
+      const glued = withValue.find((option) => option.length === 2 && arg.startsWith(option) && arg.length > 2);
+      if (glued) values.set(glued, arg.slice(2));
+    } else {
+      out.push(arg);
+    }
+  }
+  return { operands: out, values };
+}
+
+const hasShort = (args: readonly string[], letter: string): boolean =>
+  args.some((arg) => /^-[A-Za-z]+$/.test(arg) && arg.includes(letter));
+const hasLong = (args: readonly string[], ...names: string[]): boolean =>
+  args.some((arg) => names.some((name) => arg === name || arg.startsWith(`${name}=`)));
+
+const all = (words: readonly string[], effect: string, reachesBelow: boolean): WriteTarget[] =>
+  words.map((word) => ({ word, effect, reachesBelow }));
+
+/** cp, mv, install, ln, rsync: the destination (`-t DIR` or the last operand). */
+function destination(args: readonly string[], withValue: readonly string[]): { dest: string | undefined; sources: string[] } {
+  const { operands: ops, values } = operands(args, ["-t", "--target-directory", ...withValue]);
+  const target = values.get("-t") ?? values.get("--target-directory");
+  if (target !== undefined) return { dest: target, sources: ops };
+  return { dest: ops.at(-1), sources: ops.slice(0, -1) };
+}
+
+type WriterRule = (args: string[]) => WriteTarget[];
+
+const WRITERS: Readonly<Record<string, WriterRule>> = {
+  tee: (args) => all(operands(args).operands, "writes", false),
+  cp: (args) => {
+    const { dest } = destination(args, ["-S", "--suffix"]);
+    return dest === undefined ? [] : [{ word: dest, effect: "copies over", reachesBelow: false }];
+  },
+  install: (args) => {
+    const { dest } = destination(args, ["-m", "--mode", "-o", "--owner", "-g", "--group", "-S", "--suffix"]);
+    return dest === undefined ? [] : [{ word: dest, effect: "installs over", reachesBelow: false }];
+  },
+  rsync: (args) => {
+    const { dest } = destination(args, ["-e", "--rsh", "--exclude", "--include", "--filter", "-f"]);
+    return dest === undefined ? [] : [{ word: dest, effect: "syncs over", reachesBelow: false }];
+  },
+  mv: (args) => {
+    const { dest, sources } = destination(args, ["-S", "--suffix"]);
+    return [...all(sources, "moves", true), ...(dest === undefined ? [] : [{ word: dest, effect: "moves a file over", reachesBelow: false }])];
+  },
+  ln: (args) => {
+    const { dest } = destination(args, ["-S", "--suffix"]);
+    return dest === undefined ? [] : [{ word: dest, effect: "links over", reachesBelow: false }];
+  },
+  rm: (args) => all(operands(args).operands, "removes", true),
+  rmdir: (args) => all(operands(args).operands, "removes", true),
+  unlink: (args) => all(operands(args).operands, "removes", true),
+  shred: (args) => all(operands(args, ["-n", "--iterations", "-s", "--size"]).operands, "overwrites", false),
+  truncate: (args) => all(operands(args, ["-s", "--size", "-r", "--reference"]).operands, "truncates", false),
+  touch: (args) => all(operands(args, ["-d", "--date", "-t", "-r", "--reference"]).operands, "touches", false),
+  mkdir: (args) => all(operands(args, ["-m", "--mode"]).operands, "makes a directory in", false),
+  mkfifo: (args) => all(operands(args, ["-m", "--mode"]).operands, "makes a file in", false),
+  mknod: (args) => all(operands(args, ["-m", "--mode"]).operands.slice(0, 1), "makes a file in", false),
+  chmod: (args) => modeChange(args, "changes the mode of", ["--reference"]),
+  chown: (args) => modeChange(args, "changes the owner of", ["--reference", "--from"]),
+  chgrp: (args) => modeChange(args, "changes the group of", ["--reference"]),
+  chattr: (args) => all(operands(args).operands.filter((word) => !/^[-+=]/.test(word)).slice(1), "changes the attributes of", true),
+  setfacl: (args) => all(operands(args, ["-m", "-M", "-x", "-X", "--set", "--set-file"]).operands, "changes the ACL of", true),
+  sed: (args) => (inPlace(args, "-i", "--in-place") ? all(sedFiles(args), "edits in place", false) : []),
+  perl: (args) => (args.some((arg) => /^-[A-Za-z]*i/.test(arg)) ? all(perlFiles(args), "edits in place", false) : []),
+  dd: (args) => args.filter((arg) => arg.startsWith("of=")).map((arg) => ({ word: arg.slice(3), effect: "writes", reachesBelow: false })),
+  patch: (args) => {
+    const { operands: ops, values } = operands(args, ["-o", "--output", "-i", "--input", "-d", "--directory", "-p", "-r", "-B", "-z"]);
+    const out = values.get("-o") ?? values.get("--output");
+    return [...(ops[0] !== undefined ? [{ word: ops[0], effect: "patches", reachesBelow: false }] : []), ...(out ? [{ word: out, effect: "writes", reachesBelow: false }] : [])];
+  },
+  curl: (args) => outputs(args, ["-o", "--output"], "downloads over"),
+  wget: (args) => outputs(args, ["-O", "--output-document"], "downloads over"),
+  tar: (args) => {
+    const extracts = args.some((arg) => /^-?[A-Za-z]*x/.test(arg) && !arg.startsWith("--")) || hasLong(args, "--extract", "--get");
+    if (!extracts) return [];
+    const { values } = operands(args, ["-C", "--directory", "-f", "--file"]);
+    const dir = values.get("-C") ?? values.get("--directory") ?? ".";
+    return [{ word: dir, effect: "extracts into", reachesBelow: false }];
+  },
+  unzip: (args) => {
+    const { values } = operands(args, ["-d", "-x"]);
+    return [{ word: values.get("-d") ?? ".", effect: "extracts into", reachesBelow: false }];
+  },
+  find: (args) => {
+    const acts = args.some((arg) => ["-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprintf", "-fls"].includes(arg));
+    if (!acts) return [];
+    const starts: string[] = [];
+    for (const arg of args) {
+      if (arg.startsWith("-") || arg === "(" || arg === "!") break;
+      starts.push(arg);
+    }
+    return all(starts.length > 0 ? starts : ["."], "changes files under", true);
+  },
+};
+
+function inPlace(args: readonly string[], short: string, long: string): boolean {
+  return args.some((arg) => arg === long || arg.startsWith(`${long}=`) || (arg.startsWith(short) && !arg.startsWith("--")) || /^-[nrsuEz]+i/.test(arg));
+}
+
+/** sed's files: the operands after the script (the first operand, unless -e/-f gave it). */
+function sedFiles(args: readonly string[]): string[] {
+  const { operands: ops, values } = operands(args, ["-e", "--expression", "-f", "--file", "-l", "--line-length"]);
+  const scripted = values.has("-e") || values.has("--expression") || values.has("-f") || values.has("--file") || args.some((a) => /^--(expression|file)=/.test(a));
+  return scripted ? ops : ops.slice(1);
+}
+
+/** perl -i's files: the operands, after the script file when no -e gave the code. */
+function perlFiles(args: readonly string[]): string[] {
+  const { operands: ops, values } = operands(args, ["-e", "-E", "-M", "-I"]);
+  // `-pie CODE` leaves the code as the first operand, as a script file would be.
+  return values.has("-e") || values.has("-E") ? ops : ops.slice(1);
+}
+
+function modeChange(args: string[], effect: string, withValue: readonly string[]): WriteTarget[] {
+  const { operands: ops, values } = operands(args, [...withValue]);
+  const recursive = hasShort(args, "R") || hasLong(args, "--recursive");
+  // With --reference there is no mode operand; otherwise the first operand is the mode (or owner).
+  const files = values.has("--reference") ? ops : ops.slice(1);
+  return all(files, effect, recursive);
+}
+
+function outputs(args: readonly string[], options: readonly string[], effect: string): WriteTarget[] {
+  const { values } = operands(args, [...options]);
+  return options.flatMap((option) => {
+    const value = values.get(option);
+    return value === undefined ? [] : [{ word: value, effect, reachesBelow: false }];
+  });
+}
+
+/**
+ * Every file `command` changes: its redirections' targets and its writer's targets.
+ * `argv` is the command after its wrappers (env, sudo, nohup, …) are taken off.
+ */
+export function writeTargets(command: ShellCommand, argv: readonly string[]): WriteTarget[] {
+  const redirected = command.redirects
+    .filter((r) => r.op === ">" || r.op === ">>" || r.op === ">|" || r.op === "<>")
+    .map((r) => ({ word: r.target, effect: "writes", reachesBelow: false }));
+  const program = argv[0] === undefined ? undefined : basename(argv[0]);
+  const rule = program === undefined ? undefined : WRITERS[program] ?? WRITERS[program.replace(/^g(?=[a-z])/, "")];
+  return [...redirected, ...(rule ? rule(argv.slice(1)) : [])];
+}

@@ -1,0 +1,177 @@
+// The self-protection gate on the forms an agent uses to change Tama's policy, and
+// on look-alikes that only read it or write elsewhere.
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { findSelfProtectionBreach, policyVerb } from "../../modules/gates/self-protection.ts";
+import type { GateContext } from "../../modules/gates/types.ts";
+import type { HookInput } from "../../modules/protocol/hook-input.ts";
+
+const root = mkdtempSync(path.join(os.tmpdir(), "tama-selfprot-"));
+const home = path.join(root, "home");
+const tamaHome = path.join(home, ".tama");
+const registry = path.join(tamaHome, "hooks", "registry.json");
+const hookScript = path.join(root, "hooks", "check.sh");
+const repo = path.join(root, "repo");
+for (const dir of [path.dirname(registry), path.dirname(hookScript), repo, path.join(tamaHome, "hooks-runtime", "current", "bin")]) mkdirSync(dir, { recursive: true });
+writeFileSync(registry, "{}");
+writeFileSync(hookScript, "#!/bin/sh\n");
+symlinkSync(tamaHome, path.join(root, "link-to-tama"));
+
+const context: GateContext = {
+  tamaHome,
+  registry,
+  env: { HOME: home, TAMA_HOME: tamaHome, PI_CODING_AGENT_DIR: path.join(home, ".omp", "agent") },
+  hookFiles: () => [hookScript],
+};
+
+const bash = (command: string): HookInput => ({
+  hook_event_name: "PreToolUse",
+  cwd: repo,
+  tool_name: "Bash",
+  tool_input: { command },
+  omp: { tool_name: "bash", tool_input: { command } },
+});
+const write = (file: string, tool = "write"): HookInput => ({
+  hook_event_name: "PreToolUse",
+  cwd: repo,
+  tool_name: tool === "write" ? "Write" : "Edit",
+  tool_input: { file_path: path.resolve(repo, file), content: "x" },
+  omp: { tool_name: tool, tool_input: { path: file }, target: path.resolve(repo, file) },
+});
+const evalCall = (code: string, language = "js"): HookInput => ({
+  hook_event_name: "PreToolUse",
+  cwd: repo,
+  tool_name: "eval",
+  tool_input: { language, code },
+  omp: { tool_name: "eval", tool_input: { language, code } },
+});
+
+const refused = (input: HookInput) => findSelfProtectionBreach(input, context);
+
+describe("self-protection refuses", () => {
+  const commands = [
+    `tama hooks disable block-git-hook-bypass`,
+    `$TAMA_HOME/hooks-runtime/current/bin/tama hooks disable block-git-hook-bypass`,
+    `${tamaHome}/hooks-runtime/current/bin/tama hooks remove self-protection`,
+    `node ${tamaHome}/hooks-runtime/current/bin/tama.js hooks disable x`,
+    `node ./dist/bin/tama.js sessions grant --session abc`,
+    `npx tama hooks enable x`,
+    `npx -y @acme/tama@1.2 sessions revoke --session s`,
+    `npm exec tama -- install --omp`,
+    `tama sessions reload --session s`,
+    `tama install --omp`,
+    `tama uninstall --omp --purge`,
+    `tama hooks import --from-claude`,
+    `tama hooks add --id x --event stop -- /bin/true`,
+    `env FOO=1 sudo -u me tama hooks disable x`,
+    `sh -c 'tama hooks disable x'`,
+    `bash -c "cd /tmp && tama hooks disable x"`,
+    `echo $(tama hooks disable x)`,
+    `sed -i 's/"enabled": true/"enabled": false/' ${registry}`,
+    `sed -i.bak -e s/a/b/ ~/.tama/hooks/registry.json`,
+    `echo '{}' > $TAMA_HOME/hooks/registry.json`,
+    `echo x >> "\${TAMA_HOME}/hooks/registry.json"`,
+    `cat /tmp/evil.json | tee ${registry}`,
+    `cp /tmp/evil.json ${registry}`,
+    `cp -t ${path.dirname(registry)} /tmp/registry.json`,
+    `mv ${registry} /tmp/gone`,
+    `rm -rf ${tamaHome}`,
+    `rm -rf ${home}`,
+    `rm ~/.tama/shared-hooks/omp/adapter.js`,
+    `chmod 666 ${registry}`,
+    `chmod -R go+w ${home}`,
+    `chown nobody ${registry}`,
+    `ln -sf /tmp/evil ${registry}`,
+    `truncate -s 0 ${registry}`,
+    `dd if=/dev/zero of=${registry} count=1`,
+    `install -m 644 /tmp/x ${registry}`,
+    `rsync -a /tmp/evil/ ${tamaHome}/`,
+    `touch ${tamaHome}/hooks-runtime/current/bin/tama`,
+    `cd ${tamaHome} && rm -rf hooks`,
+    `cd ~/.tama/hooks; echo {} > registry.json`,
+    `rm -rf ${root}/link-to-tama/hooks`,
+    `rm -f ${tamaHome}/hooks/*.json`,
+    `echo 'exit 0' > ${hookScript}`,
+    `echo x > ${path.join(home, ".omp", "agent", "extensions", "omp-shared-hooks.js")}`,
+    `echo 'disabledExtensions: [omp-shared-hooks]' >> ~/.omp/agent/config.yml`,
+    `echo '{}' > .tama/hooks.json`,
+    `echo '{}' > ~/.claude/settings.json`,
+    `find ${tamaHome} -name '*.json' -delete`,
+    `python3 -c "open('${registry}', 'w').write('{}')"`,
+    `node -e "require('fs').writeFileSync(process.env.TAMA_HOME + '/hooks/registry.json', '{}')"`,
+    `perl -pi -e 's/true/false/' ${registry}`,
+    `nohup timeout 5 rm -f ${registry}`,
+    `x=1; sudo env TAMA_X=1 chmod 0777 ${path.dirname(registry)}`,
+  ];
+  for (const command of commands) {
+    it(command, () => {
+      const reason = refused(bash(command));
+      expect(reason).toMatch(/^Tama refused this (call|code)/);
+      expect(reason).toMatch(/terminal/);
+    });
+  }
+
+  it("writes and edits of the registry, the adapter and hook scripts", () => {
+    expect(refused(write(registry))).toMatch(/Tama's hook registry/);
+    expect(refused(write(registry, "edit"))).toMatch(/Tama's hook registry/);
+    expect(refused(write(path.join(tamaHome, "shared-hooks", "omp", "adapter.js")))).toMatch(/Tama's home/);
+    expect(refused(write(hookScript))).toMatch(/a script a registered hook runs/);
+    expect(refused(write(".tama/hooks.json"))).toMatch(/project's Tama hooks/);
+  });
+
+  it("code that names Tama's state and changes files, or runs tama with a policy verb", () => {
+    expect(refused(evalCall(`require("fs").writeFileSync("${registry}", "{}")`))).toMatch(/Tama refused this (call|code): it writes .*Tama.s hook registry|Tama refused this code/);
+    expect(refused(evalCall(`import os\nos.remove(os.environ["TAMA_HOME"] + "/hooks/registry.json")`, "py"))).toMatch(/Tama refused/);
+    expect(refused(evalCall(`require("child_process").execFileSync("tama", ["hooks", "disable", "x"])`))).toMatch(/tama hooks disable/);
+    expect(refused(evalCall(`import subprocess\nsubprocess.run("rm -rf ${tamaHome}", shell=True)`, "py"))).toMatch(/removes/);
+  });
+
+  it("reads the policy verbs the CLI refuses", () => {
+    expect(policyVerb(["hooks", "disable", "x"])).toBe("hooks disable");
+    expect(policyVerb(["sessions", "--json", "grant"])).toBe("sessions grant");
+    expect(policyVerb(["install", "--omp"])).toBe("install");
+    expect(policyVerb(["hooks", "list"])).toBeUndefined();
+    expect(policyVerb(["sessions", "list"])).toBeUndefined();
+    expect(policyVerb(["doctor"])).toBeUndefined();
+  });
+});
+
+describe("self-protection lets through", () => {
+  const commands = [
+    `cat ${registry}`,
+    `ls -la ${tamaHome}`,
+    `grep enabled ~/.tama/hooks/registry.json`,
+    `cp ${registry} /tmp/registry-copy.json`,
+    `tama hooks list`,
+    `tama doctor`,
+    `tama sessions list --json`,
+    `${tamaHome}/hooks-runtime/current/bin/tama hooks running`,
+    `echo hello > /tmp/out.txt`,
+    `sed -i s/a/b/ src/file.ts`,
+    `sed s/true/false/ ${registry}`,
+    `rm -rf build dist`,
+    `chmod +x scripts/run.sh`,
+    `echo "tama hooks disable x"`,
+    `git commit -m "tama hooks disable x"`,
+    `mv a.txt b.txt`,
+    `echo x 2>&1 >/dev/null`,
+    `node scripts/build.mjs`,
+    `python3 -c "print(open('${registry}').read())"`,
+    `diff ${registry} /tmp/other.json > /tmp/diff.txt`,
+  ];
+  for (const command of commands) {
+    it(command, () => {
+      expect(refused(bash(command))).toBeUndefined();
+    });
+  }
+
+  it("writes elsewhere and code that only reads", () => {
+    expect(refused(write("src/index.ts"))).toBeUndefined();
+    expect(refused(write("/tmp/notes.md"))).toBeUndefined();
+    expect(refused(evalCall(`console.log(require("fs").readFileSync("${registry}", "utf8"))`))).toBeUndefined();
+    expect(refused(evalCall(`require("fs").writeFileSync("/tmp/out.txt", "x")`))).toBeUndefined();
+    expect(refused({ hook_event_name: "PreToolUse", cwd: repo, tool_name: "Read", tool_input: { file_path: registry }, omp: { tool_name: "read", tool_input: { path: registry } } })).toBeUndefined();
+  });
+});
