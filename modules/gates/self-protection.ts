@@ -6,7 +6,7 @@
 // allowed. What a static reading cannot see (obfuscation, code that detaches) is
 // held by the CLI's own refusal and by the adapter digest check; the README says
 // what remains.
-import { realpathSync, statSync } from "node:fs";
+import { existsSync, realpathSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ompAgentDir } from "../system/paths.ts";
@@ -59,16 +59,16 @@ export interface ProtectedPath {
 export function canonicalPath(file: string): string {
   const resolved = path.resolve(file);
   let existing = resolved;
-  const rest: string[] = [];
-  for (;;) {
-    try {
-      return path.join(realpathSync(existing), ...rest);
-    } catch {
-      const parent = path.dirname(existing);
-      if (parent === existing) return resolved;
-      rest.unshift(path.basename(existing));
-      existing = parent;
-    }
+  // existsSync does not throw: finding the existing prefix costs no exceptions.
+  while (!existsSync(existing)) {
+    const parent = path.dirname(existing);
+    if (parent === existing) return resolved;
+    existing = parent;
+  }
+  try {
+    return path.join(realpathSync(existing), path.relative(existing, resolved));
+  } catch {
+    return resolved;
   }
 }
 
@@ -94,8 +94,28 @@ export function hookFilesOf(hooks: readonly { command?: readonly string[] | unde
   return [...files];
 }
 
+/**
+ * Resolved protected lists by what they are made of: resolving a dozen paths through
+ * the file system on every tool call cost milliseconds, and what they resolve to (the
+ * links above TAMA_HOME, OMP's dir and the project) does not change under a session.
+ */
+const protectedCache = new Map<string, ProtectedPath[]>();
+const PROTECTED_CACHE_SIZE = 64;
+
 /** Everything the gate keeps out of an agent's reach, for a call made in `cwd`. */
 export function protectedPaths(context: GateContext, cwd: string): ProtectedPath[] {
+  const env = context.env ?? process.env;
+  const hookFiles = context.hookFiles?.() ?? [];
+  const key = [cwd, context.tamaHome, context.registry ?? "", env.HOME ?? "", env.PI_CODING_AGENT_DIR ?? "", env.PI_CONFIG_DIR ?? "", env.OMP_PROFILE ?? "", env.PI_PROFILE ?? "", ...hookFiles].join("\0");
+  const cached = protectedCache.get(key);
+  if (cached) return cached;
+  const list = resolveProtectedPaths(context, cwd, hookFiles);
+  if (protectedCache.size >= PROTECTED_CACHE_SIZE) protectedCache.delete(protectedCache.keys().next().value as string);
+  protectedCache.set(key, list);
+  return list;
+}
+
+function resolveProtectedPaths(context: GateContext, cwd: string, hookFiles: readonly string[]): ProtectedPath[] {
   const env = context.env ?? process.env;
   const home = env.HOME || os.homedir();
   const agentDir = ompAgentDir({}, env);
@@ -112,7 +132,7 @@ export function protectedPaths(context: GateContext, cwd: string): ProtectedPath
   add(path.join(cwd, ".tama"), "the project's Tama hooks", true);
   add(path.join(home, ".claude", "settings.json"), "Claude Code settings Tama reads hooks from", false);
   for (const name of ["settings.json", "settings.local.json"]) add(path.join(cwd, ".claude", name), "Claude Code settings Tama reads hooks from", false);
-  for (const file of context.hookFiles?.() ?? []) add(file, "a script a registered hook runs", false);
+  for (const file of hookFiles) add(file, "a script a registered hook runs", false);
   return list.map(({ raw, what, tree }) => ({ path: canonicalPath(raw), what, tree }));
 }
 
@@ -185,12 +205,24 @@ const INTERPRETER_CODE_OPTIONS: Readonly<Record<string, readonly string[]>> = {
 const SCRIPT_RUNNERS = new Set(["node", "nodejs", "bun", "deno", "sh", "bash", "zsh", "dash"]);
 const PACKAGE_RUNNERS = new Set(["npx", "bunx", "pnpx"]);
 
+const runtimeDirs = new Map<string, string>();
+
+/** The release directory of a TAMA_HOME, links resolved once per process. */
+function runtimeDirOf(home: string): string {
+  let dir = runtimeDirs.get(home);
+  if (dir === undefined) {
+    dir = canonicalPath(path.join(home, "hooks-runtime"));
+    if (runtimeDirs.size < PROTECTED_CACHE_SIZE) runtimeDirs.set(home, dir);
+  }
+  return dir;
+}
+
 function isTamaProgram(word: string, context: GateContext, cwd: string): boolean {
   const name = basename(word);
   if (name === "tama" || name === "tama.js") return true;
   const expanded = expandWord(word, cwd, context);
   if (expanded === undefined || !expanded.includes("/")) return false;
-  const runtime = canonicalPath(path.join(context.tamaHome, "hooks-runtime"));
+  const runtime = runtimeDirOf(context.tamaHome);
   return canonicalPath(path.resolve(cwd, expanded)).startsWith(`${runtime}/`);
 }
 
