@@ -7,6 +7,7 @@ import { blockOpenTodos } from "./block-open-todos.ts";
 import { blockPipeToShell } from "./block-pipe-to-shell.ts";
 import { blockSudo } from "./block-sudo.ts";
 import { blockTextOutsideToolCalls } from "./block-text-outside-tool-calls.ts";
+import { denyWritesOutsideRepo } from "./deny-writes-outside-repo.ts";
 import { selfProtection } from "./self-protection.ts";
 import { protectBranches } from "./protect-branches.ts";
 import { protectSecretFiles } from "./protect-secret-files.ts";
@@ -18,6 +19,7 @@ const GATES: readonly BuiltinGate[] = [
   blockGitHookBypass,
   blockOpenTodos,
   blockTextOutsideToolCalls,
+  denyWritesOutsideRepo,
   blockDestructiveDeletes,
   protectBranches,
   protectSecretFiles,

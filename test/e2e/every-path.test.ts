@@ -57,6 +57,9 @@ function logHook(env: OmpEnv, id: string, tools: unknown): { entry: Record<strin
 function addHooks(tama: TamaInstall, hooks: Record<string, unknown>[]): void {
   const registry = tama.readRegistry();
   delete registry.checksum;
+  // A command hook added here takes the place of a built-in gate of the same id (the example it was made from).
+  const added = new Set(hooks.map((h) => h.id));
+  registry.hooks = registry.hooks.filter((h) => !added.has(h.id as string));
   registry.hooks.push(...hooks);
   tama.writeRegistry(registry);
 }

@@ -201,3 +201,31 @@ describe("options in the registry", () => {
     expect(parseRegistry(registry({ builtin: "protect-branches", options: { branches: ["trunk"] } }), "/r.json").ok).toBe(true);
   });
 });
+
+describe("deny-writes-outside-repo", () => {
+  const id = "deny-writes-outside-repo";
+  it.each<[string, Partial<HookInput>]>([
+    ["Write outside", { tool_name: "Write", tool_input: { file_path: "/etc/hosts", content: "x" } }],
+    ["Edit elsewhere", { tool_name: "Edit", tool_input: { file_path: "/opt/other/file.ts", old_string: "a", new_string: "b" } }],
+    ["Write through a link", { tool_name: "Write", tool_input: { file_path: "rootlink/etc/passwd", content: "x" } }],
+    ["echo >", bash("echo hi > ~/.bashrc")],
+    ["tee", bash("ls | tee /etc/motd")],
+    ["cp into home", bash("cp src/a.ts ~/bin/a.ts")],
+    ["sed -i", bash("sed -i s/a/b/ /etc/hosts")],
+    ["through sudo", bash("sudo sh -c 'echo x >> /etc/profile'")],
+  ])("refuses %s", async (_name, input) => {
+    expect(await refused(id, input)).toMatch(/outside the project/);
+  });
+  it.each<[string, Partial<HookInput>]>([
+    ["Write inside", { tool_name: "Write", tool_input: { file_path: "src/new.ts", content: "x" } }],
+    ["echo > inside", bash("echo hi > notes.txt")],
+    ["/dev/null", bash("make 2>/dev/null >/dev/null")],
+    ["temp", bash(`echo x > ${os.tmpdir()}/tama-bench.txt`)],
+    ["reading outside", bash("cat /etc/hosts")],
+    ["cp from outside in", bash("cp /etc/hosts ./hosts.copy")],
+  ])("passes %s", async (_name, input) => passes(id, input));
+  it("lets options.allow name a place, and allowTemp:false closes the temp dir", async () => {
+    await passes(id, { tool_name: "Write", tool_input: { file_path: "/srv/shared/x", content: "x" } }, { allow: ["/srv/shared"] });
+    await refused(id, bash(`echo x > ${os.tmpdir()}/x`), { allowTemp: false });
+  });
+});

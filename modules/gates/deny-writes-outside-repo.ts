@@ -1,0 +1,74 @@
+// deny-writes-outside-repo: refuses changing files outside the session's project —
+// the write/edit/patch tools' targets (one hook input per file a patch touches, as the
+// engine shapes them), files code execution writes through a literal path, and the
+// targets of shell writers (`>`, `tee`, `cp`, `mv`, `rm`, `sed -i`, `ln`, …) read
+// through every wrapper. Symlinks are resolved, so a link inside the project that
+// points out of it is outside. `options.allow` names other places that are fine;
+// the system's temporary directory is allowed unless `options.allowTemp` is false, and
+// so is the session's own `local://` space.
+import os from "node:os";
+import * as z from "../protocol/schema.ts";
+import type { HookInput } from "../protocol/hook-input.ts";
+import { callKind } from "../tools/declaration.ts";
+import { localRootOf } from "../tools/edit-targets.ts";
+import { isAllowed, isInside, projectRoot, realPath, wordPath } from "./paths.ts";
+import { walkCall } from "./shell-walk.ts";
+import { writeTargets } from "./shell-writers.ts";
+import { gateWithOptions, type GateVerdict } from "./types.ts";
+
+const Options = z.strictObject({
+  allow: z._default(z.array(z.string().check(z.minLength(1))), []),
+  allowTemp: z._default(z.boolean(), true),
+});
+type Options = z.infer<typeof Options>;
+
+/** Device files every program writes to; writing them changes no file. */
+const DEVICES = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"]);
+
+/** OMP's `local://` files: the session's own scratch space, never the person's files. */
+function sessionLocal(input: HookInput): string | undefined {
+  const root = localRootOf(typeof input.transcript_path === "string" ? input.transcript_path : undefined, input.session_id);
+  return root === undefined ? undefined : realPath(root);
+}
+
+function outside(word: string, cwd: string, env: ReadonlyMap<string, string>, options: Options, local?: string): string | undefined {
+  if (DEVICES.has(word) || /^\/dev\/fd\/\d+$/.test(word) || word.startsWith("&")) return undefined;
+  const root = realPath(projectRoot(cwd));
+  const target = realPath(wordPath(word, cwd, env));
+  if (isInside(root, target) || (local !== undefined && isInside(local, target))) return undefined;
+  if (options.allowTemp && isInside(realPath(os.tmpdir()), target)) return undefined;
+  if (isAllowed(target, options.allow, cwd)) return undefined;
+  return `${target} is outside the project ${root}`;
+}
+
+export const denyWritesOutsideRepo = gateWithOptions<Options>({
+  id: "deny-writes-outside-repo",
+  description: "Refuses writes, edits, patches, code and shell writers that change files outside the session's project.",
+  events: ["pre_tool_use"],
+  tools: "any",
+  onByDefault: true,
+  options: { help: "allow: other paths writes may change; allowTemp: allow the temporary directory (default true)", example: { allow: ["~/notes"], allowTemp: false } },
+  schema: Options,
+  evaluate(input: HookInput, _context, options): GateVerdict {
+    const instead = "change files inside the project, or add the place to this gate's options.allow from your own terminal";
+    const toolName = input.tool_name ?? input.omp?.tool_name ?? "";
+    const kind = input.omp?.kind ?? callKind(toolName, input.tool_input);
+    const file = (input.tool_input as Record<string, unknown> | undefined)?.file_path;
+    if (kind === "write" || (typeof file === "string" && /^(Write|Edit|MultiEdit|NotebookEdit)$/.test(toolName))) {
+      if (typeof file === "string") {
+        const problem = outside(file, input.cwd, new Map(), options, sessionLocal(input));
+        if (problem !== undefined) return { decision: "block", reason: `${toolName} would change ${problem}; ${instead}` };
+      }
+      return { decision: "pass" };
+    }
+    const reason = walkCall(input, (run) => {
+      const cwd = run.scope.cwd ?? input.cwd;
+      for (const target of writeTargets(run.command, run.argv)) {
+        const problem = outside(target.word, cwd, run.env, options, sessionLocal(input));
+        if (problem !== undefined) return `${run.program ?? "the command"} ${target.effect} ${problem}; ${instead}`;
+      }
+      return undefined;
+    });
+    return reason === undefined ? { decision: "pass" } : { decision: "block", reason };
+  },
+});
