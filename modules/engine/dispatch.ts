@@ -18,6 +18,7 @@ import { callKeyOf, DispatchRun, type InFlight } from "./dispatch-run.ts";
 import type { HookRunner } from "./hook-runner.ts";
 import type { LastByEvent } from "./inspection.ts";
 import type { Lifecycle } from "./lifecycle.ts";
+import type { PrestartPool } from "./prestart.ts";
 import type { HookSelection } from "./selection.ts";
 
 /** What a request comes to, before the engine adds its state. */
@@ -32,6 +33,7 @@ export interface DispatcherOptions {
   logger: Logger;
   inFlight: InFlight;
   lastByEvent: LastByEvent;
+  pool: PrestartPool;
 }
 
 export class Dispatcher {
@@ -51,7 +53,18 @@ export class Dispatcher {
       this.options.inFlight.delete(id);
       run.mark("answered");
       this.options.lastByEvent.set(event.name, { id, ...run.timings() });
+      this.afterAnswer(run);
     }
+  }
+
+  /** Pre-start what the session's next events will run, once the answer is on its way; a session's end ends its processes. */
+  private afterAnswer(run: DispatchRun): void {
+    const { pool, runner } = this.options;
+    if (run.session !== null && run.event.kind === "session_end") {
+      pool.endSession(run.session);
+      return;
+    }
+    if (run.prestartNext.length > 0) setImmediate(() => runner.prestartAfter(run));
   }
 
   private async run(run: DispatchRun, payload: DispatchPayload): Promise<Outcome> {
@@ -65,6 +78,8 @@ export class Dispatcher {
       return { ok: false, code: "registry-unusable", error: `${refreshed.error}; no hook was run` };
     }
     const generation = refreshed.generation;
+    run.generation = generation.number;
+    this.options.pool.adopt(generation.number);
     run.mark("threadStarted");
     const selected = selection.filter(generation.file.hooks).filter((hook) => hook.events.includes(run.event.kind));
     grants.read(run, run.session, generation);
