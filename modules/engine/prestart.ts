@@ -119,6 +119,8 @@ export class PrestartPool {
   private readonly held = new Map<string, Held>();
   /** Slots whose process ended on its own before its event: it does not wait for its input, so it is not pre-started again. */
   private readonly declined = new Set<string>();
+  /** Slots whose process ended before its event, with how: the next run there says so in its record. */
+  private readonly endedEarly = new Map<string, string>();
   private readonly endedSessions = new Set<string>();
   private generation: number | undefined;
 
@@ -138,7 +140,11 @@ export class PrestartPool {
   take(identity: PrestartIdentity): Taken {
     const slot = slotOf(identity.session, identity.event, identity.hook);
     const held = this.held.get(slot);
-    if (!held) return undefined;
+    if (!held) {
+      const early = this.endedEarly.get(slot);
+      this.endedEarly.delete(slot);
+      return early === undefined ? undefined : { note: `the pre-started process ${early} before its event; started cold` };
+    }
     this.drop(slot, held);
     if (held.spawned.endedBeforeFeed !== undefined) return { note: `the pre-started process ${held.spawned.endedBeforeFeed} before its event; started cold` };
     const why = difference(held.identity, identity);
@@ -168,8 +174,12 @@ export class PrestartPool {
       // Ended by the pool itself (discarded, taken): nothing to learn.
       if (this.held.get(slot) !== held) return;
       this.drop(slot, held);
-      this.declined.add(slot);
-      this.logger.info({ session: identity.session, event: identity.event, hook: identity.hook, note: why }, "pre-started hook ended before its event; not pre-started again");
+      this.endedEarly.set(slot, why);
+      if (this.endedEarly.size > 1000) this.endedEarly.delete(this.endedEarly.keys().next().value ?? "");
+      // Exited on its own: it does not wait for its input, so pre-starting it only wastes a start. Killed: try again.
+      const exited = why.startsWith("exited");
+      if (exited) this.declined.add(slot);
+      this.logger.info({ session: identity.session, event: identity.event, hook: identity.hook, note: exited ? `${why}; not pre-started again` : why }, "pre-started hook ended before its event");
     });
     this.changed();
   }
@@ -188,6 +198,7 @@ export class PrestartPool {
     this.endedSessions.add(session);
     if (this.endedSessions.size > 10_000) this.endedSessions.delete(this.endedSessions.values().next().value ?? "");
     for (const [slot, held] of this.held) if (held.identity.session === session) this.discard(slot, "the session ended");
+    for (const slot of this.endedEarly.keys()) if (slot.startsWith(`${session}\u0000`)) this.endedEarly.delete(slot);
   }
 
   /** The engine is closing: every waiting process is ended. */
