@@ -29,6 +29,9 @@ const HOOK_BODIES: Record<HookKind, string> = {
   node: '#!/usr/bin/env node\nlet s = "";\nprocess.stdin.on("data", (d) => (s += d)).on("end", () => { JSON.parse(s); process.exit(0); });\n',
 };
 
+/** An overhead with its sign: under load a difference of two medians can come out below zero. */
+const signed = (ms: number): string => (ms < 0 ? `−${fmtMs(-ms)}` : `${signed(ms)}`);
+
 interface Running {
   prompt(i: number): Promise<number>;
   close(): Promise<void>;
@@ -140,21 +143,21 @@ async function hookRows(tamaBin: string, kind: HookKind, count: number): Promise
   return [
     {
       name: `OMP tool call, ${label}: Tama pre-started ÷ all-at-once extension`,
-      measured: `+${fmtMs(pre)} vs +${fmtMs(all)} (plain turn ${fmtMs(plain)}, n=${ROUNDS})`,
+      measured: `${signed(pre)} vs ${signed(all)} (plain turn ${fmtMs(plain)}, n=${ROUNDS})`,
       ratio: pre / all,
       goal: goal === undefined ? "(no goal)" : `≤ ${goal}×`,
       met: goal === undefined ? true : pre / all <= goal,
     },
     {
       name: `  ${label}: Tama cold ÷ all-at-once extension`,
-      measured: `+${fmtMs(cold)} vs +${fmtMs(all)}`,
+      measured: `${signed(cold)} vs ${signed(all)}`,
       ratio: cold / all,
       goal: "(no goal)",
       met: true,
     },
     {
       name: `  ${label}: Tama cold ÷ one-after-another extension`,
-      measured: `+${fmtMs(cold)} vs +${fmtMs(seq)}`,
+      measured: `${signed(cold)} vs ${signed(seq)}`,
       ratio: cold / seq,
       goal: "(no goal)",
       met: true,
@@ -180,7 +183,7 @@ export async function ompFixedCostRows(tamaBin: string): Promise<Row[]> {
   return [
     {
       name: "OMP turn, built-in gates only: Tama's cost over a no-op extension",
-      measured: `+${fmtMs(over)} (turn p50 ${fmtMs(tama)} vs no-op ${fmtMs(noop)} vs plain ${fmtMs(plain)}, n=${rounds})`,
+      measured: `${signed(over)} (turn p50 ${fmtMs(tama)} vs no-op ${fmtMs(noop)} vs plain ${fmtMs(plain)}, n=${rounds})`,
       ratio: tama / noop,
       goal: "≤ +1 ms",
       met: over <= 1,
