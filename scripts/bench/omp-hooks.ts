@@ -30,7 +30,7 @@ const HOOK_BODIES: Record<HookKind, string> = {
 };
 
 /** An overhead with its sign: under load a difference of two medians can come out below zero. */
-const signed = (ms: number): string => (ms < 0 ? `−${fmtMs(-ms)}` : `${signed(ms)}`);
+const signed = (ms: number): string => (ms < 0 ? `−${fmtMs(-ms)}` : `+${fmtMs(ms)}`);
 
 interface Running {
   prompt(i: number): Promise<number>;
