@@ -97,7 +97,12 @@ export class Dispatcher {
       run.event.kind === "stop" ? await this.runStop(run, selected, shaped.targets) : await this.runInOrder(run, selected, shaped.targets);
     run.mark("hooksEnded");
     const result = aggregate(run, generation, results);
-    logger.info(
+    const ended = run.endingError();
+    // A pass that only built-in gates gave (every tool call and model request of a
+    // session with the default registry) is not logged: the log records what a hook
+    // decided or failed, and a line per such event cost more than the gates did.
+    const routine = result.decision === "pass" && result.failedOpen.length === 0 && ended === undefined && results.every((r) => r.builtin === true && r.outcome === "pass");
+    if (!routine) logger.info(
       {
         event: run.event.name,
         session: run.session,
@@ -108,7 +113,6 @@ export class Dispatcher {
       },
       "dispatch answered",
     );
-    const ended = run.endingError();
     if (ended !== undefined) return { ok: false, code: "dispatch-ended", error: ended, result };
     if (result.cancelled) {
       const cancelled = results.filter((r) => r.outcome === "cancelled").map((r) => `${r.hook} (${r.reason ?? "cancelled"})`);
