@@ -168,7 +168,8 @@ async function hookRows(tamaBin: string, kind: HookKind, count: number): Promise
 export async function ompHookRows(tamaBin: string): Promise<Row[]> {
   const kinds = (process.env.TAMA_BENCH_HOOK_KINDS ?? "sh,python3,node").split(",") as HookKind[];
   const rows: Row[] = [];
-  for (const kind of kinds) for (const count of [1, 5]) rows.push(...(await hookRows(tamaBin, kind, count)));
+  const counts = (process.env.TAMA_BENCH_HOOK_COUNTS ?? "1,5").split(",").map(Number);
+  for (const kind of kinds) for (const count of counts) rows.push(...(await hookRows(tamaBin, kind, count)));
   return rows;
 }
 
