@@ -83,6 +83,8 @@ export class Dispatcher {
     run.mark("threadStarted");
     const selected = selection.filter(generation.file.hooks).filter((hook) => hook.events.includes(run.event.kind));
     grants.read(run, run.session, generation);
+    // A process waiting for this event of a hook the event no longer runs (turned off, no longer trusted) is ended.
+    if (run.session !== null) this.options.pool.keepOnly(run.session, run.event.name, selected);
     run.mark("sessionStateRead");
 
     const shaped = toHookTargets(run.event, { ...payload, tool_name: run.event.tool ?? payload.tool_name }, generation.file.toolKinds);

@@ -184,6 +184,15 @@ export class PrestartPool {
     this.changed();
   }
 
+  /** This event of the session runs only `hooks`: a process waiting for it of any other hook is ended. */
+  keepOnly(session: string, event: string, hooks: readonly HookEntry[]): void {
+    if (this.held.size === 0) return;
+    for (const [slot, held] of this.held) {
+      if (held.identity.session !== session || held.identity.event !== event) continue;
+      if (!hooks.some((hook) => hook.id === held.identity.hook && this.wants(hook))) this.discard(slot, "the event no longer runs this hook");
+    }
+  }
+
   /** The registry loaded another generation: every process of an older one is ended. */
   adopt(generation: number): void {
     if (this.generation === generation) return;
