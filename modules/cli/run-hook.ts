@@ -9,6 +9,7 @@ import { EnvError, isSafeFileComponent, readEnvText, tamaPaths, type TamaPaths }
 import { DispatchPayload, parseEvent, type DispatchResult } from "../protocol/engine.ts";
 import { HookSelection } from "../engine/selection.ts";
 import { serve } from "../engine/serve.ts";
+import { DEFAULT_PRESTART, prestartSettingsFromEnv } from "../engine/prestart.ts";
 import { readStdin } from "./io.ts";
 import { describeSchemaError } from "../protocol/schema.ts";
 
@@ -34,6 +35,8 @@ function makeEngine(paths: TamaPaths, component: string): Engine {
     logger: fileLogger(paths.logs, component, (message) => stderr(`tama: ${message}`)),
     env: process.env,
     selection: HookSelection.fromEnv(process.env),
+    // One event per process has no next event to start a hook for.
+    prestart: component === "engine" ? prestartSettingsFromEnv(process.env) : { ...DEFAULT_PRESTART, mode: "off" },
   });
 }
 

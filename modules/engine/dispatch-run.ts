@@ -1,6 +1,7 @@
 // One dispatch in flight: its identity, its stages (from the engine's own clock),
 // the hooks it is running now, and how it ended when the harness stopped waiting.
-import type { HookProcess } from "./hook-process.ts";
+import type { HookProcess, SpawnRequest } from "./hook-process.ts";
+import type { PrestartIdentity } from "./prestart.ts";
 import { STAGES, type FinishedDispatch, type ParsedEvent, type RequestId, type Stage, type StageTiming } from "../protocol/engine.ts";
 import { canonicalJson } from "../registry/registry.ts";
 
@@ -28,6 +29,10 @@ export class DispatchRun {
   private readonly stageAt = new Map<Stage, number>([["received", this.receivedAt]]);
   stage: Stage = "received";
   readonly active = new Set<ActiveHook>();
+  /** The registry generation the dispatch runs under, once refreshed. */
+  generation: number | undefined;
+  /** Hook runs to pre-start again for the session's next such event, once this dispatch answered. */
+  readonly prestartNext: { identity: PrestartIdentity; request: SpawnRequest }[] = [];
   private ending_: Ending | undefined;
   private notStarted_: string | undefined;
 

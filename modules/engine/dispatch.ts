@@ -18,6 +18,7 @@ import { callKeyOf, DispatchRun, type InFlight } from "./dispatch-run.ts";
 import type { HookRunner } from "./hook-runner.ts";
 import type { LastByEvent } from "./inspection.ts";
 import type { Lifecycle } from "./lifecycle.ts";
+import type { PrestartPool } from "./prestart.ts";
 import type { HookSelection } from "./selection.ts";
 
 /** What a request comes to, before the engine adds its state. */
@@ -32,6 +33,7 @@ export interface DispatcherOptions {
   logger: Logger;
   inFlight: InFlight;
   lastByEvent: LastByEvent;
+  pool: PrestartPool;
 }
 
 export class Dispatcher {
@@ -51,7 +53,18 @@ export class Dispatcher {
       this.options.inFlight.delete(id);
       run.mark("answered");
       this.options.lastByEvent.set(event.name, { id, ...run.timings() });
+      this.afterAnswer(run);
     }
+  }
+
+  /** Pre-start what the session's next events will run, once the answer is on its way; a session's end ends its processes. */
+  private afterAnswer(run: DispatchRun): void {
+    const { pool, runner } = this.options;
+    if (run.session !== null && run.event.kind === "session_end") {
+      pool.endSession(run.session);
+      return;
+    }
+    if (run.prestartNext.length > 0) setImmediate(() => runner.prestartAfter(run));
   }
 
   private async run(run: DispatchRun, payload: DispatchPayload): Promise<Outcome> {
@@ -65,9 +78,13 @@ export class Dispatcher {
       return { ok: false, code: "registry-unusable", error: `${refreshed.error}; no hook was run` };
     }
     const generation = refreshed.generation;
+    run.generation = generation.number;
+    this.options.pool.adopt(generation.number);
     run.mark("threadStarted");
     const selected = selection.filter(generation.file.hooks).filter((hook) => hook.events.includes(run.event.kind));
     grants.read(run, run.session, generation);
+    // A process waiting for this event of a hook the event no longer runs (turned off, no longer trusted) is ended.
+    if (run.session !== null) this.options.pool.keepOnly(run.session, run.event.name, selected);
     run.mark("sessionStateRead");
 
     const shaped = toHookTargets(run.event, { ...payload, tool_name: run.event.tool ?? payload.tool_name }, generation.file.toolKinds);
@@ -82,7 +99,12 @@ export class Dispatcher {
       run.event.kind === "stop" ? await this.runStop(run, selected, shaped.targets) : await this.runInOrder(run, selected, shaped.targets);
     run.mark("hooksEnded");
     const result = aggregate(run, generation, results);
-    logger.info(
+    const ended = run.endingError();
+    // A pass that only built-in gates gave (every tool call and model request of a
+    // session with the default registry) is not logged: the log records what a hook
+    // decided or failed, and a line per such event cost more than the gates did.
+    const routine = result.decision === "pass" && result.failedOpen.length === 0 && ended === undefined && results.every((r) => r.builtin === true && r.outcome === "pass");
+    if (!routine) logger.info(
       {
         event: run.event.name,
         session: run.session,
@@ -93,7 +115,6 @@ export class Dispatcher {
       },
       "dispatch answered",
     );
-    const ended = run.endingError();
     if (ended !== undefined) return { ok: false, code: "dispatch-ended", error: ended, result };
     if (result.cancelled) {
       const cancelled = results.filter((r) => r.outcome === "cancelled").map((r) => `${r.hook} (${r.reason ?? "cancelled"})`);

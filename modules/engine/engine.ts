@@ -20,6 +20,7 @@ import { dispatchStages, recordedHooks, runningHooks, type LastByEvent } from ".
 import { Lifecycle } from "./lifecycle.ts";
 import { reapGoneEngines, RunningRecordWriter } from "./running-records.ts";
 import type { HookSelection } from "./selection.ts";
+import { DEFAULT_PRESTART, PrestartPool, type PrestartSettings } from "./prestart.ts";
 
 export interface EngineOptions {
   paths: TamaPaths;
@@ -29,6 +30,8 @@ export interface EngineOptions {
   /** The environment hooks inherit and overrides are read from. */
   env: NodeJS.ProcessEnv;
   selection: HookSelection;
+  /** Pre-started hooks: which, and the bounds (default: opt-in per hook). */
+  prestart?: PrestartSettings;
 }
 
 export type { Outcome };
@@ -43,6 +46,7 @@ export class Engine {
   private readonly dispatcher: Dispatcher;
   private readonly runner: HookRunner;
   private hookFilesFor: { generation: Generation; files: readonly string[] } | undefined;
+  private readonly pool: PrestartPool;
   private closed = false;
   private readonly homeTag: string;
 
@@ -50,7 +54,13 @@ export class Engine {
     this.store = new RegistryStore(options.paths.registry);
     this.homeTag = createHash("sha256").update(options.paths.home).digest("hex").slice(0, 12);
     this.abandonments = new Abandonments(options.paths.sessions, options.stderr, options.logger);
-    this.records = new RunningRecordWriter(options.paths.running, () => recordedHooks(this.inFlight), options.stderr);
+    this.pool = new PrestartPool(options.prestart ?? DEFAULT_PRESTART, () => this.records.changed(), options.logger);
+    this.records = new RunningRecordWriter(
+      options.paths.running,
+      () => [...recordedHooks(this.inFlight), ...this.pool.recorded()],
+      options.stderr,
+      () => this.pool.bounds(),
+    );
     this.lifecycle = new Lifecycle(this.inFlight, this.abandonments, options.stderr);
     // The operator's consent per session: which hooks get the session control capability.
     const grants = new SessionGrants(options.paths, options.logger);
@@ -66,6 +76,7 @@ export class Engine {
       records: this.records,
       lifecycle: this.lifecycle,
       hookRunPrefix: hookRunPrefix(this.homeTag),
+      pool: this.pool,
     }));
     this.dispatcher = new Dispatcher({
       store: this.store,
@@ -76,6 +87,7 @@ export class Engine {
       logger: options.logger,
       inFlight: this.inFlight,
       lastByEvent: this.lastByEvent,
+      pool: this.pool,
     });
   }
 
@@ -170,7 +182,11 @@ export class Engine {
 
   status(): StatusResult {
     return {
-      runningHooks: runningHooks(this.inFlight, this.options.paths.running, this.abandonments),
+      runningHooks: {
+        ...runningHooks(this.inFlight, this.options.paths.running, this.abandonments),
+        prestarted: this.pool.list(),
+        prestart: this.pool.bounds(),
+      },
       dispatchStages: dispatchStages(this.inFlight, this.lastByEvent),
     };
   }
@@ -178,6 +194,7 @@ export class Engine {
   private async reload(): Promise<Outcome> {
     const refreshed = await this.store.refresh();
     if (!refreshed.ok) return { ok: false, code: "registry-unusable", error: refreshed.error };
+    this.pool.adopt(refreshed.generation.number);
     return { ok: true, result: { reloaded: true, changed: refreshed.changed } };
   }
 
@@ -194,6 +211,7 @@ export class Engine {
   async shutdown(graceMs?: number): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.pool.closeAll();
     await this.lifecycle.inputClosed(graceMs);
     await this.records.flush();
   }

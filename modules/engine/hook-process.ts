@@ -1,6 +1,8 @@
 // The OS side of one command hook: its own process group, the input on stdin,
 // bounded output, a timeout that ends the whole group, and how the process ended.
-// What that end means as an answer is hook-answer.ts's.
+// A hook may be spawned before its event (prestart.ts) and fed its input later;
+// from the feed on it is the same process a cold start gives. What its end means
+// as an answer is hook-answer.ts's.
 import { spawn } from "node:child_process";
 import { endGroup, endMarkedRun, GROUP_GRACE_MS, HOOK_RUN_VARIABLE, signalGroup } from "../system/process-groups.ts";
 
@@ -60,21 +62,85 @@ class Collector {
   }
 }
 
+/** The spawn half of a hook: everything but its input and its timeout. */
+export type SpawnRequest = Omit<ExecRequest, "input" | "timeoutMs">;
+
+/** A hook process spawned and blocked on its stdin, not yet given its input. */
+export interface SpawnedHook {
+  pgid: number | undefined;
+  /** Set once it ended before it was fed (exited, killed, failed to spawn): never to be fed. */
+  readonly endedBeforeFeed: string | undefined;
+  /** Called once if it ends before it was fed. */
+  onEndedBeforeFeed(listener: (why: string) => void): void;
+  /** Give it its input and arm its timeout: from here it is an ordinary running hook. */
+  feed(input: string, timeoutMs: number): HookProcess;
+  /** End it unused, with its process group. */
+  discard(): void;
+}
+
+/** Spawn, feed at once: a cold start. */
 export function startHookProcess(request: ExecRequest): HookProcess {
+  return spawnHookProcess(request).feed(request.input, request.timeoutMs);
+}
+
+function describeEnd(end: ExecEnd): string {
+  switch (end.kind) {
+    case "exited":
+      return end.signal !== null ? `was killed by ${end.signal}` : `exited with code ${String(end.code)}`;
+    case "spawn-error":
+      return `could not start: ${end.message}`;
+    case "timeout":
+      return "timed out";
+    case "flooded":
+      return "flooded its stdout";
+    case "cancelled":
+      return `was ended (${end.why})`;
+  }
+}
+
+export function spawnHookProcess(request: SpawnRequest): SpawnedHook {
   const [program, ...args] = request.argv;
   let settle: (end: ExecEnd) => void = () => {};
   const ended = new Promise<ExecEnd>((resolve) => {
     settle = resolve;
   });
   let final: ExecEnd | undefined;
+  let fed = false;
+  let endedBeforeFeed: string | undefined;
+  let earlyListener: ((why: string) => void) | undefined;
   const finish = (end: ExecEnd): void => {
     if (final) return;
     final = end;
+    if (!fed) {
+      endedBeforeFeed = describeEnd(end);
+      earlyListener?.(endedBeforeFeed);
+    }
     settle(end);
   };
+  const handle = (pgid: number | undefined, cancel: (why: string) => void, stdin?: NodeJS.WritableStream, arm?: (ms: number) => void): SpawnedHook => ({
+    pgid,
+    get endedBeforeFeed() {
+      return endedBeforeFeed;
+    },
+    onEndedBeforeFeed(listener) {
+      earlyListener = listener;
+      if (endedBeforeFeed !== undefined) listener(endedBeforeFeed);
+    },
+    feed(input, timeoutMs) {
+      if (!fed) {
+        fed = true;
+        if (final === undefined) {
+          arm?.(timeoutMs);
+          stdin?.end(input);
+        }
+      }
+      return { pgid, ended, cancel };
+    },
+    discard: () => cancel("unused"),
+  });
   if (program === undefined) {
     finish({ kind: "spawn-error", message: "the command is empty" });
-    return { pgid: undefined, ended, cancel: () => {} };
+    return handle(undefined, () => {});
   }
 
   const child = spawn(program, args, {
@@ -88,6 +154,7 @@ export function startHookProcess(request: ExecRequest): HookProcess {
   const stdout = new Collector(MAX_STDOUT_BYTES);
   const stderr = new Collector(MAX_STDERR_BYTES);
   let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  let timer: NodeJS.Timeout | undefined;
 
   // Tama ending the hook answers at once; the group's TERM-then-KILL goes on behind.
   const stop = (reason: ExecEnd): void => {
@@ -98,10 +165,13 @@ export function startHookProcess(request: ExecRequest): HookProcess {
     // Pipes a process outside the group still holds are let go with the hook.
     child.stdout.destroy();
     child.stderr.destroy();
+    child.stdin.destroy();
     finish(reason.kind === "timeout" || reason.kind === "flooded" ? { ...reason, stderr: stderr.text() } : reason);
   };
-  const timer = setTimeout(() => stop({ kind: "timeout", stderr: "" }), request.timeoutMs);
-  timer.unref();
+  const arm = (timeoutMs: number): void => {
+    timer = setTimeout(() => stop({ kind: "timeout", stderr: "" }), timeoutMs);
+    timer.unref();
+  };
 
   child.stdout.on("data", (chunk: Buffer) => {
     if (!stdout.push(chunk)) stop({ kind: "flooded", stream: "stdout", limitBytes: MAX_STDOUT_BYTES, stderr: "" });
@@ -112,7 +182,6 @@ export function startHookProcess(request: ExecRequest): HookProcess {
   });
   // A hook that never reads stdin, or closes it early, must not break the engine.
   child.stdin.on("error", () => {});
-  child.stdin.end(request.input);
 
   child.on("error", (error) => {
     clearTimeout(timer);
@@ -136,6 +205,13 @@ export function startHookProcess(request: ExecRequest): HookProcess {
         setTimeout(() => signalGroup(pgid, "SIGKILL"), GROUP_GRACE_MS).unref();
       }
     }
+    // Exited unfed: nothing it said answers anything, and nobody waits on its pipes.
+    if (!fed) {
+      child.stdout.destroy();
+      child.stderr.destroy();
+      exited();
+      return;
+    }
     // A process that left the group (setsid) may hold the hook's stdout open for as
     // long as it lives: the hook has answered by exiting, so what it wrote is read
     // for a moment more and then its pipes are let go. The timeout stays armed too.
@@ -151,9 +227,5 @@ export function startHookProcess(request: ExecRequest): HookProcess {
   });
   child.on("close", exited);
 
-  return {
-    pgid,
-    ended,
-    cancel: (why: string) => stop({ kind: "cancelled", why }),
-  };
+  return handle(pgid, (why: string) => stop({ kind: "cancelled", why }), child.stdin, arm);
 }

@@ -12,7 +12,8 @@ import type { SessionGrants } from "../session-control/grants.ts";
 import { HOOK_RUN_VARIABLE } from "../system/process-groups.ts";
 import { round, type ActiveHook, type DispatchRun } from "./dispatch-run.ts";
 import { commandOutcome, judgeAnswer, type HookAnswer, type JudgedAnswer } from "./hook-answer.ts";
-import { startHookProcess } from "./hook-process.ts";
+import { startHookProcess, type HookProcess } from "./hook-process.ts";
+import type { PrestartIdentity, PrestartPool } from "./prestart.ts";
 import type { Lifecycle } from "./lifecycle.ts";
 import type { RunningRecordWriter } from "./running-records.ts";
 
@@ -25,6 +26,7 @@ export interface HookRunnerOptions {
   lifecycle: Lifecycle;
   /** The TAMA_HOOK_RUN prefix marking this engine's hook processes. */
   hookRunPrefix: string;
+  pool: PrestartPool;
 }
 
 export class HookRunner {
@@ -57,13 +59,22 @@ export class HookRunner {
       extra = { builtin: true };
     } else {
       this.options.lifecycle.supersede(run, hook.id);
-      const process_ = startHookProcess({
-        argv: hook.command ?? [],
-        cwd: target.input.cwd,
-        input: JSON.stringify(target.input),
-        timeoutMs: hook.timeoutMs,
-        env: this.hookEnv(run, hook),
-      });
+      const request = { argv: hook.command ?? [], cwd: target.input.cwd, env: this.hookEnv(run, hook) };
+      const input = JSON.stringify(target.input);
+      const { pool } = this.options;
+      let process_: HookProcess | undefined;
+      if (run.session !== null && run.generation !== undefined && pool.wants(hook)) {
+        const identity: PrestartIdentity = { session: run.session, event: run.event.name, hook: hook.id, generation: run.generation, ...request };
+        const taken = pool.take(identity);
+        if (taken !== undefined && "spawned" in taken) {
+          process_ = taken.spawned.feed(input, hook.timeoutMs);
+          extra.prestarted = true;
+        } else if (taken !== undefined) {
+          extra.prestartNote = taken.note;
+        }
+        run.prestartNext.push({ identity, request });
+      }
+      process_ ??= startHookProcess({ ...request, input, timeoutMs: hook.timeoutMs });
       const active: ActiveHook = { hook: hook.id, run, pgid: process_.pgid ?? null, startedAt: started, process: process_ };
       run.active.add(active);
       this.options.records.changed();
@@ -72,12 +83,24 @@ export class HookRunner {
       this.options.records.changed();
       judged = commandOutcome(hook, end);
       extra = {
+        ...extra,
         ...(process_.pgid !== undefined ? { processGroup: process_.pgid } : {}),
         ...(end.kind === "exited" ? { exitCode: end.code, signal: end.signal } : {}),
       };
     }
     const ms = round(performance.now() - started);
     return { ...base, ...extra, ms, ...judged };
+  }
+
+  /**
+   * After a dispatch answered: pre-start its pre-start hooks again for the session's
+   * next such event, each with a fresh run mark. Deferred by the caller past the
+   * answer, so the spawns never delay it.
+   */
+  prestartAfter(run: DispatchRun): void {
+    for (const { identity, request } of run.prestartNext) {
+      this.options.pool.offer(identity, { ...request, env: { ...request.env, [HOOK_RUN_VARIABLE]: `${this.options.hookRunPrefix}${++this.hookRuns}` } });
+    }
   }
 
   private async runBuiltin(hook: HookEntry, id: string, input: HookInput): Promise<HookAnswer> {

@@ -17,6 +17,8 @@ export const RecordedHook = z.object({
   processGroup: z.nullable(z.number()),
   startedAtMs: z.number(),
   startTicks: z.optional(z.number()),
+  /** Pre-started and still waiting for its event, not running one. */
+  prestarted: z.optional(z.boolean()),
 });
 export type RecordedHook = z.infer<typeof RecordedHook>;
 
@@ -25,6 +27,8 @@ export const EngineRecord = z.object({
   coreStartTicks: z.optional(z.number()),
   updatedAtMs: z.number(),
   hooks: z.array(RecordedHook),
+  /** The engine's bounds on pre-started processes and how many it holds. */
+  prestart: z.optional(z.object({ mode: z.string(), perSession: z.number(), total: z.number(), held: z.number(), rssKb: z.number() })),
 });
 export type EngineRecord = z.infer<typeof EngineRecord>;
 
@@ -52,6 +56,7 @@ export class RunningRecordWriter {
     dir: string,
     private readonly snapshot: () => RecordedHook[],
     private readonly warn: (line: string) => void,
+    private readonly prestart?: () => NonNullable<EngineRecord["prestart"]>,
   ) {
     this.file = recordPath(dir, process.pid);
   }
@@ -79,7 +84,14 @@ export class RunningRecordWriter {
         await rm(this.file, { force: true });
         return;
       }
-      const record: EngineRecord = { corePid: process.pid, coreStartTicks: this.startTicks, updatedAtMs: Date.now(), hooks };
+      const prestart = this.prestart?.();
+      const record: EngineRecord = {
+        corePid: process.pid,
+        coreStartTicks: this.startTicks,
+        updatedAtMs: Date.now(),
+        hooks,
+        ...(prestart !== undefined && prestart.held > 0 ? { prestart } : {}),
+      };
       await writeFileAtomicAsync(this.file, JSON.stringify(record), { mode: 0o600, createDir: 0o700 });
       this.failed = false;
     } catch (error) {

@@ -54,59 +54,125 @@ function tasksOf(phases: unknown): TodoTask[] | undefined {
   return tasks;
 }
 
+/** What one session file is known to hold, up to `offset` (just past its last whole line). */
+interface Indexed {
+  dev: number;
+  ino: number;
+  size: number;
+  mtimeMs: number;
+  offset: number;
+  /** The file's first bytes (its header) and those just before `offset`: a file rewritten in place is told from an appended one by them. */
+  head: Buffer;
+  seam: Buffer;
+  /** Each entry's newest todo list along its own branch (undefined: none on it yet). */
+  byId: Map<string, TodoTask[] | undefined>;
+  /** The newest list at the last whole entry. */
+  tip: TodoTask[] | undefined;
+}
+
+const SEAM = 64;
+/** OMP's first line is the session header; a rewrite that keeps the file's inode almost surely changes it. */
+const HEAD = 4096;
+/** Session files indexed at once; the oldest is dropped past this. */
+const MAX_FILES = 32;
+const indexed = new Map<string, Indexed>();
+
 /**
  * The session's current todo list: the newest list on the active branch. The file
- * is append-only and a parent precedes its children, so one backward pass that
- * follows parentId from the last entry visits exactly the active branch, and a
- * long session costs only the tail up to its newest todo.
+ * is append-only and a parent precedes its children, so each entry's list is its own
+ * or its parent's; the index keeps that per entry id and reads only what was
+ * appended since the last call, so an event costs the same in a long session as in a
+ * short one (one stat when nothing was appended). A file replaced or rewritten is
+ * read again from its start.
  */
 export function readSessionTodos(sessionFile: string): TodoTask[] | undefined {
   const fd = openSync(sessionFile, "r");
-  let expected: string | null | undefined;
-  const visit = (line: string): TodoTask[] | undefined => {
-    let entry: Record<string, unknown> | undefined;
-    try {
-      entry = record(JSON.parse(line));
-    } catch {
-      return undefined; // a torn last line while OMP appends
-    }
-    if (!entry) return undefined;
-    // Entries without ids (older files) stand on the only branch there is.
-    if (typeof entry.id !== "string") return expected === undefined ? todosOfEntry(entry) : undefined;
-    if (expected === undefined) expected = entry.id;
-    if (entry.id !== expected) return undefined;
-    expected = typeof entry.parentId === "string" ? entry.parentId : null;
-    return todosOfEntry(entry);
-  };
   try {
-    let position = fstatSync(fd).size;
-    let carry = Buffer.alloc(0);
-    while (position > 0 && expected !== null) {
-      const size = Math.min(CHUNK, position);
-      position -= size;
-      const chunk = Buffer.alloc(size);
-      readSync(fd, chunk, 0, size, position);
-      const buffer = Buffer.concat([chunk, carry]);
-      let end = buffer.length;
-      // Whole lines are those after the buffer's first LF (or all of it at the file's start).
-      for (;;) {
-        const lf = buffer.lastIndexOf(10, end - 1);
-        if (lf === -1 && position > 0) break;
-        const line = buffer.subarray(lf + 1, end).toString("utf8");
-        end = Math.max(lf, 0);
-        if (line.trim().length > 0) {
-          const todos = visit(line);
-          if (todos) return todos;
-          if (expected === null) return undefined;
-        }
-        if (lf === -1) break;
-      }
-      carry = buffer.subarray(0, end);
+    const stat = fstatSync(fd);
+    let index = indexed.get(sessionFile);
+    if (index !== undefined && index.dev === stat.dev && index.ino === stat.ino && index.size === stat.size && index.mtimeMs === stat.mtimeMs) {
+      return tipWithTornLine(index, fd, stat.size);
     }
-    return undefined;
+    if (index === undefined || index.dev !== stat.dev || index.ino !== stat.ino || stat.size < index.offset || !seamHolds(fd, index)) {
+      index = { dev: stat.dev, ino: stat.ino, size: 0, mtimeMs: 0, offset: 0, head: Buffer.alloc(0), seam: Buffer.alloc(0), byId: new Map(), tip: undefined };
+    }
+    indexed.delete(sessionFile);
+    indexed.set(sessionFile, index);
+    if (indexed.size > MAX_FILES) indexed.delete(indexed.keys().next().value ?? "");
+    appendLines(index, fd, stat.size);
+    index.size = stat.size;
+    index.mtimeMs = stat.mtimeMs;
+    return tipWithTornLine(index, fd, stat.size);
   } finally {
     closeSync(fd);
   }
+}
+
+function seamHolds(fd: number, index: Indexed): boolean {
+  const same = (bytes: Buffer, at: number): boolean => {
+    if (bytes.length === 0) return true;
+    const now = Buffer.alloc(bytes.length);
+    readSync(fd, now, 0, now.length, at);
+    return now.equals(bytes);
+  };
+  return same(index.head, 0) && same(index.seam, index.offset - index.seam.length);
+}
+
+function entryOf(line: string): Record<string, unknown> | undefined {
+  try {
+    return record(JSON.parse(line));
+  } catch {
+    return undefined; // a torn line while OMP appends
+  }
+}
+
+/** The newest list after an entry, given the one before it. */
+function listAfter(index: Indexed, entry: Record<string, unknown>, before: TodoTask[] | undefined): TodoTask[] | undefined {
+  const own = todosOfEntry(entry);
+  // Entries without ids (older files) stand on the only branch there is.
+  if (typeof entry.id !== "string") return own ?? before;
+  return own ?? (typeof entry.parentId === "string" ? index.byId.get(entry.parentId) : undefined);
+}
+
+/** Index the whole lines from `offset` to `size`. */
+function appendLines(index: Indexed, fd: number, size: number): void {
+  let position = index.offset;
+  let carry = Buffer.alloc(0);
+  while (position < size) {
+    const chunk = Buffer.alloc(Math.min(CHUNK, size - position));
+    const read = readSync(fd, chunk, 0, chunk.length, position);
+    if (read === 0) break;
+    position += read;
+    const buffer = carry.length > 0 ? Buffer.concat([carry, chunk.subarray(0, read)]) : chunk.subarray(0, read);
+    let start = 0;
+    for (let lf = buffer.indexOf(10, start); lf !== -1; lf = buffer.indexOf(10, start)) {
+      const line = buffer.subarray(start, lf).toString("utf8");
+      start = lf + 1;
+      if (line.trim().length === 0) continue;
+      const entry = entryOf(line);
+      if (!entry) continue;
+      index.tip = listAfter(index, entry, index.tip);
+      if (typeof entry.id === "string") index.byId.set(entry.id, index.tip);
+    }
+    carry = buffer.subarray(start);
+    index.offset = position - carry.length;
+  }
+  if (index.head.length < HEAD && index.offset > index.head.length) {
+    index.head = Buffer.alloc(Math.min(HEAD, index.offset));
+    readSync(fd, index.head, 0, index.head.length, 0);
+  }
+  const seamStart = Math.max(0, index.offset - SEAM);
+  index.seam = Buffer.alloc(index.offset - seamStart);
+  if (index.seam.length > 0) readSync(fd, index.seam, 0, index.seam.length, seamStart);
+}
+
+/** The tip, counting a last line OMP wrote without its LF yet when it is whole JSON. */
+function tipWithTornLine(index: Indexed, fd: number, size: number): TodoTask[] | undefined {
+  if (size <= index.offset) return index.tip;
+  const rest = Buffer.alloc(size - index.offset);
+  readSync(fd, rest, 0, rest.length, index.offset);
+  const entry = rest.toString("utf8").trim().length > 0 ? entryOf(rest.toString("utf8")) : undefined;
+  return entry ? listAfter(index, entry, index.tip) : index.tip;
 }
 
 export const isOpen = (task: TodoTask): boolean => task.status === "pending" || task.status === "in_progress";

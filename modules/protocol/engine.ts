@@ -128,6 +128,10 @@ export const HookResult = z.object({
   /** A post_tool_use gate's replacement for the result the model reads (redact-secrets). */
   updatedToolResponse: z.optional(z.unknown()),
   builtin: z.optional(z.boolean()),
+  /** Fed to a process started before its event. */
+  prestarted: z.optional(z.boolean()),
+  /** Why a pre-started process was there and not used: the hook was started cold. */
+  prestartNote: z.optional(z.string()),
 });
 export type HookResult = z.infer<typeof HookResult>;
 
@@ -232,11 +236,30 @@ export const LeftRunningHook = z.object({
   corePid: z.number(),
 });
 export const UnreadRecord = z.object({ file: z.string(), error: z.string() });
+/** A hook process started before its event, waiting on stdin for it. */
+export const PrestartedHook = z.object({
+  session: z.string(),
+  event: z.string(),
+  hook: z.string(),
+  processGroup: z.nullable(z.number()),
+  waitingForMs: z.number(),
+  rssKb: z.nullable(z.number()),
+});
+/** The bounds on pre-started processes (per session, in all) and what is held now. */
+export const PrestartBounds = z.object({
+  mode: z.enum(["opt-in", "all", "off"]),
+  perSession: z.number(),
+  total: z.number(),
+  held: z.number(),
+  rssKb: z.number(),
+});
 export const RunningHooks = z.object({
   dispatched: z.array(DispatchedHook),
   running: z.array(LeftRunningHook),
   recordsUnread: z.array(UnreadRecord),
   abandoned: z.array(Abandonment),
+  prestarted: z.optional(z.array(PrestartedHook)),
+  prestart: z.optional(PrestartBounds),
 });
 export type RunningHooks = z.infer<typeof RunningHooks>;
 

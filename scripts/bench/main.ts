@@ -8,6 +8,8 @@ import { adoptionRows } from "./adoption.ts";
 import { gateRows } from "./gates.ts";
 import { modelRequestRows } from "./model.ts";
 import { ompNoopProbe, ompRows } from "./omp.ts";
+import { ompFixedCostRows, ompHookRows } from "./omp-hooks.ts";
+import { sessionLengthRows } from "./session-length.ts";
 import { BenchEngine, fmtMs, median, printTable, scratch, spawnOnce, writeExecutable, type Row } from "./support.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -176,8 +178,9 @@ async function concurrentLoad(home: string): Promise<Row[]> {
   ];
 }
 
-// TAMA_BENCH_ONLY=engine,stop,load,model,adoption,gates,omp runs a subset.
-const only = new Set((process.env.TAMA_BENCH_ONLY ?? "engine,stop,load,model,adoption,gates,omp").split(","));
+// TAMA_BENCH_ONLY=engine,stop,load,model,adoption,gates,session-length,omp-fixed,omp-hooks,omp runs a subset
+// (omp, 5 sh hooks against the one-after-another extension, is in omp-hooks too).
+const only = new Set((process.env.TAMA_BENCH_ONLY ?? "engine,stop,load,model,adoption,gates,session-length,omp-fixed,omp-hooks").split(","));
 const rows: Row[] = [];
 if (only.has("engine")) rows.push(...(await dispatchVsSpawn(scratch("tama-bench-"))));
 if (only.has("stop")) rows.push(...(await stopSideBySide(scratch("tama-bench-stop-"))));
@@ -185,6 +188,9 @@ if (only.has("load")) rows.push(...(await concurrentLoad(scratch("tama-bench-loa
 if (only.has("model")) rows.push(...(await modelRequestRows(scratch("tama-bench-model-"), tamaBin)));
 if (only.has("adoption")) rows.push(...adoptionRows(root, tamaBin));
 if (only.has("gates")) rows.push(...(await gateRows(scratch("tama-bench-gates-"))));
+if (only.has("session-length")) rows.push(...(await sessionLengthRows(scratch("tama-bench-length-"), tamaBin, BUN)));
+if (only.has("omp-fixed")) rows.push(...(await ompFixedCostRows(tamaBin)));
+if (only.has("omp-hooks")) rows.push(...(await ompHookRows(tamaBin)));
 if (only.has("omp")) rows.push(...(await ompRows(tamaBin)));
 if (only.has("omp-noop")) process.stdout.write(`turn p50 side by side: ${await ompNoopProbe(tamaBin)}\n`);
 printTable(

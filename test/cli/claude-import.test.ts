@@ -173,7 +173,19 @@ describe("tama hooks import --from-claude", () => {
     const report = json<ImportReport>(run([off, "--json"]));
     expect(report.sources).toEqual([{ file: off, scope: "local", found: true }]);
     expect(report.imported[0]?.hook).toMatchObject({ enabled: false });
-    expect(report.notes).toEqual([`${off} sets disableAllHooks, so its hooks are imported disabled`]);
+    expect(report.notes).toEqual([
+      `${off} sets disableAllHooks, so its hooks are imported disabled`,
+      'imported hooks start when their event comes; a script that reads stdin before doing anything else can start earlier: import with --prestart, or set "prestart": true on the hook',
+    ]);
+  });
+
+  it("--prestart marks the imported command hooks to start before their event, and says what that means", () => {
+    const file = settings(path.join(home.dir, "pre.json"), { hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "echo x" }] }] } });
+    const report = json<ImportReport>(run([file, "--prestart", "--json"]));
+    expect(report.imported[0]?.hook).toMatchObject({ prestart: true });
+    expect(report.notes).toEqual([
+      "imported hooks are pre-started: each one's process starts before its event and waits on stdin, so whatever a script does before it reads stdin sees the state from before the event",
+    ]);
   });
 
   it("says where it looked when there is nothing to import, and names a file that cannot be read", () => {

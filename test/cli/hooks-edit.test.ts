@@ -59,6 +59,16 @@ describe("tama hooks add/disable/enable/remove", () => {
     expect(hooks[1]).toEqual({ id: "b", events: ["stop"], command: ["sh", "-c", "echo hi"], timeoutMs: 1500 });
   });
 
+  it("--prestart marks a command hook to start before its event; a built-in gate is refused it", () => {
+    const added = tama(home, ["hooks", "add", "--id", "pre", "--event", "pre_tool_use", "--prestart", "--", "sh", "-c", "cat >/dev/null"]);
+    expect(added.code).toBe(0);
+    expect(added.stdout).toContain("Pre-started: its process starts before its event and waits on stdin");
+    expect(registry().hooks[0]).toEqual({ id: "pre", events: ["pre_tool_use"], command: ["sh", "-c", "cat >/dev/null"], prestart: true });
+    const refused = tama(home, ["hooks", "add", "--builtin", "block-open-todos", "--prestart"]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("--prestart applies to command hooks");
+  });
+
   it("keeps a declared checksum true, and the file's own layout", () => {
     home.writeRegistry({ schema: 1, release: { id: "r1" }, checksum: "0".repeat(64), hooks: [] });
     const declared = tama(home, ["hooks", "checksum"]).stdout.trim();

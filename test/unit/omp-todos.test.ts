@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -43,5 +43,34 @@ describe("readSessionTodos", () => {
     writeFileSync(file, `${text("a", null)}\n${todo("b", "a", "pending")}\n{"type":"mess`);
     expect(readSessionTodos(file)?.[0]?.status).toBe("pending");
     expect(readSessionTodos(write([text("a", null), text("b", "a")]))).toBeUndefined();
+  });
+
+  it("reads what was appended since the last call, branches included", () => {
+    const file = write([text("a", null), text("b", "a")]);
+    expect(readSessionTodos(file)).toBeUndefined();
+    appendFileSync(file, `${todo("c", "b", "pending", "first")}\n`);
+    expect(readSessionTodos(file)?.map((t) => t.content)).toEqual(["first"]);
+    // A torn append is not an entry until its line is whole.
+    appendFileSync(file, `${todo("d", "c", "completed", "second").slice(0, 20)}`);
+    expect(readSessionTodos(file)?.map((t) => t.content)).toEqual(["first"]);
+    appendFileSync(file, `${todo("d", "c", "completed", "second").slice(20)}\n`);
+    expect(readSessionTodos(file)?.map((t) => t.content)).toEqual(["second"]);
+    // A new leaf off b: the branch without todos.
+    appendFileSync(file, `${text("e", "b")}\n`);
+    expect(readSessionTodos(file)).toBeUndefined();
+    appendFileSync(file, `${text("f", "d")}\n`);
+    expect(readSessionTodos(file)?.map((t) => t.content)).toEqual(["second"]);
+  });
+
+  it("reads a replaced or rewritten file again from its start", () => {
+    const file = write([todo("a", null, "pending", "old")]);
+    expect(readSessionTodos(file)?.map((t) => t.content)).toEqual(["old"]);
+    const other = path.join(dir, "other.jsonl");
+    writeFileSync(other, `${todo("a", null, "pending", "new")}\n${text("b", "a")}\n`);
+    renameSync(other, file);
+    expect(readSessionTodos(file)?.map((t) => t.content)).toEqual(["new"]);
+    // Rewritten in place (not OMP's way, which renames a new file over it), longer, with another header.
+    writeFileSync(file, `${todo("a", null, "pending", "neu")}\n${text("b", "a")}\n${text("c", "b")}\n`);
+    expect(readSessionTodos(file)?.map((t) => t.content)).toEqual(["neu"]);
   });
 });

@@ -17,11 +17,11 @@ const USAGE = `usage: tama hooks <command>
   list [--json]                                   the registry's hooks
   add --id ID --event EVENT [--tools shell|write|any|Name,Name]
       (--command '["prog","arg"]' | --builtin ID | -- prog arg…)
-      [--timeout-ms N] [--fail-mode open|closed] [--description TEXT] [--disabled] [--json]
+      [--timeout-ms N] [--fail-mode open|closed] [--description TEXT] [--disabled] [--prestart] [--json]
   remove|enable|disable ID… [--json]
-  import --from-claude [settings.json…] [--project DIR] [--dry-run] [--disabled] [--json]
+  import --from-claude [settings.json…] [--project DIR] [--dry-run] [--disabled] [--prestart] [--json]
   checksum [FILE] [--json]                        the catalog checksum a registry may declare
-  running [--json]                                hooks still running, and abandonments
+  running [--json]                                hooks still running, pre-started ones waiting, and abandonments
   builtins [--json]                               the built-in gates
 Editing commands take --registry FILE (default: TAMA_REGISTRY, else $TAMA_HOME/hooks/registry.json).`;
 
@@ -141,9 +141,11 @@ function running(argv: string[]): number {
   const paths = tamaPaths();
   const records = readRecords(paths.running);
   const now = Date.now();
-  const hooks = [...records.live.map((r) => ({ r, engine: "live" })), ...records.gone.map((r) => ({ r, engine: "gone" }))].flatMap(
-    ({ r, engine }) =>
-      r.hooks.map((hook) => ({
+  const all = [...records.live.map((r) => ({ r, engine: "live" })), ...records.gone.map((r) => ({ r, engine: "gone" }))];
+  const hooks = all.flatMap(({ r, engine }) =>
+    r.hooks
+      .filter((hook) => hook.prestarted !== true)
+      .map((hook) => ({
         engine,
         corePid: r.corePid,
         session: hook.session,
@@ -153,11 +155,18 @@ function running(argv: string[]): number {
         runningForMs: now - hook.startedAtMs,
       })),
   );
+  // Started before their event and waiting on stdin for it: not running a hook yet.
+  const prestarted = all.flatMap(({ r, engine }) =>
+    r.hooks
+      .filter((hook) => hook.prestarted === true)
+      .map((hook) => ({ engine, corePid: r.corePid, session: hook.session, event: hook.event, hook: hook.hook, processGroup: hook.processGroup, waitingForMs: now - hook.startedAtMs })),
+  );
+  const bounds = all.flatMap(({ r, engine }) => (r.prestart !== undefined ? [{ engine, corePid: r.corePid, ...r.prestart }] : []));
   const read = readAbandonmentRecords(paths.sessions);
   const abandoned = read.abandoned;
   const unread = [...records.unread, ...read.unread];
   if (values.json) {
-    printJson({ running: hooks, abandoned, recordsUnread: unread });
+    printJson({ running: hooks, prestarted, prestartBounds: bounds, abandoned, recordsUnread: unread });
   } else {
     const lines: string[] = [];
     lines.push(
@@ -168,6 +177,19 @@ function running(argv: string[]): number {
             ...hooks.map((h) => [h.hook, h.event, h.session ?? "-", String(h.processGroup ?? "-"), `${h.runningForMs} ms`, `${h.corePid} (${h.engine})`]),
           ]),
     );
+    if (prestarted.length > 0) {
+      lines.push(
+        "",
+        "Pre-started, waiting for their event:",
+        table([
+          ["HOOK", "EVENT", "SESSION", "PGID", "WAITING", "ENGINE"],
+          ...prestarted.map((h) => [h.hook, h.event, h.session ?? "-", String(h.processGroup ?? "-"), `${h.waitingForMs} ms`, `${h.corePid} (${h.engine})`]),
+        ]),
+      );
+      for (const b of bounds) {
+        lines.push(`  engine ${b.corePid}: ${b.held} held of ${b.total} in all, ${b.perSession} per session; ${Math.round(b.rssKb / 1024)} MiB resident`);
+      }
+    }
     if (abandoned.length > 0) {
       lines.push("", "Last abandonment per session:");
       for (const a of abandoned) lines.push(`  ${a.session}: ${a.text}`);

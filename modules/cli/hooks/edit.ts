@@ -122,6 +122,7 @@ export function addHook(argv: string[]): number {
       "fail-mode": { type: "string" },
       description: { type: "string" },
       disabled: { type: "boolean" },
+      prestart: { type: "boolean" },
     },
     allowPositionals: true,
     tokens: true,
@@ -147,6 +148,7 @@ export function addHook(argv: string[]): number {
   if (timeout !== undefined && !/^\d+$/.test(timeout)) throw new CliError("--timeout-ms takes a whole number of milliseconds", 2);
   const failMode = values["fail-mode"];
   if (failMode !== undefined && failMode !== "open" && failMode !== "closed") throw new CliError("--fail-mode is open or closed", 2);
+  if (values.prestart && command === undefined) throw new CliError("--prestart applies to command hooks: a built-in gate starts no process", 2);
 
   const hook: NewHook = {
     id,
@@ -157,6 +159,7 @@ export function addHook(argv: string[]): number {
     ...(timeout !== undefined ? { timeoutMs: Number(timeout) } : {}),
     ...(failMode !== undefined ? { failMode } : {}),
     ...(values.disabled ? { enabled: false } : {}),
+    ...(values.prestart ? { prestart: true } : {}),
   };
   const file = registryPath(values.registry);
   const outcome = editing(() =>
@@ -176,6 +179,11 @@ export function addHook(argv: string[]): number {
   const runs = command !== undefined ? shellJoin(command) : `builtin ${values.builtin ?? ""}`;
   process.stdout.write(`Added ${id} (${events.join(",")}${added && events.some(isToolEvent) ? `, tools ${toolsOf(added)}` : ""}: ${runs}) to ${file}.\n`);
   for (const warning of warnings) process.stdout.write(`warning: ${warning}\n`);
+  if (values.prestart) {
+    process.stdout.write(
+      "Pre-started: its process starts before its event and waits on stdin; anything it does before reading stdin sees the state from before the event.\n",
+    );
+  }
   process.stdout.write("Engines adopt it at their next event.\n");
   return 0;
 }

@@ -46,6 +46,7 @@ export function importHooks(argv: string[]): number {
       project: { type: "string" },
       "dry-run": { type: "boolean" },
       disabled: { type: "boolean" },
+      prestart: { type: "boolean" },
     },
     allowPositionals: true,
   });
@@ -96,7 +97,7 @@ export function importHooks(argv: string[]): number {
           }
           const id = uniqueId(candidate, taken);
           known.set(identity, id);
-          const hook: NewHook = { id, ...candidate.hook };
+          const hook: NewHook = { id, ...candidate.hook, ...(values.prestart ? { prestart: true } : {}) };
           imported.push({
             id,
             hook,
@@ -113,6 +114,13 @@ export function importHooks(argv: string[]): number {
     ),
   );
   const { imported, existing } = outcome.detail;
+  if (imported.length > 0) {
+    notes.push(
+      values.prestart
+        ? "imported hooks are pre-started: each one's process starts before its event and waits on stdin, so whatever a script does before it reads stdin sees the state from before the event"
+        : "imported hooks start when their event comes; a script that reads stdin before doing anything else can start earlier: import with --prestart, or set \"prestart\": true on the hook",
+    );
+  }
   const dryRun = values["dry-run"] === true;
   if (values.json) {
     printJson({

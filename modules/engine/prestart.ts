@@ -1,0 +1,267 @@
+// Pre-started hooks: a command hook's interpreter takes most of its cost (python3
+// ~15 ms, node ~50 ms before the script reads a byte), and it can start while the
+// model is still thinking. After a session's event ran a pre-start hook, one process
+// of that hook is spawned for the session's next such event — same argv, cwd and
+// environment the event will give it, its own process group — and waits on stdin.
+// The next event feeds it (hook-process.ts) if nothing about it would differ, and
+// starts it cold otherwise. Which hooks: those the registry marks `prestart: true`
+// (a script that does work before it reads stdin would see the state from before the
+// event, which only its author can rule out), or every command hook under
+// TAMA_PRESTART=all; TAMA_PRESTART=off turns it off.
+import { readFileSync } from "node:fs";
+import type { HookEntry } from "../registry/registry.ts";
+import type { Logger } from "../system/log.ts";
+import { HOOK_RUN_VARIABLE, processStartTicks } from "../system/process-groups.ts";
+import { readEnvText } from "../system/paths.ts";
+import { CAPABILITY_KEY_ENV, CAPABILITY_SOCKET_ENV } from "../session-control/grants.ts";
+import { spawnHookProcess, type SpawnedHook, type SpawnRequest } from "./hook-process.ts";
+import { round } from "./dispatch-run.ts";
+import type { RecordedHook } from "./running-records.ts";
+
+export type PrestartMode = "opt-in" | "all" | "off";
+
+export interface PrestartSettings {
+  mode: PrestartMode;
+  /** Processes kept waiting per session, and in all. */
+  perSession: number;
+  total: number;
+  /** A process unused this long is ended. */
+  idleMs: number;
+}
+
+export const DEFAULT_PRESTART: PrestartSettings = { mode: "opt-in", perSession: 16, total: 64, idleMs: 10 * 60_000 };
+
+function positiveInt(name: string, env: NodeJS.ProcessEnv, fallback: number): number {
+  const text = readEnvText(name, env)?.trim();
+  if (text === undefined || text.length === 0) return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number ≥ 0, not ${JSON.stringify(text)}`);
+  return value;
+}
+
+/** TAMA_PRESTART (opt-in | all | off), TAMA_PRESTART_PER_SESSION, TAMA_PRESTART_TOTAL, TAMA_PRESTART_IDLE_MS. */
+export function prestartSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): PrestartSettings {
+  const mode = readEnvText("TAMA_PRESTART", env)?.trim() || "opt-in";
+  if (mode !== "opt-in" && mode !== "all" && mode !== "off") throw new Error(`TAMA_PRESTART must be opt-in, all or off, not ${JSON.stringify(mode)}`);
+  return {
+    mode,
+    perSession: positiveInt("TAMA_PRESTART_PER_SESSION", env, DEFAULT_PRESTART.perSession),
+    total: positiveInt("TAMA_PRESTART_TOTAL", env, DEFAULT_PRESTART.total),
+    idleMs: Math.max(1, positiveInt("TAMA_PRESTART_IDLE_MS", env, DEFAULT_PRESTART.idleMs)),
+  };
+}
+
+/** What a process must match to be fed an event: everything the event would give it. */
+export interface PrestartIdentity {
+  session: string;
+  event: string;
+  hook: string;
+  generation: number;
+  cwd: string;
+  argv: string[];
+  env: NodeJS.ProcessEnv;
+}
+
+/** The environment without this run's mark and the session-control capability (compared apart, as trust). */
+function envKey(env: NodeJS.ProcessEnv): string {
+  return Object.keys(env)
+    .filter((k) => k !== HOOK_RUN_VARIABLE && k !== CAPABILITY_SOCKET_ENV && k !== CAPABILITY_KEY_ENV && env[k] !== undefined)
+    .sort()
+    .map((k) => `${k}=${env[k] ?? ""}`)
+    .join("\u0000");
+}
+const trustKey = (env: NodeJS.ProcessEnv): string => `${env[CAPABILITY_SOCKET_ENV] ?? ""}\u0000${env[CAPABILITY_KEY_ENV] ?? ""}`;
+
+/** Why a waiting process may not be fed this event, or undefined when it may. */
+function difference(held: PrestartIdentity, wanted: PrestartIdentity): string | undefined {
+  if (held.generation !== wanted.generation) return "the hook registry changed";
+  if (held.cwd !== wanted.cwd) return "the event's cwd differs";
+  if (JSON.stringify(held.argv) !== JSON.stringify(wanted.argv)) return "the hook's command differs";
+  if (trustKey(held.env) !== trustKey(wanted.env)) return "the session's trust (session-control capability) differs";
+  if (envKey(held.env) !== envKey(wanted.env)) return "the environment differs";
+  return undefined;
+}
+
+interface Held {
+  identity: PrestartIdentity;
+  spawned: SpawnedHook;
+  startedAt: number;
+  startTicks?: number;
+  idle: NodeJS.Timeout;
+}
+
+/** What a hook run gets from the pool: a process to feed, or why it starts cold (undefined: none was held). */
+export type Taken = { spawned: SpawnedHook } | { note: string } | undefined;
+
+const slotOf = (session: string, event: string, hook: string): string => `${session}\u0000${event}\u0000${hook}`;
+
+/** A waiting process, as status and the records show it. */
+export interface PrestartedView {
+  session: string;
+  event: string;
+  hook: string;
+  processGroup: number | null;
+  waitingForMs: number;
+  rssKb: number | null;
+}
+
+function rssKb(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const pages = Number(readFileSync(`/proc/${pid}/statm`, "utf8").split(" ")[1]);
+    return Number.isFinite(pages) ? pages * 4 : null;
+  } catch {
+    return null;
+  }
+}
+
+export class PrestartPool {
+  private readonly held = new Map<string, Held>();
+  /** Slots whose process ended on its own before its event: it does not wait for its input, so it is not pre-started again. */
+  private readonly declined = new Set<string>();
+  /** Slots whose process ended before its event, with how: the next run there says so in its record. */
+  private readonly endedEarly = new Map<string, string>();
+  private readonly endedSessions = new Set<string>();
+  private generation: number | undefined;
+
+  constructor(
+    readonly settings: PrestartSettings,
+    private readonly changed: () => void,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Whether a hook is one to pre-start. */
+  wants(hook: HookEntry): boolean {
+    if (this.settings.mode === "off" || hook.command === undefined) return false;
+    return this.settings.mode === "all" || hook.prestart === true;
+  }
+
+  /** The waiting process for this event's run of a hook, if one may be fed; any other held for the slot is ended. */
+  take(identity: PrestartIdentity): Taken {
+    const slot = slotOf(identity.session, identity.event, identity.hook);
+    const held = this.held.get(slot);
+    if (!held) {
+      const early = this.endedEarly.get(slot);
+      this.endedEarly.delete(slot);
+      return early === undefined ? undefined : { note: `the pre-started process ${early} before its event; started cold` };
+    }
+    this.drop(slot, held);
+    if (held.spawned.endedBeforeFeed !== undefined) return { note: `the pre-started process ${held.spawned.endedBeforeFeed} before its event; started cold` };
+    const why = difference(held.identity, identity);
+    if (why !== undefined) {
+      held.spawned.discard();
+      this.logger.info({ session: identity.session, event: identity.event, hook: identity.hook, note: why }, "pre-started hook discarded");
+      return { note: `the pre-started process was ended unused: ${why}; started cold` };
+    }
+    return { spawned: held.spawned };
+  }
+
+  /** Start a hook's process for the session's next such event, within the bounds. */
+  offer(identity: PrestartIdentity, request: SpawnRequest): void {
+    const slot = slotOf(identity.session, identity.event, identity.hook);
+    if (this.held.has(slot) || this.declined.has(slot) || this.endedSessions.has(identity.session)) return;
+    if (identity.generation !== this.generation) return;
+    if (this.held.size >= this.settings.total) return;
+    let inSession = 0;
+    for (const held of this.held.values()) if (held.identity.session === identity.session) inSession += 1;
+    if (inSession >= this.settings.perSession) return;
+    const spawned = spawnHookProcess(request);
+    const idle = setTimeout(() => this.discard(slot, `unused for ${this.settings.idleMs} ms`), this.settings.idleMs);
+    idle.unref();
+    const held: Held = { identity, spawned, startedAt: performance.now(), idle };
+    this.held.set(slot, held);
+    spawned.onEndedBeforeFeed((why) => {
+      // Ended by the pool itself (discarded, taken): nothing to learn.
+      if (this.held.get(slot) !== held) return;
+      this.drop(slot, held);
+      this.endedEarly.set(slot, why);
+      if (this.endedEarly.size > 1000) this.endedEarly.delete(this.endedEarly.keys().next().value ?? "");
+      // Exited on its own: it does not wait for its input, so pre-starting it only wastes a start. Killed: try again.
+      const exited = why.startsWith("exited");
+      if (exited) this.declined.add(slot);
+      this.logger.info({ session: identity.session, event: identity.event, hook: identity.hook, note: exited ? `${why}; not pre-started again` : why }, "pre-started hook ended before its event");
+    });
+    this.changed();
+  }
+
+  /** This event of the session runs only `hooks`: a process waiting for it of any other hook is ended. */
+  keepOnly(session: string, event: string, hooks: readonly HookEntry[]): void {
+    if (this.held.size === 0) return;
+    for (const [slot, held] of this.held) {
+      if (held.identity.session !== session || held.identity.event !== event) continue;
+      if (!hooks.some((hook) => hook.id === held.identity.hook && this.wants(hook))) this.discard(slot, "the event no longer runs this hook");
+    }
+  }
+
+  /** The registry loaded another generation: every process of an older one is ended. */
+  adopt(generation: number): void {
+    if (this.generation === generation) return;
+    this.generation = generation;
+    for (const [slot, held] of this.held) if (held.identity.generation !== generation) this.discard(slot, "the hook registry changed");
+    // A changed registry may have changed a declined hook.
+    this.declined.clear();
+  }
+
+  /** The session ended: its processes are ended, and none is started for it again. */
+  endSession(session: string): void {
+    this.endedSessions.add(session);
+    if (this.endedSessions.size > 10_000) this.endedSessions.delete(this.endedSessions.values().next().value ?? "");
+    for (const [slot, held] of this.held) if (held.identity.session === session) this.discard(slot, "the session ended");
+    for (const slot of this.endedEarly.keys()) if (slot.startsWith(`${session}\u0000`)) this.endedEarly.delete(slot);
+  }
+
+  /** The engine is closing: every waiting process is ended. */
+  closeAll(): void {
+    this.endedSessions.clear();
+    this.generation = Number.NaN;
+    for (const [slot] of this.held) this.discard(slot, "the engine is closing");
+  }
+
+  list(): PrestartedView[] {
+    const now = performance.now();
+    return [...this.held.values()].map((held) => ({
+      session: held.identity.session,
+      event: held.identity.event,
+      hook: held.identity.hook,
+      processGroup: held.spawned.pgid ?? null,
+      waitingForMs: round(now - held.startedAt),
+      rssKb: rssKb(held.spawned.pgid),
+    }));
+  }
+
+  bounds(): { mode: PrestartMode; perSession: number; total: number; held: number; rssKb: number } {
+    const rss = this.list().reduce((sum, view) => sum + (view.rssKb ?? 0), 0);
+    return { mode: this.settings.mode, perSession: this.settings.perSession, total: this.settings.total, held: this.held.size, rssKb: rss };
+  }
+
+  /** The waiting processes, for the engine's record (so that they are named and reaped like running hooks). */
+  recorded(): RecordedHook[] {
+    return [...this.held.values()].map((held) => {
+      const pgid = held.spawned.pgid ?? null;
+      if (held.startTicks === undefined && pgid !== null) held.startTicks = processStartTicks(pgid);
+      return {
+        session: held.identity.session,
+        event: held.identity.event,
+        hook: held.identity.hook,
+        processGroup: pgid,
+        startedAtMs: Date.now() - Math.round(performance.now() - held.startedAt),
+        ...(held.startTicks !== undefined ? { startTicks: held.startTicks } : {}),
+        prestarted: true,
+      };
+    });
+  }
+
+  private drop(slot: string, held: Held): void {
+    clearTimeout(held.idle);
+    this.held.delete(slot);
+    this.changed();
+  }
+
+  private discard(slot: string, why: string): void {
+    const held = this.held.get(slot);
+    if (!held) return;
+    this.drop(slot, held);
+    held.spawned.discard();
+    this.logger.info({ session: held.identity.session, event: held.identity.event, hook: held.identity.hook, note: why }, "pre-started hook ended unused");
+  }
+}

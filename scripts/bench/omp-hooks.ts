@@ -1,0 +1,193 @@
+// Benchmark rows in a real OMP, side by side in one run: what one tool call costs
+// with 1 and 5 hooks of each kind (sh, python3 reading the JSON, node reading the
+// JSON) under Tama — cold and pre-started — against an extension that spawns the
+// same hooks from OMP's own process all at once (what in-process hook bridges do)
+// and one that spawns them one after another; and what a turn costs with Tama's
+// built-in gates only against an extension that listens and does nothing.
+import { spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { startModelServer, type RecordedRequest } from "../../test/omp/model-server.ts";
+import { makeOmpEnv } from "../../test/omp/omp-env.ts";
+import { startRpcSession } from "../../test/omp/rpc-session.ts";
+import { fmtMs, median, writeExecutable, type Row } from "./support.ts";
+
+const ROUNDS = Number(process.env.TAMA_BENCH_OMP_ROUNDS ?? 10);
+/**
+ * The scripted model thinks this long before each tool call, in every configuration
+ * alike, as a real model does: it is the time a hook can be started in. Overheads
+ * are turn time minus plain OMP's, so it cancels out.
+ */
+const THINK_MS = Number(process.env.TAMA_BENCH_THINK_MS ?? 250);
+
+export type HookKind = "sh" | "python3" | "node";
+type Mode = "plain" | "noop" | "tama-builtins" | "tama-cold" | "tama-prestart" | "all-at-once" | "sequential";
+
+const HOOK_BODIES: Record<HookKind, string> = {
+  sh: "#!/bin/sh\ncat >/dev/null\nexit 0\n",
+  python3: "#!/usr/bin/env python3\nimport json, sys\njson.load(sys.stdin)\nsys.exit(0)\n",
+  node: '#!/usr/bin/env node\nlet s = "";\nprocess.stdin.on("data", (d) => (s += d)).on("end", () => { JSON.parse(s); process.exit(0); });\n',
+};
+
+/** An overhead with its sign: under load a difference of two medians can come out below zero. */
+const signed = (ms: number): string => (ms < 0 ? `−${fmtMs(-ms)}` : `+${fmtMs(ms)}`);
+
+interface Running {
+  prompt(i: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+function bridge(file: string, hook: string, count: number, allAtOnce: boolean): string {
+  writeFileSync(
+    file,
+    `import { spawn } from "node:child_process";
+const run = (input) => new Promise((resolve) => { const c = spawn(${JSON.stringify(hook)}, [], { stdio: ["pipe", "pipe", "pipe"] }); c.stdout.resume(); c.stderr.resume(); c.stdin.on("error", () => {}); c.stdin.end(input); c.on("close", (code) => resolve(code)); });
+export default function (pi) {
+  pi.on("tool_call", async (event) => {
+    const input = JSON.stringify({ hook_event_name: "PreToolUse", tool_name: event.toolName, tool_input: event.input });
+    ${
+      allAtOnce
+        ? `const codes = await Promise.all(Array.from({ length: ${count} }, () => run(input)));
+    if (codes.includes(2)) return { block: true, reason: "blocked" };`
+        : `for (let i = 0; i < ${count}; i++) { if ((await run(input)) === 2) return { block: true, reason: "blocked" }; }`
+    }
+    return undefined;
+  });
+}
+`,
+  );
+  return file;
+}
+
+/** One OMP RPC session in the given configuration, with its own model server. */
+async function startMode(tamaBin: string, mode: Mode, kind: HookKind, count: number, thinkMs: number): Promise<Running> {
+  const server = await startModelServer((req: RecordedRequest) =>
+    req.turns.at(-1)?.role === "tool" ? { text: "ok" } : { toolCalls: [{ name: "bash", arguments: { command: "true" } }], delayMs: thinkMs },
+  );
+  const env = makeOmpEnv({ modelServerUrl: server.url });
+  const hook = writeExecutable(path.join(env.scratch, `pass-${kind}`), HOOK_BODIES[kind]);
+  const extensions: string[] = [];
+  if (mode.startsWith("tama")) {
+    env.env.TAMA_HOME = path.join(env.root, "tama");
+    const installed = spawnSync(process.execPath, [tamaBin, "install", "--omp"], { env: { ...process.env, ...env.env }, encoding: "utf8" });
+    if (installed.status !== 0) throw new Error(installed.stderr);
+    // tama-builtins keeps the registry install laid down: the built-in gates only.
+    if (mode !== "tama-builtins") {
+      const hooks = Array.from({ length: count }, (_, i) => ({
+        id: `pass${i}`,
+        events: ["pre_tool_use"],
+        command: [hook],
+        ...(mode === "tama-prestart" ? { prestart: true } : {}),
+      }));
+      writeFileSync(path.join(env.root, "tama", "hooks", "registry.json"), JSON.stringify({ schema: 1, release: null, hooks }));
+    }
+  }
+  if (mode === "all-at-once" || mode === "sequential") extensions.push(bridge(path.join(env.scratch, "bridge.js"), hook, count, mode === "all-at-once"));
+  if (mode === "noop") {
+    const noop = path.join(env.scratch, "noop.js");
+    // OMP's own cost of an extension that listens where Tama does and does nothing.
+    writeFileSync(
+      noop,
+      `export default function (pi) { for (const e of ["session_start", "tool_call", "tool_result", "input", "before_agent_start", "before_provider_request", "session_stop", "session_shutdown"]) pi.on(e, () => undefined); }\n`,
+    );
+    extensions.push(noop);
+  }
+  const session = startRpcSession({ env: env.env, cwd: env.cwd, extensionPaths: extensions });
+  await session.ready(60_000);
+  return {
+    async prompt(i) {
+      const t = performance.now();
+      await session.prompt(`call ${i}`);
+      return performance.now() - t;
+    },
+    async close() {
+      await session.close();
+      await server.close();
+      env.cleanup();
+    },
+  };
+}
+
+/** Every configuration's turn p50, measured side by side: one prompt each, in turn, per round. */
+async function sideBySide(tamaBin: string, modes: Mode[], kind: HookKind, count: number, rounds: number, thinkMs: number): Promise<Map<Mode, number>> {
+  const running = new Map<Mode, Running>();
+  const times = new Map<Mode, number[]>(modes.map((m) => [m, []]));
+  const warm = 3;
+  try {
+    for (const mode of modes) running.set(mode, await startMode(tamaBin, mode, kind, count, thinkMs));
+    for (let i = 0; i < rounds + warm; i++) {
+      // The order rotates so that no configuration always follows the same one.
+      for (let j = 0; j < modes.length; j++) {
+        const mode = modes[(i + j) % modes.length] as Mode;
+        const ms = await (running.get(mode) as Running).prompt(i);
+        if (i >= warm) times.get(mode)?.push(ms);
+      }
+    }
+  } finally {
+    for (const r of running.values()) await r.close();
+  }
+  return new Map(modes.map((m) => [m, median(times.get(m) ?? [])]));
+}
+
+/** Per-tool-call overhead of `count` hooks of one kind: Tama cold and pre-started against both bridges. */
+async function hookRows(tamaBin: string, kind: HookKind, count: number): Promise<Row[]> {
+  const t = await sideBySide(tamaBin, ["plain", "tama-cold", "tama-prestart", "all-at-once", "sequential"], kind, count, ROUNDS, THINK_MS);
+  const plain = t.get("plain") ?? Number.NaN;
+  const over = (mode: Mode) => (t.get(mode) ?? Number.NaN) - plain;
+  const cold = over("tama-cold");
+  const pre = over("tama-prestart");
+  const all = over("all-at-once");
+  const seq = over("sequential");
+  const goal = count === 5 && kind !== "sh" ? 0.25 : count === 5 ? 0.5 : undefined;
+  const label = `${count} × ${kind}`;
+  return [
+    {
+      name: `OMP tool call, ${label}: Tama pre-started ÷ all-at-once extension`,
+      measured: `${signed(pre)} vs ${signed(all)} (plain turn ${fmtMs(plain)}, n=${ROUNDS})`,
+      ratio: pre / all,
+      goal: goal === undefined ? "(no goal)" : `≤ ${goal}×`,
+      met: goal === undefined ? true : pre / all <= goal,
+    },
+    {
+      name: `  ${label}: Tama cold ÷ all-at-once extension`,
+      measured: `${signed(cold)} vs ${signed(all)}`,
+      ratio: cold / all,
+      goal: "(no goal)",
+      met: true,
+    },
+    {
+      name: `  ${label}: Tama cold ÷ one-after-another extension`,
+      measured: `${signed(cold)} vs ${signed(seq)}`,
+      ratio: cold / seq,
+      goal: "(no goal)",
+      met: true,
+    },
+  ];
+}
+
+export async function ompHookRows(tamaBin: string): Promise<Row[]> {
+  const kinds = (process.env.TAMA_BENCH_HOOK_KINDS ?? "sh,python3,node").split(",") as HookKind[];
+  const rows: Row[] = [];
+  const counts = (process.env.TAMA_BENCH_HOOK_COUNTS ?? "1,5").split(",").map(Number);
+  for (const kind of kinds) for (const count of counts) rows.push(...(await hookRows(tamaBin, kind, count)));
+  return rows;
+}
+
+/** A turn with Tama's built-in gates only, over a turn with an extension that listens and does nothing. */
+export async function ompFixedCostRows(tamaBin: string): Promise<Row[]> {
+  const rounds = Math.max(ROUNDS, 20);
+  const t = await sideBySide(tamaBin, ["plain", "noop", "tama-builtins"], "sh", 0, rounds, 0);
+  const plain = t.get("plain") ?? Number.NaN;
+  const noop = t.get("noop") ?? Number.NaN;
+  const tama = t.get("tama-builtins") ?? Number.NaN;
+  const over = tama - noop;
+  return [
+    {
+      name: "OMP turn, built-in gates only: Tama's cost over a no-op extension",
+      measured: `${signed(over)} (turn p50 ${fmtMs(tama)} vs no-op ${fmtMs(noop)} vs plain ${fmtMs(plain)}, n=${rounds})`,
+      ratio: tama / noop,
+      goal: "≤ +1 ms",
+      met: over <= 1,
+    },
+  ];
+}

@@ -1,0 +1,239 @@
+// Pre-started hooks over real pipes with real hook processes: a process started
+// before its event is fed only when nothing about it would differ, and the engine
+// ends every one it does not use.
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { StatusResult } from "../../modules/protocol/engine.ts";
+import { EngineClient, makeTestHome, resultOf, settleProcesses, TAMA_BIN, type TestHome } from "../support/engine-client.ts";
+
+let home: TestHome;
+let engine: EngineClient | undefined;
+
+beforeEach(() => {
+  home = makeTestHome();
+});
+afterEach(async () => {
+  await engine?.close();
+  engine = undefined;
+  // Nothing the engine pre-started outlives it.
+  expect(await settleProcesses(home.home)).toEqual([]);
+  home.cleanup();
+});
+
+/** Refuses `rm` by exit 2 from what it reads on stdin; logs its pid before it reads. */
+function refuser(): string {
+  return home.script(
+    "refuse-rm.sh",
+    `#!/bin/sh
+echo "$$ $TAMA_EVENT $TAMA_SESSION_ID" >> "$STARTS"
+input=$(cat)
+case "$input" in *'"rm '*) echo "no rm" >&2; exit 2;; esac
+exit 0
+`,
+  );
+}
+
+async function start(hooks: unknown[], env: NodeJS.ProcessEnv = {}): Promise<EngineClient> {
+  home.writeRegistry({ schema: 1, release: { id: "r1" }, hooks });
+  engine = new EngineClient(home, { STARTS: path.join(home.dir, "starts.log"), ...env });
+  await engine.ready();
+  return engine;
+}
+
+const bash = (command: string, session = "s1", cwd = home.dir) => ({ session_id: session, cwd, tool_name: "bash", tool_input: { command } });
+
+async function status(e: EngineClient): Promise<StatusResult> {
+  const frame = await e.request({ op: "status" });
+  return StatusResult.parse(frame.result);
+}
+
+/** Status once `count` processes wait (the engine starts them after it answered). */
+async function untilHeld(e: EngineClient, count: number): Promise<StatusResult> {
+  for (let i = 0; i < 400; i++) {
+    const s = await status(e);
+    if ((s.runningHooks.prestarted ?? []).length === count) return s;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`never ${count} pre-started processes: ${JSON.stringify((await status(e)).runningHooks.prestarted)}`);
+}
+
+async function groupGone(pgid: number): Promise<boolean> {
+  for (let i = 0; i < 200; i++) {
+    try {
+      process.kill(-pgid, 0);
+    } catch {
+      return true;
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return false;
+}
+
+const starts = (): string[] => readFileSync(path.join(home.dir, "starts.log"), "utf8").trim().split("\n");
+
+describe("pre-started hooks", () => {
+  it("a hook marked prestart is started before the session's next such event and fed it; the verdict is the cold one's", async () => {
+    const e = await start([{ id: "no-rm", events: ["pre_tool_use"], tools: "shell", command: [refuser()], prestart: true }]);
+    const cold = await e.dispatch("pre_tool_use:bash", bash("rm -rf x"));
+    expect(resultOf(cold).decision).toBe("block");
+    expect(resultOf(cold).results[0]).not.toHaveProperty("prestarted");
+
+    const held = await untilHeld(e, 1);
+    const waiting = held.runningHooks.prestarted?.[0];
+    expect(waiting).toMatchObject({ session: "s1", event: "pre_tool_use:bash", hook: "no-rm" });
+    expect(held.runningHooks.prestart).toMatchObject({ mode: "opt-in", held: 1, perSession: 16, total: 64 });
+    // It waits on stdin: it logs its start and no event has come for it yet.
+    for (let i = 0; i < 200 && starts().length < 2; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(starts()).toHaveLength(2);
+
+    const fed = await e.dispatch("pre_tool_use:bash", bash("rm -rf y"));
+    expect(resultOf(fed).decision).toBe("block");
+    expect(resultOf(fed).reason).toBe("no rm");
+    expect(resultOf(fed).results[0]).toMatchObject({ prestarted: true, processGroup: waiting?.processGroup });
+    await untilHeld(e, 1);
+    const passed = await e.dispatch("pre_tool_use:bash", bash("ls"));
+    expect(resultOf(passed).decision).toBe("pass");
+    expect(resultOf(passed).results[0]).toMatchObject({ prestarted: true });
+  });
+
+  it("without prestart (and under TAMA_PRESTART=off) nothing is started before its event", async () => {
+    const e = await start(
+      [
+        { id: "plain", events: ["pre_tool_use"], command: [refuser()] },
+        { id: "marked", events: ["pre_tool_use"], command: [refuser()], prestart: true },
+      ],
+      { TAMA_PRESTART: "off" },
+    );
+    await e.dispatch("pre_tool_use:bash", bash("ls"));
+    await e.dispatch("pre_tool_use:bash", bash("ls"));
+    const s = await status(e);
+    expect(s.runningHooks.prestarted).toEqual([]);
+    expect(s.runningHooks.prestart?.mode).toBe("off");
+    expect(starts()).toHaveLength(4);
+  });
+
+  it("a pre-started process killed before its event is never fed: the hook starts cold and the record says so", async () => {
+    const e = await start([{ id: "no-rm", events: ["pre_tool_use"], command: [refuser()], prestart: true }]);
+    await e.dispatch("pre_tool_use:bash", bash("ls"));
+    const pgid = (await untilHeld(e, 1)).runningHooks.prestarted?.[0]?.processGroup;
+    expect(typeof pgid).toBe("number");
+    process.kill(-(pgid as number), "SIGKILL");
+    await untilHeld(e, 0);
+    const answer = await e.dispatch("pre_tool_use:bash", bash("rm -rf x"));
+    expect(resultOf(answer).decision).toBe("block");
+    const result = resultOf(answer).results[0] as Record<string, unknown>;
+    expect(result.prestarted).toBeUndefined();
+    expect(result.prestartNote).toBe("the pre-started process was killed by SIGKILL before its event; started cold");
+    expect(result.processGroup).not.toBe(pgid);
+    // Killed from outside, not exited on its own: the next event is pre-started again.
+    await untilHeld(e, 1);
+  });
+
+  it("a hook that exits without waiting for its input is started cold, and not pre-started again", async () => {
+    const quick = home.script("quick.sh", '#!/bin/sh\necho "$$" >> "$STARTS"\nexit 0\n');
+    const e = await start([{ id: "quick", events: ["pre_tool_use"], command: [quick], prestart: true }]);
+    await e.dispatch("pre_tool_use:bash", bash("ls"));
+    for (let i = 0; i < 200 && starts().length < 2; i++) await new Promise((r) => setTimeout(r, 25));
+    await untilHeld(e, 0);
+    const second = await e.dispatch("pre_tool_use:bash", bash("ls"));
+    expect(resultOf(second).decision).toBe("pass");
+    expect(resultOf(second).results[0]).toMatchObject({ prestartNote: "the pre-started process exited with code 0 before its event; started cold" });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(starts()).toHaveLength(3);
+    expect((await status(e)).runningHooks.prestarted).toEqual([]);
+  });
+
+  it("a process whose event would give it another cwd, session or registry is ended unused, never fed", async () => {
+    const other = path.join(home.dir, "sub");
+    spawnSync("mkdir", [other]);
+    const hook = { id: "no-rm", events: ["pre_tool_use", "session_end"], command: [refuser()], prestart: true };
+    const e = await start([hook]);
+    await e.dispatch("pre_tool_use:bash", bash("ls"));
+    const first = (await untilHeld(e, 1)).runningHooks.prestarted?.[0]?.processGroup;
+    const moved = await e.dispatch("pre_tool_use:bash", bash("rm -rf x", "s1", other));
+    expect(resultOf(moved).decision).toBe("block");
+    expect(resultOf(moved).results[0]).toMatchObject({ prestartNote: "the pre-started process was ended unused: the event's cwd differs; started cold" });
+    expect(resultOf(moved).results[0]?.processGroup).not.toBe(first);
+
+    // Another session's event never takes this session's process.
+    await untilHeld(e, 1);
+    const elsewhere = await e.dispatch("pre_tool_use:bash", bash("ls", "s2", other));
+    expect(resultOf(elsewhere).results[0]).not.toHaveProperty("prestarted");
+    await untilHeld(e, 2);
+
+    // A registry change ends every process of the older generation as the next event adopts it.
+    const older = (await status(e)).runningHooks.prestarted?.map((p) => p.processGroup) ?? [];
+    home.writeRegistry({ schema: 1, release: { id: "r2" }, hooks: [{ ...hook, timeoutMs: 20_000 }] });
+    const after = await e.dispatch("pre_tool_use:bash", bash("ls", "s1", other));
+    expect(resultOf(after).results[0]).not.toHaveProperty("prestarted");
+    for (const pgid of older) expect(await groupGone(pgid as number)).toBe(true);
+    const s = await untilHeld(e, 1);
+    expect(s.runningHooks.prestarted?.[0]).toMatchObject({ session: "s1" });
+
+    // The session's end ends its processes, and none is started for it again.
+    await e.dispatch("session_end", { session_id: "s1", cwd: other });
+    await untilHeld(e, 0);
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await status(e)).runningHooks.prestarted).toEqual([]);
+  });
+
+  it("keeps at most its bounds per session and in all", async () => {
+    const hooks = ["a", "b", "c"].map((id) => ({ id, events: ["pre_tool_use"], command: [refuser()], prestart: true }));
+    const e = await start(hooks, { TAMA_PRESTART_PER_SESSION: "2", TAMA_PRESTART_TOTAL: "3" });
+    await e.dispatch("pre_tool_use:bash", bash("ls", "s1"));
+    await untilHeld(e, 2);
+    await e.dispatch("pre_tool_use:bash", bash("ls", "s2"));
+    const s = await untilHeld(e, 3);
+    expect(s.runningHooks.prestart).toMatchObject({ perSession: 2, total: 3, held: 3 });
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await status(e)).runningHooks.prestarted).toHaveLength(3);
+  });
+
+  it("ends a process left unused past the idle bound", async () => {
+    const e = await start([{ id: "no-rm", events: ["pre_tool_use"], command: [refuser()], prestart: true }], { TAMA_PRESTART_IDLE_MS: "300" });
+    await e.dispatch("pre_tool_use:bash", bash("ls"));
+    await untilHeld(e, 0);
+    expect(starts()).toHaveLength(2);
+  });
+
+  it("tama hooks running names the waiting processes and the bounds", async () => {
+    const e = await start([{ id: "no-rm", events: ["pre_tool_use"], command: [refuser()], prestart: true }]);
+    await e.dispatch("pre_tool_use:bash", bash("ls"));
+    const pgid = (await untilHeld(e, 1)).runningHooks.prestarted?.[0]?.processGroup;
+    let listed: { prestarted: { hook: string; processGroup: number }[]; prestartBounds: { held: number; total: number }[] } | undefined;
+    for (let i = 0; i < 100; i++) {
+      const out = spawnSync(process.execPath, [TAMA_BIN, "hooks", "running", "--json"], { env: { ...process.env, TAMA_HOME: home.home }, encoding: "utf8" });
+      listed = JSON.parse(out.stdout) as typeof listed;
+      if ((listed?.prestarted.length ?? 0) > 0) break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(listed?.prestarted).toEqual([expect.objectContaining({ hook: "no-rm", processGroup: pgid })]);
+    expect(listed?.prestartBounds[0]).toMatchObject({ held: 1, total: 64 });
+    const text = spawnSync(process.execPath, [TAMA_BIN, "hooks", "running"], { env: { ...process.env, TAMA_HOME: home.home }, encoding: "utf8" }).stdout;
+    expect(text).toContain("Pre-started, waiting for their event:");
+  });
+
+  it("once fed, a pre-started hook is cancelled and recorded as abandoned exactly like a cold one", async () => {
+    const hang = home.script("hang.sh", "#!/bin/sh\ncat >/dev/null\nexec sleep 600\n");
+    const e = await start([{ id: "hang", events: ["pre_tool_use"], command: [hang], prestart: true, timeoutMs: 60_000 }]);
+    const first = e.dispatch("pre_tool_use:bash", bash("ls"), { id: "first" });
+    await new Promise((r) => setTimeout(r, 300));
+    await e.request({ op: "cancel", target: "first" });
+    await first;
+    await untilHeld(e, 1);
+    const second = e.dispatch("pre_tool_use:bash", bash("ls"), { id: "second" });
+    let s = await status(e);
+    for (let i = 0; i < 200 && s.runningHooks.dispatched.length === 0; i++) s = await status(e);
+    const running = s.runningHooks.dispatched[0];
+    expect(running).toMatchObject({ hook: "hang", dispatchId: "second" });
+    const cancelled = await e.request({ op: "cancel", target: "second" });
+    expect(cancelled.result).toMatchObject({ endedHooks: ["hang"] });
+    const answer = await second;
+    expect(answer.ok).toBe(false);
+    expect(resultOf(answer).results[0]).toMatchObject({ prestarted: true, outcome: "cancelled" });
+    const abandoned = (await status(e)).runningHooks.abandoned.find((a) => a.session === "s1");
+    expect(abandoned?.hooks[0]).toMatchObject({ hook: "hang", processGroup: running?.processGroup });
+  });
+});
