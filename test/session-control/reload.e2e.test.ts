@@ -105,7 +105,8 @@ describe("tama sessions reload in a real OMP session", () => {
     const { env, tama, session, cliEnv, oldDigest, listed } = await startSession();
     const registrations = path.join(env.scratch, "registrations.log");
     appendFileSync(registrations, "");
-    const newer = slowNewerAdapter("v3", registrations, 2_000);
+    // Held long enough that ten CLI processes, started at once on a loaded machine, all arrive while it is in flight.
+    const newer = slowNewerAdapter("v3", registrations, 8_000);
     tama.installAdapter(newer);
 
     const runs = await Promise.all(
