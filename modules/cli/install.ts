@@ -34,7 +34,7 @@ export function installCommand(argv: string[]): number {
       ["release", `${report.releaseId}  (${report.current} → releases/${report.releaseId})`],
       ["adapter", `${report.adapterDigest}  ${report.adapterPath}`],
       ["registry", `${report.registry.action}  ${report.registry.path}${report.registry.note ? `: ${report.registry.note}` : ""}`],
-      ["shell", report.shellPath],
+      ["shell", report.shellPath ?? "none (the OMP plugin is the shell)"],
     ])}\n${report.registry.action === "created" ? `\nGates on: ${defaultGateIds().join(", ")} (tama hooks builtins lists every gate and its options).\n` : ""}\nRunning OMP sessions adopt this release with /tama_reload_hook_runtime (or tama sessions reload --session ID).\n`,
   );
   return report.registry.action === "invalid-kept" ? 1 : 0;
