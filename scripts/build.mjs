@@ -34,6 +34,8 @@ const common = {
   legalComments: "none",
   logLevel: "warning",
   banner: { js: requireShim },
+  // `tama --version`.
+  define: { __TAMA_VERSION__: JSON.stringify(pkg.version) },
 };
 
 const single = [

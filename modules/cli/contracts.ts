@@ -7,7 +7,7 @@ import { CliError, printJson, table } from "./io.ts";
 
 export function contractsCommand(argv: string[]): number {
   const [sub, ...rest] = argv;
-  if (sub !== "status") throw new CliError("usage: tama contracts status --omp [--all] [--json] [--agent-dir DIR | --profile NAME]", 2);
+  if (sub !== "status") throw new CliError(sub === undefined ? "name a command: status" : `unknown command ${JSON.stringify(sub)}: status`, 2);
   const { values } = parseArgs({
     args: rest,
     options: { omp: { type: "boolean" }, all: { type: "boolean" }, json: { type: "boolean" }, "agent-dir": { type: "string" }, profile: { type: "string" } },
