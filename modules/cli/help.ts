@@ -242,10 +242,9 @@ export function helpText(key: string): string {
     for (const sub of subs) lines.push(`  ${sub.padEnd(10)}${COMMAND_HELP[`${key} ${sub}`]!.does.split(". ")[0]!.replace(/\.$/, "")}`);
     lines.push(`Run \`tama ${key} <command> --help\` for each.`);
   }
-  if (help.options && help.options.length > 0) {
-    const width = Math.max(...help.options.map(([flag]) => flag.length));
-    lines.push("", "Options:", ...help.options.map(([flag, what]) => `  ${flag.padEnd(width)}  ${what}`), `  ${"-h, --help".padEnd(width)}  this help`);
-  }
+  const options = help.options ?? [];
+  const width = Math.max("-h, --help".length, ...options.map(([flag]) => flag.length));
+  lines.push("", "Options:", ...options.map(([flag, what]) => `  ${flag.padEnd(width)}  ${what}`), `  ${"-h, --help".padEnd(width)}  this help`);
   lines.push("", `Example${help.examples.length > 1 ? "s" : ""}:`, ...help.examples.map((e) => `  ${e}`));
   const exits: [string, string][] = [["0", "done"], ["1", "failed (the message says why)"], ["2", "usage: a wrong or missing option or argument"], ...(help.exitCodes ?? [])];
   const merged = new Map(exits);

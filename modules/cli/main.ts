@@ -72,6 +72,10 @@ export async function main(argv: string[]): Promise<number> {
       return 0;
     }
     const [command = "", ...sub] = rest;
+    if (command === "--help" || command === "-h") {
+      process.stdout.write(`${helpText("help")}\n`);
+      return 0;
+    }
     if (!COMMAND_HELP[command]) return usageError("help", `unknown command ${JSON.stringify(command)}`, false);
     process.stdout.write(`${helpText(helpKey(command, sub))}\n`);
     return 0;

@@ -3,7 +3,7 @@
 // in a fresh HOME, then a real OMP session (scripted model) where the built-in gate
 // refuses `git commit --no-verify`.
 import { spawnSync, type SpawnSyncReturns } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,6 +11,7 @@ import { useOmpFixture } from "../omp/fixture.ts";
 import type { OmpEnv } from "../omp/omp-env.ts";
 import { PROJECT_ROOT } from "../omp/omp-env.ts";
 import type { RpcSession } from "../omp/rpc-session.ts";
+import { processesMentioning } from "../support/engine-client.ts";
 
 const omp = useOmpFixture();
 let packDir = "";
@@ -66,20 +67,6 @@ async function expectWorkingGate(session: RpcSession, requests: { body: unknown 
   expect(toolMessages(next!.body as Record<string, unknown>)).toMatch(/git commit --no-verify skips the repository's/);
 }
 
-/** Processes whose command line names anything under the test's sandbox (an engine, a hook). */
-function processesUnder(root: string): string[] {
-  const found: string[] = [];
-  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
-    try {
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ");
-      if (cmdline.includes(root)) found.push(`${pid}: ${cmdline}`);
-    } catch {
-      // gone, or not ours to read
-    }
-  }
-  return found;
-}
-
 describe("the packed tarball", () => {
   it("npm i -g, then tama install --omp: tama is on PATH and gates OMP", async () => {
     const { server, env } = await omp.setup();
@@ -116,7 +103,7 @@ describe("the packed tarball", () => {
     expect(existsSync(path.join(env.home, ".tama", "hooks-runtime", "current", "bin", "tama"))).toBe(true);
     await session.close();
     run("omp", ["plugin", "uninstall", "tama-hooks"], env.env, env.cwd);
-    expect(processesUnder(env.root)).toEqual([]);
+    expect(processesMentioning(env.root)).toEqual([]);
     // A new session loads no Tama: the same call is not refused.
     const after = omp.rpc();
     await after.ready();
