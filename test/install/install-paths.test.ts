@@ -84,7 +84,8 @@ describe("the packed tarball", () => {
 
   it("npx <tarball> install --omp gates OMP", async () => {
     const { server, env } = await omp.setup();
-    run("npx", ["--yes", tarball, "install", "--omp"], npmEnv(env), env.cwd);
+    // npx runs a spec that looks like a path to a file (`./…`) as a package; an absolute path it would run as a program.
+    run("npx", ["--yes", `./${path.basename(tarball)}`, "install", "--omp"], npmEnv(env), packDir);
     expect(existsSync(path.join(env.agentDir, "extensions", "omp-shared-hooks.js"))).toBe(true);
     await expectWorkingGate(omp.rpc(), server.requests);
   });
