@@ -42,9 +42,9 @@ export const COMMAND_HELP: Record<string, Help> = {
     examples: ["tama uninstall --omp", "tama uninstall --omp --purge"],
   },
   doctor: {
-    usage: ["tama doctor [--agent-dir DIR | --profile NAME] [--timeout-ms N] [--json]"],
+    usage: ["tama doctor [--agent-dir DIR | --profile NAME] [--project DIR] [--timeout-ms N] [--json]"],
     does: "Check the install, the engine, the registry, every hook's command as it will run, the environment Tama reads, and live sessions. Each check is ok, warning or error with its fix; exits 1 when any is an error.",
-    options: [TARGET_OPTIONS[1]!, TARGET_OPTIONS[2]!, ["--timeout-ms N", "how long the engine may take to answer (default 10000)"], JSON_OPTION],
+    options: [TARGET_OPTIONS[1]!, TARGET_OPTIONS[2]!, ["--project DIR", "where hooks' relative paths resolve, as in a session there (default: the cwd)"], ["--timeout-ms N", "how long the engine may take to answer (default 10000)"], JSON_OPTION],
     examples: ["tama doctor", "tama doctor --json | jq '.checks[] | select(.status != \"ok\")'"],
     exitCodes: [["1", "at least one check is an error"]],
   },
