@@ -90,8 +90,9 @@ describe("tama hooks add/disable/enable/remove", () => {
       expect({ args: c.args, code: r.code }).toEqual({ args: c.args, code: c.code });
       expect(r.stderr).toMatch(c.message);
     }
+    // An id the registry does not hold is a usage error, as a malformed one is.
     const unknown = tama(home, ["hooks", "disable", "nope"]);
-    expect(unknown.code).toBe(1);
+    expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/no hook "nope" in .*; `tama hooks list` shows the ids there are/);
     expect(registryText()).toBe(before);
     expect(leftovers()).toEqual([]);
