@@ -5,7 +5,7 @@
 // Then the installed contracts are spliced in place of the block the payload carries.
 import os from "node:os";
 import { contractsFilePath, contractsPathOptionsFromEnv, readInstalledContracts, spliceContracts, unreadableContractsMessage } from "../modules/model-requests/contracts.ts";
-import { decideRequest, type RequestVerdict } from "../modules/model-requests/payload.ts";
+import { decidedInPlace, decideRequest, type RequestVerdict } from "../modules/model-requests/payload.ts";
 import type { OmpContext } from "../modules/omp/api.ts";
 import { ENDED_BY_HARNESS, type AdapterRuntime } from "./runtime.ts";
 
@@ -36,7 +36,7 @@ export class ModelGate {
     const decision = decideRequest(spliced, current?.verdict ?? "none-yet");
     if (decision.limitation) this.once(`${session}\u0000${decision.shape}`, decision.limitation);
     this.refresh(session, ctx);
-    return decision.payload === payload ? undefined : decision.payload;
+    return decision.payload === payload ? undefined : decidedInPlace(payload, decision.payload);
   }
 
   private refresh(session: string, ctx: OmpContext): void {

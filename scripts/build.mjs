@@ -1,6 +1,7 @@
 // Builds the artifacts with esbuild:
 //   dist/bin/tama.js                     the CLI and engine, one file with its dependencies
 //   dist/shell/omp-shared-hooks.js       the shell OMP imports once
+//   dist/plugin/omp-plugin.js            the OMP plugin's extension: installs from the package, then the shell
 //   dist/shared-hooks/omp/adapter.js     the adapter: all of Tama's own code it runs, one file
 //   dist/shared-hooks/omp/vendor-<sha256>.js
 //                                        the third-party code the adapter imports, named by its
@@ -33,11 +34,14 @@ const common = {
   legalComments: "none",
   logLevel: "warning",
   banner: { js: requireShim },
+  // `tama --version`.
+  define: { __TAMA_VERSION__: JSON.stringify(pkg.version) },
 };
 
 const single = [
   { entry: "modules/cli/tama.ts", out: "bin/tama.js" },
   { entry: "shell/omp-shared-hooks.ts", out: "shell/omp-shared-hooks.js", banner: { js: "" } },
+  { entry: "shell/omp-plugin.ts", out: "plugin/omp-plugin.js" },
   { entry: "scripts/bench/main.ts", out: "scripts/bench.js" },
   { entry: "scripts/demo.ts", out: "scripts/demo.js" },
   { entry: "scripts/stress/main.ts", out: "scripts/stress.js" },

@@ -1,6 +1,6 @@
 // `tama install --omp` / `tama uninstall --omp`.
 import { parseArgs } from "node:util";
-import { install, tamaHomeProblem, uninstall } from "../install/install.ts";
+import { distDir, install, tamaHomeProblem, uninstall } from "../install/install.ts";
 import { defaultGateIds } from "../registry/default.ts";
 import { tamaPaths } from "../system/paths.ts";
 import { CliError, printJson, table } from "./io.ts";
@@ -27,7 +27,7 @@ export function installCommand(argv: string[]): number {
   try {
     report = install(target(values));
   } catch (error) {
-    throw new CliError(`install failed: ${(error as Error).message}. Run it from the built package (npm run build), not from an installed release.`);
+    throw new CliError(`install failed: ${(error as Error).message}. ${installHint(error as NodeJS.ErrnoException)}`);
   }
   if (values.json) {
     printJson(report);
@@ -38,10 +38,23 @@ export function installCommand(argv: string[]): number {
       ["release", `${report.releaseId}  (${report.current} → releases/${report.releaseId})`],
       ["adapter", `${report.adapterDigest}  ${report.adapterPath}`],
       ["registry", `${report.registry.action}  ${report.registry.path}${report.registry.note ? `: ${report.registry.note}` : ""}`],
-      ["shell", report.shellPath],
+      ["shell", report.shellPath ?? "none (the OMP plugin is the shell)"],
     ])}\n${report.registry.action === "created" ? `\nGates on: ${defaultGateIds().join(", ")} (tama hooks builtins lists every gate and its options).\n` : ""}\nRunning OMP sessions adopt this release with /tama_reload_hook_runtime (or tama sessions reload --session ID).\n`,
   );
   return report.registry.action === "invalid-kept" ? 1 : 0;
+}
+
+/** What to do about an install that failed, from where it failed. */
+function installHint(error: NodeJS.ErrnoException): string {
+  const file = error.path ?? "";
+  const paths = tamaPaths();
+  if (error.code === "ENOENT" && file.startsWith(distDir())) {
+    return "This tama has no build beside it: run the tama of an installed package (npm i -g tama-hooks), or npm run build in a checkout first";
+  }
+  if (file.startsWith(paths.home) || error.code === "ENOTDIR" || error.code === "EEXIST") {
+    return `TAMA_HOME is ${paths.home}: it must be a directory you can write (or unset TAMA_HOME for ~/.tama); tama doctor checks it`;
+  }
+  return "tama doctor names what is wrong";
 }
 
 export function uninstallCommand(argv: string[]): number {

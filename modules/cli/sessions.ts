@@ -33,7 +33,6 @@ export const SESSIONS_EXIT = {
   unsafeDirectory: 8,
 } as const;
 
-const USAGE = "usage: tama sessions list [--json] | status --session ID [--json] | reload --session ID [--json] [--timeout MS] | grant --session ID [--json] | revoke --session ID [--json]";
 
 const OPTIONS = {
   session: { type: "string" },
@@ -56,26 +55,19 @@ function readArgs(argv: string[], defaultTimeoutMs: number): Args {
 
 export async function sessionsCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
-  const json = rest.includes("--json");
-  try {
-    switch (sub) {
-      case "list":
-        return list(readArgs(rest, 10_000));
-      case "status":
-        return await status(readArgs(rest, 10_000));
-      case "reload":
-        return await reload(readArgs(rest, 30_000));
-      case "grant":
-        return await grant(readArgs(rest, 10_000));
-      case "revoke":
-        return revoke(readArgs(rest, 10_000));
-      default:
-        throw new CliError(USAGE, SESSIONS_EXIT.usage);
-    }
-  } catch (error) {
-    // A machine asked for JSON gets the failure as JSON too; the message still goes to stderr.
-    if (json && error instanceof CliError) printJson({ ok: false, exitCode: error.exitCode, error: error.message });
-    throw error;
+  switch (sub) {
+    case "list":
+      return list(readArgs(rest, 10_000));
+    case "status":
+      return await status(readArgs(rest, 10_000));
+    case "reload":
+      return await reload(readArgs(rest, 30_000));
+    case "grant":
+      return await grant(readArgs(rest, 10_000));
+    case "revoke":
+      return revoke(readArgs(rest, 10_000));
+    default:
+      throw new CliError(sub === undefined ? "name a command: list, status, reload, grant or revoke" : `unknown command ${JSON.stringify(sub)}: list, status, reload, grant or revoke`, SESSIONS_EXIT.usage);
   }
 }
 

@@ -48,21 +48,26 @@ export interface InstallReport {
   adapterDigest: string;
   adapterPath: string;
   registry: { path: string; action: "created" | "release-updated" | "kept" | "invalid-kept"; note?: string };
-  shellPath: string;
+  /** null when no shell was written: the OMP plugin is the shell. */
+  shellPath: string | null;
   agentDir: string;
   current: string;
 }
 
-export function install(options: { agentDir?: string; profile?: string; dist?: string; paths?: TamaPaths }): InstallReport {
-  const dist = options.dist ?? distDir();
-  const paths = options.paths ?? tamaPaths();
+/** The release a build installs as: its version and the SHA-256 of its CLI and adapter. */
+export function buildRelease(dist: string = distDir()): { releaseId: string; cli: Buffer; adapter: Buffer; manifest: { version: string; vendor?: string } } {
   const cli = readFileSync(path.join(dist, "bin", "tama.js"));
   const adapter = readFileSync(path.join(dist, "shared-hooks", "omp", "adapter.js"));
-  const shell = readFileSync(path.join(dist, "shell", SHELL_FILE), "utf8");
   const manifest = JSON.parse(readFileSync(path.join(dist, "build.json"), "utf8")) as { version: string; vendor?: string };
-  const version = manifest.version;
+  const releaseId = `${manifest.version}-${createHash("sha256").update(cli).update(adapter).digest("hex").slice(0, 12)}`;
+  return { releaseId, cli, adapter, manifest };
+}
+
+export function install(options: { agentDir?: string; profile?: string; dist?: string; paths?: TamaPaths; shell?: boolean }): InstallReport {
+  const dist = options.dist ?? distDir();
+  const paths = options.paths ?? tamaPaths();
+  const { releaseId, cli, adapter, manifest } = buildRelease(dist);
   const adapterDigest = createHash("sha256").update(adapter).digest("hex");
-  const releaseId = `${version}-${createHash("sha256").update(cli).update(adapter).digest("hex").slice(0, 12)}`;
   const untrusted = tamaHomeProblem(paths.home);
   if (untrusted !== undefined) throw new Error(`TAMA_HOME ${paths.home} cannot hold Tama's policy: ${untrusted}`);
 
@@ -102,8 +107,12 @@ export function install(options: { agentDir?: string; profile?: string; dist?: s
   }
 
   const agentDir = ompAgentDir(options);
-  const shellPath = path.join(agentDir, "extensions", SHELL_FILE);
-  writeAtomic(shellPath, shell.replace("__TAMA_HOME_AT_INSTALL__", paths.home));
+  let shellPath: string | null = null;
+  if (options.shell !== false) {
+    shellPath = path.join(agentDir, "extensions", SHELL_FILE);
+    const shell = readFileSync(path.join(dist, "shell", SHELL_FILE), "utf8");
+    writeAtomic(shellPath, shell.replace("__TAMA_HOME_AT_INSTALL__", paths.home));
+  }
 
   return { releaseId, releaseDir, adapterDigest, adapterPath: paths.adapter, registry, shellPath, agentDir, current: paths.current };
 }

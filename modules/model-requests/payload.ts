@@ -120,3 +120,19 @@ function isRecord(value: unknown): value is Json {
 function isEmptyArray(value: unknown): boolean {
   return Array.isArray(value) && value.length === 0;
 }
+
+/**
+ * The decided payload written into the object OMP handed over, which is then returned
+ * as well. OMP 17.3.5's OpenAI chat-completions provider ignores what a
+ * `before_provider_request` handler returns and sends the object it passed in (it
+ * neither awaits the hook nor reads its answer), so only a change made in that object,
+ * before the handler's first await, reaches the request; newer releases send what is
+ * returned, which is then the same object.
+ */
+export function decidedInPlace(original: unknown, decided: unknown): unknown {
+  if (decided === original || !isRecord(original) || !isRecord(decided)) return decided;
+  const next = { ...decided };
+  for (const key of Object.keys(original)) delete original[key];
+  Object.assign(original, next);
+  return original;
+}

@@ -21,6 +21,9 @@ type RawRegistry = z.infer<typeof RawRegistry>;
 /** A registry edit that cannot be made; the message says why and what to do. */
 export class RegistryEditError extends Error {}
 
+/** An id the registry does not hold: the caller named it wrong. */
+export class UnknownHookError extends RegistryEditError {}
+
 export interface RegistrySnapshot {
   path: string;
   /** The file's text as read; undefined when there is no file yet. */
@@ -224,7 +227,7 @@ function lockHolder(lock: string): number | "gone" {
 export function hookIndex(hooks: readonly RawHook[], id: string, file: string): number {
   const index = hooks.findIndex((hook) => hook.id === id);
   if (index < 0) {
-    throw new RegistryEditError(`no hook ${JSON.stringify(id)} in ${file}; \`tama hooks list\` shows the ids there are`);
+    throw new UnknownHookError(`no hook ${JSON.stringify(id)} in ${file}; \`tama hooks list\` shows the ids there are`);
   }
   return index;
 }

@@ -14,9 +14,8 @@ import { TOOL_KINDS } from "../tools/declaration.ts";
 export const REGISTRY_SCHEMA_VERSION = 1;
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
-const HookId = z
-  .string()
-  .check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, "a hook id is 1-128 letters, digits, '.', '_', ':' or '-'"));
+export const HOOK_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+const HookId = z.string().check(z.regex(HOOK_ID_PATTERN, "a hook id is 1-128 letters, digits, '.', '_', ':' or '-'"));
 
 /** Which tool calls a hook of a tool event reads: asks the one tool declaration. */
 export const ToolMatcher = z.union([

@@ -205,6 +205,45 @@ describe("tama hooks import --from-claude", () => {
   });
 });
 
+describe("import outcomes", () => {
+  it("exits 1 when nothing could be imported, with the count of what was not translated", () => {
+    settings(path.join(user, ".claude", "settings.json"), {
+      hooks: {
+        Notification: [{ hooks: [{ type: "command", command: "notify-send claude" }] }],
+        PreToolUse: [{ matcher: "Notebook.*", hooks: [{ type: "command", command: "echo notebook" }] }, { matcher: "*", hooks: [{ type: "prompt", prompt: "safe?" }] }],
+      },
+    });
+    const text = run([]);
+    expect(text.code).toBe(1);
+    expect(text.stdout).toMatch(/Not translated \(3\):/);
+    expect(text.stderr).toBe('tama hooks import: nothing was imported: none of the 3 hooks found could be translated (see "Not translated")\n');
+    const machine = run(["--json"]);
+    expect(machine.code).toBe(1);
+    expect(json<ImportReport & { ok: boolean; exitCode: number; error: string }>(machine)).toMatchObject({ ok: false, exitCode: 1, error: expect.stringContaining("nothing was imported"), imported: [] });
+  });
+
+  it("--fail-mode closed sets the imported hooks' fail mode; a bad value is a usage error", () => {
+    settings(path.join(user, ".claude", "settings.json"), { hooks: { Stop: [{ hooks: [{ type: "command", command: "echo x" }] }] } });
+    const report = json<ImportReport>(run(["--fail-mode", "closed", "--json"]));
+    expect(report.imported[0]?.hook).toMatchObject({ id: "claude.stop.echo", failMode: "closed" });
+    const bad = run(["--fail-mode", "shut"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe('tama hooks import: --fail-mode is open or closed, not "shut"\nRun `tama hooks import --help` for usage.\n');
+  });
+
+  it("lists each id once: a hook in two files, imported again, is one id in the report", () => {
+    const hook = { hooks: { Stop: [{ hooks: [{ type: "command", command: "/usr/bin/env true" }] }] } };
+    settings(path.join(user, ".claude", "settings.json"), hook);
+    settings(path.join(project, ".claude", "settings.local.json"), hook);
+    const first = json<ImportReport>(run(["--json"]));
+    expect(first.imported.map((i) => i.id)).toEqual(["claude.stop.env"]);
+    expect(first.existing).toEqual([]);
+    const again = run([]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain("Already in the registry (not added again): claude.stop.env.\n");
+  });
+});
+
 describe("translateMatcher", () => {
   it.each([
     [undefined, "any"],

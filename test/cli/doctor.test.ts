@@ -45,6 +45,8 @@ describe("tama doctor", () => {
     const result = json<Report>(r);
     expect(result).toMatchObject({ ok: true, errors: 0, warnings: 0 });
     expect(result.checks.map((c) => [c.id, c.status])).toEqual([
+      ["environment", "ok"],
+      ["agent-dir", "ok"],
       ["release", "ok"],
       ["adapter", "ok"],
       ["adapter-release", "ok"],
@@ -126,11 +128,12 @@ describe("tama doctor", () => {
     ]);
     expect(commands[0]).toMatchObject({
       summary: "closed-gone: /nonexistent/gate.sh does not exist; its failMode is closed, so every call it matches is refused",
-      fix: "install /nonexistent/gate.sh, fix the path, or tama hooks disable closed-gone",
+      fix: "install /nonexistent/gate.sh (on OMP's PATH, which may differ from this shell's), fix the command, or tama hooks disable closed-gone",
     });
     expect(commands[1]?.summary).toBe("open-gone: no-such-program-xyz is not on PATH; it fails open, so it never gives a verdict");
     expect(commands[2]?.summary).toBe("script-gone: /nonexistent/claude-hook.sh does not exist; it fails open, so it never gives a verdict");
-    expect(commands[3]?.summary).toBe("relative: ./hooks/x.sh is a relative path: it is looked up from each event's cwd");
+    // A relative path resolves against the project, as a hook's cwd is the session's.
+    expect(commands[3]?.summary).toBe(`relative: ${home.dir}/hooks/x.sh does not exist (./hooks/x.sh from ${home.dir}); it fails open, so it never gives a verdict`);
     expect(commands[4]?.summary).toBe(`not-exec: ${notExecutable} is not executable (chmod +x ${notExecutable}); it fails open, so it never gives a verdict`);
 
     // Warnings alone do not fail the doctor.

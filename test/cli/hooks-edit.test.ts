@@ -86,7 +86,7 @@ describe("tama hooks add/disable/enable/remove", () => {
     const before = registryText();
     const cases: { args: string[]; code: number; message: RegExp }[] = [
       { args: ["--id", "x", "--event", "stop", "--", "true"], code: 1, message: /a hook "x" is already in .*registry\.json: choose another --id, or `tama hooks remove x` first/ },
-      { args: ["--id", "bad id", "--event", "stop", "--", "true"], code: 1, message: /the change was not written: .*hooks\.1\.id: a hook id is 1-128 letters/ },
+      { args: ["--id", "bad id", "--event", "stop", "--", "true"], code: 2, message: /--id "bad id" is not a hook id: 1-128 letters/ },
       { args: ["--id", "y", "--event", "pre_tool", "--", "true"], code: 2, message: /unknown event "pre_tool": use one of session_start, .*PreToolUse/ },
       { args: ["--id", "y", "--builtin", "nope"], code: 2, message: /no built-in gate "nope"; `tama hooks builtins` lists them/ },
       { args: ["--id", "y", "--event", "stop", "--command", "python3 x.py"], code: 2, message: /--command takes the argv as a JSON array/ },
@@ -100,8 +100,9 @@ describe("tama hooks add/disable/enable/remove", () => {
       expect({ args: c.args, code: r.code }).toEqual({ args: c.args, code: c.code });
       expect(r.stderr).toMatch(c.message);
     }
+    // An id the registry does not hold is a usage error, as a malformed one is.
     const unknown = tama(home, ["hooks", "disable", "nope"]);
-    expect(unknown.code).toBe(1);
+    expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/no hook "nope" in .*; `tama hooks list` shows the ids there are/);
     expect(registryText()).toBe(before);
     expect(leftovers()).toEqual([]);
@@ -187,9 +188,9 @@ describe("tama hooks list", () => {
     expect(json<{ hooks: unknown[] }>(tama(home, ["hooks", "list", "--registry", other, "--json"])).hooks).toHaveLength(1);
   });
 
-  it("`tama hooks` alone prints the usage and exits 2", () => {
+  it("`tama hooks` alone names the commands in one line, points to --help, and exits 2", () => {
     const r = tama(home, ["hooks"]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/usage: tama hooks <command>\n  list \[--json\]/);
+    expect(r.stderr).toBe("tama hooks: name a command: list, add, remove, enable, disable, import, checksum, running, builtins\nRun `tama hooks --help` for usage.\n");
   });
 });

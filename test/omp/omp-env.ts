@@ -1,16 +1,37 @@
 // An isolated OMP installation per test: its own HOME (OMP also reads ~/.omp, ~/.claude, ...
 // regardless of PI_CODING_AGENT_DIR), its own agent dir (models.yml, config.yml, sessions,
 // agent.db) and its own working directory, all under one temp dir removed by cleanup().
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { WireApi } from "./request-view.ts";
 
-/** /work/main, derived from this file so the harness works from any cwd. */
+/** The project root, derived from this file so the harness works from any cwd. */
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 /** Holds `omp` and the `bun` its `#!/usr/bin/env bun` shebang needs. */
 export const BIN_DIR = path.join(PROJECT_ROOT, "node_modules", ".bin");
+
+/** The OMP releases installed side by side (package.json aliases `omp-<version>`); the default is the main dev dependency. */
+export const OMP_VERSIONS = ["17.3.5", "18.1.21", "18.2.3"] as const;
+const DEFAULT_OMP = "@oh-my-pi/pi-coding-agent";
+
+/**
+ * `TAMA_TEST_OMP=<version>` runs the harness against that release. The binary is named
+ * by its package, never through node_modules/.bin, where the aliases' `omp` links collide.
+ */
+export function ompBin(version = process.env.TAMA_TEST_OMP): string {
+	const pkg = version ? `omp-${version}` : DEFAULT_OMP;
+	let bin = path.join(PROJECT_ROOT, "node_modules", pkg, "dist", "cli.js");
+	if (version && !existsSync(bin)) {
+		// The default release is the main dev dependency, not an alias.
+		const main = path.join(PROJECT_ROOT, "node_modules", DEFAULT_OMP);
+		const installed = (JSON.parse(readFileSync(path.join(main, "package.json"), "utf8")) as { version: string }).version;
+		if (installed === version) bin = path.join(main, "dist", "cli.js");
+		else throw new Error(`TAMA_TEST_OMP=${version}: no OMP ${version} is installed (installed: ${OMP_VERSIONS.join(", ")})`);
+	}
+	return bin;
+}
 
 export const FAKE_PROVIDER = "fake";
 export const FAKE_MODEL_ID = "fake-model";
@@ -70,7 +91,10 @@ export function makeOmpEnv(options: OmpEnvOptions): OmpEnv {
 	const agentDir = path.join(root, "agent");
 	const cwd = path.join(root, "work");
 	const scratch = path.join(root, "scratch");
-	for (const dir of [home, agentDir, cwd, scratch]) mkdirSync(dir, { recursive: true });
+	const bin = path.join(root, "bin");
+	for (const dir of [home, agentDir, cwd, scratch, bin]) mkdirSync(dir, { recursive: true });
+	// `omp` on the session's PATH is the release under test (node_modules/.bin/omp is any alias's).
+	symlinkSync(ompBin(), path.join(bin, "omp"));
 
 	// `/v1` works for all three APIs: OMP strips it again for Anthropic before adding /v1/messages.
 	writeFileSync(path.join(agentDir, "models.yml"), modelsYaml(`${options.modelServerUrl}/v1`, api));
@@ -78,7 +102,7 @@ export function makeOmpEnv(options: OmpEnvOptions): OmpEnv {
 	writeFileSync(path.join(agentDir, "config.yml"), `${options.configYaml ?? ""}\n`);
 
 	const env: Record<string, string> = {
-		PATH: `${BIN_DIR}${path.delimiter}${process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin"}`,
+		PATH: `${bin}${path.delimiter}${BIN_DIR}${path.delimiter}${process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin"}`,
 		HOME: home,
 		PI_CODING_AGENT_DIR: agentDir,
 		NO_COLOR: "1",

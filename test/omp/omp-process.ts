@@ -2,9 +2,10 @@
 // children, bun workers) can be ended together by group id, and never by name.
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
-import { BIN_DIR, FAKE_MODEL } from "./omp-env.ts";
+import { FAKE_MODEL, ompBin } from "./omp-env.ts";
 
-export const OMP_BIN = path.join(BIN_DIR, "omp");
+export { OMP_VERSIONS, ompBin } from "./omp-env.ts";
+export const OMP_BIN = ompBin();
 
 export interface OmpLaunch {
 	env: Record<string, string>;

@@ -1,5 +1,6 @@
 // `tama doctor [--json]`: what is installed and whether it works, each check ok,
 // warning or error with the fix in words. Exits 0 when no check is an error.
+import path from "node:path";
 import { parseArgs } from "node:util";
 import type { Check } from "./check.ts";
 import { runDoctor } from "./index.ts";
@@ -14,6 +15,7 @@ export async function doctorCommand(argv: string[]): Promise<number> {
       "agent-dir": { type: "string" },
       profile: { type: "string" },
       "timeout-ms": { type: "string" },
+      project: { type: "string" },
     },
   });
   const timeout = values["timeout-ms"] ?? "10000";
@@ -24,6 +26,7 @@ export async function doctorCommand(argv: string[]): Promise<number> {
     engineTimeoutMs: Number(timeout),
     ...(values["agent-dir"] ? { agentDir: values["agent-dir"] } : {}),
     ...(values.profile ? { profile: values.profile } : {}),
+    ...(values.project ? { project: path.resolve(values.project) } : {}),
   });
   const errors = checks.filter((c) => c.status === "error").length;
   const warnings = checks.filter((c) => c.status === "warning").length;

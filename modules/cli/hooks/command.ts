@@ -13,22 +13,10 @@ import { addHook, listHooks, removeHooks, setEnabled } from "./edit.ts";
 import { importHooks } from "./import.ts";
 import { CliError, printJson, readStdin, table } from "../io.ts";
 
-const USAGE = `usage: tama hooks <command>
-  list [--json]                                   the registry's hooks
-  add --id ID --event EVENT [--tools shell|write|any|Name,Name]
-      (--command '["prog","arg"]' | --builtin ID | -- prog arg…)
-      [--timeout-ms N] [--fail-mode open|closed] [--description TEXT] [--disabled] [--prestart] [--json]
-  remove|enable|disable ID… [--json]
-  import --from-claude [settings.json…] [--project DIR] [--dry-run] [--disabled] [--prestart] [--json]
-  checksum [FILE] [--json]                        the catalog checksum a registry may declare
-  running [--json]                                hooks still running, pre-started ones waiting, and abandonments
-  builtins [--json]                               the built-in gates
-Editing commands take --registry FILE (default: TAMA_REGISTRY, else $TAMA_HOME/hooks/registry.json).`;
-
 /** `tama hook <id>`: run one built-in gate on a payload from stdin; the refusal goes to stdout. */
 export async function hookCommand(argv: string[]): Promise<number> {
   const id = argv[0];
-  if (!id) throw new CliError("usage: tama hook <built-in gate id> < payload.json (see `tama hooks builtins`)", 2);
+  if (!id) throw new CliError("name the built-in gate: tama hook <id> < payload.json (`tama hooks builtins` lists them)", 2);
   const gate = builtinGate(id);
   if (!gate) throw new CliError(`no built-in gate ${JSON.stringify(id)}; \`tama hooks builtins\` lists them`, 2);
   let input: HookInput;
@@ -78,12 +66,9 @@ const SUBCOMMANDS: Record<string, (argv: string[]) => number> = {
 
 export async function hooksCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
-  if (sub === "--help" || sub === "-h" || sub === "help") {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
   const run = sub === undefined ? undefined : SUBCOMMANDS[sub];
-  if (!run) throw new CliError(sub === undefined ? USAGE : `unknown command ${JSON.stringify(sub)}\n${USAGE}`, 2);
+  const names = Object.keys(SUBCOMMANDS).join(", ");
+  if (!run) throw new CliError(sub === undefined ? `name a command: ${names}` : `unknown command ${JSON.stringify(sub)}: ${names}`, 2);
   return run(rest);
 }
 

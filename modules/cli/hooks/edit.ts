@@ -8,8 +8,8 @@ import { programsOf, resolveProgram } from "../../system/command-path.ts";
 import { builtinGate } from "../../gates/index.ts";
 import { EnvError, tamaPaths } from "../../system/paths.ts";
 import { EVENT_KINDS, EventKind, isToolEvent } from "../../protocol/engine.ts";
-import { editRegistry, hookIndex, readRegistry, RegistryEditError } from "../../registry/edit.ts";
-import type { HookEntry, ToolMatcher } from "../../registry/registry.ts";
+import { editRegistry, hookIndex, readRegistry, RegistryEditError, UnknownHookError } from "../../registry/edit.ts";
+import { HOOK_ID_PATTERN, type HookEntry, type ToolMatcher } from "../../registry/registry.ts";
 import { HookSelection } from "../../engine/selection.ts";
 import { runsOf, shellJoin, timeoutOf, toolsOf } from "./format.ts";
 import { CliError, printJson, table } from "../io.ts";
@@ -29,6 +29,7 @@ export function editing<T>(operation: () => T): T {
   try {
     return operation();
   } catch (error) {
+    if (error instanceof UnknownHookError) throw new CliError(error.message, 2);
     if (error instanceof RegistryEditError || error instanceof EnvError) throw new CliError(error.message);
     throw error;
   }
@@ -140,12 +141,13 @@ export function addHook(argv: string[]): number {
   }
   const id = values.id ?? gate?.id;
   if (id === undefined) throw new CliError("give the hook an id: --id NAME (letters, digits, '.', '_', ':', '-')", 2);
+  if (!HOOK_ID_PATTERN.test(id)) throw new CliError(`--id ${JSON.stringify(id)} is not a hook id: 1-128 letters, digits, '.', '_', ':' or '-', starting with a letter or digit`, 2);
   const events = [...new Set((values.event ?? []).flatMap((e) => e.split(",")).map((e) => eventOf(e.trim())))];
   if (events.length === 0 && gate) events.push(...gate.events);
   if (events.length === 0) throw new CliError(`name the event(s): --event pre_tool_use (one of ${EVENT_KINDS.join(", ")})`, 2);
   if (values.tools !== undefined && !events.some(isToolEvent)) throw new CliError("--tools applies to pre_tool_use and post_tool_use hooks only", 2);
   const timeout = values["timeout-ms"];
-  if (timeout !== undefined && !/^\d+$/.test(timeout)) throw new CliError("--timeout-ms takes a whole number of milliseconds", 2);
+  if (timeout !== undefined && !/^\d+$/.test(timeout)) throw new CliError(`--timeout-ms takes a whole number of milliseconds, not ${JSON.stringify(timeout)}`, 2);
   const failMode = values["fail-mode"];
   if (failMode !== undefined && failMode !== "open" && failMode !== "closed") throw new CliError("--fail-mode is open or closed", 2);
   if (values.prestart && command === undefined) throw new CliError("--prestart applies to command hooks: a built-in gate starts no process", 2);

@@ -47,12 +47,13 @@ export function importHooks(argv: string[]): number {
       "dry-run": { type: "boolean" },
       disabled: { type: "boolean" },
       prestart: { type: "boolean" },
+      "fail-mode": { type: "string" },
     },
     allowPositionals: true,
   });
-  if (!values["from-claude"]) {
-    throw new CliError("name the source: tama hooks import --from-claude [settings.json…] [--project DIR] [--dry-run] [--disabled]", 2);
-  }
+  if (!values["from-claude"]) throw new CliError("name the source: --from-claude", 2);
+  const failMode = values["fail-mode"];
+  if (failMode !== undefined && failMode !== "open" && failMode !== "closed") throw new CliError(`--fail-mode is open or closed, not ${JSON.stringify(failMode)}`, 2);
   const project = path.resolve(values.project ?? process.cwd());
   const named = positionals.length > 0;
   const sources: SettingsSource[] = named ? positionals.map((f) => namedSettingsFile(f)) : claudeSettingsFiles(project);
@@ -92,12 +93,15 @@ export function importHooks(argv: string[]): number {
           const identity = hookIdentity(candidate.hook);
           const already = known.get(identity);
           if (already !== undefined) {
-            existing.push({ id: already, source: candidate.source, command: candidate.command });
+            // Each id once: the same hook named again (by another file, or twice in one) adds nothing.
+            if (!existing.some((e) => e.id === already) && !imported.some((i) => i.id === already)) {
+              existing.push({ id: already, source: candidate.source, command: candidate.command });
+            }
             continue;
           }
           const id = uniqueId(candidate, taken);
           known.set(identity, id);
-          const hook: NewHook = { id, ...candidate.hook, ...(values.prestart ? { prestart: true } : {}) };
+          const hook: NewHook = { id, ...candidate.hook, ...(values.prestart ? { prestart: true } : {}), ...(failMode !== undefined ? { failMode } : {}) };
           imported.push({
             id,
             hook,
@@ -105,7 +109,7 @@ export function importHooks(argv: string[]): number {
             claudeEvent: candidate.claudeEvent,
             ...(candidate.matcher !== undefined ? { matcher: candidate.matcher } : {}),
             notes: candidate.notes,
-            warnings: commandWarnings(candidate.hook.command ?? [], "open"),
+            warnings: commandWarnings(candidate.hook.command ?? [], failMode ?? "open"),
           });
         }
         return { hooks: [...hooks, ...imported.map((i) => i.hook)], detail: { imported, existing } };
@@ -122,6 +126,8 @@ export function importHooks(argv: string[]): number {
     );
   }
   const dryRun = values["dry-run"] === true;
+  // Nothing to import and nothing already there: the files held no hook Tama can run.
+  const code = imported.length === 0 && existing.length === 0 ? 1 : 0;
   if (values.json) {
     printJson({
       registry: file,
@@ -132,11 +138,19 @@ export function importHooks(argv: string[]): number {
       existing,
       notTranslated: untranslated,
       notes,
+      ...(code !== 0 ? { ok: false, exitCode: code, error: nothingImported(untranslated.length) } : {}),
     });
-    return 0;
+    return code;
   }
   process.stdout.write(`${report({ file, dryRun, read, imported, existing, untranslated, notes })}\n`);
-  return 0;
+  if (code !== 0) process.stderr.write(`tama hooks import: ${nothingImported(untranslated.length)}\n`);
+  return code;
+}
+
+function nothingImported(untranslated: number): string {
+  return untranslated === 0
+    ? "nothing was imported: the settings hold no command hooks"
+    : `nothing was imported: none of the ${untranslated} hook${untranslated === 1 ? "" : "s"} found could be translated (see "Not translated")`;
 }
 
 function report(r: {
