@@ -150,13 +150,13 @@ export class ActivityStore {
           (s) => s.size,
           () => 0,
         );
-        pruneActivity(this.dir, this.limits.totalBytes, new Set([this.file]));
+        pruneActivity(this.dir, this.room(), new Set([this.file]));
       }
       const bytes = Buffer.byteLength(lines);
       if (this.size > 0 && this.size + bytes > this.limits.fileBytes) {
         await rename(this.file, this.rotated);
         this.size = 0;
-        pruneActivity(this.dir, this.limits.totalBytes, new Set([this.rotated]));
+        pruneActivity(this.dir, this.room(), new Set([this.rotated]));
       }
       await appendFile(this.file, lines, { mode: 0o600 });
       if (this.size === 0) await chmod(this.file, 0o600);
@@ -164,6 +164,11 @@ export class ActivityStore {
     } catch (error) {
       this.fail(error);
     }
+  }
+
+  /** What the other files may take: the current one may still grow to its cap. */
+  private room(): number {
+    return Math.max(0, this.limits.totalBytes - this.limits.fileBytes);
   }
 
   private fail(error: unknown): void {
