@@ -7,6 +7,7 @@ import { insideSessionRefusal, INSIDE_SESSION_EXIT_CODE } from "./guard.ts";
 import { installCommand, uninstallCommand } from "./install.ts";
 import { runHookCommand } from "./run-hook.ts";
 import { sessionsCommand } from "./sessions.ts";
+import { uiCommand } from "./ui.ts";
 
 type Command = (argv: string[]) => Promise<number> | number;
 
@@ -19,6 +20,7 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   install: { run: installCommand, help: "install --omp [--agent-dir DIR|--profile P] lay down release, adapter, registry, shell" },
   uninstall: { run: uninstallCommand, help: "uninstall --omp [--purge]                 remove what install wrote" },
   sessions: { run: sessionsCommand, help: "sessions list|status|reload|grant|revoke   live OMP sessions and their session control" },
+  ui: { run: uiCommand, help: "ui [--port N] [--no-open]                 a live, read-only view on 127.0.0.1 (token in the URL)" },
 };
 
 function usage(): string {

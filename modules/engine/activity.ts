@@ -201,7 +201,8 @@ export function pruneActivity(dir: string, totalBytes: number, keep: ReadonlySet
   }
 }
 
-function activityFiles(dir: string): string[] {
+/** The activity files in a directory (each engine's current and rotated one). */
+export function activityFiles(dir: string): string[] {
   try {
     return readdirSync(dir)
       .filter((name) => /^\d+(\.1)?\.jsonl$/.test(name))
@@ -218,27 +219,37 @@ export interface ActivityRead {
   unread: { file: string; error: string }[];
 }
 
+/** One file's records; a line that is not a record is counted, never fatal. */
+export function readActivityFile(file: string): ActivityRead {
+  const out: ActivityRead = { records: [], unreadLines: 0, unread: [] };
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") out.unread.push({ file, error: (error as Error).message });
+    return out;
+  }
+  for (const line of text.split("\n")) {
+    if (line.length === 0) continue;
+    try {
+      const parsed = ActivityRecord.safeParse(JSON.parse(line));
+      if (parsed.success) out.records.push(parsed.data);
+      else out.unreadLines++;
+    } catch {
+      out.unreadLines++;
+    }
+  }
+  return out;
+}
+
 /** Every record on disk, oldest first. */
-export function readActivity(dir: string): ActivityRead {
+export function readActivity(dir: string, read: (file: string) => ActivityRead = readActivityFile): ActivityRead {
   const out: ActivityRead = { records: [], unreadLines: 0, unread: [] };
   for (const file of activityFiles(dir)) {
-    let text: string;
-    try {
-      text = readFileSync(file, "utf8");
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") out.unread.push({ file, error: (error as Error).message });
-      continue;
-    }
-    for (const line of text.split("\n")) {
-      if (line.length === 0) continue;
-      try {
-        const parsed = ActivityRecord.safeParse(JSON.parse(line));
-        if (parsed.success) out.records.push(parsed.data);
-        else out.unreadLines++;
-      } catch {
-        out.unreadLines++;
-      }
-    }
+    const one = read(file);
+    out.records.push(...one.records);
+    out.unreadLines += one.unreadLines;
+    out.unread.push(...one.unread);
   }
   out.records.sort((a, b) => a.at - b.at);
   return out;
