@@ -12,7 +12,7 @@ header h1 { font-size:16px; margin:0; font-weight:600; }
 header .home { color:var(--dim); font-family:ui-monospace, monospace; font-size:12px; }
 #live { margin-left:auto; padding:2px 10px; border-radius:10px; font-size:12px; background:#3d1d1d; color:var(--block); }
 #live.on { background:#12301b; color:var(--pass); }
-main { display:grid; grid-template-columns: minmax(0,3fr) minmax(0,2fr); gap:16px; padding:16px 20px; }
+main { display:grid; grid-template-columns: minmax(0,1fr) minmax(0,1fr); gap:16px; padding:16px 20px; }
 section { background:var(--panel); border:1px solid var(--line); border-radius:8px; padding:12px 14px; min-width:0; }
 section.wide { grid-column: 1 / -1; }
 h2.later { margin-top:16px; }
@@ -20,7 +20,7 @@ h2 { font-size:13px; text-transform:uppercase; letter-spacing:.06em; color:var(-
 table { border-collapse:collapse; width:100%; }
 th, td { text-align:left; padding:4px 8px; border-bottom:1px solid var(--line); vertical-align:top; white-space:nowrap; }
 th { color:var(--dim); font-weight:500; font-size:12px; }
-td.reason { white-space:normal; max-width:420px; color:var(--dim); }
+td.reason { white-space:normal; min-width:280px; color:var(--dim); }
 td.mono, .mono { font-family:ui-monospace, monospace; font-size:12px; }
 .empty { color:var(--dim); font-style:italic; }
 .outcome { display:inline-block; padding:0 7px; border-radius:9px; font-size:12px; font-weight:600; }
@@ -33,7 +33,7 @@ select { background:var(--bg); color:var(--fg); border:1px solid var(--line); bo
 .stats { display:flex; gap:18px; margin-bottom:10px; }
 .stat b { display:block; font-size:20px; font-weight:600; }
 .stat span { color:var(--dim); font-size:12px; }
-.scroll { max-height:420px; overflow:auto; }
+.scroll { max-height:360px; overflow:auto; }
 svg text { fill:var(--dim); font-size:10px; font-family:ui-monospace, monospace; }
 .problem { color:var(--block); }
 `;
@@ -117,7 +117,7 @@ function renderActivity(v) {
   $("deny-rate").textContent = dispatches.length === 0 ? "—" : Math.round((100 * blocked) / dispatches.length) + "%";
   const rows = shown.slice(-300).reverse().map(({ r, h }) =>
     el("tr", { "data-testid": "activity-row", "data-outcome": h.outcome, "data-event": r.event },
-      el("td", { class: "mono" }, time(r.at)), el("td", { class: "mono" }, short(r.session, 14)), el("td", { class: "mono" }, r.event),
+      el("td", { class: "mono" }, time(r.at)), el("td", { class: "mono" }, short(r.session, 12)), el("td", { class: "mono" }, r.event),
       el("td", { class: "mono" }, r.tool ?? "—"), el("td", { class: "mono" }, h.hook || "(no hook)"), el("td", {}, badge(h.outcome)),
       el("td", { class: "reason" }, h.reason ?? ""), el("td", { class: "mono" }, ms(h.ms))));
   table("activity", ["time", "session", "event", "tool", "hook", "outcome", "reason", "took"], rows, "no dispatch yet");
@@ -161,7 +161,7 @@ function renderSlowest(v) {
   box.append(el("p", {}, el("span", { class: "mono" }, r.event), " · session ", el("span", { class: "mono" }, short(r.session, 14)), " · " + time(r.at) + " · ",
     el("b", {}, ms(r.totalMs)), " in all · slowest stage: ", el("span", { class: "mono" }, r.slowestStage ?? "—")));
   const stages = Object.entries(r.stages);
-  const w = 520, bar = 16, left = 130;
+  const w = 460, bar = 14, left = 120;
   const s = svg("svg", { width: w, height: stages.length * (bar + 4) + 4, role: "img", "data-testid": "stages-chart" });
   const top = Math.max(...stages.map(([, t]) => t.tookMs), 0.001);
   stages.forEach(([name, t], i) => {
@@ -206,7 +206,7 @@ export function pageHtml(nonce: string): string {
 <header><h1>Tama · live view</h1><span class="home" id="updated">connecting…</span><span class="problem" id="error"></span><span id="live">offline</span></header>
 <main>
 <section class="wide"><h2>Live OMP sessions</h2><p class="problem" id="sessions-problem"></p><table id="sessions"></table></section>
-<section><h2>Activity</h2>
+<section class="wide"><h2>Activity</h2>
 <div class="filters">
 <label>session <select id="f-session"></select></label><label>event <select id="f-event"></select></label>
 <label>tool <select id="f-tool"></select></label><label>hook <select id="f-hook"></select></label>
@@ -215,8 +215,8 @@ export function pageHtml(nonce: string): string {
 <div class="stats"><div class="stat"><b id="n-dispatches">0</b><span>dispatches</span></div><div class="stat"><b id="n-blocked">0</b><span>blocked</span></div>
 <div class="stat"><b id="n-asked">0</b><span>asked</span></div><div class="stat"><b id="deny-rate">—</b><span>deny rate</span></div></div>
 <div class="scroll"><table id="activity"></table></div></section>
-<section><h2>Per-hook latency</h2><table id="latency"></table>
-<h2 class="later">Slowest recent dispatch</h2><div id="slowest"></div></section>
+<section><h2>Per-hook latency</h2><table id="latency"></table></section>
+<section><h2>Slowest recent dispatch</h2><div id="slowest"></div></section>
 <section class="wide"><h2>Hooks running now</h2><table id="running"></table>
 <h2 class="later">Each session's last abandonment</h2><table id="abandoned"></table></section>
 </main>
