@@ -128,7 +128,7 @@ function renderRunning(v) {
     el("tr", { "data-testid": "running-row" }, el("td", { class: "mono" }, h.hook), el("td", { class: "mono" }, h.event), el("td", { class: "mono" }, short(h.session, 14)),
       el("td", { class: "mono" }, h.enginePid + (h.engineGone ? " (gone)" : "")), el("td", { class: "mono" }, ms(h.runningForMs)))), "no hook is running");
   table("abandoned", ["session", "when", "signal", "hooks"], v.abandonments.map((a) =>
-    el("tr", {}, el("td", { class: "mono" }, short(a.session, 14)), el("td", { class: "mono" }, time(a.abandonedAtMs)), el("td", {}, a.reason),
+    el("tr", { "data-testid": "abandoned-row" }, el("td", { class: "mono" }, short(a.session, 14)), el("td", { class: "mono" }, time(a.abandonedAtMs)), el("td", {}, a.reason),
       el("td", { class: "mono" }, a.hooks.map((h) => h.hook + " (" + ms(h.ranForMs) + ")").join(", ")))), "no abandonment recorded");
 }
 

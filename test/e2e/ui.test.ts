@@ -1,8 +1,9 @@
 // `tama ui` in a real headless Chromium (Debian's, driven by playwright-core), fed by
 // a real OMP session: a refusal and a pass show up live with the right counts; the
 // server answers 403 without its token and listens on 127.0.0.1 only.
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import net from "node:net";
@@ -10,7 +11,7 @@ import { chromium, type Browser } from "playwright-core";
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { useOmpFixture } from "../omp/fixture.ts";
-import { ROOT, TAMA_BIN } from "../support/engine-client.ts";
+import { EngineClient, makeTestHome, ROOT, settleProcesses, TAMA_BIN, type TestHome } from "../support/engine-client.ts";
 import { installTama } from "./tama-omp.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -20,15 +21,22 @@ if (!haveChromium) process.stderr.write(`test/e2e/ui.test.ts: skipped: no ${CHRO
 const omp = useOmpFixture();
 let ui: ChildProcess | undefined;
 let browser: Browser | undefined;
+let engine: EngineClient | undefined;
+let home: TestHome | undefined;
 afterEach(async () => {
   await browser?.close();
   browser = undefined;
+  await engine?.close();
+  engine = undefined;
   if (ui && ui.exitCode === null) {
     const exited = new Promise((resolve) => ui!.once("exit", resolve));
     ui.kill("SIGTERM");
     await exited;
   }
   ui = undefined;
+  if (home) expect(await settleProcesses(home.home)).toEqual([]);
+  home?.cleanup();
+  home = undefined;
 });
 
 /** Start `tama ui` and read the URL it prints. */
@@ -73,6 +81,16 @@ function connects(host: string, port: number): Promise<boolean> {
   });
 }
 
+function statusWithHost(url: string, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = http.get(url, { headers: { host } }, (response) => {
+      response.resume();
+      resolve(response.statusCode ?? 0);
+    });
+    request.on("error", reject);
+  });
+}
+
 function wsStatus(url: string): Promise<number> {
   return new Promise((resolve) => {
     const ws = new WebSocket(url);
@@ -98,6 +116,9 @@ describe.skipIf(!haveChromium)("tama ui in a real browser", () => {
     }
     expect(await wsStatus(`ws://127.0.0.1:${port}/live`)).toBe(403);
     expect(await wsStatus(`ws://127.0.0.1:${port}/live?token=${token}`)).toBe(101);
+    // A page of another site that resolved its own name to 127.0.0.1 sends its own Host: refused even with the token.
+    expect(await statusWithHost(url, `evil.example:${port}`)).toBe(403);
+    expect(await statusWithHost(url, `127.0.0.1:${port}`)).toBe(200);
     // Read-only: nothing but GET is taken.
     expect((await fetch(url, { method: "POST", body: "{}" })).status).toBe(405);
     // Bound to 127.0.0.1 alone: the kernel lists one listener on the port, on 127.0.0.1.
@@ -161,5 +182,32 @@ describe.skipIf(!haveChromium)("tama ui in a real browser", () => {
     mkdirSync(shots, { recursive: true });
     await page.screenshot({ path: path.join(shots, "tama-ui.png"), fullPage: true });
     expect(readFileSync(path.join(shots, "tama-ui.png")).subarray(1, 4).toString()).toBe("PNG");
+  });
+
+  it("shows a hook while it runs, then the session's abandonment and the cancelled outcome when the harness stops waiting", async () => {
+    home = makeTestHome();
+    const fifo = path.join(home.dir, "nobody-writes.fifo");
+    execFileSync("mkfifo", [fifo]);
+    home.writeRegistry({ schema: 1, release: { id: "r1" }, hooks: [{ id: "guard", events: ["pre_tool_use"], command: [path.join(ROOT, "test/fixtures/hooks/wait-fifo.sh")] }] });
+    engine = new EngineClient(home, { HOLD_FIFO: fifo });
+    await engine.ready();
+    const { url } = await startUi({ TAMA_HOME: home.home });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
+    const page = await browser.newPage();
+    await page.goto(url);
+    await page.locator("#live.on").waitFor();
+
+    const edit = { session_id: "s-held", cwd: home.dir, tool_name: "write", tool_input: { path: "a.txt", content: "x" } };
+    const pre = engine.dispatch("pre_tool_use:write", edit);
+    const running = page.locator("[data-testid=running-row]");
+    await expect.poll(() => running.textContent(), { timeout: 60_000 }).toContain("guard");
+    expect(await running.textContent()).toContain("pre_tool_use:write");
+
+    // The call's result arrives: nobody waits for the check any more, so the engine ends it.
+    await engine.dispatch("post_tool_use:write", { ...edit, tool_response: { ok: true } });
+    expect((await pre).ok).toBe(false);
+    await expect.poll(() => page.locator("[data-testid=abandoned-row]").textContent(), { timeout: 60_000 }).toContain("guard");
+    await expect.poll(() => running.count(), { timeout: 60_000 }).toBe(0);
+    await expect.poll(() => page.locator("[data-testid=activity-row][data-outcome=cancelled]").count(), { timeout: 60_000 }).toBe(1);
   });
 });
