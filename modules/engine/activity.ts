@@ -10,7 +10,7 @@ import path from "node:path";
 import { HookOutcome, Stage, StageTiming, type DispatchResult, type HookResult } from "../protocol/engine.ts";
 import * as z from "../protocol/schema.ts";
 import type { Logger } from "../system/log.ts";
-import { tamaHome } from "../system/paths.ts";
+import { tamaPaths } from "../system/paths.ts";
 import type { DispatchRun } from "./dispatch-run.ts";
 
 export const ACTIVITY_SCHEMA_VERSION = 1;
@@ -52,10 +52,6 @@ export const ActivityRecord = z.strictObject({
   slowestStage: z.nullable(Stage),
 });
 export type ActivityRecord = z.infer<typeof ActivityRecord>;
-
-export function activityDir(home: string): string {
-  return path.join(home, "activity");
-}
 
 const cap = (text: string, max: number): string => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
 
@@ -255,17 +251,17 @@ export function readActivity(dir: string, read: (file: string) => ActivityRead =
   return out;
 }
 
-/** The store of this engine process, by TAMA_HOME; made on the first dispatch. */
+/** The store of this engine process, by its directory (under TAMA_HOME); made on the first dispatch. */
 const stores = new Map<string, ActivityStore>();
 let exitHooked = false;
 let warnedOnce = false;
 
 function storeFor(logger: Logger): ActivityStore {
-  const home = tamaHome();
-  let store = stores.get(home);
+  const dir = tamaPaths().activity;
+  let store = stores.get(dir);
   if (store === undefined) {
-    store = new ActivityStore(activityDir(home), (message) => logger.warn({ note: message }, "activity store off"));
-    stores.set(home, store);
+    store = new ActivityStore(dir, (message) => logger.warn({ note: message }, "activity store off"));
+    stores.set(dir, store);
     if (!exitHooked) {
       exitHooked = true;
       process.on("exit", () => {

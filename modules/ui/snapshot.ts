@@ -2,7 +2,7 @@
 // session records, the activity store, the running-hook and abandonment records and
 // the registry. Read-only; a session's control key is never part of it.
 import { readFileSync, statSync } from "node:fs";
-import { activityDir, readActivity, readActivityFile, type ActivityRead, type ActivityRecord } from "../engine/activity.ts";
+import { readActivity, readActivityFile, type ActivityRead, type ActivityRecord } from "../engine/activity.ts";
 import { readAbandonmentRecords } from "../engine/abandonments.ts";
 import { readRecords } from "../engine/running-records.ts";
 import type { Abandonment } from "../protocol/engine.ts";
@@ -134,7 +134,7 @@ export function snapshot(paths: TamaPaths, now = Date.now(), readFile: (file: st
     abandonments = [...last.values()].sort((a, b) => b.abandonedAtMs - a.abandonedAtMs);
   }
 
-  const activity = readActivity(activityDir(paths.home), readFile);
+  const activity = readActivity(paths.activity, readFile);
   unread.push(...activity.unread);
   const recent = activity.records.slice(-ACTIVITY_WINDOW);
   const slowest = recent.reduce<ActivityRecord | null>((best, r) => (best === null || r.totalMs > best.totalMs ? r : best), null);
