@@ -1,7 +1,7 @@
 // `tama ui` in a real headless Chromium (Debian's, driven by playwright-core), fed by
 // a real OMP session: a refusal and a pass show up live with the right counts; the
 // server answers 403 without its token and listens on 127.0.0.1 only.
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import http from "node:http";
 import os from "node:os";
@@ -40,8 +40,8 @@ afterEach(async () => {
 });
 
 /** Start `tama ui` and read the URL it prints. */
-async function startUi(env: NodeJS.ProcessEnv): Promise<{ url: string; port: number; token: string }> {
-  const child = spawn(process.execPath, [TAMA_BIN, "ui", "--no-open"], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+async function startUi(env: NodeJS.ProcessEnv, args: string[] = []): Promise<{ url: string; port: number; token: string }> {
+  const child = spawn(process.execPath, [TAMA_BIN, "ui", "--no-open", ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   ui = child;
   let out = "";
   let err = "";
@@ -209,5 +209,31 @@ describe.skipIf(!haveChromium)("tama ui in a real browser", () => {
     await expect.poll(() => page.locator("[data-testid=abandoned-row]").textContent(), { timeout: 60_000 }).toContain("guard");
     await expect.poll(() => running.count(), { timeout: 60_000 }).toBe(0);
     await expect.poll(() => page.locator("[data-testid=activity-row][data-outcome=cancelled]").count(), { timeout: 60_000 }).toBe(1);
+  });
+});
+
+describe("tama ui's command line", () => {
+  it("refuses a bad --port by name, says when the port is taken, serves a fixed --port and stops on SIGTERM", async () => {
+    const tamaHome = makeTestHome();
+    home = tamaHome;
+    const env = { TAMA_HOME: tamaHome.home };
+    const bad = spawnSync(process.execPath, [TAMA_BIN, "ui", "--port", "http"], { env: { ...process.env, ...env }, encoding: "utf8" });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('tama ui: --port takes a port number (0-65535), not "http"');
+    // A port someone holds on 127.0.0.1.
+    const holder = net.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
+    const taken = (holder.address() as net.AddressInfo).port;
+    const busy = spawnSync(process.execPath, [TAMA_BIN, "ui", "--no-open", "--port", String(taken)], { env: { ...process.env, ...env }, encoding: "utf8" });
+    await new Promise((resolve) => holder.close(resolve));
+    expect(busy.status).toBe(1);
+    expect(busy.stderr).toContain(`tama ui: cannot serve on 127.0.0.1:${taken}: `);
+    // The port just freed, asked for by number.
+    const served = await startUi(env, ["--port", String(taken)]);
+    expect(served.port).toBe(taken);
+    expect((await fetch(served.url)).status).toBe(200);
+    const exited = new Promise<number | null>((resolve) => ui!.once("exit", (code) => resolve(code)));
+    ui!.kill("SIGTERM");
+    expect(await exited).toBe(0);
   });
 });
