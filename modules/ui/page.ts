@@ -20,6 +20,7 @@ h2 { font-size:13px; text-transform:uppercase; letter-spacing:.06em; color:var(-
 table { border-collapse:collapse; width:100%; }
 th, td { text-align:left; padding:4px 8px; border-bottom:1px solid var(--line); vertical-align:top; white-space:nowrap; }
 th { color:var(--dim); font-weight:500; font-size:12px; }
+td.wrap { white-space:normal; }
 td.reason { white-space:normal; min-width:280px; color:var(--dim); }
 td.mono, .mono { font-family:ui-monospace, monospace; font-size:12px; }
 .empty { color:var(--dim); font-style:italic; }
@@ -94,10 +95,10 @@ function renderSessions(v) {
   $("sessions-problem").textContent = v.sessionsProblem || "";
   table("sessions", ["session", "OMP pid", "cwd", "adapter", "engine", "release", "gates loaded"], v.sessions.map((s) =>
     el("tr", { "data-testid": "session-row" },
-      el("td", { class: "mono" }, short(s.session, 24)), el("td", { class: "mono" }, s.ompPid), el("td", { class: "mono" }, s.cwd),
+      el("td", { class: "mono" }, short(s.session, 24)), el("td", { class: "mono" }, s.ompPid), el("td", { class: "mono wrap" }, s.cwd),
       el("td", { class: "mono" }, s.adapterDigest ? s.adapterDigest.slice(0, 12) : "—"), el("td", { class: "mono" }, s.enginePid ?? "none yet"),
       el("td", { class: "mono" }, s.releaseId ?? "—"),
-      el("td", {}, s.gates ? s.gates.length + ": " + s.gates.join(", ") : s.catalogChecksum ? "another catalog (" + s.catalogChecksum.slice(0, 12) + ")" : "—"))), "no live OMP session");
+      el("td", { class: "wrap" }, s.gates ? s.gates.length + ": " + s.gates.join(", ") : s.catalogChecksum ? "another catalog (" + s.catalogChecksum.slice(0, 12) + ")" : "—"))), "no live OMP session");
 }
 
 function renderActivity(v) {

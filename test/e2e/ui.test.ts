@@ -141,7 +141,9 @@ describe.skipIf(!haveChromium)("tama ui in a real browser", () => {
     // The live session appears without a reload, with its cwd and the gates its engine loaded.
     const sessionRow = page.locator("[data-testid=session-row]");
     await expect.poll(() => sessionRow.count(), { timeout: 60_000 }).toBe(1);
-    await expect.poll(() => sessionRow.textContent(), { timeout: 60_000 }).toContain("3: ");
+    const enabled = tama.readRegistry().hooks.filter((h) => h.enabled !== false).map((h) => String(h.id));
+    expect(enabled).toContain("block-git-hook-bypass");
+    await expect.poll(() => sessionRow.textContent(), { timeout: 60_000 }).toContain(`${enabled.length}: ${enabled.join(", ")}`);
     expect(await sessionRow.textContent()).toContain(env.cwd);
 
     await session.prompt('CALL bash {"command":"git commit --no-verify -m x"}');
@@ -158,10 +160,13 @@ describe.skipIf(!haveChromium)("tama ui in a real browser", () => {
     await expect.poll(() => page.textContent("#n-dispatches"), { timeout: 60_000 }).toBe("2");
     expect(await page.textContent("#n-blocked")).toBe("1");
     expect(await page.textContent("#deny-rate")).toBe("50%");
+    // The git gate's own rows: its refusal and its pass.
+    await page.selectOption("#f-hook", "block-git-hook-bypass");
     const rows = page.locator("[data-testid=activity-row]");
-    // Two bash calls, one row each: of the gates, only the git gate takes a shell call.
-    expect(await rows.count()).toBe(2);
+    await expect.poll(() => rows.count()).toBe(2);
     expect(await page.locator("[data-testid=activity-row][data-outcome=pass]").count()).toBe(1);
+    expect(await page.locator("[data-testid=activity-row][data-outcome=block]").count()).toBe(1);
+    expect(await page.textContent("#deny-rate")).toBe("50%");
     // Per-hook latency and the slowest dispatch's stages are drawn.
     const gate = page.locator('[data-testid=latency-row][data-hook="block-git-hook-bypass"]');
     await gate.waitFor();
@@ -176,8 +181,10 @@ describe.skipIf(!haveChromium)("tama ui in a real browser", () => {
     expect(snapshot).not.toContain(key);
     expect(JSON.parse(snapshot)).toMatchObject({ sessions: [{ cwd: env.cwd }] });
 
-    // Filters back to all, then the screenshot: the test's artifact, under .tmp/.
+    // The screenshot (the test's artifact, under .tmp/): the git gate's refusal and pass, every event.
     await page.selectOption("#f-event", "");
+    await page.selectOption("#f-hook", "block-git-hook-bypass");
+    await expect.poll(() => page.textContent("#n-dispatches")).toBe("2");
     const shots = path.join(ROOT, ".tmp");
     mkdirSync(shots, { recursive: true });
     await page.screenshot({ path: path.join(shots, "tama-ui.png"), fullPage: true });
