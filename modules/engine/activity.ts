@@ -4,7 +4,7 @@
 // reason, capped; never a prompt, a tool's input or output or a payload. Lines are
 // gathered in memory and appended off the event loop; a failure to write turns the
 // store off with one warning, and never reaches a dispatch.
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { appendFileSync, chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { appendFile, chmod, mkdir, rename, stat } from "node:fs/promises";
 import path from "node:path";
 import { HookOutcome, Stage, StageTiming, type DispatchResult, type HookResult } from "../protocol/engine.ts";
@@ -22,6 +22,8 @@ const NAME_CAP = 200;
 export const FILE_CAP_BYTES = 1024 * 1024;
 /** All activity files together; the oldest are removed past this. */
 export const TOTAL_CAP_BYTES = 16 * 1024 * 1024;
+/** Activity files kept at most (a one-event engine per hook call makes one file each). */
+export const FILE_COUNT_CAP = 256;
 /** Lines gathered before one append. */
 const BATCH_MS = 200;
 /** Lines held while the disk is slow; the oldest are dropped past this. */
@@ -120,14 +122,20 @@ export class ActivityStore {
     await this.writing;
   }
 
-  /** At exit no timer runs: the lines still held are written synchronously. */
+  /** At exit no timer runs: the lines still held are written synchronously (a one-event engine writes only here). */
   flushSync(): void {
     if (this.off || this.pending.length === 0) return;
     const lines = this.pending.join("");
     this.pending = [];
     try {
-      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      if (this.size === undefined) {
+        mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+        chmodSync(this.dir, 0o700);
+        this.size = existsSync(this.file) ? statSync(this.file).size : 0;
+        pruneActivity(this.dir, this.room(), new Set([this.file]));
+      }
       appendFileSync(this.file, lines, { mode: 0o600 });
+      this.size += Buffer.byteLength(lines);
     } catch (error) {
       this.fail(error);
     }
@@ -175,8 +183,11 @@ export class ActivityStore {
   }
 }
 
-/** Remove the oldest activity files until all of them fit in `totalBytes` (those in `keep` stay). */
-export function pruneActivity(dir: string, totalBytes: number, keep: ReadonlySet<string>): void {
+/**
+ * Remove the oldest activity files until the rest fit in `totalBytes` and leave room
+ * for one more file under `maxFiles` (those in `keep` stay).
+ */
+export function pruneActivity(dir: string, totalBytes: number, keep: ReadonlySet<string>, maxFiles = FILE_COUNT_CAP): void {
   const files = activityFiles(dir)
     .map((file) => {
       try {
@@ -189,11 +200,13 @@ export function pruneActivity(dir: string, totalBytes: number, keep: ReadonlySet
     .filter((f): f is { file: string; size: number; mtime: number } => f !== undefined)
     .sort((a, b) => a.mtime - b.mtime);
   let total = files.reduce((sum, f) => sum + f.size, 0);
+  let count = files.length;
   for (const f of files) {
-    if (total <= totalBytes) break;
+    if (total <= totalBytes && count < maxFiles) break;
     if (keep.has(f.file)) continue;
     rmSync(f.file, { force: true });
     total -= f.size;
+    count--;
   }
 }
 

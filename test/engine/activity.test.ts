@@ -1,10 +1,10 @@
 // The activity store: what a real engine writes per answered dispatch (the logs'
 // allowlist, a capped reason, private files), and the store's own bounds.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ActivityStore, readActivity, REASON_CAP, type ActivityRecord } from "../../modules/engine/activity.ts";
+import { ActivityStore, FILE_COUNT_CAP, readActivity, REASON_CAP, type ActivityRecord } from "../../modules/engine/activity.ts";
 import { EngineClient, makeTestHome, resultOf, type TestHome } from "../support/engine-client.ts";
 
 let home: TestHome | undefined;
@@ -140,6 +140,27 @@ describe("ActivityStore", () => {
     expect(store.disabled).toBe(true);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/^activity is not recorded: cannot write .*activity/);
+  });
+
+  it("keeps at most FILE_COUNT_CAP files: a one-event engine per hook call writes one each, at exit", () => {
+    scratch = mkdtempSync(path.join(os.tmpdir(), "tama-activity-"));
+    const dir = path.join(scratch, "activity");
+    mkdirSync(dir, { mode: 0o700 });
+    for (let pid = 1; pid <= FILE_COUNT_CAP + 20; pid++) {
+      const file = path.join(dir, `${pid}.jsonl`);
+      writeFileSync(file, `${JSON.stringify(record(pid))}\n`, { mode: 0o600 });
+      // Each an hour newer than the one before, whatever the clock's resolution.
+      utimesSync(file, 1_000_000 + pid * 3600, 1_000_000 + pid * 3600);
+    }
+    const store = new ActivityStore(dir, () => {}, undefined, 999_999);
+    store.add(record(100_000));
+    store.flushSync();
+    const names = readdirSync(dir);
+    expect(names).toHaveLength(FILE_COUNT_CAP);
+    expect(names).toContain("999999.jsonl");
+    // The oldest went first.
+    for (let pid = 1; pid <= 21; pid++) expect(names).not.toContain(`${pid}.jsonl`);
+    expect(names).toContain("22.jsonl");
   });
 
   it("writes what it still holds synchronously (at process exit)", () => {
