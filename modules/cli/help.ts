@@ -38,8 +38,14 @@ export const COMMAND_HELP: Record<string, Help> = {
   uninstall: {
     usage: ["tama uninstall --omp [--agent-dir DIR | --profile NAME] [--purge] [--json]"],
     does: "Remove what install wrote: releases, current, the adapter and the shell. The registry and logs stay unless --purge.",
-    options: [...TARGET_OPTIONS, ["--purge", "also remove the registry, session records and logs"], JSON_OPTION],
+    options: [...TARGET_OPTIONS, ["--purge", "also remove the registry, session records, logs and activity"], JSON_OPTION],
     examples: ["tama uninstall --omp", "tama uninstall --omp --purge"],
+  },
+  ui: {
+    usage: ["tama ui [--port N] [--no-open]"],
+    does: "Serve a live, read-only view of sessions, decisions, running hooks and latencies on 127.0.0.1, behind a random token in the URL it prints. It changes nothing; stop it with Ctrl-C.",
+    options: [["--port N", "listen on this port (default: a free one)"], ["--no-open", "print the URL only, do not open a browser"]],
+    examples: ["tama ui", "tama ui --port 8765 --no-open"],
   },
   doctor: {
     usage: ["tama doctor [--agent-dir DIR | --profile NAME] [--project DIR] [--timeout-ms N] [--json]"],

@@ -11,6 +11,7 @@ import { COMMAND_HELP, helpKey, helpText, overview, wantsHelp } from "./help.ts"
 import { installCommand, uninstallCommand } from "./install.ts";
 import { runHookCommand } from "./run-hook.ts";
 import { sessionsCommand } from "./sessions.ts";
+import { uiCommand } from "./ui.ts";
 
 type Command = (argv: string[]) => Promise<number> | number;
 
@@ -27,6 +28,7 @@ const COMMANDS: Record<string, Command> = {
   install: installCommand,
   uninstall: uninstallCommand,
   sessions: sessionsCommand,
+  ui: uiCommand,
 };
 
 /** parseArgs' messages, in one line, without its advice on positionals. */

@@ -14,6 +14,7 @@ import {
 import type { Generation, HookEntry, RegistryStore } from "../registry/registry.ts";
 import type { SessionGrants } from "../session-control/grants.ts";
 import type { Logger } from "../system/log.ts";
+import { recordActivity } from "./activity.ts";
 import { callKeyOf, DispatchRun, type InFlight } from "./dispatch-run.ts";
 import type { HookRunner } from "./hook-runner.ts";
 import type { LastByEvent } from "./inspection.ts";
@@ -115,6 +116,7 @@ export class Dispatcher {
       },
       "dispatch answered",
     );
+    recordActivity(logger, run, run.event.tool ?? payload.tool_name, results, result);
     if (ended !== undefined) return { ok: false, code: "dispatch-ended", error: ended, result };
     if (result.cancelled) {
       const cancelled = results.filter((r) => r.outcome === "cancelled").map((r) => `${r.hook} (${r.reason ?? "cancelled"})`);

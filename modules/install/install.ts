@@ -168,8 +168,9 @@ export function uninstall(options: { agentDir?: string; profile?: string; purge?
     remove(path.dirname(paths.registry));
     remove(paths.sessions);
     remove(paths.logs);
+    remove(paths.activity);
   } else {
-    for (const keep of [paths.registry, paths.logs]) if (existsSync(keep)) kept.push(keep);
+    for (const keep of [paths.registry, paths.logs, paths.activity]) if (existsSync(keep)) kept.push(keep);
   }
   return { removed, kept };
 }

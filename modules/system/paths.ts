@@ -39,6 +39,8 @@ export interface TamaPaths {
   logs: string;
   /** Records of hooks each engine process is running, read after the engine is gone. */
   running: string;
+  /** What each engine answered, one line per dispatch (`tama ui` reads it). */
+  activity: string;
 }
 
 export function tamaPaths(env: NodeJS.ProcessEnv = process.env): TamaPaths {
@@ -56,6 +58,7 @@ export function tamaPaths(env: NodeJS.ProcessEnv = process.env): TamaPaths {
     sessions: path.join(home, "sessions"),
     logs: path.join(home, "logs"),
     running: path.join(home, "sessions", "running"),
+    activity: path.join(home, "activity"),
   };
 }
 
