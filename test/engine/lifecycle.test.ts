@@ -5,7 +5,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { StatusResult } from "../../modules/protocol/engine.ts";
-import { EngineClient, makeTestHome, resultOf, ROOT, settleProcesses, TAMA_BIN, type Frame, type TestHome } from "../support/engine-client.ts";
+import { EngineClient, makeTestHome, processesMentioning, resultOf, ROOT, settleProcesses, TAMA_BIN, type Frame, type TestHome } from "../support/engine-client.ts";
 
 const FIX = path.join(ROOT, "test/fixtures/hooks");
 let home: TestHome;
@@ -295,5 +295,32 @@ describe("an engine that is gone", () => {
     const next = await start([]);
     await next.request({ op: "status" });
     await next.stderrMatching(`tama: ended hook guard (process group ${pgid}) left running by an engine that is gone`);
+  });
+});
+
+describe("closed input", () => {
+  it("a caller that dies (every pipe closed) while a TERM-ignoring hook and its TERM-ignoring child run: both are ended and the engine exits cleanly", async () => {
+    const e = await start([{ id: "stubborn", events: ["pre_tool_use"], tools: "write", timeoutMs: 600_000, command: [path.join(FIX, "ignore-term-tree.sh")] }]);
+    void e.dispatch("pre_tool_use:write", edit()).catch(() => undefined);
+    await untilRunning(e, "stubborn");
+    // the hook and its child, both marked
+    for (let i = 0; i < 200 && processesMentioning(`STUBBORN_HOOK_OF=${home.home}`).length < 2; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(processesMentioning(`STUBBORN_HOOK_OF=${home.home}`).length).toBeGreaterThanOrEqual(2);
+    // as a SIGKILLed OMP leaves it: nobody writes, and nobody reads answers or stderr
+    e.child.stdout.destroy();
+    e.child.stderr.destroy();
+    e.child.stdin.destroy();
+    expect(await e.exited).toBe(0);
+    expect(await settleProcesses(home.home)).toEqual([]);
+  });
+
+  it("closing the input ends what a hook that already answered left running outside its process group", async () => {
+    const e = await start([{ id: "escaper", events: ["pre_tool_use"], tools: "write", command: [path.join(FIX, "escape-group.sh")] }]);
+    const answer = await e.dispatch("pre_tool_use:write", edit());
+    expect(resultOf(answer).decision).toBe("pass");
+    // the escaped process runs on while the engine serves
+    expect(processesMentioning(home.home).filter((pid) => pid !== e.pid).length).toBeGreaterThan(0);
+    expect(await e.close()).toBe(0);
+    expect(await settleProcesses(home.home)).toEqual([]);
   });
 });
