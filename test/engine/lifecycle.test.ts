@@ -324,3 +324,49 @@ describe("closed input", () => {
     expect(await settleProcesses(home.home)).toEqual([]);
   });
 });
+
+describe("a check that could not finish names the closed hooks that owed it a verdict", () => {
+  const prompt = (text: string) => ({ session_id: "s1", cwd: home.dir, prompt: text });
+
+  it("a closed prompt hook superseded by the next prompt: the first answer names it", async () => {
+    const e = await start([{ ...held("guard", ["user_prompt_submit"]), failMode: "closed" }]);
+    const first = e.dispatch("user_prompt_submit", prompt("one"));
+    await untilRunning(e, "guard");
+    const second = e.dispatch("user_prompt_submit", prompt("two"));
+    const answer = await first;
+    expect(answer.ok).toBe(false);
+    expect(answer.code).toBe("hooks-cancelled");
+    expect((answer.result as { unansweredClosed?: string[] }).unansweredClosed).toEqual(["guard"]);
+    await untilRunning(e, "guard");
+    writeFileSync(fifo, "go\n");
+    expect((await second).ok).toBe(true);
+    expect((await second).result as object).not.toHaveProperty("unansweredClosed");
+  });
+
+  it("only open hooks owed it: the list is empty", async () => {
+    const e = await start([held("guard", ["user_prompt_submit"])]);
+    const first = e.dispatch("user_prompt_submit", prompt("one"));
+    await untilRunning(e, "guard");
+    const second = e.dispatch("user_prompt_submit", prompt("two"));
+    const answer = await first;
+    expect(answer.code).toBe("hooks-cancelled");
+    expect((answer.result as { unansweredClosed?: string[] }).unansweredClosed).toEqual([]);
+    await untilRunning(e, "guard");
+    writeFileSync(fifo, "go\n");
+    await second;
+  });
+
+  it("a cancelled dispatch names the closed hooks it never started, not the open ones nor those that answered", async () => {
+    const pass = { id: "closed-pass", events: ["user_prompt_submit"], failMode: "closed", command: [path.join(FIX, "sleep-300ms.sh")] };
+    const later = { id: "closed-later", events: ["user_prompt_submit"], failMode: "closed", command: [path.join(FIX, "sleep-300ms.sh")] };
+    const openLater = { id: "open-later", events: ["user_prompt_submit"], command: [path.join(FIX, "sleep-300ms.sh")] };
+    const e = await start([pass, held("open-held", ["user_prompt_submit"]), later, openLater]);
+    const id = "prompt-1";
+    const first = e.dispatch("user_prompt_submit", prompt("one"), { id });
+    await untilRunning(e, "open-held");
+    await e.request({ op: "cancel", target: id });
+    const answer = await first;
+    expect(answer.code).toBe("dispatch-ended");
+    expect((answer.result as { unansweredClosed?: string[] }).unansweredClosed).toEqual(["closed-later"]);
+  });
+});
