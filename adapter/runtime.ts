@@ -9,6 +9,7 @@ import type { OmpContext } from "../modules/omp/api.ts";
 import { DispatchResult, type EngineState } from "../modules/protocol/engine.ts";
 import { tamaHome } from "../modules/system/paths.ts";
 import { EngineLifetime } from "./engine-lifetime.ts";
+import { parentOf, subagentsOf } from "./process-sessions.ts";
 import type { StatusView } from "./status-command.ts";
 
 export type FailMode = "closed" | "open";
@@ -65,6 +66,7 @@ export class AdapterRuntime {
     this.lifetime = new EngineLifetime(host, this.home, {
       onStderr: (line) => this.engineSaid(line),
       onStart: (state, restart) => this.engineStarted(state, restart),
+      session: () => this.sessionId(),
     });
   }
 
@@ -198,14 +200,19 @@ export class AdapterRuntime {
   async status(): Promise<RuntimeStatus> {
     const answer = await this.engine.request({ op: "status" }, PERSON_WAIT_MS);
     if (answer.state) this.onEngineState?.(answer.state);
+    const session = this.sessionId();
+    const parent = parentOf(session);
     return {
       ompPid: process.pid,
-      session: this.sessionId() ?? null,
+      session: session ?? null,
       adapterDigest: this.digest,
       adapterReloadSupported: typeof this.host.adopt === "function",
       failMode: this.failMode,
       ...(this.lastRefusal !== undefined ? { lastRefusal: this.lastRefusal } : {}),
       failedOpen: [...this.failedOpen],
+      ...(parent !== undefined ? { parentSession: parent } : {}),
+      subagents: subagentsOf(session),
+      engineSharedBy: EngineLifetime.sharedBy(),
       engine: answer.ok ? { processId: answer.state?.processId, state: answer.state } : { error: answer.error, code: answer.code },
     };
   }
