@@ -32,7 +32,7 @@ afterEach(async () => {
 
 let shown: () => string = () => "";
 
-async function until(what: string, probe: () => boolean, timeoutMs = 40_000): Promise<void> {
+async function until(what: string, probe: () => boolean, timeoutMs = 150_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!probe()) {
     // eslint-disable-next-line no-control-regex
@@ -90,12 +90,12 @@ describe("a prompt whose check could not finish, in OMP's TUI", () => {
     await until("the refusal on screen", () => screen().includes("Tama refused this prompt: its check could not finish"));
     await until("the model's answer", () => server.requests.length >= 1);
     expect(copies(server)).toBe(1);
-  });
+  }, 400_000);
 
   it("goes on with a warning when only open hooks owed it one", async () => {
     const { server, screen } = await supersededPrompt("open");
     await until("the warning on screen", () => screen().includes("Tama could not check this prompt"));
     // both submissions reached the model
     await until("both copies of the prompt", () => copies(server) === 2);
-  });
+  }, 400_000);
 });

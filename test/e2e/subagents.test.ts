@@ -90,7 +90,7 @@ describe("subagents in real OMP", () => {
     expect(status.session).toBe(main?.session);
     expect(status.subagents).toEqual([sub?.session]);
     expect(status.engineSharedBy).toBe(2);
-  });
+  }, 300_000);
 
   it("a stop hook's refusal at the subagent's yield keeps the subagent working; its next yield ends it", async () => {
     const { server, env } = await omp.setup({ script });
@@ -117,7 +117,7 @@ describe("subagents in real OMP", () => {
     expect(refusedYield).toBeDefined();
     // its result reached the main session
     expect(server.requests.some((r) => !isSubagent(r) && JSON.stringify(r.turns).includes("sub done"))).toBe(true);
-  });
+  }, 300_000);
 
   it("a subagent's session ending gives the engine back without ending it: the parent's calls are still gated by the same engine", async () => {
     // OMP releases an idle subagent after task.agentIdleTtlMs: its session shuts down then.
@@ -152,5 +152,5 @@ describe("subagents in real OMP", () => {
     const status = await statusOf(session);
     expect((status.engine as { processId: number }).processId).toBe(shared[0]);
     expect(status.subagents).toEqual([]);
-  });
+  }, 300_000);
 });
