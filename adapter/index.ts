@@ -7,7 +7,9 @@ import { Prompts } from "./prompts.ts";
 import { AdapterRuntime, PERSON_WAIT_MS } from "./runtime.ts";
 import { SessionControl } from "./session-control.ts";
 import { showText, statusSummary } from "./status-command.ts";
-import { Stops } from "./stop.ts";
+import type { OmpContext } from "../modules/omp/api.ts";
+import { joinSession, leaveSession, noteTaskCall } from "./process-sessions.ts";
+import { Stops, SUBAGENT_END_TOOL } from "./stop.ts";
 import { ToolEvents } from "./tool-events.ts";
 import { UserBash } from "./user-bash.ts";
 
@@ -28,8 +30,19 @@ export function register(api: AdapterApi): AdapterHooks {
   const control = new SessionControl(api.host, runtime, fullStatus);
   runtime.onEngineState = (state) => control.observe(state);
 
+  /** The session this adapter serves, as the process's session table knows it. */
+  let joined: string | undefined;
+  const join = (ctx: OmpContext): void => {
+    const session = runtime.sessionId(ctx);
+    if (session === undefined) return;
+    joinSession(ctx, session, runtime.sessionFile(ctx), joined);
+    joined = session;
+  };
+
   api.on("session_start", async (event, ctx) => {
     runtime.lifetime.revive();
+    // Before session control publishes the record: a subagent's record names its parent.
+    join(ctx);
     // Started first: it reads the session's record before the engine can answer.
     const serving = control.start(ctx);
     runtime.warnStartup();
@@ -40,9 +53,22 @@ export function register(api: AdapterApi): AdapterHooks {
     await serving;
   });
   // /new, /resume, a fork, a branch: the socket and record move to the new session id.
-  api.on("session_switch", (_event, ctx) => control.start(ctx));
-  api.on("session_branch", (_event, ctx) => control.start(ctx));
-  api.on("tool_call", (event, ctx) => tools.onToolCall(event, ctx));
+  api.on("session_switch", (_event, ctx) => {
+    join(ctx);
+    return control.start(ctx);
+  });
+  api.on("session_branch", (_event, ctx) => {
+    join(ctx);
+    return control.start(ctx);
+  });
+  api.on("tool_call", async (event, ctx) => {
+    const refused = await tools.onToolCall(event, ctx);
+    if (refused !== undefined) return refused;
+    // A subagent ends by submitting its result: that is its turn end, where the stop gates run.
+    if (event.toolName === SUBAGENT_END_TOOL) return stops.onSubagentEnd(event, ctx);
+    if (event.toolName === "task") noteTaskCall(runtime.sessionId(ctx));
+    return undefined;
+  });
   api.on("tool_result", (event, ctx) => tools.onToolResult(event, ctx));
   api.on("input", (event, ctx) => prompts.onInput(event, ctx));
   api.on("before_agent_start", (event, ctx) => prompts.onAgentStart(event, ctx));
@@ -56,11 +82,14 @@ export function register(api: AdapterApi): AdapterHooks {
       runtime.logger.close();
       return;
     }
+    leaveSession(joined);
+    joined = undefined;
     await Promise.race([
       runtime.verdict("session_end", runtime.basePayload(ctx)),
       new Promise((resolve) => setTimeout(resolve, SESSION_END_WAIT_MS)),
     ]);
     // Requests still owed finish on this engine first; OMP's shutdown budget is not spent waiting.
+    // The engine is the process's: it ends when the last session holding it gives it back.
     void runtime.lifetime.close(false);
     runtime.logger.close();
   });

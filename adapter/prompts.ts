@@ -1,7 +1,9 @@
 // User prompts → user_prompt_submit. OMP's `input` event fires in the TUI only; in
 // print and RPC modes the prompt is seen at before_agent_start, which cannot refuse
 // it: a refusal there aborts the prompt's preparation, so it never reaches the
-// model (OMP 18.2.3 then sends an RPC host no agent_end for it).
+// model (OMP 18.2.3 then sends an RPC host no agent_end for it). A check that could
+// not finish (superseded, ended) refuses the prompt when a failMode-closed hook owed
+// it a verdict; with only open hooks the prompt goes on with a warning.
 import type { BeforeAgentStartEvent, BeforeAgentStartEventResult, InputEvent, InputEventResult, OmpContext } from "../modules/omp/api.ts";
 import type { AdapterRuntime } from "./runtime.ts";
 
@@ -14,6 +16,9 @@ export class Prompts {
   private async check(prompt: string, ctx: OmpContext): Promise<{ refused?: string; context?: string }> {
     const verdict = await this.runtime.verdict("user_prompt_submit", { ...this.runtime.basePayload(ctx), prompt });
     if (verdict.failure !== undefined) {
+      // A check that could not finish is refused when a closed hook owed it a verdict, as a tool call is.
+      const owed = verdict.unansweredClosed ?? [];
+      if (owed.length > 0) return { refused: `its check could not finish and ${owed.length === 1 ? "hook" : "hooks"} ${owed.join(", ")} (failMode: closed) gave no verdict (${verdict.failure})` };
       this.runtime.notify(`Tama could not check this prompt: ${verdict.failure}`, "warning");
       return {};
     }

@@ -6,9 +6,10 @@ import { digestFromUrl, type AdapterHost } from "../modules/omp/adapter-contract
 import type { AnswerCode, ClientAnswer, EngineClient } from "../modules/engine/client.ts";
 import { fileLogger, type Logger } from "../modules/system/log.ts";
 import type { OmpContext } from "../modules/omp/api.ts";
-import type { DispatchResult, EngineState } from "../modules/protocol/engine.ts";
+import { DispatchResult, type EngineState } from "../modules/protocol/engine.ts";
 import { tamaHome } from "../modules/system/paths.ts";
 import { EngineLifetime } from "./engine-lifetime.ts";
+import { parentOf, subagentsOf } from "./process-sessions.ts";
 import type { StatusView } from "./status-command.ts";
 
 export type FailMode = "closed" | "open";
@@ -20,6 +21,8 @@ export interface Verdict {
   failure?: string;
   /** The failure's code, to branch on (never on the sentence). */
   code?: AnswerCode;
+  /** A check that could not finish: the failMode-closed hooks that owed it a verdict (the engine's own list). */
+  unansweredClosed?: string[];
 }
 
 /** Codes meaning the harness's own next signal ended the check: OMP stopped waiting for it. */
@@ -63,6 +66,7 @@ export class AdapterRuntime {
     this.lifetime = new EngineLifetime(host, this.home, {
       onStderr: (line) => this.engineSaid(line),
       onStart: (state, restart) => this.engineStarted(state, restart),
+      session: () => this.sessionId(),
     });
   }
 
@@ -112,7 +116,11 @@ export class AdapterRuntime {
   async verdict(event: string, payload: Record<string, unknown>): Promise<Verdict> {
     const answer: ClientAnswer = await this.engine.dispatch(event, payload);
     if (answer.state) this.onEngineState?.(answer.state);
-    if (!answer.ok) return { failure: answer.error ?? "the engine answered without a reason", code: answer.code ?? "internal" };
+    if (!answer.ok) {
+      const unfinished = DispatchResult.safeParse(answer.result);
+      const owed = unfinished.success ? unfinished.data.unansweredClosed : undefined;
+      return { failure: answer.error ?? "the engine answered without a reason", code: answer.code ?? "internal", ...(owed !== undefined ? { unansweredClosed: owed } : {}) };
+    }
     const result = answer.result as DispatchResult | undefined;
     if (!result || typeof result.decision !== "string") return { failure: "the engine's answer carried no decision" };
     if (result.failedOpen.length > 0) {
@@ -192,14 +200,19 @@ export class AdapterRuntime {
   async status(): Promise<RuntimeStatus> {
     const answer = await this.engine.request({ op: "status" }, PERSON_WAIT_MS);
     if (answer.state) this.onEngineState?.(answer.state);
+    const session = this.sessionId();
+    const parent = parentOf(session);
     return {
       ompPid: process.pid,
-      session: this.sessionId() ?? null,
+      session: session ?? null,
       adapterDigest: this.digest,
       adapterReloadSupported: typeof this.host.adopt === "function",
       failMode: this.failMode,
       ...(this.lastRefusal !== undefined ? { lastRefusal: this.lastRefusal } : {}),
       failedOpen: [...this.failedOpen],
+      ...(parent !== undefined ? { parentSession: parent } : {}),
+      subagents: subagentsOf(session),
+      engineSharedBy: EngineLifetime.sharedBy(),
       engine: answer.ok ? { processId: answer.state?.processId, state: answer.state } : { error: answer.error, code: answer.code },
     };
   }

@@ -23,6 +23,7 @@ import {
   type LoadedGeneration,
   type SessionRecord,
 } from "../modules/session-control/records.ts";
+import { parentOf } from "./process-sessions.ts";
 import type { AdapterRuntime } from "./runtime.ts";
 
 /** What one adapter offers the next across an adoption: its digest, and a way to stop accepting. */
@@ -193,6 +194,7 @@ export class SessionControl {
   private publish(): void {
     const session = this.session;
     if (session === undefined || !this.server?.ownsPath()) return;
+    const parent = parentOf(session);
     const record: SessionRecord = {
       schema: 1,
       protocolVersion: SESSION_CONTROL_PROTOCOL_VERSION,
@@ -209,6 +211,7 @@ export class SessionControl {
       key: this.key,
       instance: this.instance,
       engineGeneration: this.observed,
+      ...(parent !== undefined ? { parent } : {}),
     };
     try {
       writePrivateJson(recordPath(this.paths.sessions, session), record);

@@ -12,6 +12,12 @@ export interface StatusView {
   lastRefusal?: string;
   failedOpen: string[];
   modelRequests: { dispatches: number };
+  /** A subagent's session (OMP's `task`): the session that started it. */
+  parentSession?: string;
+  /** The live subagent sessions this session started. */
+  subagents?: string[];
+  /** How many sessions of this OMP process share its engine. */
+  engineSharedBy?: number;
 }
 
 const short = (digest: string | null): string => (digest ? digest.slice(0, 12) : "(no digest)");
@@ -24,6 +30,8 @@ function runningCount(state: EngineState | undefined): number {
 
 export function statusSummary(view: StatusView): string {
   const lines = [`Tama · adapter ${short(view.adapterDigest)} · OMP pid ${view.ompPid} · session ${view.session ?? "(none)"} · fail mode ${view.failMode}`];
+  if (view.parentSession !== undefined) lines.push(`subagent of session ${view.parentSession}`);
+  if (view.subagents !== undefined && view.subagents.length > 0) lines.push(`subagents: ${view.subagents.join(", ")}`);
   if ("error" in view.engine && view.engine.error !== undefined) {
     lines.push(`engine: not reachable (${view.engine.error})`);
   } else if ("state" in view.engine && view.engine.state) {
@@ -31,6 +39,7 @@ export function statusSummary(view: StatusView): string {
     lines.push(
       `engine ${s.processId} · ${s.registeredHookCount} gates · release ${s.loadedReleaseId ?? "none"} · ${s.lastReloadError ? `registry error: ${s.lastReloadError}` : "registry ok"}`,
     );
+    if (view.engineSharedBy !== undefined && view.engineSharedBy > 1) lines.push(`engine shared by ${view.engineSharedBy} sessions of this OMP process`);
     lines.push(`hooks running now: ${runningCount(s)}`);
   }
   lines.push(`last refusal: ${view.lastRefusal ?? "none since the last passing call"}`);

@@ -2,12 +2,26 @@
 // no cap on such continuations, so a stop hook that always refuses would hold the
 // turn open forever: after MAX_STOP_REFUSALS in a row the turn may end, and the
 // session is told what the last refusal said.
-import type { OmpContext, SessionStopEvent, SessionStopEventResult } from "../modules/omp/api.ts";
+//
+// A subagent (OMP's `task`) gets no session_stop: OMP skips it for subagent sessions.
+// A subagent ends by calling `yield` with its result, so that call is its turn end:
+// the stop gates run there, and a refusal refuses the call — the subagent's model
+// reads the reason as the call's result and goes on working. A subagent that ends
+// without a yield (aborted, timed out, out of budget) cannot be held.
+import type { OmpContext, SessionStopEvent, SessionStopEventResult, ToolCallEvent, ToolCallEventResult } from "../modules/omp/api.ts";
 import type { AdapterRuntime } from "./runtime.ts";
 import type { ToolEvents } from "./tool-events.ts";
 
 /** Stop refusals in a row after which the turn may end anyway. */
 export const MAX_STOP_REFUSALS = 8;
+
+/** The tool a subagent submits its result with, ending its run. */
+export const SUBAGENT_END_TOOL = "yield";
+
+/** A yield of one section (`type` a list of labels) is part of the result, not the end. */
+function isSection(input: Record<string, unknown>): boolean {
+  return Array.isArray(input.type) && input.type.length > 0;
+}
 
 export class Stops {
   private readonly refusalsInARow = new Map<string, number>();
@@ -16,6 +30,33 @@ export class Stops {
     private readonly runtime: AdapterRuntime,
     private readonly tools: ToolEvents,
   ) {}
+
+  /** A subagent's `yield` passed its own checks: run the stop gates; a refusal refuses the yield. */
+  async onSubagentEnd(call: ToolCallEvent, ctx: OmpContext): Promise<ToolCallEventResult> {
+    if (isSection(call.input)) return undefined;
+    const session = this.runtime.sessionId(ctx) ?? "";
+    await this.tools.checksAnswered();
+    const active = (this.refusalsInARow.get(session) ?? 0) > 0;
+    const verdict = await this.runtime.verdict("stop", { ...this.runtime.basePayload(ctx), stop_hook_active: active });
+    if (verdict.failure !== undefined) {
+      this.runtime.notify(`Tama could not check the end of this subagent: ${verdict.failure}`, "warning");
+      return undefined;
+    }
+    if (verdict.result?.decision !== "block") {
+      this.refusalsInARow.delete(session);
+      return undefined;
+    }
+    const reason = verdict.result.reason ?? "a stop hook refused to end this subagent";
+    const count = (this.refusalsInARow.get(session) ?? 0) + 1;
+    if (count > MAX_STOP_REFUSALS) {
+      this.refusalsInARow.delete(session);
+      this.runtime.notify(`Tama let the subagent end after ${MAX_STOP_REFUSALS} refusals in a row by stop hooks; the last said: ${reason}`, "warning");
+      return undefined;
+    }
+    this.refusalsInARow.set(session, count);
+    this.runtime.refused(reason);
+    return { block: true, reason: `Tama refused to end this subagent: ${reason}` };
+  }
 
   async onStop(stop: SessionStopEvent, ctx: OmpContext): Promise<SessionStopEventResult> {
     this.tools.turnEnded();

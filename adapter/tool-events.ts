@@ -17,16 +17,34 @@ export class ToolEvents {
   private readonly inputs = new Map<string, Record<string, unknown>>();
   private readonly redactionTold = new Set<string>();
 
+  /** This session's tool checks in flight (pre and post). */
+  private readonly checking = new Set<Promise<unknown>>();
+
   constructor(private readonly runtime: AdapterRuntime) {}
+
+  private tracked<T>(check: Promise<T>): Promise<T> {
+    this.checking.add(check);
+    void check.finally(() => this.checking.delete(check));
+    return check;
+  }
+
+  /**
+   * Every tool check of the session in flight has answered. A subagent's end arrives
+   * as a tool call that may run beside others of the same message: its stop must not
+   * end their checks (the engine ends a session's tool hooks when its stop arrives).
+   */
+  async checksAnswered(): Promise<void> {
+    await Promise.allSettled([...this.checking]);
+  }
 
   async onToolCall(event: ToolCallEvent, ctx: OmpContext): Promise<ToolCallEventResult> {
     this.inputs.set(event.toolCallId, event.input);
-    const verdict = await this.runtime.verdict(`pre_tool_use:${event.toolName}`, {
+    const verdict = await this.tracked(this.runtime.verdict(`pre_tool_use:${event.toolName}`, {
       ...this.runtime.basePayload(ctx),
       tool_name: event.toolName,
       tool_input: event.input,
       tool_call_id: event.toolCallId,
-    });
+    }));
     if (verdict.failure !== undefined) return this.unchecked(event, verdict.failure);
     const result = verdict.result;
     if (!result || result.decision === "pass") {
@@ -60,14 +78,14 @@ export class ToolEvents {
   async onToolResult(event: ToolResultEvent, ctx: OmpContext): Promise<ToolResultEventResult> {
     const input = this.inputs.get(event.toolCallId) ?? event.input;
     this.inputs.delete(event.toolCallId);
-    const verdict = await this.runtime.verdict(`post_tool_use:${event.toolName}`, {
+    const verdict = await this.tracked(this.runtime.verdict(`post_tool_use:${event.toolName}`, {
       ...this.runtime.basePayload(ctx),
       tool_name: event.toolName,
       tool_input: input,
       tool_call_id: event.toolCallId,
       tool_response: { content: event.content, isError: event.isError },
       is_error: event.isError,
-    });
+    }));
     if (verdict.failure !== undefined) {
       this.runtime.notify(`Tama could not check the result of ${event.toolName}: ${verdict.failure}`, "warning");
       return undefined;

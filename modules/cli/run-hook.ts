@@ -24,15 +24,22 @@ const CLAUDE_EVENTS: Record<string, string> = {
   SessionEnd: "session_end",
 };
 
-function makeEngine(paths: TamaPaths, component: string): Engine {
-  const stderr = (line: string): void => {
+/** A line on stderr; a broken stderr (the caller died) must not end the engine before its hooks. */
+function stderrLine(line: string): void {
+  try {
     process.stderr.write(`${line}\n`);
-  };
+  } catch {
+    // nobody reads it any more
+  }
+}
+
+function makeEngine(paths: TamaPaths, component: string): Engine {
+  process.stderr.on("error", () => {});
   return new Engine({
     paths,
-    stderr,
+    stderr: stderrLine,
     // The engine keeps answering without its log; its caller hears why once.
-    logger: fileLogger(paths.logs, component, (message) => stderr(`tama: ${message}`)),
+    logger: fileLogger(paths.logs, component, (message) => stderrLine(`tama: ${message}`)),
     env: process.env,
     selection: HookSelection.fromEnv(process.env),
     // One event per process has no next event to start a hook for.

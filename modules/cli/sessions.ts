@@ -90,6 +90,33 @@ function installedAdapterDigest(paths: TamaPaths): string | null {
 
 const short = (digest: string | null | undefined): string => (digest ? digest.slice(0, 12) : "-");
 
+/**
+ * Records in start order with each subagent's session right under its parent (and
+ * its depth); one whose parent has no live record stands at the top level.
+ */
+export function underParents(records: SessionRecord[]): { record: SessionRecord; depth: number }[] {
+  const live = new Set(records.map((r) => r.session));
+  const children = new Map<string, SessionRecord[]>();
+  const roots: SessionRecord[] = [];
+  for (const record of records) {
+    if (record.parent !== undefined && record.parent !== record.session && live.has(record.parent)) {
+      children.set(record.parent, [...(children.get(record.parent) ?? []), record]);
+    } else roots.push(record);
+  }
+  const out: { record: SessionRecord; depth: number }[] = [];
+  const seen = new Set<string>();
+  const visit = (record: SessionRecord, depth: number): void => {
+    if (seen.has(record.session)) return;
+    seen.add(record.session);
+    out.push({ record, depth });
+    for (const child of children.get(record.session) ?? []) visit(child, depth + 1);
+  };
+  for (const root of roots) visit(root, 0);
+  // A cycle of parents names no root: its records still show, at the top level.
+  for (const record of records) visit(record, 0);
+  return out;
+}
+
 /** The session's record by id or unique id prefix; a stale one is removed and refused. */
 function liveRecord(paths: TamaPaths, id: string | undefined): SessionRecord {
   if (!id) throw new CliError(`--session ID is required (\`tama sessions list\` shows the live sessions)`, SESSIONS_EXIT.usage);
@@ -140,8 +167,10 @@ function list(args: Args): number {
   // Stale records are never shown as sessions: they are named and removed.
   for (const record of records.stale) removeSessionFiles(paths.sessions, record);
   const installed = installedAdapterDigest(paths);
-  const sessions = records.live.map((r) => ({
+  const sessions = underParents(records.live).map(({ record: r, depth }) => ({
     session: r.session,
+    parent: r.parent ?? null,
+    depth,
     ompPid: r.ompPid,
     enginePid: r.enginePid,
     startedAtMs: r.startedAtMs,
@@ -163,7 +192,8 @@ function list(args: Args): number {
         : table([
             ["SESSION", "OMP PID", "ENGINE PID", "ADAPTER", "INSTALLED", "RELOAD", "STARTED", "CWD"],
             ...sessions.map((s) => [
-              s.session,
+              // A subagent's session is shown under its parent, indented.
+              s.depth > 0 ? `${"  ".repeat(s.depth - 1)}└ ${s.session}` : s.session,
               String(s.ompPid),
               String(s.enginePid ?? "-"),
               short(s.adapterDigest),

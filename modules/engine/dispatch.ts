@@ -117,10 +117,12 @@ export class Dispatcher {
       "dispatch answered",
     );
     recordActivity(logger, run, run.event.tool ?? payload.tool_name, results, result);
-    if (ended !== undefined) return { ok: false, code: "dispatch-ended", error: ended, result };
+    // A check that could not finish says whether a closed hook owed it a verdict: the caller refuses on that.
+    const unfinished = (): DispatchResult => ({ ...result, unansweredClosed: unansweredClosed(run, selected, shaped.targets, results) });
+    if (ended !== undefined) return { ok: false, code: "dispatch-ended", error: ended, result: unfinished() };
     if (result.cancelled) {
       const cancelled = results.filter((r) => r.outcome === "cancelled").map((r) => `${r.hook} (${r.reason ?? "cancelled"})`);
-      return { ok: false, code: "hooks-cancelled", error: `hooks were ended before they answered: ${cancelled.join(", ")}`, result };
+      return { ok: false, code: "hooks-cancelled", error: `hooks were ended before they answered: ${cancelled.join(", ")}`, result: unfinished() };
     }
     return { ok: true, result };
   }
@@ -161,6 +163,27 @@ export class Dispatcher {
     const sideBySide = await Promise.all(commands.map((hook) => this.options.runner.run(run, hook, target, false)));
     return [...results, ...sideBySide];
   }
+}
+
+/**
+ * The failMode-closed hooks that owed a dispatch a verdict and gave none: every
+ * matching hook without an answer of its own (ended before answering, or never
+ * started). None when a hook already refused: the refusal is the verdict.
+ */
+function unansweredClosed(run: DispatchRun, hooks: HookEntry[], targets: HookTarget[], results: HookResult[]): string[] {
+  if (results.some((r) => r.outcome === "block" || r.outcome === "failed-closed" || r.outcome === "ask")) return [];
+  const key = (hook: string, target: string | undefined) => `${hook}\u0000${target ?? ""}`;
+  const answered = new Set(results.filter((r) => r.outcome !== "cancelled").map((r) => key(r.hook, r.target)));
+  // Stop hooks take the first target only; a tool event's, every target (named when there are several).
+  const owedTargets = run.event.kind === "stop" ? targets.slice(0, 1) : targets;
+  const owed = new Set<string>();
+  for (const target of owedTargets) {
+    for (const hook of hooks) {
+      if (hook.failMode !== "closed" || !matches(hook, target)) continue;
+      if (!answered.has(key(hook.id, owedTargets.length > 1 ? target.target : undefined))) owed.add(hook.id);
+    }
+  }
+  return [...owed];
 }
 
 /** Whether a hook's tool matcher takes a target (an event without a tool takes every hook). */

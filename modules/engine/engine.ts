@@ -49,10 +49,13 @@ export class Engine {
   private readonly pool: PrestartPool;
   private closed = false;
   private readonly homeTag: string;
+  /** The TAMA_HOOK_RUN prefix every hook process of this engine carries. */
+  private readonly hookRunPrefix: string;
 
   constructor(private readonly options: EngineOptions) {
     this.store = new RegistryStore(options.paths.registry);
     this.homeTag = createHash("sha256").update(options.paths.home).digest("hex").slice(0, 12);
+    this.hookRunPrefix = hookRunPrefix(this.homeTag);
     this.abandonments = new Abandonments(options.paths.sessions, options.stderr, options.logger);
     this.pool = new PrestartPool(options.prestart ?? DEFAULT_PRESTART, () => this.records.changed(), options.logger);
     this.records = new RunningRecordWriter(
@@ -75,7 +78,7 @@ export class Engine {
       grants,
       records: this.records,
       lifecycle: this.lifecycle,
-      hookRunPrefix: hookRunPrefix(this.homeTag),
+      hookRunPrefix: this.hookRunPrefix,
       pool: this.pool,
     }));
     this.dispatcher = new Dispatcher({
@@ -212,7 +215,7 @@ export class Engine {
     if (this.closed) return;
     this.closed = true;
     this.pool.closeAll();
-    await this.lifecycle.inputClosed(graceMs);
+    await this.lifecycle.inputClosed({ ...(graceMs !== undefined ? { graceMs } : {}), hookRunPrefix: this.hookRunPrefix });
     await this.records.flush();
   }
 }

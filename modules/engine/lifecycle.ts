@@ -3,7 +3,7 @@
 // ending its pre-tool check, the caller's cancel, and closed input. A dispatch ends
 // once: the first signal sets its Ending, and later ones change nothing.
 import { isToolEvent, type EventKind, type RequestId } from "../protocol/engine.ts";
-import { GROUP_GRACE_MS, signalGroup } from "../system/process-groups.ts";
+import { endEngineRuns, GROUP_GRACE_MS, signalGroup } from "../system/process-groups.ts";
 import type { Abandonments } from "./abandonments.ts";
 import type { ActiveHook, DispatchRun, Ending, InFlight } from "./dispatch-run.ts";
 
@@ -97,15 +97,19 @@ export class Lifecycle {
   // ---- closed input ----------------------------------------------------------------
 
   /**
-   * The caller closed the engine's input: end every dispatch still in flight, give
-   * their hooks' groups the grace to stop, then kill what is left.
+   * The caller closed the engine's input (it shut down, or died without a word, as a
+   * SIGKILLed OMP does): end every dispatch still in flight at once (TERM to each
+   * hook's group), give the groups the grace to stop, then KILL what is left of
+   * them, and every process this engine's hook runs marked (`hookRunPrefix`): what
+   * a hook that already answered left in its group, and what escaped the group.
    */
-  async inputClosed(graceMs = GROUP_GRACE_MS): Promise<void> {
+  async inputClosed(options: { graceMs?: number; hookRunPrefix?: string } = {}): Promise<void> {
+    const graceMs = options.graceMs ?? GROUP_GRACE_MS;
     const groups = [...this.inFlight.values()].flatMap((run) => [...run.active].map((hook) => hook.pgid));
     for (const run of this.inFlight.values()) this.end(run, { kind: "input-closed", error: () => INPUT_CLOSED }, INPUT_CLOSED);
-    if (groups.length === 0) return;
-    await new Promise((resolve) => setTimeout(resolve, graceMs));
+    if (groups.length > 0) await new Promise((resolve) => setTimeout(resolve, graceMs));
     for (const pgid of groups) if (pgid !== null) signalGroup(pgid, "SIGKILL");
+    if (options.hookRunPrefix !== undefined) endEngineRuns(options.hookRunPrefix);
   }
 
   /**

@@ -52,8 +52,19 @@ export interface ServeOptions {
 /** Serve until the input closes; resolves when every answer owed has been written. */
 export async function serve({ engine, input, output }: ServeOptions): Promise<void> {
   await engine.start();
+  // A caller that died (a SIGKILLed OMP) leaves a broken pipe: a failed write must not
+  // end the engine before it has ended its hooks, so it is dropped, never thrown.
+  let outputBroken = false;
+  output.on("error", () => {
+    outputBroken = true;
+  });
   const write = (frame: unknown): void => {
-    if (output.writable) output.write(`${JSON.stringify(frame)}\n`);
+    if (outputBroken || !output.writable) return;
+    try {
+      output.write(`${JSON.stringify(frame)}\n`);
+    } catch {
+      outputBroken = true;
+    }
   };
   write({ type: "ready", protocolVersion: PROTOCOL_VERSION, state: engine.state() });
 

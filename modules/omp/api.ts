@@ -5,6 +5,8 @@
 export interface OmpSessionManager {
   getSessionId(): string;
   getSessionFile(): string | undefined;
+  /** The session file's header; a subagent's names its parent's session file. */
+  getHeader?(): { parentSession?: string } | null;
 }
 
 export interface OmpUi {

@@ -152,6 +152,12 @@ export const DispatchResult = z.object({
   /** The result the model should read instead of the tool's own (the last gate's that replaced it). */
   updatedToolResponse: z.optional(z.unknown()),
   cancelled: z.optional(z.boolean()),
+  /**
+   * On a dispatch whose hooks did not all answer (codes dispatch-ended and
+   * hooks-cancelled): the failMode-closed hooks that owed it a verdict and gave none
+   * (ended before answering, or never started). Empty when only open hooks did.
+   */
+  unansweredClosed: z.optional(z.array(z.string())),
 });
 export type DispatchResult = z.infer<typeof DispatchResult>;
 

@@ -41,6 +41,8 @@ export const SessionRecord = z.strictObject({
   instance: z.string().check(z.minLength(1), z.maxLength(64)),
   /** The generation the session's engine had loaded when last seen (grants are rebound from it). */
   engineGeneration: z.nullable(LoadedGeneration),
+  /** A subagent's session (OMP's `task`): the session that started it, in the same OMP process. */
+  parent: z.optional(z.string().check(z.minLength(1), z.maxLength(512))),
 });
 export type SessionRecord = z.infer<typeof SessionRecord>;
 

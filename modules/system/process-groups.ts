@@ -181,7 +181,19 @@ export function orphanedHookProcesses(homeTag: string): { pid: number; enginePid
  * hook started outside its process group (setsid) and left running.
  */
 export function endMarkedRun(value: string): number[] {
-  const wanted = `${HOOK_RUN_VARIABLE}=${value}\0`;
+  return killMarked(`${HOOK_RUN_VARIABLE}=${value}\0`);
+}
+
+/**
+ * Kill every process any hook run of one engine marked (TAMA_HOOK_RUN starting with
+ * the engine's prefix): whatever its hooks left, in their groups or outside them.
+ */
+export function endEngineRuns(prefix: string): number[] {
+  return killMarked(`${HOOK_RUN_VARIABLE}=${prefix}`);
+}
+
+/** SIGKILL every other process whose environment holds `wanted` as the start of a variable. */
+function killMarked(wanted: string): number[] {
   const ended: number[] = [];
   let entries: string[];
   try {
@@ -192,7 +204,8 @@ export function endMarkedRun(value: string): number[] {
   for (const entry of entries) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
     try {
-      if (!readFileSync(`/proc/${entry}/environ`, "latin1").includes(wanted)) continue;
+      const environ = readFileSync(`/proc/${entry}/environ`, "latin1");
+      if (!environ.startsWith(wanted) && !environ.includes(`\0${wanted}`)) continue;
       process.kill(Number(entry), "SIGKILL");
       ended.push(Number(entry));
     } catch {

@@ -5,7 +5,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { StatusResult } from "../../modules/protocol/engine.ts";
-import { EngineClient, makeTestHome, resultOf, ROOT, settleProcesses, TAMA_BIN, type Frame, type TestHome } from "../support/engine-client.ts";
+import { EngineClient, makeTestHome, processesMentioning, resultOf, ROOT, settleProcesses, TAMA_BIN, type Frame, type TestHome } from "../support/engine-client.ts";
 
 const FIX = path.join(ROOT, "test/fixtures/hooks");
 let home: TestHome;
@@ -295,5 +295,78 @@ describe("an engine that is gone", () => {
     const next = await start([]);
     await next.request({ op: "status" });
     await next.stderrMatching(`tama: ended hook guard (process group ${pgid}) left running by an engine that is gone`);
+  });
+});
+
+describe("closed input", () => {
+  it("a caller that dies (every pipe closed) while a TERM-ignoring hook and its TERM-ignoring child run: both are ended and the engine exits cleanly", async () => {
+    const e = await start([{ id: "stubborn", events: ["pre_tool_use"], tools: "write", timeoutMs: 600_000, command: [path.join(FIX, "ignore-term-tree.sh")] }]);
+    void e.dispatch("pre_tool_use:write", edit()).catch(() => undefined);
+    await untilRunning(e, "stubborn");
+    // the hook and its child, both marked
+    for (let i = 0; i < 200 && processesMentioning(`STUBBORN_HOOK_OF=${home.home}`).length < 2; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(processesMentioning(`STUBBORN_HOOK_OF=${home.home}`).length).toBeGreaterThanOrEqual(2);
+    // as a SIGKILLed OMP leaves it: nobody writes, and nobody reads answers or stderr
+    e.child.stdout.destroy();
+    e.child.stderr.destroy();
+    e.child.stdin.destroy();
+    expect(await e.exited).toBe(0);
+    expect(await settleProcesses(home.home)).toEqual([]);
+  });
+
+  it("closing the input ends what a hook that already answered left running outside its process group", async () => {
+    const e = await start([{ id: "escaper", events: ["pre_tool_use"], tools: "write", command: [path.join(FIX, "escape-group.sh")] }]);
+    const answer = await e.dispatch("pre_tool_use:write", edit());
+    expect(resultOf(answer).decision).toBe("pass");
+    // the escaped process runs on while the engine serves
+    expect(processesMentioning(home.home).filter((pid) => pid !== e.pid).length).toBeGreaterThan(0);
+    expect(await e.close()).toBe(0);
+    expect(await settleProcesses(home.home)).toEqual([]);
+  });
+});
+
+describe("a check that could not finish names the closed hooks that owed it a verdict", () => {
+  const prompt = (text: string) => ({ session_id: "s1", cwd: home.dir, prompt: text });
+
+  it("a closed prompt hook superseded by the next prompt: the first answer names it", async () => {
+    const e = await start([{ ...held("guard", ["user_prompt_submit"]), failMode: "closed" }]);
+    const first = e.dispatch("user_prompt_submit", prompt("one"));
+    await untilRunning(e, "guard");
+    const second = e.dispatch("user_prompt_submit", prompt("two"));
+    const answer = await first;
+    expect(answer.ok).toBe(false);
+    expect(answer.code).toBe("hooks-cancelled");
+    expect((answer.result as { unansweredClosed?: string[] }).unansweredClosed).toEqual(["guard"]);
+    await untilRunning(e, "guard");
+    writeFileSync(fifo, "go\n");
+    expect((await second).ok).toBe(true);
+    expect((await second).result as object).not.toHaveProperty("unansweredClosed");
+  });
+
+  it("only open hooks owed it: the list is empty", async () => {
+    const e = await start([held("guard", ["user_prompt_submit"])]);
+    const first = e.dispatch("user_prompt_submit", prompt("one"));
+    await untilRunning(e, "guard");
+    const second = e.dispatch("user_prompt_submit", prompt("two"));
+    const answer = await first;
+    expect(answer.code).toBe("hooks-cancelled");
+    expect((answer.result as { unansweredClosed?: string[] }).unansweredClosed).toEqual([]);
+    await untilRunning(e, "guard");
+    writeFileSync(fifo, "go\n");
+    await second;
+  });
+
+  it("a cancelled dispatch names the closed hooks it never started, not the open ones nor those that answered", async () => {
+    const pass = { id: "closed-pass", events: ["user_prompt_submit"], failMode: "closed", command: [path.join(FIX, "sleep-300ms.sh")] };
+    const later = { id: "closed-later", events: ["user_prompt_submit"], failMode: "closed", command: [path.join(FIX, "sleep-300ms.sh")] };
+    const openLater = { id: "open-later", events: ["user_prompt_submit"], command: [path.join(FIX, "sleep-300ms.sh")] };
+    const e = await start([pass, held("open-held", ["user_prompt_submit"]), later, openLater]);
+    const id = "prompt-1";
+    const first = e.dispatch("user_prompt_submit", prompt("one"), { id });
+    await untilRunning(e, "open-held");
+    await e.request({ op: "cancel", target: id });
+    const answer = await first;
+    expect(answer.code).toBe("dispatch-ended");
+    expect((answer.result as { unansweredClosed?: string[] }).unansweredClosed).toEqual(["closed-later"]);
   });
 });
