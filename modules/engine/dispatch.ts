@@ -1,7 +1,8 @@
 // The dispatch pipeline: refresh the registry, select the event's hooks, shape the
 // Claude Code input, run the hooks in their order, and aggregate their results
 // into one decision. The lifecycle rules may end a dispatch midway (lifecycle.ts).
-import { toHookTargets, type HookTarget } from "../claude/hook-input.ts";
+import { toHookTargets, type HookTarget, type HookTargetsResult } from "../claude/hook-input.ts";
+import type { DeclaredToolKinds } from "../tools/declaration.ts";
 import {
   isToolEvent,
   parseEvent,
@@ -9,6 +10,7 @@ import {
   type DispatchResult,
   type EngineErrorCode,
   type HookResult,
+  type ParsedEvent,
   type RequestId,
 } from "../protocol/engine.ts";
 import type { Generation, HookEntry, RegistryStore } from "../registry/registry.ts";
@@ -24,6 +26,9 @@ import type { HookSelection } from "./selection.ts";
 /** What a request comes to, before the engine adds its state. */
 export type Outcome = { ok: true; result: unknown } | { ok: false; code: EngineErrorCode; error: string; result?: unknown };
 
+/** How a payload becomes hook inputs: the OMP→Claude mapping, or a harness's own input as sent. */
+export type HookTargetsOf = (event: ParsedEvent, payload: DispatchPayload, declared?: DeclaredToolKinds) => HookTargetsResult;
+
 export interface DispatcherOptions {
   store: RegistryStore;
   selection: HookSelection;
@@ -34,6 +39,7 @@ export interface DispatcherOptions {
   inFlight: InFlight;
   lastByEvent: LastByEvent;
   pool: PrestartPool;
+  hookTargets?: HookTargetsOf;
 }
 
 export class Dispatcher {
@@ -87,7 +93,7 @@ export class Dispatcher {
     if (run.session !== null) this.options.pool.keepOnly(run.session, run.event.name, selected);
     run.mark("sessionStateRead");
 
-    const shaped = toHookTargets(run.event, { ...payload, tool_name: run.event.tool ?? payload.tool_name }, generation.file.toolKinds);
+    const shaped = (this.options.hookTargets ?? toHookTargets)(run.event, { ...payload, tool_name: run.event.tool ?? payload.tool_name }, generation.file.toolKinds);
     if (!shaped.ok) {
       run.mark("hooksEnded");
       return {

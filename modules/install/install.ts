@@ -54,11 +54,24 @@ export interface InstallReport {
 }
 
 export function install(options: { agentDir?: string; profile?: string; dist?: string; paths?: TamaPaths }): InstallReport {
+  const runtime = installRuntime(options);
+  const dist = options.dist ?? distDir();
+  const shell = readFileSync(path.join(dist, "shell", SHELL_FILE), "utf8");
+  const agentDir = ompAgentDir(options);
+  const shellPath = path.join(agentDir, "extensions", SHELL_FILE);
+  writeAtomic(shellPath, shell.replace("__TAMA_HOME_AT_INSTALL__", runtime.paths.home));
+  const { paths: _paths, ...report } = runtime;
+  return { ...report, shellPath, agentDir };
+}
+
+export type RuntimeReport = Omit<InstallReport, "shellPath" | "agentDir"> & { paths: TamaPaths };
+
+/** The release, the adapter and the registry: what every harness's hooks run on. */
+export function installRuntime(options: { dist?: string; paths?: TamaPaths }): RuntimeReport {
   const dist = options.dist ?? distDir();
   const paths = options.paths ?? tamaPaths();
   const cli = readFileSync(path.join(dist, "bin", "tama.js"));
   const adapter = readFileSync(path.join(dist, "shared-hooks", "omp", "adapter.js"));
-  const shell = readFileSync(path.join(dist, "shell", SHELL_FILE), "utf8");
   const manifest = JSON.parse(readFileSync(path.join(dist, "build.json"), "utf8")) as { version: string; vendor?: string };
   const version = manifest.version;
   const adapterDigest = createHash("sha256").update(adapter).digest("hex");
@@ -101,11 +114,7 @@ export function install(options: { agentDir?: string; profile?: string; dist?: s
     chmodSync(dir, 0o700);
   }
 
-  const agentDir = ompAgentDir(options);
-  const shellPath = path.join(agentDir, "extensions", SHELL_FILE);
-  writeAtomic(shellPath, shell.replace("__TAMA_HOME_AT_INSTALL__", paths.home));
-
-  return { releaseId, releaseDir, adapterDigest, adapterPath: paths.adapter, registry, shellPath, agentDir, current: paths.current };
+  return { releaseId, releaseDir, adapterDigest, adapterPath: paths.adapter, registry, current: paths.current, paths };
 }
 
 /** A new registry holds the built-in gates; an existing one keeps its hooks and names the new release. */

@@ -4,6 +4,8 @@ import { ompAgentDir, distDir } from "../../install/install.ts";
 import type { TamaPaths } from "../../system/paths.ts";
 import type { Check } from "./check.ts";
 import { checkEngine } from "./engine.ts";
+import { checkClaude } from "./claude.ts";
+import { claudeConfigDir } from "../../install/claude.ts";
 import { checkAdapter, checkAdapterChunk, checkRelease, checkShell, installedAdapterDigest } from "./install.ts";
 import { checkCommands, checkRegistry } from "./registry.ts";
 import { checkAdapterRecord, checkLogs, checkSelfProtection, checkTrust } from "./protection.ts";
@@ -12,6 +14,8 @@ import { checkLiveSessions, checkSessionsDir } from "./sessions.ts";
 export interface DoctorOptions {
   paths: TamaPaths;
   agentDir?: string;
+  /** Claude Code's config dir; CLAUDE_CONFIG_DIR or ~/.claude when absent. */
+  claudeDir?: string;
   profile?: string;
   env: NodeJS.ProcessEnv;
   engineTimeoutMs: number;
@@ -39,5 +43,6 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
     ...(registry.registry ? checkCommands(registry.registry, env) : []),
     checkSessionsDir(paths.sessions),
     ...checkLiveSessions(paths.sessions, installedAdapterDigest(paths)),
+    ...checkClaude(paths, claudeConfigDir(options.claudeDir ? { claudeDir: options.claudeDir } : {}, env)),
   ];
 }
