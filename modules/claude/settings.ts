@@ -7,7 +7,8 @@ import os from "node:os";
 import path from "node:path";
 import * as z from "../protocol/schema.ts";
 import { type EventKind } from "../protocol/engine.ts";
-import { canonicalJson, HookEntry, type ToolMatcher } from "../registry/registry.ts";
+import { canonicalJson, DEFAULT_TIMEOUT_MS, HookEntry, type ToolMatcher } from "../registry/registry.ts";
+import { ompCutsShort } from "../registry/omp-limits.ts";
 import { describeSchemaError } from "../protocol/schema.ts";
 
 /** Claude Code's events that have an engine event, and the engine's name for each. */
@@ -107,6 +108,19 @@ export function translateMatcher(matcher: string | undefined): { ok: true; tools
   return { ok: true, tools: [...new Set(names)] };
 }
 
+/** Claude Code's own tool names: a matcher that differs from one only in case matches nothing there. */
+const CLAUDE_TOOLS = ["Bash", "Read", "Write", "Edit", "MultiEdit", "Glob", "Grep", "WebFetch", "WebSearch", "Task", "Agent", "NotebookEdit", "TodoWrite", "LSP"];
+
+function caseNotes(matcher: string | undefined): string[] {
+  const tokens = (matcher ?? "").replace(/[\^$()]/g, "").split("|").map((t) => t.trim());
+  return tokens.flatMap((token) => {
+    const named = CLAUDE_TOOLS.find((tool) => tool !== token && tool.toLowerCase() === token.toLowerCase());
+    return named === undefined
+      ? []
+      : [`Claude Code's matchers are case-sensitive, so there ${JSON.stringify(token)} matches no tool; Tama matches names in any case, so here it runs for every ${named} call`];
+  });
+}
+
 /** A readable base for an id: the script's file name, else the command's first word. */
 export function slugOf(command: string): string {
   const words = command.trim().split(/\s+/);
@@ -166,6 +180,8 @@ function translateHook(
       timeoutMs = MAX_TIMEOUT_MS;
     }
   }
+  for (const cut of ompCutsShort([context.kind], timeoutMs ?? DEFAULT_TIMEOUT_MS)) notes.push(cut.text);
+  notes.push(...caseNotes(matcher));
   const argv = argvOf(command, shell, source, notes);
   return {
     hook: {

@@ -5,6 +5,7 @@ import type { TamaPaths } from "../../system/paths.ts";
 import type { Check } from "./check.ts";
 import { checkEngine } from "./engine.ts";
 import { checkClaude } from "./claude.ts";
+import { checkOmpLimits } from "./omp-limits.ts";
 import { claudeConfigDir } from "../../install/claude.ts";
 import { checkAdapter, checkAdapterChunk, checkRelease, checkShell, installedAdapterDigest } from "./install.ts";
 import { checkCommands, checkRegistry } from "./registry.ts";
@@ -41,6 +42,7 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
     ...checkTrust(paths),
     checkLogs(paths),
     ...(registry.registry ? checkCommands(registry.registry, env) : []),
+    ...(registry.registry ? checkOmpLimits(registry.registry) : []),
     checkSessionsDir(paths.sessions),
     ...checkLiveSessions(paths.sessions, installedAdapterDigest(paths)),
     ...checkClaude(paths, claudeConfigDir(options.claudeDir ? { claudeDir: options.claudeDir } : {}, env)),
