@@ -81,30 +81,30 @@ const CONTEXT_EVENTS = new Set(["SessionStart", "UserPromptSubmit", "PreToolUse"
 
 /**
  * What Claude Code reads back. A block: the canonical decision on stdout, the reason on
- * stderr (which Claude gives the model), exit 2. An ask before a tool: Claude's own
- * `permissionDecision: "ask"`, so Claude asks the person rather than refusing. A pass
- * with context: `additionalContext` in the JSON Claude reads, since plain stdout on a
- * tool event reaches nobody.
+ * stderr (which Claude gives the model), exit 2. Otherwise Claude's own JSON: an ask
+ * before a tool is `permissionDecision: "ask"` (Claude asks the person rather than
+ * refusing); a rewrite is `updatedInput`; a pass's context is `additionalContext`
+ * (plain stdout on a tool event reaches nobody); a hook's continue:false is passed on.
  */
 export function claudeAnswer(result: DispatchResult, hookEventName: string): HarnessAnswer {
   const notes = result.failedOpen.map((failed) => `tama: ${failed.reason}\n`).join("");
-  if (result.decision === "ask" && hookEventName === "PreToolUse") {
-    const hookSpecificOutput = {
-      hookEventName,
-      permissionDecision: "ask",
-      permissionDecisionReason: result.reason ?? "Tama asks before this call",
-    };
-    return { stdout: `${JSON.stringify({ hookSpecificOutput })}\n`, stderr: notes, code: 0 };
-  }
-  if (result.decision !== "pass") {
+  const asks = result.decision === "ask" && hookEventName === "PreToolUse";
+  if (result.decision !== "pass" && !asks) {
     const reason = result.reason ?? "refused by Tama";
     return { stdout: `${JSON.stringify({ decision: "block", reason })}\n`, stderr: `${notes}${reason}\n`, code: 2 };
   }
-  if (result.additionalContext !== undefined && CONTEXT_EVENTS.has(hookEventName)) {
-    const hookSpecificOutput = { hookEventName, additionalContext: result.additionalContext };
-    return { stdout: `${JSON.stringify({ hookSpecificOutput })}\n`, stderr: notes, code: 0 };
+  const specific: Record<string, unknown> = {};
+  if (asks) {
+    specific.permissionDecision = "ask";
+    specific.permissionDecisionReason = result.reason ?? "Tama asks before this call";
   }
-  return { stdout: "", stderr: notes, code: 0 };
+  if (result.updatedInput !== undefined && hookEventName === "PreToolUse") specific.updatedInput = result.updatedInput;
+  if (result.additionalContext !== undefined && CONTEXT_EVENTS.has(hookEventName)) specific.additionalContext = result.additionalContext;
+  const output: Record<string, unknown> = {
+    ...(result.stopReason !== undefined ? { continue: false, stopReason: result.stopReason } : {}),
+    ...(Object.keys(specific).length > 0 ? { hookSpecificOutput: { hookEventName, ...specific } } : {}),
+  };
+  return { stdout: Object.keys(output).length > 0 ? `${JSON.stringify(output)}\n` : "", stderr: notes, code: 0 };
 }
 
 /** Codex: its minimal block response and exit 0; nothing on stdout on a pass. */

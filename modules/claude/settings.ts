@@ -243,12 +243,32 @@ export function translateClaudeSettings(settings: unknown, source: SettingsSourc
       }
       for (const raw of group.data.hooks) {
         const result = translateHook(raw, { source, claudeEvent, kind, matcher, tools: tools.tools, disabled });
-        if ("hook" in result) translation.candidates.push(result);
+        if ("hook" in result) addCandidate(translation.candidates, result);
         else translation.untranslated.push(result);
       }
     }
   }
   return translation;
+}
+
+/**
+ * Claude Code runs an identical command once per event, however many of its matching
+ * groups name it: such twins become one hook whose matcher takes either group's tools.
+ */
+function addCandidate(candidates: Candidate[], next: Candidate): void {
+  const twin = candidates.find((c) => c.claudeEvent === next.claudeEvent && c.command === next.command);
+  if (twin === undefined) {
+    candidates.push(next);
+    return;
+  }
+  const a = twin.hook.tools;
+  const b = next.hook.tools;
+  const tools = a === undefined || b === undefined || a === "any" || b === "any" || !Array.isArray(a) || !Array.isArray(b) ? "any" : [...new Set([...a, ...b])];
+  const timeouts = [twin.hook.timeoutMs, next.hook.timeoutMs].filter((t): t is number => t !== undefined);
+  twin.hook = { ...twin.hook, ...(twin.hook.tools !== undefined ? { tools } : {}), ...(timeouts.length > 0 ? { timeoutMs: Math.max(...timeouts) } : {}) };
+  twin.notes.push(
+    `the same command is in the ${JSON.stringify(next.matcher ?? "*")} group too; Claude Code runs it once when both match, so it is one hook matching either`,
+  );
 }
 
 /** The files Claude Code reads hooks from: the user's, the project's, the project's local one. */

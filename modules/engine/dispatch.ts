@@ -187,6 +187,8 @@ function aggregate(run: DispatchRun, generation: Generation, results: HookResult
   const asks = results.filter((r) => r.outcome === "ask");
   const contexts = results.map((r) => r.additionalContext).filter((c): c is string => c !== undefined);
   const updatedToolResponse = [...results].reverse().find((r) => r.updatedToolResponse !== undefined)?.updatedToolResponse;
+  const updatedInput = [...results].reverse().find((r) => r.updatedInput !== undefined)?.updatedInput;
+  const stops = results.map((r) => r.stopReason).filter((c): c is string => c !== undefined);
   const decision = forced?.decision ?? (refusals.length > 0 ? "block" : asks.length > 0 ? "ask" : "pass");
   const reason =
     forced?.reason ??
@@ -206,6 +208,8 @@ function aggregate(run: DispatchRun, generation: Generation, results: HookResult
     results,
     ...(contexts.length > 0 ? { additionalContext: contexts.join("\n\n") } : {}),
     ...(updatedToolResponse !== undefined ? { updatedToolResponse } : {}),
+    ...(updatedInput !== undefined && decision === "pass" ? { updatedInput } : {}),
+    ...(stops.length > 0 ? { stopReason: stops.join("\n\n") } : {}),
     ...(results.some((r) => r.outcome === "cancelled") ? { cancelled: true } : {}),
   };
 }

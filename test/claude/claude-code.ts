@@ -67,6 +67,8 @@ export function claudeEnv(claude: ClaudeHome, server: ModelServer, extra: NodeJS
     DISABLE_TELEMETRY: "1",
     DISABLE_AUTOUPDATER: "1",
     DISABLE_ERROR_REPORTING: "1",
+    // Claude gives SessionEnd hooks a short budget of its own; a loaded machine must not decide a test.
+    CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS: "60000",
     ...extra,
   };
   return env;

@@ -36,6 +36,9 @@ cat >/dev/null
 printf '%s' '{"hookSpecificOutput":{"hookEventName":"PreToolUse","additionalContext":"remember the style guide"}}'
 `;
 
+/** A hook printing a fixed answer on stdout. */
+const answering = (home: TestHome, name: string, stdout: string) => home.script(name, `#!/bin/sh\ncat >/dev/null\nprintf '%s' '${stdout}'\n`);
+
 interface Row {
   name: string;
   calls: ToolCallSpec[];
@@ -124,6 +127,37 @@ const ROWS: Row[] = [
     check: (run, _claude, modelSaw) => {
       expect(only(run)).toMatchObject({ text: "with-context", isError: false });
       expect(modelSaw).toContain("PreToolUse:Bash hook additional context: remember the style guide");
+    },
+  },
+  {
+    name: "a hook's updatedInput rewrites the call",
+    calls: [{ name: "Bash", arguments: { command: "echo original" } }],
+    hooks: (home) => [
+      {
+        id: "rewrite",
+        events: ["pre_tool_use"],
+        tools: ["Bash"],
+        command: [answering(home, "rewrite.sh", '{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"command":"echo rewritten"}}}')],
+      },
+    ],
+    check: (run) => expect(only(run)).toMatchObject({ text: "rewritten", isError: false }),
+  },
+  {
+    name: "continue:false before a call runs it, then ends the run",
+    calls: [{ name: "Bash", arguments: { command: "echo ran" } }],
+    hooks: (home) => [{ id: "stop-after", events: ["pre_tool_use"], tools: ["Bash"], command: [answering(home, "stop.sh", '{"continue":false,"stopReason":"enough"}')] }],
+    check: (run) => {
+      expect(only(run)).toMatchObject({ text: "ran", isError: false });
+      expect(run.events.find((e) => e.type === "result")).toMatchObject({ terminal_reason: "hook_stopped" });
+    },
+  },
+  {
+    name: "a PostToolUse hook's plain stdout is not for the model",
+    calls: [{ name: "Bash", arguments: { command: "echo linted" } }],
+    hooks: (home) => [{ id: "noisy-lint", events: ["post_tool_use"], tools: ["Bash"], command: [answering(home, "lint.sh", "Resolving dependencies")] }],
+    check: (run, _claude, modelSaw) => {
+      expect(only(run)).toMatchObject({ text: "linted", isError: false });
+      expect(modelSaw).not.toContain("Resolving dependencies");
     },
   },
 ];

@@ -32,7 +32,7 @@ describe("hooks OMP cuts short", () => {
     expect(limits[1]?.fix).toContain("set extensionHandlers.toolCallTimeoutMs to at least 35000");
   });
 
-  it("import says which Claude Code hooks OMP will cut short, and that a lower-case matcher matches nothing in Claude Code", () => {
+  it("import says which Claude Code hooks OMP will cut short, that a lower-case matcher matches nothing in Claude Code, and runs an identical command once", () => {
     const user = path.join(home.dir, "user");
     mkdirSync(path.join(user, ".claude"), { recursive: true });
     writeFileSync(
@@ -40,13 +40,18 @@ describe("hooks OMP cuts short", () => {
       JSON.stringify({
         hooks: {
           Stop: [{ hooks: [{ type: "command", command: "/bin/true run-tests", timeout: 35 }] }],
-          PreToolUse: [{ matcher: "bash", hooks: [{ type: "command", command: "/bin/true check", timeout: 5 }] }],
+          PreToolUse: [
+            { matcher: "bash", hooks: [{ type: "command", command: "/bin/true check", timeout: 5 }] },
+            { matcher: "Write", hooks: [{ type: "command", command: "/bin/true check", timeout: 5 }] },
+          ],
         },
       }),
     );
     const r = tama(home, ["hooks", "import", "--from-claude", "--json"], { env: { HOME: user }, cwd: home.dir });
     expect(r.code, r.stderr).toBe(0);
-    const imported = json<{ imported: { claudeEvent: string; notes: string[] }[] }>(r).imported;
+    const imported = json<{ imported: { claudeEvent: string; notes: string[]; hook: { tools?: unknown } }[] }>(r).imported;
+    // One command in two matching groups is one hook, as Claude Code runs it once.
+    expect(imported.filter((i) => i.claudeEvent === "PreToolUse").map((i) => i.hook.tools)).toEqual([["bash", "Write"]]);
     const stop = imported.find((i) => i.claudeEvent === "Stop");
     expect(stop?.notes).toContain("in OMP it may run 35 s, but OMP stops waiting for a stop hook after 30 s: OMP ends the turn as if no stop hook had refused");
     const bash = imported.find((i) => i.claudeEvent === "PreToolUse");
