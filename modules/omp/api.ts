@@ -125,7 +125,8 @@ export interface OmpBashResult {
 }
 
 export type UserBashEventResult = { result: OmpBashResult } | undefined;
-export type ToolCallEventResult = { block: true; reason: string } | undefined;
+/** A refusal, or (OMP's `input`) the arguments the call runs with instead. */
+export type ToolCallEventResult = { block: true; reason: string } | { input: Record<string, unknown> } | undefined;
 export type ToolResultEventResult = { content: { type: string; text?: string }[] } | undefined;
 export type InputEventResult = { handled: true } | { text: string } | undefined;
 export type BeforeAgentStartEventResult = { message: { customType: string; content: string; display: boolean } } | undefined;
