@@ -2,7 +2,7 @@
 // no cap on such continuations, so a stop hook that always refuses would hold the
 // turn open forever: after MAX_STOP_REFUSALS in a row the turn may end, and the
 // session is told what the last refusal said.
-import type { OmpContext, SessionStopEvent, SessionStopEventResult } from "../modules/omp/api.ts";
+import { messageText, type OmpContext, type SessionStopEvent, type SessionStopEventResult } from "../modules/omp/api.ts";
 import type { AdapterRuntime } from "./runtime.ts";
 import type { ToolEvents } from "./tool-events.ts";
 
@@ -23,6 +23,7 @@ export class Stops {
       ...this.runtime.basePayload(ctx),
       ...(stop.session_file ? { transcript_path: stop.session_file } : {}),
       stop_hook_active: stop.stop_hook_active === true,
+      ...lastMessage(stop),
     });
     if (verdict.failure !== undefined) {
       // A turn cannot be held open forever on a missing verdict; say so instead.
@@ -44,4 +45,10 @@ export class Stops {
     this.runtime.refused(reason);
     return { decision: "block", reason };
   }
+}
+
+/** Claude Code's `last_assistant_message`: the text of the turn's last answer. */
+function lastMessage(stop: SessionStopEvent): { last_assistant_message?: string } {
+  const text = messageText(stop.last_assistant_message);
+  return text !== undefined ? { last_assistant_message: text } : {};
 }
