@@ -59,12 +59,12 @@ const pre = (tool: string, input: Record<string, unknown>, id: string) => ({
 
 /** Claude Code's calls, one per tool, as it sends them before the call. */
 const CALLS: [string, Record<string, unknown>][] = [
-  ["Write", { file_path: "/work/project/new.ts", content: "export {};\n" }],
-  ["Read", { file_path: "/work/project/op.env.local", offset: 10, limit: 5 }],
-  ["Edit", { file_path: "/work/project/a.ts", old_string: "a", new_string: "b", replace_all: false }],
-  ["MultiEdit", { file_path: "/work/project/a.ts", edits: [{ old_string: "a", new_string: "b" }] }],
+  ["Write", { file_path: "/home/dev/project/new.ts", content: "export {};\n" }],
+  ["Read", { file_path: "/home/dev/project/op.env.local", offset: 10, limit: 5 }],
+  ["Edit", { file_path: "/home/dev/project/a.ts", old_string: "a", new_string: "b", replace_all: false }],
+  ["MultiEdit", { file_path: "/home/dev/project/a.ts", edits: [{ old_string: "a", new_string: "b" }] }],
   ["Bash", { command: "npm test", timeout: 120000, description: "run the tests" }],
-  ["Glob", { pattern: "**/*.ts", path: "/work/project/src" }],
+  ["Glob", { pattern: "**/*.ts", path: "/home/dev/project/src" }],
   ["Grep", { pattern: "TODO", "-i": true, output_mode: "content", glob: "*.ts" }],
   ["WebFetch", { url: "https://example.com/doc", prompt: "summarise" }],
   ["Task", { description: "look around", prompt: "find the config", subagent_type: "general-purpose" }],
