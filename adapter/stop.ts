@@ -8,7 +8,7 @@
 // the stop gates run there, and a refusal refuses the call — the subagent's model
 // reads the reason as the call's result and goes on working. A subagent that ends
 // without a yield (aborted, timed out, out of budget) cannot be held.
-import type { OmpContext, SessionStopEvent, SessionStopEventResult, ToolCallEvent, ToolCallEventResult } from "../modules/omp/api.ts";
+import { messageText, type OmpContext, type SessionStopEvent, type SessionStopEventResult, type ToolCallEvent, type ToolCallEventResult } from "../modules/omp/api.ts";
 import type { AdapterRuntime } from "./runtime.ts";
 import type { ToolEvents } from "./tool-events.ts";
 
@@ -64,6 +64,7 @@ export class Stops {
       ...this.runtime.basePayload(ctx),
       ...(stop.session_file ? { transcript_path: stop.session_file } : {}),
       stop_hook_active: stop.stop_hook_active === true,
+      ...lastMessage(stop),
     });
     if (verdict.failure !== undefined) {
       // A turn cannot be held open forever on a missing verdict; say so instead.
@@ -85,4 +86,10 @@ export class Stops {
     this.runtime.refused(reason);
     return { decision: "block", reason };
   }
+}
+
+/** Claude Code's `last_assistant_message`: the text of the turn's last answer. */
+function lastMessage(stop: SessionStopEvent): { last_assistant_message?: string } {
+  const text = messageText(stop.last_assistant_message);
+  return text !== undefined ? { last_assistant_message: text } : {};
 }

@@ -2,6 +2,7 @@
 // a refusal appended for the model. A call with no verdict is refused by default.
 import type { OmpContext, ToolCallEvent, ToolCallEventResult, ToolResultEvent, ToolResultEventResult } from "../modules/omp/api.ts";
 import type { AdapterRuntime } from "./runtime.ts";
+import { ompInputOf } from "../modules/claude/updated-input.ts";
 
 /** The content of a replacement result, when it has OMP's shape ({content: [{type, text?}]}). */
 function replacedContent(response: unknown): { type: string; text?: string }[] | undefined {
@@ -16,6 +17,8 @@ export class ToolEvents {
   /** Each call's input as its pre-tool check saw it: the post-tool dispatch must name the same call. */
   private readonly inputs = new Map<string, Record<string, unknown>>();
   private readonly redactionTold = new Set<string>();
+  /** Calls a hook answered continue:false for: the call runs, then the run ends. */
+  private readonly stopAfter = new Map<string, string>();
 
   /** This session's tool checks in flight (pre and post). */
   private readonly checking = new Set<Promise<unknown>>();
@@ -49,7 +52,17 @@ export class ToolEvents {
     const result = verdict.result;
     if (!result || result.decision === "pass") {
       this.runtime.passed();
-      return undefined;
+      if (result?.stopReason !== undefined) this.stopAfter.set(event.toolCallId, result.stopReason);
+      if (result?.updatedInput === undefined) return undefined;
+      // A hook rewrote the call (Claude's updatedInput): it runs as rewritten, or not at all.
+      const rewrite = ompInputOf(event.toolName, event.input, result.updatedInput);
+      if (!rewrite.ok) {
+        const reason = `Tama refused ${event.toolName}: a hook rewrote it, and the rewrite cannot be applied (${rewrite.why})`;
+        this.runtime.refused(reason);
+        return { block: true, reason };
+      }
+      this.inputs.set(event.toolCallId, rewrite.input);
+      return { input: rewrite.input };
     }
     if (result.decision === "ask" && ctx.hasUI && ctx.ui.confirm) {
       const allowed = await ctx.ui.confirm("Tama asks", `${result.reason ?? "A hook asks before this call."}\n\nAllow ${event.toolName}?`);
@@ -78,6 +91,8 @@ export class ToolEvents {
   async onToolResult(event: ToolResultEvent, ctx: OmpContext): Promise<ToolResultEventResult> {
     const input = this.inputs.get(event.toolCallId) ?? event.input;
     this.inputs.delete(event.toolCallId);
+    const stopBefore = this.stopAfter.get(event.toolCallId);
+    this.stopAfter.delete(event.toolCallId);
     const verdict = await this.tracked(this.runtime.verdict(`post_tool_use:${event.toolName}`, {
       ...this.runtime.basePayload(ctx),
       tool_name: event.toolName,
@@ -91,6 +106,12 @@ export class ToolEvents {
       return undefined;
     }
     const result = verdict.result;
+    // continue:false (before the call or after it): the call's result stands, then the run ends.
+    const stopReason = result?.stopReason ?? stopBefore;
+    if (stopReason !== undefined) {
+      this.runtime.notify(`Tama ended the run: ${stopReason}`, "warning");
+      ctx.abort?.();
+    }
     const notes: string[] = [];
     if (result?.decision === "block" || result?.decision === "ask") notes.push(`Tama: ${result.reason ?? "a hook refused this result"}`);
     if (result?.additionalContext) notes.push(result.additionalContext);
@@ -113,5 +134,6 @@ export class ToolEvents {
   /** The turn ended: calls that never produced a result are over. */
   turnEnded(): void {
     this.inputs.clear();
+    this.stopAfter.clear();
   }
 }

@@ -434,6 +434,7 @@ function commonFields(event: ParsedEvent, payload: DispatchPayload): HookInput {
     hook_event_name: HOOK_EVENT_NAMES[event.kind],
     prompt: event.kind === "user_prompt_submit" ? payload.prompt : undefined,
     stop_hook_active: event.kind === "stop" ? payload.stop_hook_active : undefined,
+    last_assistant_message: event.kind === "stop" && typeof payload.last_assistant_message === "string" ? payload.last_assistant_message : undefined,
   }) as HookInput;
 }
 

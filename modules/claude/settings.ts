@@ -7,7 +7,8 @@ import os from "node:os";
 import path from "node:path";
 import * as z from "../protocol/schema.ts";
 import { type EventKind } from "../protocol/engine.ts";
-import { canonicalJson, HookEntry, type ToolMatcher } from "../registry/registry.ts";
+import { canonicalJson, DEFAULT_TIMEOUT_MS, HookEntry, type ToolMatcher } from "../registry/registry.ts";
+import { ompCutsShort } from "../registry/omp-limits.ts";
 import { describeSchemaError } from "../protocol/schema.ts";
 
 /** Claude Code's events that have an engine event, and the engine's name for each. */
@@ -107,6 +108,19 @@ export function translateMatcher(matcher: string | undefined): { ok: true; tools
   return { ok: true, tools: [...new Set(names)] };
 }
 
+/** Claude Code's own tool names: a matcher that differs from one only in case matches nothing there. */
+const CLAUDE_TOOLS = ["Bash", "Read", "Write", "Edit", "MultiEdit", "Glob", "Grep", "WebFetch", "WebSearch", "Task", "Agent", "NotebookEdit", "TodoWrite", "LSP"];
+
+function caseNotes(matcher: string | undefined): string[] {
+  const tokens = (matcher ?? "").replace(/[\^$()]/g, "").split("|").map((t) => t.trim());
+  return tokens.flatMap((token) => {
+    const named = CLAUDE_TOOLS.find((tool) => tool !== token && tool.toLowerCase() === token.toLowerCase());
+    return named === undefined
+      ? []
+      : [`Claude Code's matchers are case-sensitive, so there ${JSON.stringify(token)} matches no tool; Tama matches names in any case, so here it runs for every ${named} call`];
+  });
+}
+
 /** A readable base for an id: the script's file name, else the command's first word. */
 export function slugOf(command: string): string {
   const words = command.trim().split(/\s+/);
@@ -166,6 +180,8 @@ function translateHook(
       timeoutMs = MAX_TIMEOUT_MS;
     }
   }
+  for (const cut of ompCutsShort([context.kind], timeoutMs ?? DEFAULT_TIMEOUT_MS)) notes.push(cut.text);
+  notes.push(...caseNotes(matcher));
   const argv = argvOf(command, shell, source, notes);
   return {
     hook: {
@@ -227,12 +243,32 @@ export function translateClaudeSettings(settings: unknown, source: SettingsSourc
       }
       for (const raw of group.data.hooks) {
         const result = translateHook(raw, { source, claudeEvent, kind, matcher, tools: tools.tools, disabled });
-        if ("hook" in result) translation.candidates.push(result);
+        if ("hook" in result) addCandidate(translation.candidates, result);
         else translation.untranslated.push(result);
       }
     }
   }
   return translation;
+}
+
+/**
+ * Claude Code runs an identical command once per event, however many of its matching
+ * groups name it: such twins become one hook whose matcher takes either group's tools.
+ */
+function addCandidate(candidates: Candidate[], next: Candidate): void {
+  const twin = candidates.find((c) => c.claudeEvent === next.claudeEvent && c.command === next.command);
+  if (twin === undefined) {
+    candidates.push(next);
+    return;
+  }
+  const a = twin.hook.tools;
+  const b = next.hook.tools;
+  const tools = a === undefined || b === undefined || a === "any" || b === "any" || !Array.isArray(a) || !Array.isArray(b) ? "any" : [...new Set([...a, ...b])];
+  const timeouts = [twin.hook.timeoutMs, next.hook.timeoutMs].filter((t): t is number => t !== undefined);
+  twin.hook = { ...twin.hook, ...(twin.hook.tools !== undefined ? { tools } : {}), ...(timeouts.length > 0 ? { timeoutMs: Math.max(...timeouts) } : {}) };
+  twin.notes.push(
+    `the same command is in the ${JSON.stringify(next.matcher ?? "*")} group too; Claude Code runs it once when both match, so it is one hook matching either`,
+  );
 }
 
 /** The files Claude Code reads hooks from: the user's, the project's, the project's local one. */

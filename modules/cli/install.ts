@@ -4,9 +4,12 @@ import { distDir, install, tamaHomeProblem, uninstall } from "../install/install
 import { defaultGateIds } from "../registry/default.ts";
 import { tamaPaths } from "../system/paths.ts";
 import { CliError, printJson, table } from "./io.ts";
+import { installClaudeCommand, uninstallClaudeCommand } from "./install-claude.ts";
 
 const OPTIONS = {
   omp: { type: "boolean" },
+  claude: { type: "boolean" },
+  "claude-dir": { type: "string" },
   json: { type: "boolean" },
   "agent-dir": { type: "string" },
   profile: { type: "string" },
@@ -19,10 +22,22 @@ function target(values: { "agent-dir"?: string; profile?: string }) {
 
 export function installCommand(argv: string[]): number {
   const { values } = parseArgs({ args: argv, options: OPTIONS });
-  if (!values.omp) throw new CliError("name the harness to install into: tama install --omp [--agent-dir DIR | --profile NAME]", 2);
+  if (!values.omp && !values.claude) {
+    throw new CliError("name the harness to install into: tama install --omp [--agent-dir DIR | --profile NAME] | --claude [--claude-dir DIR]", 2);
+  }
   const home = tamaPaths().home;
   const untrusted = tamaHomeProblem(home);
   if (untrusted !== undefined) throw new CliError(`refusing to install into TAMA_HOME ${home}: ${untrusted}`);
+  if (!values.omp) return installClaudeCommand(values, true);
+  if (values.claude) {
+    // Both: the OMP install lays the release down; the Claude entries call it.
+    const code = installOmp(values);
+    return Math.max(code, installClaudeCommand(values, false));
+  }
+  return installOmp(values);
+}
+
+function installOmp(values: { json?: boolean; "agent-dir"?: string; profile?: string }): number {
   let report;
   try {
     report = install(target(values));
@@ -59,7 +74,11 @@ function installHint(error: NodeJS.ErrnoException): string {
 
 export function uninstallCommand(argv: string[]): number {
   const { values } = parseArgs({ args: argv, options: OPTIONS });
-  if (!values.omp) throw new CliError("name the harness: tama uninstall --omp [--purge]", 2);
+  if (!values.omp && !values.claude) throw new CliError("name the harness: tama uninstall --omp [--purge] | --claude [--claude-dir DIR]", 2);
+  if (values.claude) {
+    const code = uninstallClaudeCommand(values);
+    if (!values.omp) return code;
+  }
   const report = uninstall({ ...target(values), purge: values.purge === true });
   if (values.json) printJson(report);
   else {

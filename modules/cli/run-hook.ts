@@ -12,17 +12,9 @@ import { serve } from "../engine/serve.ts";
 import { DEFAULT_PRESTART, prestartSettingsFromEnv } from "../engine/prestart.ts";
 import { readStdin } from "./io.ts";
 import { describeSchemaError } from "../protocol/schema.ts";
+import { asSentHookTargets, CLAUDE_EVENTS, claudeAnswer, codexAnswer } from "../claude/one-event.ts";
 
 export const INFRA = "TAMA_HOOK_INFRASTRUCTURE";
-
-const CLAUDE_EVENTS: Record<string, string> = {
-  SessionStart: "session_start",
-  UserPromptSubmit: "user_prompt_submit",
-  PreToolUse: "pre_tool_use",
-  PostToolUse: "post_tool_use",
-  Stop: "stop",
-  SessionEnd: "session_end",
-};
 
 /** A line on stderr; a broken stderr (the caller died) must not end the engine before its hooks. */
 function stderrLine(line: string): void {
@@ -33,9 +25,11 @@ function stderrLine(line: string): void {
   }
 }
 
-function makeEngine(paths: TamaPaths, component: string): Engine {
+function makeEngine(paths: TamaPaths, component: string, asSent = false): Engine {
   process.stderr.on("error", () => {});
   return new Engine({
+    // One-event harnesses send hook input already: it reaches the hooks as it is.
+    ...(asSent ? { hookTargets: asSentHookTargets } : {}),
     paths,
     stderr: stderrLine,
     // The engine keeps answering without its log; its caller hears why once.
@@ -131,7 +125,7 @@ async function oneEvent(paths: TamaPaths, positionals: string[], providerFlag: s
 
   let engine: Engine;
   try {
-    engine = makeEngine(paths, "run-hook");
+    engine = makeEngine(paths, "run-hook", true);
   } catch (error) {
     return fail((error as Error).message);
   }
@@ -144,7 +138,12 @@ async function oneEvent(paths: TamaPaths, positionals: string[], providerFlag: s
   await engine.shutdown();
   publishAgentRecord(paths, settings.agentId, settings.provider, eventName, payload.data.session_id);
   if (!answer.ok) return fail(answer.error ?? "the dispatch failed");
-  return writeDecision(answer.result as DispatchResult, settings.provider);
+  const result = answer.result as DispatchResult;
+  const hookEventName = typeof payload.data.hook_event_name === "string" ? payload.data.hook_event_name : eventArg;
+  const written = settings.provider === "codex" ? codexAnswer(result) : claudeAnswer(result, hookEventName);
+  process.stdout.write(written.stdout);
+  process.stderr.write(written.stderr);
+  return written.code;
 }
 
 /** One-event adapters publish their own session record: which agent ran what, last. */
@@ -157,21 +156,4 @@ function publishAgentRecord(paths: TamaPaths, agentId: string, provider: string,
   } catch {
     // A record that cannot be written changes no decision.
   }
-}
-
-/** Claude: canonical decision and exit 2 on a block. Codex: minimal block, exit 0; nothing on a pass. */
-function writeDecision(result: DispatchResult, provider: string): number {
-  for (const failed of result.failedOpen) process.stderr.write(`tama: ${failed.reason}\n`);
-  if (result.decision === "pass") {
-    if (provider === "claude" && result.additionalContext) process.stdout.write(`${result.additionalContext}\n`);
-    return 0;
-  }
-  const reason = result.reason ?? "refused by Tama";
-  if (provider === "codex") {
-    process.stdout.write(`${JSON.stringify({ decision: "block", reason })}\n`);
-    return 0;
-  }
-  process.stdout.write(`${JSON.stringify({ decision: "block", reason })}\n`);
-  process.stderr.write(`${reason}\n`);
-  return 2;
 }

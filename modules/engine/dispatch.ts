@@ -1,7 +1,8 @@
 // The dispatch pipeline: refresh the registry, select the event's hooks, shape the
 // Claude Code input, run the hooks in their order, and aggregate their results
 // into one decision. The lifecycle rules may end a dispatch midway (lifecycle.ts).
-import { toHookTargets, type HookTarget } from "../claude/hook-input.ts";
+import { toHookTargets, type HookTarget, type HookTargetsResult } from "../claude/hook-input.ts";
+import type { DeclaredToolKinds } from "../tools/declaration.ts";
 import {
   isToolEvent,
   parseEvent,
@@ -9,6 +10,7 @@ import {
   type DispatchResult,
   type EngineErrorCode,
   type HookResult,
+  type ParsedEvent,
   type RequestId,
 } from "../protocol/engine.ts";
 import type { Generation, HookEntry, RegistryStore } from "../registry/registry.ts";
@@ -25,6 +27,9 @@ import type { HookSelection } from "./selection.ts";
 /** What a request comes to, before the engine adds its state. */
 export type Outcome = { ok: true; result: unknown } | { ok: false; code: EngineErrorCode; error: string; result?: unknown };
 
+/** How a payload becomes hook inputs: the OMP→Claude mapping, or a harness's own input as sent. */
+export type HookTargetsOf = (event: ParsedEvent, payload: DispatchPayload, declared?: DeclaredToolKinds) => HookTargetsResult;
+
 export interface DispatcherOptions {
   store: RegistryStore;
   selection: HookSelection;
@@ -35,6 +40,7 @@ export interface DispatcherOptions {
   inFlight: InFlight;
   lastByEvent: LastByEvent;
   pool: PrestartPool;
+  hookTargets?: HookTargetsOf;
 }
 
 export class Dispatcher {
@@ -88,7 +94,7 @@ export class Dispatcher {
     if (run.session !== null) this.options.pool.keepOnly(run.session, run.event.name, selected);
     run.mark("sessionStateRead");
 
-    const shaped = toHookTargets(run.event, { ...payload, tool_name: run.event.tool ?? payload.tool_name }, generation.file.toolKinds);
+    const shaped = (this.options.hookTargets ?? toHookTargets)(run.event, { ...payload, tool_name: run.event.tool ?? payload.tool_name }, generation.file.toolKinds);
     if (!shaped.ok) {
       run.mark("hooksEnded");
       return {
@@ -206,6 +212,8 @@ function aggregate(run: DispatchRun, generation: Generation, results: HookResult
   const asks = results.filter((r) => r.outcome === "ask");
   const contexts = results.map((r) => r.additionalContext).filter((c): c is string => c !== undefined);
   const updatedToolResponse = [...results].reverse().find((r) => r.updatedToolResponse !== undefined)?.updatedToolResponse;
+  const updatedInput = [...results].reverse().find((r) => r.updatedInput !== undefined)?.updatedInput;
+  const stops = results.map((r) => r.stopReason).filter((c): c is string => c !== undefined);
   const decision = forced?.decision ?? (refusals.length > 0 ? "block" : asks.length > 0 ? "ask" : "pass");
   const reason =
     forced?.reason ??
@@ -225,6 +233,8 @@ function aggregate(run: DispatchRun, generation: Generation, results: HookResult
     results,
     ...(contexts.length > 0 ? { additionalContext: contexts.join("\n\n") } : {}),
     ...(updatedToolResponse !== undefined ? { updatedToolResponse } : {}),
+    ...(updatedInput !== undefined && decision === "pass" ? { updatedInput } : {}),
+    ...(stops.length > 0 ? { stopReason: stops.join("\n\n") } : {}),
     ...(results.some((r) => r.outcome === "cancelled") ? { cancelled: true } : {}),
   };
 }

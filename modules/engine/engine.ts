@@ -13,7 +13,7 @@ import type { Logger } from "../system/log.ts";
 import type { TamaPaths } from "../system/paths.ts";
 import { hookRunPrefix } from "../system/process-groups.ts";
 import { Abandonments } from "./abandonments.ts";
-import { Dispatcher, type Outcome } from "./dispatch.ts";
+import { Dispatcher, type HookTargetsOf, type Outcome } from "./dispatch.ts";
 import type { InFlight } from "./dispatch-run.ts";
 import { HookRunner } from "./hook-runner.ts";
 import { dispatchStages, recordedHooks, runningHooks, type LastByEvent } from "./inspection.ts";
@@ -32,6 +32,11 @@ export interface EngineOptions {
   selection: HookSelection;
   /** Pre-started hooks: which, and the bounds (default: opt-in per hook). */
   prestart?: PrestartSettings;
+  /**
+   * How a payload becomes hook inputs. OMP's events go through the OMP→Claude mapping
+   * (the default); a one-event harness that already sends hook input passes it as it is.
+   */
+  hookTargets?: HookTargetsOf;
 }
 
 export type { Outcome };
@@ -91,6 +96,7 @@ export class Engine {
       inFlight: this.inFlight,
       lastByEvent: this.lastByEvent,
       pool: this.pool,
+      ...(options.hookTargets ? { hookTargets: options.hookTargets } : {}),
     });
   }
 

@@ -1,13 +1,13 @@
 // A hook's answer, read the way Claude Code reads it (exit 0, exit 2, JSON on
 // stdout), and judged by the hook's failMode when there is none: a hook that gave
 // no verdict fails open (and says so) or, opted in, closed.
-import type { HookOutcome, HookResult } from "../protocol/engine.ts";
+import type { EventKind, HookOutcome, HookResult } from "../protocol/engine.ts";
 import type { HookEntry } from "../registry/registry.ts";
 import type { ExecEnd } from "./hook-process.ts";
 
 /** A hook's answer before its fail mode is applied. */
 export type HookAnswer =
-  | { verdict: "pass"; additionalContext?: string; updatedToolResponse?: unknown }
+  | { verdict: "pass"; additionalContext?: string; updatedToolResponse?: unknown; updatedInput?: Record<string, unknown>; stopReason?: string }
   | { verdict: "block"; reason: string; additionalContext?: string }
   | { verdict: "ask"; reason: string }
   | { verdict: "failed"; why: string }
@@ -26,15 +26,23 @@ function tail(text: string, max = STDERR_TAIL_CHARS): string {
   return trimmed.length > max ? `…${trimmed.slice(-max)}` : trimmed;
 }
 
-/** Read exit 0 stdout: JSON decisions are honoured; plain text is context. */
-function readStdout(stdout: string, hookId: string): HookAnswer {
+/** Events whose plain stdout Claude Code gives the model; on the others it is for the transcript only. */
+const PLAIN_STDOUT_IS_CONTEXT = new Set<EventKind>(["session_start", "user_prompt_submit"]);
+
+function plainText(text: string, event: EventKind | undefined): HookAnswer {
+  const context = text.length > 0 && (event === undefined || PLAIN_STDOUT_IS_CONTEXT.has(event));
+  return context ? { verdict: "pass", additionalContext: text } : { verdict: "pass" };
+}
+
+/** Read exit 0 stdout: JSON decisions are honoured; plain text is context where Claude Code makes it so. */
+function readStdout(stdout: string, hookId: string, event: EventKind | undefined): HookAnswer {
   const text = stdout.trim();
-  if (!text.startsWith("{")) return text.length > 0 ? { verdict: "pass", additionalContext: text } : { verdict: "pass" };
+  if (!text.startsWith("{")) return plainText(text, event);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
-    return { verdict: "pass", additionalContext: text };
+    return plainText(text, event);
   }
   if (!parsed || typeof parsed !== "object") return { verdict: "pass" };
   const answer = parsed as Record<string, unknown>;
@@ -43,6 +51,11 @@ function readStdout(stdout: string, hookId: string): HookAnswer {
       ? (answer.hookSpecificOutput as Record<string, unknown>)
       : {};
   const additionalContext = firstText(specific.additionalContext);
+  // continue:false outranks every decision: the call (or turn) goes on as it is, then the run ends.
+  if (answer.continue === false) {
+    const stopReason = firstText(answer.stopReason) ?? `hook ${hookId} asked to stop`;
+    return { verdict: "pass", stopReason, ...(additionalContext ? { additionalContext } : {}) };
+  }
   const permission = specific.permissionDecision;
   const permissionReason = firstText(specific.permissionDecisionReason, answer.reason);
   if (permission === "deny") {
@@ -52,14 +65,13 @@ function readStdout(stdout: string, hookId: string): HookAnswer {
   if (answer.decision === "block") {
     return { verdict: "block", reason: firstText(answer.reason) ?? `hook ${hookId} blocked without a reason`, additionalContext };
   }
-  if (answer.continue === false) {
-    return { verdict: "block", reason: firstText(answer.stopReason, answer.reason) ?? `hook ${hookId} asked to stop`, additionalContext };
-  }
-  return additionalContext ? { verdict: "pass", additionalContext } : { verdict: "pass" };
+  const updated = specific.updatedInput;
+  const updatedInput = updated !== null && typeof updated === "object" && !Array.isArray(updated) ? (updated as Record<string, unknown>) : undefined;
+  return { verdict: "pass", ...(additionalContext ? { additionalContext } : {}), ...(updatedInput ? { updatedInput } : {}) };
 }
 
 /** What a command hook's end says, as Claude Code reads it. */
-export function readHookAnswer(end: ExecEnd, hookId: string, timeoutMs: number): HookAnswer {
+export function readHookAnswer(end: ExecEnd, hookId: string, timeoutMs: number, event?: EventKind): HookAnswer {
   switch (end.kind) {
     case "cancelled":
       return { verdict: "cancelled", why: end.why };
@@ -71,7 +83,7 @@ export function readHookAnswer(end: ExecEnd, hookId: string, timeoutMs: number):
       return { verdict: "failed", why: `wrote more than ${end.limitBytes} bytes on stdout, so its process group was ended` };
     case "exited": {
       if (end.signal) return { verdict: "failed", why: `was ended by ${end.signal}${end.stderr.trim() ? `: ${tail(end.stderr)}` : ""}` };
-      if (end.code === 0) return readStdout(end.stdout, hookId);
+      if (end.code === 0) return readStdout(end.stdout, hookId, event);
       if (end.code === 2) {
         return { verdict: "block", reason: end.stderr.trim() || `hook ${hookId} exited 2 without a reason on stderr` };
       }
@@ -81,7 +93,7 @@ export function readHookAnswer(end: ExecEnd, hookId: string, timeoutMs: number):
   }
 }
 
-export type JudgedAnswer = { outcome: HookOutcome } & Pick<HookResult, "reason" | "additionalContext" | "updatedToolResponse">;
+export type JudgedAnswer = { outcome: HookOutcome } & Pick<HookResult, "reason" | "additionalContext" | "updatedToolResponse" | "updatedInput" | "stopReason">;
 
 /** An answer as the dispatch reports it: a hook without a verdict resolved by its failMode. */
 export function judgeAnswer(hook: Pick<HookEntry, "id" | "failMode">, answer: HookAnswer): JudgedAnswer {
@@ -91,6 +103,8 @@ export function judgeAnswer(hook: Pick<HookEntry, "id" | "failMode">, answer: Ho
         outcome: "pass",
         ...(answer.additionalContext !== undefined ? { additionalContext: answer.additionalContext } : {}),
         ...(answer.updatedToolResponse !== undefined ? { updatedToolResponse: answer.updatedToolResponse } : {}),
+        ...(answer.updatedInput !== undefined ? { updatedInput: answer.updatedInput } : {}),
+        ...(answer.stopReason !== undefined ? { stopReason: answer.stopReason } : {}),
       };
     case "block":
       return { outcome: "block", reason: answer.reason };
@@ -109,6 +123,6 @@ export function judgeAnswer(hook: Pick<HookEntry, "id" | "failMode">, answer: Ho
 }
 
 /** A command hook's end, read and judged. */
-export function commandOutcome(hook: Pick<HookEntry, "id" | "failMode" | "timeoutMs">, end: ExecEnd): JudgedAnswer {
-  return judgeAnswer(hook, readHookAnswer(end, hook.id, hook.timeoutMs));
+export function commandOutcome(hook: Pick<HookEntry, "id" | "failMode" | "timeoutMs">, end: ExecEnd, event?: EventKind): JudgedAnswer {
+  return judgeAnswer(hook, readHookAnswer(end, hook.id, hook.timeoutMs, event));
 }

@@ -59,7 +59,7 @@ export class HookRunner {
       extra = { builtin: true };
     } else {
       this.options.lifecycle.supersede(run, hook.id);
-      const request = { argv: hook.command ?? [], cwd: target.input.cwd, env: this.hookEnv(run, hook) };
+      const request = { argv: hook.command ?? [], cwd: target.input.cwd, env: this.hookEnv(run, hook, target.input.cwd) };
       const input = JSON.stringify(target.input);
       const { pool } = this.options;
       let process_: HookProcess | undefined;
@@ -81,7 +81,7 @@ export class HookRunner {
       const end = await process_.ended;
       run.active.delete(active);
       this.options.records.changed();
-      judged = commandOutcome(hook, end);
+      judged = commandOutcome(hook, end, run.event.kind);
       extra = {
         ...extra,
         ...(process_.pgid !== undefined ? { processGroup: process_.pgid } : {}),
@@ -122,8 +122,10 @@ export class HookRunner {
     }
   }
 
-  private hookEnv(run: DispatchRun, hook: HookEntry): NodeJS.ProcessEnv {
+  private hookEnv(run: DispatchRun, hook: HookEntry, cwd: string): NodeJS.ProcessEnv {
     return this.options.grants.applyTo(run, {
+      // Claude Code gives every hook its project dir; the harness's own value wins (Claude sets it).
+      CLAUDE_PROJECT_DIR: cwd,
       ...this.options.env,
       TAMA_HOOK_ID: hook.id,
       TAMA_EVENT: run.event.name,

@@ -64,6 +64,23 @@ export function buildRelease(dist: string = distDir()): { releaseId: string; cli
 }
 
 export function install(options: { agentDir?: string; profile?: string; dist?: string; paths?: TamaPaths; shell?: boolean }): InstallReport {
+  const runtime = installRuntime(options);
+  const agentDir = ompAgentDir(options);
+  let shellPath: string | null = null;
+  // The OMP plugin is the shell itself: it installs with shell:false.
+  if (options.shell !== false) {
+    shellPath = path.join(agentDir, "extensions", SHELL_FILE);
+    const shell = readFileSync(path.join(options.dist ?? distDir(), "shell", SHELL_FILE), "utf8");
+    writeAtomic(shellPath, shell.replace("__TAMA_HOME_AT_INSTALL__", runtime.paths.home));
+  }
+  const { paths: _paths, ...report } = runtime;
+  return { ...report, shellPath, agentDir };
+}
+
+export type RuntimeReport = Omit<InstallReport, "shellPath" | "agentDir"> & { paths: TamaPaths };
+
+/** The release, the adapter and the registry: what every harness's hooks run on. */
+export function installRuntime(options: { dist?: string; paths?: TamaPaths }): RuntimeReport {
   const dist = options.dist ?? distDir();
   const paths = options.paths ?? tamaPaths();
   const { releaseId, cli, adapter, manifest } = buildRelease(dist);
@@ -106,15 +123,7 @@ export function install(options: { agentDir?: string; profile?: string; dist?: s
     chmodSync(dir, 0o700);
   }
 
-  const agentDir = ompAgentDir(options);
-  let shellPath: string | null = null;
-  if (options.shell !== false) {
-    shellPath = path.join(agentDir, "extensions", SHELL_FILE);
-    const shell = readFileSync(path.join(dist, "shell", SHELL_FILE), "utf8");
-    writeAtomic(shellPath, shell.replace("__TAMA_HOME_AT_INSTALL__", paths.home));
-  }
-
-  return { releaseId, releaseDir, adapterDigest, adapterPath: paths.adapter, registry, shellPath, agentDir, current: paths.current };
+  return { releaseId, releaseDir, adapterDigest, adapterPath: paths.adapter, registry, current: paths.current, paths };
 }
 
 /** A new registry holds the built-in gates; an existing one keeps its hooks and names the new release. */

@@ -81,6 +81,8 @@ export interface SessionStopEvent {
   session_id: string;
   session_file?: string;
   stop_hook_active: boolean;
+  /** The turn's last assistant message (OMP's AgentMessage: content blocks). */
+  last_assistant_message?: { content?: unknown };
 }
 
 export interface InputEvent {
@@ -127,7 +129,8 @@ export interface OmpBashResult {
 }
 
 export type UserBashEventResult = { result: OmpBashResult } | undefined;
-export type ToolCallEventResult = { block: true; reason: string } | undefined;
+/** A refusal, or (OMP's `input`) the arguments the call runs with instead. */
+export type ToolCallEventResult = { block: true; reason: string } | { input: Record<string, unknown> } | undefined;
 export type ToolResultEventResult = { content: { type: string; text?: string }[] } | undefined;
 export type InputEventResult = { handled: true } | { text: string } | undefined;
 export type BeforeAgentStartEventResult = { message: { customType: string; content: string; display: boolean } } | undefined;
@@ -157,3 +160,16 @@ export type OmpEventHandler<K extends OmpEventName> = (
   event: OmpEvents[K]["event"],
   ctx: OmpContext,
 ) => OmpEvents[K]["result"] | Promise<OmpEvents[K]["result"]> | void | Promise<void>;
+
+/** The text of an OMP message's content (its text blocks, joined), as Claude Code gives a Stop hook. */
+export function messageText(message: { content?: unknown } | undefined): string | undefined {
+  const content = message?.content;
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return undefined;
+  const texts = content.flatMap((block) =>
+    block !== null && typeof block === "object" && (block as { type?: unknown }).type === "text" && typeof (block as { text?: unknown }).text === "string"
+      ? [(block as { text: string }).text]
+      : [],
+  );
+  return texts.length > 0 ? texts.join("\n") : undefined;
+}

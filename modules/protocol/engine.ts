@@ -127,6 +127,10 @@ export const HookResult = z.object({
   additionalContext: z.optional(z.string()),
   /** A post_tool_use gate's replacement for the result the model reads (redact-secrets). */
   updatedToolResponse: z.optional(z.unknown()),
+  /** A pre-tool hook's rewrite of the call (Claude's hookSpecificOutput.updatedInput). */
+  updatedInput: z.optional(z.record(z.string(), z.unknown())),
+  /** continue:false: the call or turn goes on as it is, then the run ends. */
+  stopReason: z.optional(z.string()),
   builtin: z.optional(z.boolean()),
   /** Fed to a process started before its event. */
   prestarted: z.optional(z.boolean()),
@@ -151,6 +155,10 @@ export const DispatchResult = z.object({
   additionalContext: z.optional(z.string()),
   /** The result the model should read instead of the tool's own (the last gate's that replaced it). */
   updatedToolResponse: z.optional(z.unknown()),
+  /** The call as the hooks rewrote it (the last rewrite wins), in the hooks' (Claude's) field names. */
+  updatedInput: z.optional(z.record(z.string(), z.unknown())),
+  /** A hook answered continue:false: end the run after this call (or at once, on stop). */
+  stopReason: z.optional(z.string()),
   cancelled: z.optional(z.boolean()),
   /**
    * On a dispatch whose hooks did not all answer (codes dispatch-ended and

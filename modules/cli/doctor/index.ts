@@ -6,6 +6,9 @@ import { ompAgentDir, distDir, SHELL_FILE } from "../../install/install.ts";
 import type { TamaPaths } from "../../system/paths.ts";
 import type { Check } from "./check.ts";
 import { checkEngine } from "./engine.ts";
+import { checkClaude } from "./claude.ts";
+import { checkOmpLimits } from "./omp-limits.ts";
+import { claudeConfigDir } from "../../install/claude.ts";
 import { checkAdapter, checkAdapterChunk, checkRelease, checkShell, installedAdapterDigest } from "./install.ts";
 import { checkRegistry } from "./registry.ts";
 import { checkAdapterRecord, checkLogs, checkSelfProtection, checkTrust } from "./protection.ts";
@@ -17,6 +20,8 @@ import { checkLiveSessions, checkSessionsDir } from "./sessions.ts";
 export interface DoctorOptions {
   paths: TamaPaths;
   agentDir?: string;
+  /** Claude Code's config dir; CLAUDE_CONFIG_DIR or ~/.claude when absent. */
+  claudeDir?: string;
   profile?: string;
   env: NodeJS.ProcessEnv;
   engineTimeoutMs: number;
@@ -54,7 +59,9 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
     ...checkTrust(paths),
     checkLogs(paths),
     ...(registry.registry ? checkHookPrograms(registry.registry, { env, project: options.project ?? process.cwd() }) : []),
+    ...(registry.registry ? checkOmpLimits(registry.registry) : []),
     checkSessionsDir(paths.sessions),
     ...checkLiveSessions(paths.sessions, installedAdapterDigest(paths)),
+    ...checkClaude(paths, claudeConfigDir(options.claudeDir ? { claudeDir: options.claudeDir } : {}, env)),
   ];
 }

@@ -1,5 +1,6 @@
 // `tama hooks list|add|remove|enable|disable`: the registry without hand-editing JSON.
 // Every change goes through registry-edit.ts (validated, checksum kept, atomic).
+import { ompCutsShort } from "../../registry/omp-limits.ts";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import * as z from "../../protocol/schema.ts";
@@ -173,7 +174,10 @@ export function addHook(argv: string[]): number {
     }),
   );
   const added = outcome.file.hooks.find((h) => h.id === id);
-  const warnings = command !== undefined ? commandWarnings(command, added?.failMode ?? "open") : [];
+  const warnings = [
+    ...(command !== undefined ? commandWarnings(command, added?.failMode ?? "open") : []),
+    ...(added ? ompCutsShort(added.events, added.timeoutMs).map((cut) => cut.text) : []),
+  ];
   if (values.json) {
     printJson({ action: "added", registry: file, created: outcome.created, checksum: outcome.checksum, hook: added, warnings });
     return 0;

@@ -1,0 +1,73 @@
+// `tama install --claude` / `uninstall --claude` and doctor's check of it, on a real
+// install into a test TAMA_HOME and a test Claude Code config dir.
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { makeTestHome, type TestHome } from "../support/engine-client.ts";
+import { json, tama } from "./cli.ts";
+
+const EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop", "SessionEnd"];
+
+let home: TestHome;
+let claudeDir: string;
+let settingsFile: string;
+beforeEach(() => {
+  home = makeTestHome("tama-install-claude-");
+  rmSync(path.dirname(home.registry), { recursive: true, force: true });
+  claudeDir = path.join(home.dir, "claude-config");
+  settingsFile = path.join(claudeDir, "settings.json");
+});
+afterEach(() => home.cleanup());
+
+const env = () => ({ CLAUDE_CONFIG_DIR: claudeDir });
+const settings = () => JSON.parse(readFileSync(settingsFile, "utf8")) as { hooks?: Record<string, { matcher?: string; hooks: { command: string }[] }[]> } & Record<string, unknown>;
+const doctorClaude = () =>
+  json<{ checks: { id: string; status: string; summary: string }[] }>(tama(home, ["doctor", "--json"], { env: env() })).checks.find((c) => c.id === "claude");
+
+const USER_HOOK = { matcher: "Bash", hooks: [{ type: "command", command: "~/.claude/my-own-hook.sh" }] };
+
+describe("tama install --claude", () => {
+  it("adds one entry per gated event beside the person's own settings, once; uninstall takes only those away", () => {
+    mkdirSync(claudeDir, { recursive: true });
+    writeFileSync(settingsFile, JSON.stringify({ model: "opus", hooks: { PreToolUse: [USER_HOOK] } }));
+    const first = tama(home, ["install", "--claude", "--json"], { env: env() });
+    expect(first.code, first.stderr).toBe(0);
+    expect(json<{ claude: { added: string[] } }>(first).claude.added).toEqual(EVENTS);
+    const written = settings();
+    expect(written.model).toBe("opus");
+    expect(Object.keys(written.hooks ?? {}).sort()).toEqual([...EVENTS].sort());
+    expect(written.hooks?.PreToolUse?.[0]).toEqual(USER_HOOK);
+    const launcher = path.join(home.home, "hooks-runtime", "current", "bin", "tama");
+    expect(written.hooks?.PreToolUse?.[1]).toEqual({ matcher: "*", hooks: [{ type: "command", command: `'${launcher}' run-hook PreToolUse "\${TAMA_AGENT_ID:-claude-code}"` }] });
+    expect(written.hooks?.Stop?.[0]).toEqual({ hooks: [{ type: "command", command: `'${launcher}' run-hook Stop "\${TAMA_AGENT_ID:-claude-code}"` }] });
+    expect(doctorClaude()).toMatchObject({ status: "ok" });
+
+    const second = tama(home, ["install", "--claude", "--json"], { env: env() });
+    expect(json<{ claude: { added: string[]; kept: string[] } }>(second).claude).toMatchObject({ added: [], kept: EVENTS });
+    expect(settings()).toEqual(written);
+
+    const removed = tama(home, ["uninstall", "--claude"], { env: env() });
+    expect(removed.code).toBe(0);
+    expect(settings()).toEqual({ model: "opus", hooks: { PreToolUse: [USER_HOOK] } });
+    expect(doctorClaude()).toBeUndefined();
+  });
+
+  it("doctor names a missing entry and a launcher that is gone", () => {
+    expect(tama(home, ["install", "--claude"], { env: env() }).code).toBe(0);
+    const partial = settings();
+    delete partial.hooks?.Stop;
+    writeFileSync(settingsFile, JSON.stringify(partial));
+    expect(doctorClaude()).toMatchObject({ status: "warning", summary: expect.stringContaining("but not Stop") });
+    rmSync(path.join(home.home, "hooks-runtime"), { recursive: true, force: true });
+    expect(doctorClaude()).toMatchObject({ status: "error", summary: expect.stringContaining("runs every call unchecked") });
+  });
+
+  it("refuses settings that are not JSON, and leaves them as they were", () => {
+    mkdirSync(claudeDir, { recursive: true });
+    writeFileSync(settingsFile, "{ not json");
+    const r = tama(home, ["install", "--claude"], { env: env() });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`Claude Code's settings ${settingsFile} are not JSON`);
+    expect(readFileSync(settingsFile, "utf8")).toBe("{ not json");
+  });
+});
