@@ -117,9 +117,10 @@ export function slugOf(command: string): string {
 }
 
 /** `sh -c COMMAND` (or the hook's `shell`), with CLAUDE_PROJECT_DIR set when the command uses it. */
-function argvOf(command: string, shell: string, source: SettingsSource, notes: string[]): string[] {
+function argvOf(command: string, shell: string, source: SettingsSource, notes: string[], live: boolean): string[] {
   const argv = [shell, "-c", command];
-  if (!command.includes("CLAUDE_PROJECT_DIR")) return argv;
+  // Read live, the engine sets CLAUDE_PROJECT_DIR for every hook, as Claude Code does.
+  if (live || !command.includes("CLAUDE_PROJECT_DIR")) return argv;
   if (source.projectDir !== undefined) {
     notes.push(`CLAUDE_PROJECT_DIR is set to ${source.projectDir}`);
     return ["env", `CLAUDE_PROJECT_DIR=${source.projectDir}`, ...argv];
@@ -167,7 +168,7 @@ function translateHook(
       timeoutMs = MAX_TIMEOUT_MS;
     }
   }
-  const argv = argvOf(command, shell, source, notes);
+  const argv = argvOf(command, shell, source, notes, context.live);
   return {
     hook: {
       description: `from Claude Code ${source.file}: ${claudeEvent}${at.matcher !== undefined ? ` ${at.matcher}` : ""}`,

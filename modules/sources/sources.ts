@@ -16,6 +16,7 @@ import { translateClaudeSettings, uniqueId, type SettingsSource, type Untranslat
 import { HookEntry as HookEntrySchema } from "../registry/registry.ts";
 import { findProject, PROJECT_SOURCE_FILES, type Project } from "./project.ts";
 import { scriptsNamed } from "./scripts.ts";
+import type { BrokenSource, HeldProject } from "../protocol/engine.ts";
 import { FileDigests, readTrustText, sha256, trustFile, trustStateOf, type Manifest, type TrustRead, type TrustState } from "./trust.ts";
 
 /** Where a hook comes from: the prefix of its id outside the user registry. */
@@ -54,11 +55,6 @@ export interface LoadedSource {
   disableAllHooks?: boolean;
 }
 
-export interface BrokenSource {
-  source: SourceLabel;
-  file: string;
-  error: string;
-}
 
 export interface ProjectHooks {
   root: string;
@@ -83,6 +79,8 @@ export type SourcesOutcome =
       hooks: SourcedHook[];
       broken: BrokenSource[];
       project: ProjectHooks | undefined;
+      /** The session's project root, with or without sources: CLAUDE_PROJECT_DIR for every hook. */
+      projectRoot: string | undefined;
       /** Set when a trusted project's hook content changed: its tool calls are refused with this. */
       refusal: string | undefined;
     };
@@ -306,7 +304,7 @@ export class HookSources {
         this.lastBroken.delete(source.file);
         continue;
       }
-      const entry = { source: source.label, file: source.file, error: source.error };
+      const entry: BrokenSource = { source: source.label, file: source.file, error: source.error };
       broken.push(entry);
       this.lastBroken.set(source.file, entry);
     }
@@ -338,13 +336,29 @@ export class HookSources {
           `(or \`tama trust --revoke ${found.root}\` to run none of them)`;
       }
     }
-    return { ok: true, generation, changed: registry.changed, hooks, broken, project, refusal };
+    return { ok: true, generation, changed: registry.changed, hooks, broken, project, projectRoot: found?.root, refusal };
   }
 
-  /** Held hooks across the projects this engine served, for its state. */
-  heldCount(): number {
-    let count = 0;
-    for (const project of this.lastByProject.values()) count += project.held.length;
-    return count;
+  /** Held hooks across the projects this engine served, and the sources that do not load, for its state. */
+  heldState(): { count: number; projects: HeldProject[]; broken: BrokenSource[] } {
+    const projects = [...this.lastByProject.values()].map(heldProject).filter((p): p is HeldProject => p !== undefined);
+    return { count: projects.reduce((n, p) => n + p.hooks.length, 0), projects, broken: [...this.lastBroken.values()] };
   }
+}
+
+/** A project's hooks as the dispatch result and the state report them, when any are held. */
+export function heldProject(project: ProjectHooks | undefined): HeldProject | undefined {
+  if (project === undefined || project.trust === "trusted") return undefined;
+  return { project: project.root, trust: project.trust, hooks: project.held, changes: project.changes, command: project.command };
+}
+
+/**
+ * Where and with what a hook runs. Claude Code runs hooks in its own working
+ * directory, the directory it started in, which is CLAUDE_PROJECT_DIR: a project's
+ * hooks run in the project root, so relative commands resolve as their authors
+ * wrote them; the user's hooks run in the session's cwd. Every hook gets
+ * CLAUDE_PROJECT_DIR: the session's project, else its cwd.
+ */
+export function runContextOf(hook: { origin?: HookOrigin }, cwd: string, projectRoot: string | undefined): { cwd: string; env: Record<string, string> } {
+  return { cwd: hook.origin?.projectRoot ?? cwd, env: { CLAUDE_PROJECT_DIR: projectRoot ?? cwd } };
 }
