@@ -8,7 +8,7 @@
 // project's (.tama/hooks.json, .claude/settings.json, .claude/settings.local.json),
 // each in its file's order. The user's gates come first because they are the policy
 // the person set for every session; a project adds to it and cannot run before it.
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { lineColumn, locateJsonError } from "../registry/json-error.ts";
 import { parseRegistry, type Generation, type HookEntry, type RefreshOutcome, type RegistryStore } from "../registry/registry.ts";
@@ -139,8 +139,23 @@ export function parseSource(label: SourceLabel, file: string, text: string, proj
   return base;
 }
 
-/** One file read on every call; parsed again only when its bytes changed. */
+/**
+ * A file's identity for "unchanged": inode, size, mtime and ctime (µs). Any write moves
+ * ctime (which no user call can set back), so an equal key means the bytes last read.
+ * One stat costs a quarter of a read's system calls.
+ */
+export function statKey(file: string): string | undefined {
+  try {
+    const stat = statSync(file, { throwIfNoEntry: false });
+    return stat === undefined ? undefined : `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** One file checked on every call; read again only when its stat moved, parsed again only when its bytes changed. */
 class SourceFile {
+  private lastKey: string | undefined;
   private lastText: string | undefined;
   private last: LoadedSource | undefined;
 
@@ -151,11 +166,15 @@ class SourceFile {
   ) {}
 
   read(): LoadedSource {
+    const key = statKey(this.file);
+    if (key !== undefined && key === this.lastKey && this.last !== undefined) return this.last;
+    this.lastKey = key;
     let text: string;
     try {
       text = readFileSync(this.file, "utf8");
     } catch (error) {
       this.lastText = undefined;
+      this.lastKey = undefined;
       const missing = (error as NodeJS.ErrnoException).code === "ENOENT" || (error as NodeJS.ErrnoException).code === "ENOTDIR";
       this.last = {
         label: this.label,
@@ -177,10 +196,20 @@ class SourceFile {
   }
 }
 
+export interface ProjectRead {
+  sources: LoadedSource[];
+  manifest: Manifest;
+  trust: TrustState;
+  changes: string[];
+  recordError?: string;
+}
+
 /** A project's sources and its trust record, read on every dispatch for that project. */
 export class ProjectSources {
   readonly files: SourceFile[];
   private trustText: string | undefined;
+  private trustKey: string | undefined;
+  private last: { read: ProjectRead; record: TrustRead; scripts: string[]; digests: (string | null)[] } | undefined;
   private trustRead: TrustRead = { ok: true, record: undefined };
 
   constructor(
@@ -192,17 +221,38 @@ export class ProjectSources {
   }
 
   /** The sources, the manifest of what they run, and how it stands against the trust record. */
-  read(): { sources: LoadedSource[]; manifest: Manifest; trust: TrustState; changes: string[]; recordError?: string } {
+  read(): ProjectRead {
     const sources = this.files.map((file) => file.read());
-    const manifest = manifestOf(this.root, sources, this.digests);
+    const scripts = sources.flatMap((source) => source.scripts);
+    const digests = scripts.map((script) => this.digests.digest(script));
     const record = this.readRecord();
-    if (!record.ok) return { sources, manifest, trust: "untrusted", changes: [], recordError: record.error };
-    const { state, changes } = trustStateOf(record.record, manifest);
-    return { sources, manifest, trust: state, changes };
+    // Same sources, same script digests, same record: the last answer stands (no manifest built, no comparison).
+    const last = this.last;
+    if (
+      last !== undefined &&
+      last.record === record &&
+      last.read.sources.every((source, i) => source === sources[i]) &&
+      last.digests.length === digests.length &&
+      last.digests.every((digest, i) => digest === digests[i] && last.scripts[i] === scripts[i])
+    ) {
+      return last.read;
+    }
+    const manifest = manifestOf(this.root, sources, this.digests);
+    let read: ProjectRead;
+    if (!record.ok) read = { sources, manifest, trust: "untrusted", changes: [], recordError: record.error };
+    else {
+      const { state, changes } = trustStateOf(record.record, manifest);
+      read = { sources, manifest, trust: state, changes };
+    }
+    this.last = { read, record, scripts, digests };
+    return read;
   }
 
   private readRecord(): TrustRead {
     const file = trustFile(this.tamaHome, this.root);
+    const key = statKey(file) ?? "absent";
+    if (key === this.trustKey) return this.trustRead;
+    this.trustKey = key;
     let text: string | undefined;
     try {
       text = readFileSync(file, "utf8");

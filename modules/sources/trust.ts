@@ -152,9 +152,9 @@ export class FileDigests {
   digest(file: string): string | null {
     let key: string;
     try {
-      const stat = statSync(file, { bigint: true, throwIfNoEntry: false });
+      const stat = statSync(file, { throwIfNoEntry: false });
       if (stat === undefined || !stat.isFile()) key = "absent";
-      else key = `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
+      else key = `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
     } catch {
       key = "absent";
     }
