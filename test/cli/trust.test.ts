@@ -63,6 +63,9 @@ describe("tama trust", () => {
     expect(hooks.stdout).toContain(`Project ${repo}: CHANGED since it was trusted (.claude/hooks/guard.py (changed))`);
     expect(hooks.stdout).toContain(`\`tama trust ${repo}\` shows them and lets them run.`);
 
+    const doctor = JSON.parse(tama(home, ["doctor", "--json", "--timeout-ms", "2000"], { env: env(), cwd: repo }).stdout) as { checks: { id: string; status: string; summary: string }[] };
+    expect(doctor.checks.find((c) => c.id === "trust")).toMatchObject({ status: "error", summary: expect.stringContaining("changed since it was trusted (.claude/hooks/guard.py (changed))") });
+
     const again = tama(home, ["trust", repo], { env: env() });
     expect(again.stdout).toContain("Changed since it was last trusted: .claude/hooks/guard.py (changed).");
     expect(again.stdout).toContain("Trusted: the digests of 4 files are recorded");
@@ -77,6 +80,11 @@ describe("tama trust", () => {
     write(path.join(repo, ".claude", "settings.local.json"), "{ nope");
     const shown = tama(home, ["trust", "--dry-run", repo], { env: env() });
     expect(shown.stdout).toMatch(/\.claude\/settings\.local\.json: broken, none of its hooks run: parsing .*settings\.local\.json: .* at line 1 column 2/);
+    write(path.join(repo, ".claude", "settings.local.json"), { hooks: { Stop: [{ hooks: [{ type: "command", command: "sh .claude/hooks/missing.sh" }] }] } });
+    tama(home, ["hooks", "claude-sources", "on"], { env: env() });
+    const doctor = JSON.parse(tama(home, ["doctor", "--json", "--timeout-ms", "2000"], { env: env(), cwd: repo }).stdout) as { checks: { id: string; status: string }[] };
+    expect(doctor.checks.find((c) => c.id === "script:.claude/hooks/missing.sh")?.status).toBe("warning");
+    expect(doctor.checks.find((c) => c.id === "trust")?.status).toBe("warning");
     const loose = path.join(home.dir, "loose");
     mkdirSync(loose);
     const none = tama(home, ["trust", loose], { env: env() });
