@@ -106,4 +106,17 @@ describe("tama trust", () => {
     expect(listed.stdout).toContain(`Project ${repo}: not trusted`);
     expect(JSON.parse(tama(home, ["hooks", "claude-sources", "--json"], { env: env() }).stdout)).toMatchObject({ claudeSources: true });
   });
+
+  it("is offered by tama install when it finds Claude Code settings, saying what would run", () => {
+    write(path.join(userHome, ".claude", "settings.json"), { hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "~/bin/guard.sh" }] }] } });
+    const agentDir = path.join(home.dir, "agent");
+    const offered = tama(home, ["install", "--omp", "--agent-dir", agentDir], { env: env() });
+    expect(offered.code).toBe(0);
+    expect(offered.stdout).toContain(`Found Claude Code settings at ${path.join(userHome, ".claude", "settings.json")}.`);
+    expect(offered.stdout).toContain("From yours it would run, in every session:\n  pre_tool_use: sh -c '~/bin/guard.sh'");
+    expect(offered.stdout).toContain("`tama hooks claude-sources on`");
+    const turnedOn = JSON.parse(tama(home, ["install", "--omp", "--agent-dir", agentDir, "--claude-sources", "on", "--json"], { env: env() }).stdout) as { claudeSources: string[] };
+    expect(turnedOn.claudeSources).toEqual([`Claude sources: on (readClaudeSettings in ${home.registry}).`]);
+    expect(tama(home, ["install", "--omp", "--agent-dir", agentDir], { env: env() }).stdout).toContain("Claude sources: on.");
+  });
 });
