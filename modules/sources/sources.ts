@@ -17,7 +17,7 @@ import { HookEntry as HookEntrySchema } from "../registry/registry.ts";
 import { findProject, PROJECT_SOURCE_FILES, type Project } from "./project.ts";
 import { scriptsNamed } from "./scripts.ts";
 import type { BrokenSource, HeldProject } from "../protocol/engine.ts";
-import { FileDigests, readTrustText, sha256, trustFile, trustStateOf, type Manifest, type TrustRead, type TrustState } from "./trust.ts";
+import { FileDigests, readTrustText, sha256, trustFile, trustStateOf, writeTrust, type Manifest, type TrustRead, type TrustState } from "./trust.ts";
 
 /** Where a hook comes from: the prefix of its id outside the user registry. */
 export type SourceLabel = "registry" | "claude-user" | "project" | "claude-project" | "claude-local";
@@ -271,6 +271,16 @@ export class ProjectSources {
     }
     return this.trustRead;
   }
+}
+
+/**
+ * Record the person's trust in a project at its content now. Called by `tama trust`
+ * and by a dialog the person answers (never on the agent's word).
+ */
+export function trustProject(tamaHome: string, root: string): { file: string; read: ProjectRead } {
+  const read = new ProjectSources(root, tamaHome, new FileDigests()).read();
+  const file = writeTrust(tamaHome, { schema: 1, project: root, trustedAtMs: Date.now(), files: read.manifest });
+  return { file, read };
 }
 
 /** Every project source (present or not) and every script they name, by digest. */

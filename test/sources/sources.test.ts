@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RegistryStore } from "../../modules/registry/registry.ts";
 import { findProject } from "../../modules/sources/project.ts";
 import { scriptsNamed, shellWords } from "../../modules/sources/scripts.ts";
-import { HookSources, type SourcesOutcome } from "../../modules/sources/sources.ts";
+import { HookSources, trustProject, type SourcesOutcome } from "../../modules/sources/sources.ts";
 import { FileDigests, readTrust, removeTrust, trustFile, writeTrust } from "../../modules/sources/trust.ts";
 
 let dir: string;
@@ -138,10 +138,7 @@ describe("one dispatch's hooks", () => {
     write(path.join(root, ".claude", "settings.json"), claudeSettings("python3 .claude/hooks/check.py"));
     return root;
   }
-  const trustNow = (root: string) => {
-    const read = sources.project(root).read();
-    writeTrust(tamaHome, { schema: 1, project: root, trustedAtMs: Date.now(), files: read.manifest });
-  };
+  const trustNow = (root: string) => trustProject(tamaHome, root);
 
   it("orders user hooks before project hooks, and a project's hooks only in that project, once trusted", async () => {
     write(path.join(home, ".claude", "settings.json"), claudeSettings("echo user", "*"));
