@@ -7,6 +7,7 @@ import type { BuiltinGate, GateContext, OptionsParse } from "../gates/types.ts";
 import { SELF_PROTECTION_ID } from "../gates/self-protection.ts";
 import type { HookResult } from "../protocol/engine.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
+import type { HookEntry } from "../registry/registry.ts";
 import { runContextOf, type SourcedHook } from "../sources/sources.ts";
 import type { SessionGrants } from "../session-control/grants.ts";
 import { HOOK_RUN_VARIABLE } from "../system/process-groups.ts";

@@ -307,6 +307,7 @@ export class HookSources {
   private readonly projects = new Map<string, ProjectSources>();
   private readonly digests = new FileDigests();
   private readonly sameTurn = new Map<string, Promise<SourcesOutcome>>();
+  private registryHooks: { generation: Generation; hooks: SourcedHook[] } | undefined;
   /** The last outcome per project root, for the engine's state. */
   readonly lastByProject = new Map<string, ProjectHooks>();
   readonly lastBroken = new Map<string, BrokenSource>();
@@ -369,8 +370,12 @@ export class HookSources {
       this.lastBroken.set(source.file, entry);
     }
 
+    // The registry's hooks keep one object each per generation: the runner caches per entry.
+    if (this.registryHooks?.generation !== generation) {
+      this.registryHooks = { generation, hooks: generation.file.hooks.map((hook) => ({ ...hook, origin })) };
+    }
     const hooks: SourcedHook[] = [
-      ...generation.file.hooks.map((hook) => ({ ...hook, origin })),
+      ...this.registryHooks.hooks,
       ...userClaude.flatMap((s) => s.hooks).filter(runs),
     ];
     let project: ProjectHooks | undefined;
