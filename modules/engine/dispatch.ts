@@ -95,7 +95,8 @@ export class Dispatcher {
 
     // A trusted project whose hook content changed: its gates are held, so its tool calls are refused.
     // Prompts, stops and results pass: held gates give no verdict, and the result's `held` tells the session.
-    if (refreshed.refusal !== undefined && run.event.kind === "pre_tool_use") {
+    // So does the person's own command (`!cmd`): it is not the agent's call, and may be the `tama trust` itself.
+    if (refreshed.refusal !== undefined && run.event.kind === "pre_tool_use" && payload.origin !== "user") {
       run.mark("hooksEnded");
       return { ok: true, result: { ...aggregate(run, generation, [], { decision: "block", reason: `Tama refused this tool call: ${refreshed.refusal}` }), ...sourced } };
     }

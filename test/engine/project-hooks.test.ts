@@ -91,6 +91,8 @@ describe("project hooks in the engine", () => {
         `this project's tool calls are refused until the person reviews the change and runs \`tama trust ${a}\` (or \`tama trust --revoke ${a}\` to run none of them)`,
     );
     expect(refused.held).toMatchObject({ trust: "changed", changes: [".claude/hooks/log.sh (changed)"] });
+    const own = resultOf(await engine.dispatch("pre_tool_use:bash", { session_id: "s", cwd: a, origin: "user", tool_input: { command: `tama trust ${a}` } }));
+    expect(own.decision).toBe("pass");
     const prompt = resultOf(await engine.dispatch("user_prompt_submit", { session_id: "s", cwd: a, prompt: "hi" }));
     expect(prompt.decision).toBe("pass");
     expect(resultOf(await bash(b)).decision).toBe("pass");
