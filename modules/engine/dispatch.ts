@@ -8,6 +8,7 @@ import {
   type DispatchPayload,
   type DispatchResult,
   type EngineErrorCode,
+  type HeldProject,
   type HookResult,
   type RequestId,
 } from "../protocol/engine.ts";
@@ -40,6 +41,7 @@ export interface DispatcherOptions {
 }
 
 export class Dispatcher {
+  private readonly trustNotes = new Map<string, string>();
   constructor(private readonly options: DispatcherOptions) {}
 
   async dispatch(id: RequestId, eventName: string, payload: DispatchPayload): Promise<Outcome> {
@@ -87,6 +89,7 @@ export class Dispatcher {
     const selected = selection.filter(refreshed.hooks).filter((hook) => hook.events.includes(run.event.kind));
     run.projectRoot = refreshed.projectRoot;
     const held = heldProject(refreshed.project);
+    if (refreshed.project !== undefined) this.noteTrust(refreshed.project.root, held);
     const sourced = { ...(held !== undefined ? { held } : {}), ...(refreshed.broken.length > 0 ? { brokenSources: refreshed.broken } : {}) };
     grants.read(run, run.session, generation);
     // A process waiting for this event of a hook the event no longer runs (turned off, no longer trusted) is ended.
@@ -137,6 +140,16 @@ export class Dispatcher {
       return { ok: false, code: "hooks-cancelled", error: `hooks were ended before they answered: ${cancelled.join(", ")}`, result: unfinished() };
     }
     return { ok: true, result };
+  }
+
+  /** One log line when a project's trust standing changes, not one per event. */
+  private noteTrust(root: string, held: HeldProject | undefined): void {
+    const note = held === undefined ? "trusted" : `${held.trust}:${held.changes.join(",")}`;
+    if (this.trustNotes.get(root) === note) return;
+    this.trustNotes.set(root, note);
+    if (this.trustNotes.size > 1000) this.trustNotes.delete(this.trustNotes.keys().next().value ?? "");
+    if (held === undefined) this.options.logger.info({ project: root, note: "trusted" }, "project hooks run");
+    else this.options.logger.warn({ project: root, note: held.trust, hooks: held.hooks, count: held.changes.length }, "project hooks held");
   }
 
   /** Tool and other events: hooks in registry order, one after another, first refusal ends. */
