@@ -85,8 +85,10 @@ export type SourcesOutcome =
       refusal: string | undefined;
     };
 
+const shellWord = (word: string): string => (/^[A-Za-z0-9_./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
+
 export function trustCommand(root: string): string {
-  return `tama trust ${/^[A-Za-z0-9_./-]+$/.test(root) ? root : JSON.stringify(root)}`;
+  return `tama trust ${shellWord(root)}`;
 }
 
 function jsonError(text: string, file: string, fallback: string): string {
@@ -360,6 +362,8 @@ export class HookSources {
     const runs = (hook: SourcedHook): boolean => !(disabled && hook.origin.label !== "registry" && hook.origin.label !== "project");
 
     const broken: BrokenSource[] = [];
+    // Sources not read now (Claude sources turned off) are no longer broken ones.
+    if (!claude) for (const file of this.lastBroken.keys()) if (this.lastBroken.get(file)?.source.startsWith("claude")) this.lastBroken.delete(file);
     for (const source of [...userClaude, ...projectSources]) {
       if (source.error === undefined) {
         this.lastBroken.delete(source.file);
@@ -398,7 +402,7 @@ export class HookSources {
         refusal =
           `the hooks of project ${found.root} changed after they were trusted (${read.changes.join(", ")}), so they are held and ` +
           `this project's tool calls are refused until the person reviews the change and runs \`${trustCommand(found.root)}\` ` +
-          `(or \`tama trust --revoke ${found.root}\` to run none of them)`;
+          `(or \`tama trust --revoke ${shellWord(found.root)}\` to run none of them)`;
       }
     }
     return { ok: true, generation, changed: registry.changed, hooks, broken, project, projectRoot: found?.root, refusal };
