@@ -64,7 +64,7 @@ describe("tama trust", () => {
     expect(hooks.stdout).toContain(`\`tama trust ${repo}\` shows them and lets them run.`);
 
     const doctor = JSON.parse(tama(home, ["doctor", "--json", "--timeout-ms", "2000"], { env: env(), cwd: repo }).stdout) as { checks: { id: string; status: string; summary: string }[] };
-    expect(doctor.checks.find((c) => c.id === "trust")).toMatchObject({ status: "error", summary: expect.stringContaining("changed since it was trusted (.claude/hooks/guard.py (changed))") });
+    expect(doctor.checks.find((c) => c.id === "project-trust")).toMatchObject({ status: "error", summary: expect.stringContaining("changed since it was trusted (.claude/hooks/guard.py (changed))") });
 
     const again = tama(home, ["trust", repo], { env: env() });
     expect(again.stdout).toContain("Changed since it was last trusted: .claude/hooks/guard.py (changed).");
@@ -84,7 +84,7 @@ describe("tama trust", () => {
     tama(home, ["hooks", "claude-sources", "on"], { env: env() });
     const doctor = JSON.parse(tama(home, ["doctor", "--json", "--timeout-ms", "2000"], { env: env(), cwd: repo }).stdout) as { checks: { id: string; status: string }[] };
     expect(doctor.checks.find((c) => c.id === "script:.claude/hooks/missing.sh")?.status).toBe("warning");
-    expect(doctor.checks.find((c) => c.id === "trust")?.status).toBe("warning");
+    expect(doctor.checks.find((c) => c.id === "project-trust")?.status).toBe("warning");
     const loose = path.join(home.dir, "loose");
     mkdirSync(loose);
     const none = tama(home, ["trust", loose], { env: env() });

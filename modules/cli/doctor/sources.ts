@@ -33,10 +33,10 @@ export function checkSources(registry: RegistryFile | undefined, cwd: string): C
     }
   }
   if (view.trust === "changed") {
-    checks.push(error("trust", `project ${found.root} changed since it was trusted (${view.changes.join(", ")}): its hooks are held and its tool calls refused`, `review the change, then \`${trustCommand(found.root)}\` (or \`tama trust --revoke ${found.root}\`)`));
+    checks.push(error("project-trust", `project ${found.root} changed since it was trusted (${view.changes.join(", ")}): its hooks are held and its tool calls refused`, `review the change, then \`${trustCommand(found.root)}\` (or \`tama trust --revoke ${found.root}\`)`));
   } else if (view.trust === "untrusted") {
     const count = live.reduce((n, s) => n + s.hooks.length, 0);
-    checks.push(warning("trust", `project ${found.root} is not trusted${view.recordError !== undefined ? ` (${view.recordError})` : ""}: its ${count} hooks are held`, `\`${trustCommand(found.root)}\` shows them and lets them run`));
-  } else checks.push(ok("trust", `project ${found.root}: trusted at its content (${live.length} sources, ${view.scripts.length} scripts)`));
+    checks.push(warning("project-trust", `project ${found.root} is not trusted${view.recordError !== undefined ? ` (${view.recordError})` : ""}: its ${count} hooks are held`, `\`${trustCommand(found.root)}\` shows them and lets them run`));
+  } else checks.push(ok("project-trust", `project ${found.root}: trusted at its content (${live.length} sources, ${view.scripts.length} scripts)`));
   return checks;
 }
