@@ -71,7 +71,7 @@ export const COMMAND_HELP: Record<string, Help> = {
     exitCodes: [["1", "TAMA_HOOK_INFRASTRUCTURE: no agent id, an unreadable env value, or a registry that cannot load"], ["2", "a block (Claude) or usage"]],
   },
   hooks: {
-    usage: ["tama hooks <list|add|remove|enable|disable|import|checksum|running|builtins> [options]"],
+    usage: ["tama hooks <list|add|remove|enable|disable|import|claude-sources|checksum|running|builtins> [options]"],
     does: "The registry (list, edit, import from Claude Code, checksum), the built-in gates, and hooks still running.",
     examples: ["tama hooks list", "tama hooks add --help"],
   },
