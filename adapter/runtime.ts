@@ -186,8 +186,10 @@ export class AdapterRuntime {
     const gates = state ? `${state.registeredHookCount} gates` : "no gates loaded";
     const engine = this.engine.pid ? `engine ${this.engine.pid}` : "engine stopped";
     const problem = state?.lastReloadError ? " · registry error" : "";
+    const heldCount = state?.heldProjectHooks?.count ?? 0;
+    const held = heldCount > 0 ? ` · ${heldCount} project hooks held` : "";
     const last = this.lastRefusal ? ` · refused: ${this.lastRefusal}` : "";
-    const text = `Tama: ${gates} · ${engine}${problem}${last}`;
+    const text = `Tama: ${gates} · ${engine}${problem}${held}${last}`;
     if (text === this.statusShown) return;
     this.statusShown = text;
     try {

@@ -41,6 +41,8 @@ export function statusSummary(view: StatusView): string {
     );
     if (view.engineSharedBy !== undefined && view.engineSharedBy > 1) lines.push(`engine shared by ${view.engineSharedBy} sessions of this OMP process`);
     lines.push(`hooks running now: ${runningCount(s)}`);
+    const held = s.heldProjectHooks;
+    if (held && held.count > 0) lines.push(`project hooks held: ${held.count} (run tama trust in the project, from your own terminal)`);
   }
   lines.push(`last refusal: ${view.lastRefusal ?? "none since the last passing call"}`);
   lines.push(view.failedOpen.length > 0 ? `failed open lately: ${view.failedOpen.join("; ")}` : "failed open lately: none");

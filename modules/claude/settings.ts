@@ -131,9 +131,10 @@ export function slugOf(command: string): string {
 }
 
 /** `sh -c COMMAND` (or the hook's `shell`), with CLAUDE_PROJECT_DIR set when the command uses it. */
-function argvOf(command: string, shell: string, source: SettingsSource, notes: string[]): string[] {
+function argvOf(command: string, shell: string, source: SettingsSource, notes: string[], live: boolean): string[] {
   const argv = [shell, "-c", command];
-  if (!command.includes("CLAUDE_PROJECT_DIR")) return argv;
+  // Read live, the engine sets CLAUDE_PROJECT_DIR for every hook, as Claude Code does.
+  if (live || !command.includes("CLAUDE_PROJECT_DIR")) return argv;
   if (source.projectDir !== undefined) {
     notes.push(`CLAUDE_PROJECT_DIR is set to ${source.projectDir}`);
     return ["env", `CLAUDE_PROJECT_DIR=${source.projectDir}`, ...argv];
@@ -145,7 +146,7 @@ function argvOf(command: string, shell: string, source: SettingsSource, notes: s
 
 function translateHook(
   raw: unknown,
-  context: { source: SettingsSource; claudeEvent: string; kind: EventKind; matcher: string | undefined; tools: ToolMatcher | undefined; disabled: boolean },
+  context: { source: SettingsSource; claudeEvent: string; kind: EventKind; matcher: string | undefined; tools: ToolMatcher | undefined; disabled: boolean; live: boolean },
 ): Candidate | Untranslated {
   const { source, claudeEvent, matcher } = context;
   const at = { source: source.file, claudeEvent, ...(matcher !== undefined && matcher !== "" ? { matcher } : {}) };
@@ -165,7 +166,8 @@ function translateHook(
   if (shell !== "sh" && shell !== "bash") return { ...at, what: command, why: `it names the shell ${JSON.stringify(shell)}; Tama translates sh and bash` };
 
   const notes: string[] = [];
-  if (source.scope === "project" || source.scope === "local") {
+  // Read live, a project's file applies to that project's sessions only; copied into the registry it applies everywhere.
+  if (!context.live && (source.scope === "project" || source.scope === "local")) {
     notes.push(`Claude Code runs it only in ${source.projectDir ?? "its project"}; the registry is global, so it runs in every OMP session`);
   }
   if ((claudeEvent === "SessionStart" || claudeEvent === "SessionEnd") && matcher && matcher !== "*") {
@@ -182,7 +184,7 @@ function translateHook(
   }
   for (const cut of ompCutsShort([context.kind], timeoutMs ?? DEFAULT_TIMEOUT_MS)) notes.push(cut.text);
   notes.push(...caseNotes(matcher));
-  const argv = argvOf(command, shell, source, notes);
+  const argv = argvOf(command, shell, source, notes, context.live);
   return {
     hook: {
       description: `from Claude Code ${source.file}: ${claudeEvent}${at.matcher !== undefined ? ` ${at.matcher}` : ""}`,
@@ -204,7 +206,7 @@ function translateHook(
 }
 
 /** Translate one settings file's `hooks`. */
-export function translateClaudeSettings(settings: unknown, source: SettingsSource, options: { disabled?: boolean } = {}): Translation {
+export function translateClaudeSettings(settings: unknown, source: SettingsSource, options: { disabled?: boolean; live?: boolean } = {}): Translation {
   const translation: Translation = { candidates: [], untranslated: [], notes: [] };
   const parsed = ClaudeSettings.safeParse(settings);
   if (!parsed.success) {
@@ -212,7 +214,9 @@ export function translateClaudeSettings(settings: unknown, source: SettingsSourc
     return translation;
   }
   const disabled = options.disabled === true || parsed.data.disableAllHooks === true;
-  if (parsed.data.disableAllHooks) translation.notes.push(`${source.file} sets disableAllHooks, so its hooks are imported disabled`);
+  if (parsed.data.disableAllHooks) {
+    translation.notes.push(`${source.file} sets disableAllHooks, so its hooks are ${options.live === true ? "off" : "imported disabled"}`);
+  }
   for (const [claudeEvent, groups] of Object.entries(parsed.data.hooks ?? {})) {
     const kind = CLAUDE_EVENTS[claudeEvent];
     const list = z.array(z.unknown()).safeParse(groups);
@@ -242,7 +246,7 @@ export function translateClaudeSettings(settings: unknown, source: SettingsSourc
         continue;
       }
       for (const raw of group.data.hooks) {
-        const result = translateHook(raw, { source, claudeEvent, kind, matcher, tools: tools.tools, disabled });
+        const result = translateHook(raw, { source, claudeEvent, kind, matcher, tools: tools.tools, disabled, live: options.live === true });
         if ("hook" in result) addCandidate(translation.candidates, result);
         else translation.untranslated.push(result);
       }

@@ -71,15 +71,21 @@ export const COMMAND_HELP: Record<string, Help> = {
     exitCodes: [["1", "TAMA_HOOK_INFRASTRUCTURE: no agent id, an unreadable env value, or a registry that cannot load"], ["2", "a block (Claude) or usage"]],
   },
   hooks: {
-    usage: ["tama hooks <list|add|remove|enable|disable|import|checksum|running|builtins> [options]"],
+    usage: ["tama hooks <list|add|remove|enable|disable|import|claude-sources|checksum|running|builtins> [options]"],
     does: "The registry (list, edit, import from Claude Code, checksum), the built-in gates, and hooks still running.",
     examples: ["tama hooks list", "tama hooks add --help"],
   },
   "hooks list": {
-    usage: ["tama hooks list [--registry FILE] [--json]"],
-    does: "The registry's hooks, one line each: id, events, tools, what runs, timeout, fail mode, enabled (and whether TAMA_*_HOOKS turn it on or off here).",
-    options: [REGISTRY_OPTION, JSON_OPTION],
-    examples: ["tama hooks list"],
+    usage: ["tama hooks list [--project DIR] [--registry FILE] [--json]"],
+    does: "The registry's hooks, one line each: id, events, tools, what runs, timeout, fail mode, enabled (and whether TAMA_*_HOOKS turn it on or off here); then ~/.claude/settings.json when Claude sources are on, and a project's sources, trusted or held.",
+    options: [["--project DIR", "the project whose sources are listed (default: the cwd's, when it has any)"], REGISTRY_OPTION, JSON_OPTION],
+    examples: ["tama hooks list", "tama hooks list --project ~/src/app"],
+  },
+  "hooks claude-sources": {
+    usage: ["tama hooks claude-sources [on|off|status] [--json]"],
+    does: "Whether Claude Code's settings files are read as live hook sources (the user registry's readClaudeSettings).",
+    options: [JSON_OPTION],
+    examples: ["tama hooks claude-sources on"],
   },
   "hooks add": {
     usage: [
@@ -168,6 +174,17 @@ export const COMMAND_HELP: Record<string, Help> = {
     options: [...TARGET_OPTIONS, ["--all", "every session, not only those"], JSON_OPTION],
     examples: ["tama contracts status --omp --all"],
     exitCodes: [["1", "the agent dir does not exist or cannot be read"]],
+  },
+  trust: {
+    usage: ["tama trust [DIR] [--dry-run] [--json]", "tama trust --revoke [DIR] [--json]", "tama trust --list [--json]"],
+    does: "Show what a project's hooks run (its hook sources and the in-repository scripts they name) and trust that exact content; a change holds them again. --revoke runs none of them; --list shows each trusted project and whether it still matches.",
+    options: [
+      ["--dry-run", "show, record nothing"],
+      ["--revoke", "remove the project's trust record"],
+      ["--list", "the trusted projects"],
+      JSON_OPTION,
+    ],
+    examples: ["tama trust", "tama trust ~/src/app", "tama trust --list"],
   },
   sessions: {
     usage: ["tama sessions <list|status|reload|grant|revoke> [options]"],

@@ -3,6 +3,7 @@ import { parseArgs } from "node:util";
 import { distDir, install, tamaHomeProblem, uninstall } from "../install/install.ts";
 import { defaultGateIds } from "../registry/default.ts";
 import { tamaPaths } from "../system/paths.ts";
+import { installClaudeSources } from "./claude-sources.ts";
 import { CliError, printJson, table } from "./io.ts";
 import { installClaudeCommand, uninstallClaudeCommand } from "./install-claude.ts";
 
@@ -14,6 +15,7 @@ const OPTIONS = {
   "agent-dir": { type: "string" },
   profile: { type: "string" },
   purge: { type: "boolean" },
+  "claude-sources": { type: "string" },
 } as const;
 
 function target(values: { "agent-dir"?: string; profile?: string }) {
@@ -37,15 +39,16 @@ export function installCommand(argv: string[]): number {
   return installOmp(values);
 }
 
-function installOmp(values: { json?: boolean; "agent-dir"?: string; profile?: string }): number {
+function installOmp(values: { json?: boolean; "agent-dir"?: string; profile?: string; "claude-sources"?: string }): number {
   let report;
   try {
     report = install(target(values));
   } catch (error) {
     throw new CliError(`install failed: ${(error as Error).message}. ${installHint(error as NodeJS.ErrnoException)}`);
   }
+  const claude = report.registry.action === "invalid-kept" ? [] : installClaudeSources(values["claude-sources"]);
   if (values.json) {
-    printJson(report);
+    printJson({ ...report, claudeSources: claude });
     return 0;
   }
   process.stdout.write(
@@ -54,7 +57,7 @@ function installOmp(values: { json?: boolean; "agent-dir"?: string; profile?: st
       ["adapter", `${report.adapterDigest}  ${report.adapterPath}`],
       ["registry", `${report.registry.action}  ${report.registry.path}${report.registry.note ? `: ${report.registry.note}` : ""}`],
       ["shell", report.shellPath ?? "none (the OMP plugin is the shell)"],
-    ])}\n${report.registry.action === "created" ? `\nGates on: ${defaultGateIds().join(", ")} (tama hooks builtins lists every gate and its options).\n` : ""}\nRunning OMP sessions adopt this release with /tama_reload_hook_runtime (or tama sessions reload --session ID).\n`,
+    ])}\n${report.registry.action === "created" ? `\nGates on: ${defaultGateIds().join(", ")} (tama hooks builtins lists every gate and its options).\n` : ""}${claude.length > 0 ? `\n${claude.join("\n")}\n` : ""}\nRunning OMP sessions adopt this release with /tama_reload_hook_runtime (or tama sessions reload --session ID).\n`,
   );
   return report.registry.action === "invalid-kept" ? 1 : 0;
 }

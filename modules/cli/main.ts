@@ -12,6 +12,7 @@ import { installCommand, uninstallCommand } from "./install.ts";
 import { runHookCommand } from "./run-hook.ts";
 import { sessionsCommand } from "./sessions.ts";
 import { uiCommand } from "./ui.ts";
+import { trustCommandCli } from "./trust.ts";
 
 type Command = (argv: string[]) => Promise<number> | number;
 
@@ -27,6 +28,7 @@ const COMMANDS: Record<string, Command> = {
   doctor: doctorCommand,
   install: installCommand,
   uninstall: uninstallCommand,
+  trust: trustCommandCli,
   sessions: sessionsCommand,
   ui: uiCommand,
 };

@@ -34,6 +34,8 @@ export class DispatchRun {
   /** Hook runs to pre-start again for the session's next such event, once this dispatch answered. */
   readonly prestartNext: { identity: PrestartIdentity; request: SpawnRequest }[] = [];
   private ending_: Ending | undefined;
+  /** The session's project root, set once the sources are read: CLAUDE_PROJECT_DIR for its hooks. */
+  projectRoot: string | undefined;
   private notStarted_: string | undefined;
 
   constructor(

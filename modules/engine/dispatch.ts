@@ -9,11 +9,13 @@ import {
   type DispatchPayload,
   type DispatchResult,
   type EngineErrorCode,
+  type HeldProject,
   type HookResult,
   type ParsedEvent,
   type RequestId,
 } from "../protocol/engine.ts";
-import type { Generation, HookEntry, RegistryStore } from "../registry/registry.ts";
+import type { Generation, HookEntry } from "../registry/registry.ts";
+import { heldProject, type HookSources, type SourcedHook } from "../sources/sources.ts";
 import type { SessionGrants } from "../session-control/grants.ts";
 import type { Logger } from "../system/log.ts";
 import { recordActivity } from "./activity.ts";
@@ -31,7 +33,8 @@ export type Outcome = { ok: true; result: unknown } | { ok: false; code: EngineE
 export type HookTargetsOf = (event: ParsedEvent, payload: DispatchPayload, declared?: DeclaredToolKinds) => HookTargetsResult;
 
 export interface DispatcherOptions {
-  store: RegistryStore;
+  /** The user registry and the other hook sources, read per dispatch. */
+  sources: HookSources;
   selection: HookSelection;
   grants: SessionGrants;
   lifecycle: Lifecycle;
@@ -44,6 +47,7 @@ export interface DispatcherOptions {
 }
 
 export class Dispatcher {
+  private readonly trustNotes = new Map<string, string>();
   constructor(private readonly options: DispatcherOptions) {}
 
   async dispatch(id: RequestId, eventName: string, payload: DispatchPayload): Promise<Outcome> {
@@ -75,10 +79,10 @@ export class Dispatcher {
   }
 
   private async run(run: DispatchRun, payload: DispatchPayload): Promise<Outcome> {
-    const { store, selection, grants, logger } = this.options;
+    const { sources, selection, grants, logger } = this.options;
     // Node runs one thread: "the runtime lock" is the registry refresh every dispatch shares.
     run.mark("runtimeLocked");
-    const refreshed = await store.refresh();
+    const refreshed = await sources.refresh(payload.cwd);
     run.mark("registryRefreshed");
     if (!refreshed.ok) {
       logger.error({ event: run.event.name, session: run.session, note: "registry unusable" }, "dispatch refused");
@@ -88,24 +92,35 @@ export class Dispatcher {
     run.generation = generation.number;
     this.options.pool.adopt(generation.number);
     run.mark("threadStarted");
-    const selected = selection.filter(generation.file.hooks).filter((hook) => hook.events.includes(run.event.kind));
+    const selected = selection.filter(refreshed.hooks).filter((hook) => hook.events.includes(run.event.kind));
+    run.projectRoot = refreshed.projectRoot;
+    const held = heldProject(refreshed.project);
+    if (refreshed.project !== undefined) this.noteTrust(refreshed.project.root, held);
+    const sourced = { ...(held !== undefined ? { held } : {}), ...(refreshed.broken.length > 0 ? { brokenSources: refreshed.broken } : {}) };
     grants.read(run, run.session, generation);
     // A process waiting for this event of a hook the event no longer runs (turned off, no longer trusted) is ended.
     if (run.session !== null) this.options.pool.keepOnly(run.session, run.event.name, selected);
     run.mark("sessionStateRead");
 
+    // A trusted project whose hook content changed: its gates are held, so its tool calls are refused.
+    // Prompts, stops and results pass: held gates give no verdict, and the result's `held` tells the session.
+    // So does the person's own command (`!cmd`): it is not the agent's call, and may be the `tama trust` itself.
+    if (refreshed.refusal !== undefined && run.event.kind === "pre_tool_use" && payload.origin !== "user") {
+      run.mark("hooksEnded");
+      return { ok: true, result: { ...aggregate(run, generation, [], { decision: "block", reason: `Tama refused this tool call: ${refreshed.refusal}` }), ...sourced } };
+    }
     const shaped = (this.options.hookTargets ?? toHookTargets)(run.event, { ...payload, tool_name: run.event.tool ?? payload.tool_name }, generation.file.toolKinds);
     if (!shaped.ok) {
       run.mark("hooksEnded");
       return {
         ok: true,
-        result: aggregate(run, generation, [], { decision: "block", reason: `Tama refused ${run.event.name}: ${shaped.error}` }),
+        result: { ...aggregate(run, generation, [], { decision: "block", reason: `Tama refused ${run.event.name}: ${shaped.error}` }), ...sourced },
       };
     }
     const results =
       run.event.kind === "stop" ? await this.runStop(run, selected, shaped.targets) : await this.runInOrder(run, selected, shaped.targets);
     run.mark("hooksEnded");
-    const result = aggregate(run, generation, results);
+    const result = { ...aggregate(run, generation, results), ...sourced };
     const ended = run.endingError();
     // A pass that only built-in gates gave (every tool call and model request of a
     // session with the default registry) is not logged: the log records what a hook
@@ -133,8 +148,18 @@ export class Dispatcher {
     return { ok: true, result };
   }
 
+  /** One log line when a project's trust standing changes, not one per event. */
+  private noteTrust(root: string, held: HeldProject | undefined): void {
+    const note = held === undefined ? "trusted" : `${held.trust}:${held.changes.join(",")}`;
+    if (this.trustNotes.get(root) === note) return;
+    this.trustNotes.set(root, note);
+    if (this.trustNotes.size > 1000) this.trustNotes.delete(this.trustNotes.keys().next().value ?? "");
+    if (held === undefined) this.options.logger.info({ project: root, note: "trusted" }, "project hooks run");
+    else this.options.logger.warn({ project: root, note: held.trust, hooks: held.hooks, count: held.changes.length }, "project hooks held");
+  }
+
   /** Tool and other events: hooks in registry order, one after another, first refusal ends. */
-  private async runInOrder(run: DispatchRun, hooks: HookEntry[], targets: HookTarget[]): Promise<HookResult[]> {
+  private async runInOrder(run: DispatchRun, hooks: SourcedHook[], targets: HookTarget[]): Promise<HookResult[]> {
     const results: HookResult[] = [];
     for (const target of targets) {
       for (const hook of hooks) {
@@ -152,7 +177,7 @@ export class Dispatcher {
   }
 
   /** Stop: built-in policies first, in process; on a pass the rest run side by side. */
-  private async runStop(run: DispatchRun, hooks: HookEntry[], targets: HookTarget[]): Promise<HookResult[]> {
+  private async runStop(run: DispatchRun, hooks: SourcedHook[], targets: HookTarget[]): Promise<HookResult[]> {
     const target = targets[0];
     if (!target) return [];
     const builtins = hooks.filter((hook) => hook.builtin !== undefined);

@@ -3,12 +3,14 @@
 // one-event CLI drive it. The work is in dispatch.ts, lifecycle.ts, inspection.ts
 // and hook-runner.ts; this file only wires them and shapes answers.
 import { createHash } from "node:crypto";
+import os from "node:os";
 import { existsSync } from "node:fs";
 import { PROTOCOL_VERSION, type Answer, type EngineState, type Request, type RequestId, type StatusResult } from "../protocol/engine.ts";
 import { RegistryStore, type Generation } from "../registry/registry.ts";
 import { hookFilesOf } from "../gates/self-protection.ts";
 import { SessionGrants } from "../session-control/grants.ts";
 import { sessionsDirProblem } from "../session-control/records.ts";
+import { HookSources } from "../sources/sources.ts";
 import type { Logger } from "../system/log.ts";
 import type { TamaPaths } from "../system/paths.ts";
 import { hookRunPrefix } from "../system/process-groups.ts";
@@ -43,6 +45,8 @@ export type { Outcome };
 
 export class Engine {
   readonly store: RegistryStore;
+  /** Every hook source of a dispatch: the user registry (the store), Claude Code's files, the session's project. */
+  readonly sources: HookSources;
   private readonly inFlight: InFlight = new Map();
   private readonly lastByEvent: LastByEvent = new Map();
   private readonly abandonments: Abandonments;
@@ -59,6 +63,7 @@ export class Engine {
 
   constructor(private readonly options: EngineOptions) {
     this.store = new RegistryStore(options.paths.registry);
+    this.sources = new HookSources({ registry: this.store, tamaHome: options.paths.home, home: options.env.HOME || os.homedir() });
     this.homeTag = createHash("sha256").update(options.paths.home).digest("hex").slice(0, 12);
     this.hookRunPrefix = hookRunPrefix(this.homeTag);
     this.abandonments = new Abandonments(options.paths.sessions, options.stderr, options.logger);
@@ -87,7 +92,7 @@ export class Engine {
       pool: this.pool,
     }));
     this.dispatcher = new Dispatcher({
-      store: this.store,
+      sources: this.sources,
       selection: options.selection,
       grants,
       lifecycle: this.lifecycle,
@@ -139,6 +144,7 @@ export class Engine {
       registryPath: this.store.path,
       protocolVersion: PROTOCOL_VERSION,
       selfProtectionRefusals: this.runner.selfProtectionRefusals,
+      heldProjectHooks: this.sources.heldState(),
     };
   }
 

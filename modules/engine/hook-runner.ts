@@ -8,6 +8,7 @@ import { SELF_PROTECTION_ID } from "../gates/self-protection.ts";
 import type { HookResult } from "../protocol/engine.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
 import type { HookEntry } from "../registry/registry.ts";
+import { runContextOf, type SourcedHook } from "../sources/sources.ts";
 import type { SessionGrants } from "../session-control/grants.ts";
 import { HOOK_RUN_VARIABLE } from "../system/process-groups.ts";
 import { round, type ActiveHook, type DispatchRun } from "./dispatch-run.ts";
@@ -48,7 +49,7 @@ export class HookRunner {
 
   constructor(private readonly options: HookRunnerOptions) {}
 
-  async run(run: DispatchRun, hook: HookEntry, target: HookTarget, multiTarget: boolean): Promise<HookResult> {
+  async run(run: DispatchRun, hook: SourcedHook, target: HookTarget, multiTarget: boolean): Promise<HookResult> {
     const startMs = round(performance.now() - run.receivedAt);
     const started = performance.now();
     const base = { hook: hook.id, startMs, ...(multiTarget && target.target ? { target: target.target } : {}) };
@@ -59,7 +60,8 @@ export class HookRunner {
       extra = { builtin: true };
     } else {
       this.options.lifecycle.supersede(run, hook.id);
-      const request = { argv: hook.command ?? [], cwd: target.input.cwd, env: this.hookEnv(run, hook, target.input.cwd) };
+      const context = runContextOf(hook, target.input.cwd, run.projectRoot);
+      const request = { argv: hook.command ?? [], cwd: context.cwd, env: { ...this.hookEnv(run, hook), ...context.env } };
       const input = JSON.stringify(target.input);
       const { pool } = this.options;
       let process_: HookProcess | undefined;
@@ -122,10 +124,9 @@ export class HookRunner {
     }
   }
 
-  private hookEnv(run: DispatchRun, hook: HookEntry, cwd: string): NodeJS.ProcessEnv {
-    return this.options.grants.applyTo(run, {
-      // Claude Code gives every hook its project dir; the harness's own value wins (Claude sets it).
-      CLAUDE_PROJECT_DIR: cwd,
+  private hookEnv(run: DispatchRun, hook: SourcedHook): NodeJS.ProcessEnv {
+    // The session control capability is the operator's grant for the registry's catalog: other sources never get it.
+    return this.options.grants.applyTo(hook.origin.label === "registry" ? run : {}, {
       ...this.options.env,
       TAMA_HOOK_ID: hook.id,
       TAMA_EVENT: run.event.name,

@@ -24,7 +24,7 @@ export class HookSelection {
     );
   }
 
-  filter(hooks: readonly HookEntry[]): HookEntry[] {
+  filter<T extends HookEntry>(hooks: readonly T[]): T[] {
     return hooks.filter((hook) => {
       if (this.only !== undefined) return hook.id === this.only;
       if (this.disabled.has(hook.id)) return false;

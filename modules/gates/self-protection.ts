@@ -37,6 +37,9 @@ export function policyVerb(args: readonly string[]): string | undefined {
   const words = args.filter((arg) => !arg.startsWith("-"));
   const [command, sub] = words;
   if (command === undefined) return undefined;
+  // Trusting or revoking a project is consent; listing and a dry run only read.
+  if (command === "trust") return args.some((arg) => arg === "--list" || arg === "--dry-run" || arg === "--help" || arg === "-h") ? undefined : "trust";
+  if (command === "hooks" && sub === "claude-sources" && (words[2] === "on" || words[2] === "off")) return "hooks claude-sources";
   const verbs = POLICY_VERBS[command];
   if (verbs === true) return command;
   if (verbs !== undefined && sub !== undefined && verbs.includes(sub)) return `${command} ${sub}`;

@@ -142,6 +142,23 @@ export type HookResult = z.infer<typeof HookResult>;
 export const Decision = z.enum(["pass", "block", "ask"]);
 export type Decision = z.infer<typeof Decision>;
 
+/** A project whose hooks a dispatch did not run: never trusted, or changed since it was trusted. */
+export const HeldProject = z.object({
+  project: z.string(),
+  trust: z.enum(["untrusted", "changed"]),
+  /** The held hooks' ids. */
+  hooks: z.array(z.string()),
+  /** The files that differ from the trust record (when changed). */
+  changes: z.array(z.string()),
+  /** What the person runs to trust the project at its content now. */
+  command: z.string(),
+});
+export type HeldProject = z.infer<typeof HeldProject>;
+
+/** A hook source that does not load: none of its hooks ran, the other sources did. */
+export const BrokenSource = z.object({ source: z.string(), file: z.string(), error: z.string() });
+export type BrokenSource = z.infer<typeof BrokenSource>;
+
 export const DispatchResult = z.object({
   event: z.string(),
   sessionId: z.nullable(z.string()),
@@ -166,6 +183,9 @@ export const DispatchResult = z.object({
    * (ended before answering, or never started). Empty when only open hooks did.
    */
   unansweredClosed: z.optional(z.array(z.string())),
+  /** The session's project, when its hooks were held. */
+  held: z.optional(HeldProject),
+  brokenSources: z.optional(z.array(BrokenSource)),
 });
 export type DispatchResult = z.infer<typeof DispatchResult>;
 
@@ -318,6 +338,8 @@ export const EngineState = z.object({
   protocolVersion: z.number(),
   /** Tool calls the self-protection gate refused in this engine process. */
   selfProtectionRefusals: z.optional(z.number()),
+  /** Project hooks held across the projects this engine served (count for a footer), and broken sources. */
+  heldProjectHooks: z.optional(z.object({ count: z.number(), projects: z.array(HeldProject), broken: z.array(BrokenSource) })),
   runningHooks: z.optional(RunningHooks),
   dispatchStages: z.optional(DispatchStages),
 });

@@ -78,13 +78,17 @@ export function readRegistry(file: string, options: { missingOk: boolean }): Reg
 }
 
 /** The registry text for a new list of hooks: validated, with a declared checksum recomputed. */
-export function renderRegistry(snapshot: RegistrySnapshot, hooks: RawHook[]): { text: string; file: RegistryFile; checksum: string } {
-  const { checksum: declared, ...rest } = snapshot.raw;
+export function renderRegistry(
+  snapshot: RegistrySnapshot,
+  hooks: RawHook[],
+  settings: RegistrySettings = {},
+): { text: string; file: RegistryFile; checksum: string } {
+  const { checksum: declared, ...rest } = { ...snapshot.raw, ...settings };
   const next: Record<string, unknown> = { ...rest, hooks };
   const parsed = parseRegistry(JSON.stringify(next), snapshot.path);
   if (!parsed.ok) throw new RegistryEditError(`the change was not written: ${parsed.error}`);
   // The checksum keeps its place in the file when it had one.
-  const ordered = declared === undefined ? next : { ...snapshot.raw, hooks, checksum: parsed.checksum };
+  const ordered = declared === undefined ? next : { ...snapshot.raw, ...settings, hooks, checksum: parsed.checksum };
   const text = `${JSON.stringify(ordered, null, 2)}\n`;
   const check = parseRegistry(text, snapshot.path);
   if (!check.ok) throw new RegistryEditError(`the change was not written: ${check.error}`);
@@ -140,9 +144,14 @@ export interface EditOutcome<T> {
  * hooks as written and the validated registry, and returns the new list and a
  * detail for the caller; it may throw RegistryEditError to refuse.
  */
+/** The registry's settings besides its hooks that the CLI changes. */
+export interface RegistrySettings {
+  readClaudeSettings?: boolean;
+}
+
 export function editRegistry<T>(
   file: string,
-  change: (hooks: RawHook[], current: RegistryFile) => { hooks: RawHook[]; detail: T },
+  change: (hooks: RawHook[], current: RegistryFile) => { hooks: RawHook[]; detail: T; settings?: RegistrySettings },
   options: { dryRun?: boolean } = {},
 ): EditOutcome<T> {
   return options.dryRun ? applyEdit(file, change, true) : withEditLock(file, () => applyEdit(file, change, false));
@@ -150,16 +159,16 @@ export function editRegistry<T>(
 
 function applyEdit<T>(
   file: string,
-  change: (hooks: RawHook[], current: RegistryFile) => { hooks: RawHook[]; detail: T },
+  change: (hooks: RawHook[], current: RegistryFile) => { hooks: RawHook[]; detail: T; settings?: RegistrySettings },
   dryRun: boolean,
 ): EditOutcome<T> {
   for (let attempt = 0; attempt < 5; attempt += 1) {
     const snapshot = readRegistry(file, { missingOk: true });
-    const { hooks, detail } = change(
+    const { hooks, detail, settings } = change(
       snapshot.raw.hooks.map((hook) => ({ ...hook })),
       snapshot.file,
     );
-    const rendered = renderRegistry(snapshot, hooks);
+    const rendered = renderRegistry(snapshot, hooks, settings);
     const base = { path: file, created: snapshot.text === undefined, file: rendered.file, checksum: rendered.checksum, detail };
     if (dryRun || rendered.text === snapshot.text) return base;
     if (writeFileAtomic(file, rendered.text, snapshot.text) === "written") return base;

@@ -87,6 +87,11 @@ export const RegistryFile = z
     checksum: z.optional(z.string().check(z.regex(/^[0-9a-f]{64}$/, "checksum is the lower-case hex SHA-256 of the catalog"))),
     toolKinds: z.optional(ToolKinds),
     hooks: z.array(HookEntry),
+    /**
+     * The user registry's setting: read Claude Code's settings files as live hook
+     * sources. Not part of the catalog checksum, which covers this file's own hooks.
+     */
+    readClaudeSettings: z.optional(z.boolean()),
   })
   .check(
     z.refine((file) => new Set(file.hooks.map((h) => h.id)).size === file.hooks.length, {

@@ -24,6 +24,8 @@ export type LogFields = {
   processGroup?: number | null;
   digest?: string | null;
   count?: number;
+  /** A project root Tama found from a cwd (its hooks' trust is logged when it changes). */
+  project?: string;
   /** A Tama-made message (never text taken from a payload). */
   note?: string;
 };

@@ -10,6 +10,7 @@ import { modelRequestRows } from "./model.ts";
 import { ompNoopProbe, ompRows } from "./omp.ts";
 import { ompFixedCostRows, ompHookRows } from "./omp-hooks.ts";
 import { sessionLengthRows } from "./session-length.ts";
+import { sourcesRows } from "./sources.ts";
 import { BenchEngine, fmtMs, median, printTable, scratch, spawnOnce, writeExecutable, type Row } from "./support.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -178,11 +179,12 @@ async function concurrentLoad(home: string): Promise<Row[]> {
   ];
 }
 
-// TAMA_BENCH_ONLY=engine,stop,load,model,adoption,gates,session-length,omp-fixed,omp-hooks,omp runs a subset
+// TAMA_BENCH_ONLY=engine,sources,stop,load,model,adoption,gates,session-length,omp-fixed,omp-hooks,omp runs a subset
 // (omp, 5 sh hooks against the one-after-another extension, is in omp-hooks too).
-const only = new Set((process.env.TAMA_BENCH_ONLY ?? "engine,stop,load,model,adoption,gates,session-length,omp-fixed,omp-hooks").split(","));
+const only = new Set((process.env.TAMA_BENCH_ONLY ?? "engine,sources,stop,load,model,adoption,gates,session-length,omp-fixed,omp-hooks").split(","));
 const rows: Row[] = [];
 if (only.has("engine")) rows.push(...(await dispatchVsSpawn(scratch("tama-bench-"))));
+if (only.has("sources")) rows.push(...(await sourcesRows(scratch("tama-bench-sources-"), tamaBin, BUN, ROUNDS)));
 if (only.has("stop")) rows.push(...(await stopSideBySide(scratch("tama-bench-stop-"))));
 if (only.has("load")) rows.push(...(await concurrentLoad(scratch("tama-bench-load-"))));
 if (only.has("model")) rows.push(...(await modelRequestRows(scratch("tama-bench-model-"), tamaBin)));

@@ -58,6 +58,7 @@ describe("tama doctor", () => {
       ["trust", "ok"],
       ["logs", "ok"],
       ["commands", "ok"],
+      ["sources", "ok"],
       ["sessions-dir", "ok"],
       ["sessions", "ok"],
     ]);

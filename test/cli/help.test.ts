@@ -74,7 +74,7 @@ describe("usage errors", () => {
     { args: ["sessions", "status", "--session"], cause: "--session needs a value", help: "sessions status" },
     { args: ["hooks", "add", "--id", "bad id", "--event", "stop", "--", "true"], cause: "--id \"bad id\" is not a hook id: 1-128 letters, digits, '.', '_', ':' or '-', starting with a letter or digit", help: "hooks add" },
     { args: ["hooks", "disable", "no-such-hook"], cause: "", help: "hooks disable" },
-    { args: ["hooks", "frobnicate"], cause: "unknown command \"frobnicate\": list, add, remove, enable, disable, import, checksum, running, builtins", help: "hooks" },
+    { args: ["hooks", "frobnicate"], cause: "unknown command \"frobnicate\": list, add, remove, enable, disable, import, claude-sources, checksum, running, builtins", help: "hooks" },
     { args: ["sessions"], cause: "name a command: list, status, reload, grant or revoke", help: "sessions" },
     { args: ["contracts", "status"], cause: "name the harness: tama contracts status --omp", help: "contracts status" },
     { args: ["hook", "no-such-gate"], cause: "no built-in gate \"no-such-gate\"; `tama hooks builtins` lists them", help: "hook" },

@@ -191,6 +191,6 @@ describe("tama hooks list", () => {
   it("`tama hooks` alone names the commands in one line, points to --help, and exits 2", () => {
     const r = tama(home, ["hooks"]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe("tama hooks: name a command: list, add, remove, enable, disable, import, checksum, running, builtins\nRun `tama hooks --help` for usage.\n");
+    expect(r.stderr).toBe("tama hooks: name a command: list, add, remove, enable, disable, import, claude-sources, checksum, running, builtins\nRun `tama hooks --help` for usage.\n");
   });
 });

@@ -6,6 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import readline from "node:readline";
 import { fileURLToPath } from "node:url";
+import type { BrokenSource, HeldProject } from "../../modules/protocol/engine.ts";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const TAMA_BIN = path.join(ROOT, "dist/bin/tama.js");
@@ -186,6 +187,8 @@ export function resultOf(frame: Frame): {
   failedOpen: { hook: string; reason: string }[];
   results: { hook: string; outcome: string; reason?: string; ms: number; startMs: number; target?: string; processGroup?: number }[];
   additionalContext?: string;
+  held?: HeldProject;
+  brokenSources?: BrokenSource[];
 } {
   return frame.result as ReturnType<typeof resultOf>;
 }

@@ -133,6 +133,12 @@ describe("self-protection refuses", () => {
     expect(policyVerb(["sessions", "--json", "grant"])).toBe("sessions grant");
     expect(policyVerb(["install", "--omp"])).toBe("install");
     expect(policyVerb(["hooks", "list"])).toBeUndefined();
+    expect(policyVerb(["trust", "/repo"])).toBe("trust");
+    expect(policyVerb(["trust", "--revoke"])).toBe("trust");
+    expect(policyVerb(["trust", "--list"])).toBeUndefined();
+    expect(policyVerb(["trust", "--dry-run", "/repo"])).toBeUndefined();
+    expect(policyVerb(["hooks", "claude-sources", "on"])).toBe("hooks claude-sources");
+    expect(policyVerb(["hooks", "claude-sources"])).toBeUndefined();
     expect(policyVerb(["sessions", "list"])).toBeUndefined();
     expect(policyVerb(["doctor"])).toBeUndefined();
   });

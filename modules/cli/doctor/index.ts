@@ -16,6 +16,7 @@ import { checkAgentDir, checkEnvironment, checkTamaHome } from "./environment.ts
 import { checkHookPrograms } from "./hook-programs.ts";
 import { checkPluginShell, installedPlugin } from "./plugin.ts";
 import { checkLiveSessions, checkSessionsDir } from "./sessions.ts";
+import { checkSources } from "./sources.ts";
 
 export interface DoctorOptions {
   paths: TamaPaths;
@@ -60,6 +61,7 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
     checkLogs(paths),
     ...(registry.registry ? checkHookPrograms(registry.registry, { env, project: options.project ?? process.cwd() }) : []),
     ...(registry.registry ? checkOmpLimits(registry.registry) : []),
+    ...checkSources(registry.registry, options.project ?? process.cwd()),
     checkSessionsDir(paths.sessions),
     ...checkLiveSessions(paths.sessions, installedAdapterDigest(paths)),
     ...checkClaude(paths, claudeConfigDir(options.claudeDir ? { claudeDir: options.claudeDir } : {}, env)),

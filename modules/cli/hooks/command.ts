@@ -11,6 +11,7 @@ import { readRecords } from "../../engine/running-records.ts";
 import { readAbandonmentRecords } from "../../engine/abandonments.ts";
 import { addHook, listHooks, removeHooks, setEnabled } from "./edit.ts";
 import { importHooks } from "./import.ts";
+import { claudeSourcesCommand } from "../claude-sources.ts";
 import { CliError, printJson, readStdin, table } from "../io.ts";
 
 /** `tama hook <id>`: run one built-in gate on a payload from stdin; the refusal goes to stdout. */
@@ -59,6 +60,7 @@ const SUBCOMMANDS: Record<string, (argv: string[]) => number> = {
   enable: (argv) => setEnabled(argv, true),
   disable: (argv) => setEnabled(argv, false),
   import: importHooks,
+  "claude-sources": claudeSourcesCommand,
   checksum,
   running,
   builtins,

@@ -1,8 +1,13 @@
 // `tama hooks list|add|remove|enable|disable`: the registry without hand-editing JSON.
 // Every change goes through registry-edit.ts (validated, checksum kept, atomic).
+import { readFileSync } from "node:fs";
+import os from "node:os";
 import { ompCutsShort } from "../../registry/omp-limits.ts";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { findProject } from "../../sources/project.ts";
+import { parseSource, trustCommand, type LoadedSource } from "../../sources/sources.ts";
+import { projectLines, projectOf, trustText, viewProject, type ProjectView } from "../trust.ts";
 import * as z from "../../protocol/schema.ts";
 import { CLAUDE_EVENTS, type NewHook } from "../../claude/settings.ts";
 import { programsOf, resolveProgram } from "../../system/command-path.ts";
@@ -37,13 +42,24 @@ export function editing<T>(operation: () => T): T {
 }
 
 export function listHooks(argv: string[]): number {
-  const { values } = parseArgs({ args: argv, options: REGISTRY_OPTIONS });
+  const { values } = parseArgs({ args: argv, options: { ...REGISTRY_OPTIONS, project: { type: "string" } } });
   const file = registryPath(values.registry);
   const snapshot = editing(() => readRegistry(file, { missingOk: false }));
-  const selected = new Set(editing(() => HookSelection.fromEnv()).filter(snapshot.file.hooks).map((h) => h.id));
+  const selection = editing(() => HookSelection.fromEnv());
+  const selected = new Set(selection.filter(snapshot.file.hooks).map((h) => h.id));
   const hooks = snapshot.file.hooks.map((hook) => ({ ...hook, selected: selected.has(hook.id) }));
+  const others = otherSources(snapshot.file.readClaudeSettings === true, values.project);
   if (values.json) {
-    printJson({ registry: file, release: snapshot.file.release, checksum: snapshot.checksum, checksumDeclared: snapshot.file.checksum !== undefined, hooks });
+    printJson({
+      registry: file,
+      release: snapshot.file.release,
+      checksum: snapshot.checksum,
+      checksumDeclared: snapshot.file.checksum !== undefined,
+      hooks,
+      claudeSources: snapshot.file.readClaudeSettings === true,
+      ...(others.userClaude !== undefined ? { userClaude: others.userClaude } : {}),
+      ...(others.project !== undefined ? { project: others.project } : {}),
+    });
     return 0;
   }
   const lines = [`${file}  release ${snapshot.file.release?.id ?? "none"}  checksum ${snapshot.checksum.slice(0, 12)}`];
@@ -56,8 +72,41 @@ export function listHooks(argv: string[]): number {
       ]),
     );
   }
+  if (others.userClaude !== undefined) {
+    const u = others.userClaude;
+    lines.push("", `${u.file} (Claude Code, the user's: no trust needed): ${!u.present ? "none" : u.error !== undefined ? `broken, none of its hooks run: ${u.error}` : `${u.hooks.length} hooks`}`);
+    if (u.hooks.length > 0) lines.push(table([["ID", "EVENTS", "TOOLS", "RUNS", "TIMEOUT"], ...u.hooks.map((h) => [h.id, h.events.join(","), toolsOf(h), runsOf(h), timeoutOf(h.timeoutMs)])]));
+  }
+  if (others.project !== undefined) {
+    lines.push("", `Project ${others.project.root}: ${trustText(others.project)}`, ...projectLines(others.project));
+    if (others.project.trust !== "trusted") lines.push(`  \`${trustCommand(others.project.root)}\` shows them and lets them run.`);
+  }
   process.stdout.write(`${lines.join("\n")}\n`);
   return 0;
+}
+
+/** The user's Claude Code file (when Claude sources are on) and a project's sources (--project, else the cwd's when it has any). */
+function otherSources(claude: boolean, projectOption: string | undefined): { userClaude?: LoadedSource; project?: ProjectView } {
+  const out: { userClaude?: LoadedSource; project?: ProjectView } = {};
+  if (claude) {
+    const file = path.join(os.homedir(), ".claude", "settings.json");
+    let text: string | undefined;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch {
+      text = undefined;
+    }
+    out.userClaude =
+      text === undefined
+        ? { label: "claude-user", file, present: false, digest: null, hooks: [], scripts: [], untranslated: [], notes: [] }
+        : parseSource("claude-user", file, text, undefined);
+  }
+  const root = projectOption !== undefined ? projectOf(projectOption) : findProject(process.cwd(), os.homedir())?.root;
+  if (root !== undefined) {
+    const view = viewProject(root, claude);
+    if (projectOption !== undefined || view.sources.some((s) => s.present)) out.project = view;
+  }
+  return out;
 }
 
 /** The registry's `enabled`, and what TAMA_ONLY_HOOK_ID / TAMA_*_HOOKS make of it here. */
