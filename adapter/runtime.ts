@@ -44,6 +44,7 @@ export class AdapterRuntime {
   readonly failMode: FailMode;
   private failModeWarning: string | undefined;
   lastRefusal: string | undefined;
+  private readonly heldTold = new Set<string>();
   /** The newest hooks that failed open (hook: reason), for /tama_status. */
   readonly failedOpen: string[] = [];
   private statusShown = "";
@@ -128,7 +129,17 @@ export class AdapterRuntime {
       this.failedOpen.push(...result.failedOpen.map((f) => `${f.hook}: ${f.reason.slice(0, 120)}`));
       this.failedOpen.splice(0, Math.max(0, this.failedOpen.length - 5));
     }
+    if (result.held !== undefined) this.tellHeld(result.held);
     return { result };
+  }
+
+  /** Once per project, trust state and set of changes: which project hooks are held, and how to trust them. */
+  private tellHeld(held: NonNullable<DispatchResult["held"]>): void {
+    const key = `${held.project}\u0000${held.trust}\u0000${held.changes.join("\u0000")}`;
+    if (this.heldTold.has(key)) return;
+    this.heldTold.add(key);
+    const why = held.trust === "changed" ? `changed since it was trusted (${held.changes.join(", ")}); its tool calls are refused until then` : "not trusted yet";
+    this.notify(`Tama holds ${held.hooks.length} hook(s) of ${held.project} (${held.hooks.join(", ")}): the project is ${why}. To run them, from your own terminal: ${held.command}`, "warning");
   }
 
   notify(message: string, type: "info" | "warning" | "error" = "info"): void {

@@ -79,6 +79,14 @@ describe("project hooks in real OMP", () => {
     expect(await bash(inA, "a1")).toMatch(/ran-a1/);
     expect(await bash(inB, "b1")).toMatch(/ran-b1/);
     expect(newLines()).toEqual([`user ${a}`, `user ${b}`]);
+    // Each session is told once which project hooks are held and how to trust them; the third has none.
+    const heldNotices = (session: RpcSession): string[] =>
+      session.events.filter((f) => f.type === "extension_ui_request" && f.method === "notify" && /^Tama holds/.test(String(f.message))).map((f) => String(f.message));
+    await bash(inA, "a1-again");
+    newLines();
+    expect(heldNotices(inA)).toHaveLength(1);
+    expect(heldNotices(inA)[0]).toContain("tama trust");
+    expect(heldNotices(inC)).toHaveLength(0);
 
     expect(tama.cli(["trust", a]).code).toBe(0);
     expect(tama.cli(["trust", b]).code).toBe(0);
