@@ -4,10 +4,10 @@
 // become several hook targets (an anchored edit of several files, a task batch),
 // and a write whose target cannot be named is refused rather than guessed.
 import { editTargetsOf, localRootOf, resolveTargetPath, type PathRoots } from "../tools/edit-targets.ts";
-import type { DispatchPayload, EventKind, ParsedEvent } from "../protocol/engine.ts";
+import type { DispatchPayload, ParsedEvent } from "../protocol/engine.ts";
 import { callKind, codeOf, shellCommandOf, shellEnvOf, toolKind, type DeclaredToolKinds } from "../tools/declaration.ts";
 import { readCode, shellLine } from "../tools/code-reading.ts";
-import type { HookInput } from "../protocol/hook-input.ts";
+import { HOOK_EVENT_NAMES, type HookInput } from "../protocol/hook-input.ts";
 
 export interface HookTarget {
   input: HookInput;
@@ -21,15 +21,6 @@ export interface HookTarget {
 
 export type HookTargetsResult = { ok: true; targets: HookTarget[] } | { ok: false; error: string };
 
-const HOOK_EVENT_NAMES: Record<EventKind, string> = {
-  session_start: "SessionStart",
-  user_prompt_submit: "UserPromptSubmit",
-  pre_tool_use: "PreToolUse",
-  post_tool_use: "PostToolUse",
-  stop: "Stop",
-  session_end: "SessionEnd",
-  before_provider_request: "BeforeProviderRequest",
-};
 
 /** One mapped call: what a hook sees as tool_name/tool_input, and how it is matched. */
 interface Mapped {

@@ -4,7 +4,7 @@
 // Bash's timeout). And the answer each harness reads back: Claude the canonical
 // decision with exit 2 on a block; Codex its minimal block response.
 import type { DispatchPayload, DispatchResult, EventKind, ParsedEvent } from "../protocol/engine.ts";
-import type { HookInput } from "../protocol/hook-input.ts";
+import { HOOK_EVENT_NAMES, type HookInput } from "../protocol/hook-input.ts";
 import { callKind, type DeclaredToolKinds } from "../tools/declaration.ts";
 import type { HookTargetsResult } from "./hook-input.ts";
 
@@ -20,15 +20,6 @@ export const CLAUDE_EVENTS: Readonly<Record<string, EventKind>> = {
   SessionEnd: "session_end",
 };
 
-const HOOK_EVENT_NAMES: Readonly<Record<EventKind, string>> = {
-  session_start: "SessionStart",
-  user_prompt_submit: "UserPromptSubmit",
-  pre_tool_use: "PreToolUse",
-  post_tool_use: "PostToolUse",
-  stop: "Stop",
-  session_end: "SessionEnd",
-  before_provider_request: "BeforeProviderRequest",
-};
 
 function record(value: unknown): Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};

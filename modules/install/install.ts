@@ -2,7 +2,6 @@
 // the default registry and the shell; take away exactly what install wrote.
 import { createHash } from "node:crypto";
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { defaultRegistry } from "../registry/default.ts";

@@ -1,5 +1,6 @@
 // The third wire vocabulary: what every hook reads on stdin. Claude Code's hook input
 // shape, so existing Claude Code hook scripts run unchanged; OMP's own call beside it.
+import type { EventKind } from "./engine.ts";
 
 /** A Claude-Code-shaped hook input, as every hook (built-in or command) receives it. */
 export type HookInput = {
@@ -18,4 +19,15 @@ export type HookInput = {
   /** A code-execution call: its code can write files no hook was shown. */
   unnamed_writes?: boolean;
   [key: string]: unknown;
+};
+
+/** Claude Code's name for each engine event (`hook_event_name`). */
+export const HOOK_EVENT_NAMES: Readonly<Record<EventKind, string>> = {
+  session_start: "SessionStart",
+  user_prompt_submit: "UserPromptSubmit",
+  pre_tool_use: "PreToolUse",
+  post_tool_use: "PostToolUse",
+  stop: "Stop",
+  session_end: "SessionEnd",
+  before_provider_request: "BeforeProviderRequest",
 };

@@ -1,7 +1,7 @@
 // Adoption in place inside a real OMP (Bun): a changed adapter really runs its new
 // code after /tama_reload_hook_runtime; a broken one is refused and the old one keeps gating.
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { useOmpFixture } from "../omp/fixture.ts";

@@ -2,7 +2,7 @@
 // command's answer shows at once, /tama_status is a short summary, and a person's
 // `!cmd` meets the same gates as the agent's bash.
 import { spawnSync } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { useOmpFixture } from "../omp/fixture.ts";
