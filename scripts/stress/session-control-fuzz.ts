@@ -140,6 +140,8 @@ export class FuzzConn {
   readonly open: Promise<void>;
   /** The HTTP refusal, when the upgrade was refused (status and body). */
   refused: { status: number; body: string } | undefined;
+  /** The kernel refused the connection before any byte was read (a full listen backlog): nothing was sent. */
+  backlogRefused: string | undefined;
   constructor(socket: string, onAnswer?: (answer: unknown) => void) {
     this.ws = new WebSocket("ws://session-control/", { createConnection: () => net.connect(socket), maxPayload: 16 * 1024 * 1024, perMessageDeflate: false });
     this.ws.on("message", (data) => {
@@ -153,7 +155,9 @@ export class FuzzConn {
       onAnswer?.(answer);
     });
     this.ws.on("close", (code, reason) => (this.closed = { code, reason: reason.toString() }));
-    this.ws.on("error", () => {});
+    this.ws.on("error", (error: NodeJS.ErrnoException) => {
+      if (this.refused === undefined && (error.code === "ECONNREFUSED" || error.code === "EAGAIN")) this.backlogRefused = error.code;
+    });
     this.open = new Promise((resolve, reject) => {
       this.ws.once("open", () => resolve());
       this.ws.once("unexpected-response", (_req, res) => {
