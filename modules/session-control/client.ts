@@ -61,7 +61,8 @@ function attempt(socket: string, request: ControlRequest, deadline: number): Pro
     ws.on("error", (error: NodeJS.ErrnoException) => {
       // Refused, reset or closed under the upgrade request's write (EPIPE) before the handshake
       // finished — a listener handing over drops its backlog: the request itself was never sent.
-      const retry = !opened && (error.code === "ENOENT" || error.code === "ECONNREFUSED" || error.code === "ECONNRESET" || error.code === "EPIPE");
+      // EAGAIN: a Unix socket's listen backlog is full (a thousand clients at once); nothing was sent either.
+      const retry = !opened && (error.code === "ENOENT" || error.code === "ECONNREFUSED" || error.code === "ECONNRESET" || error.code === "EPIPE" || error.code === "EAGAIN");
       finish({ done: false, kind: retry ? "retry" : "fatal", error: error.message });
     });
     ws.on("close", (code, reason) => finish({ done: false, kind: code === GOING_AWAY ? "retry" : "fatal", error: `the session closed the connection (${code}${reason.length ? `: ${reason.toString()}` : ""})` }));
