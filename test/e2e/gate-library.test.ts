@@ -52,3 +52,31 @@ describe("the default gate library in real OMP", () => {
     expect(await seen('CALL bash {"command":"echo harmless-ran"}')).toMatch(/harmless-ran/);
   });
 });
+
+describe("the gates that guard places and users, in real OMP", () => {
+  it("refuses a write outside the project, and block-sudo (off by default) once the registry turns it on", async () => {
+    const { server, env } = await omp.setup();
+    const tama = installTama(env);
+    const outside = path.join(env.home, "outside.txt");
+    const session = omp.rpc();
+    await session.ready();
+    const seen = async (call: string): Promise<string> => {
+      const before = server.requests.length;
+      await session.prompt(call);
+      return lastToolText(server.requests[before + 1]?.body);
+    };
+    expect(await seen(`CALL write {"path":"${outside}","content":"x"}`)).toMatch(/outside the project/);
+    expect(existsSync(outside)).toBe(false);
+    expect(await seen(`CALL bash {"command":"echo x > ${outside}"}`)).toMatch(/outside the project/);
+    expect(existsSync(outside)).toBe(false);
+    expect(await seen('CALL write {"path":"inside.txt","content":"in"}')).not.toMatch(/outside the project/);
+    expect(existsSync(path.join(env.cwd, "inside.txt"))).toBe(true);
+
+    const registry = tama.readRegistry();
+    delete registry.checksum;
+    registry.hooks.push({ id: "block-sudo", events: ["pre_tool_use"], tools: "shell", builtin: "block-sudo", failMode: "closed" });
+    tama.writeRegistry(registry);
+    expect(await seen('CALL bash {"command":"sudo -n true"}')).toMatch(/sudo runs the command as another user/);
+    expect(await seen('CALL bash {"command":"echo sudo-is-a-word"}')).toMatch(/sudo-is-a-word/);
+  });
+});
