@@ -54,9 +54,10 @@ export const denyWritesOutsideRepo = gateWithOptions<Options>({
     const toolName = input.tool_name ?? input.omp?.tool_name ?? "";
     const kind = input.omp?.kind ?? callKind(toolName, input.tool_input);
     const file = (input.tool_input as Record<string, unknown> | undefined)?.file_path;
+    const local = sessionLocal(input);
     if (kind === "write" || (typeof file === "string" && /^(Write|Edit|MultiEdit|NotebookEdit)$/.test(toolName))) {
       if (typeof file === "string") {
-        const problem = outside(file, input.cwd, new Map(), options, sessionLocal(input));
+        const problem = outside(file, input.cwd, new Map(), options, local);
         if (problem !== undefined) return { decision: "block", reason: `${toolName} would change ${problem}; ${instead}` };
       }
       return { decision: "pass" };
@@ -64,7 +65,7 @@ export const denyWritesOutsideRepo = gateWithOptions<Options>({
     const reason = walkCall(input, (run) => {
       const cwd = run.scope.cwd ?? input.cwd;
       for (const target of writeTargets(run.command, run.argv)) {
-        const problem = outside(target.word, cwd, run.env, options, sessionLocal(input));
+        const problem = outside(target.word, cwd, run.env, options, local);
         if (problem !== undefined) return `${run.program ?? "the command"} ${target.effect} ${problem}; ${instead}`;
       }
       return undefined;

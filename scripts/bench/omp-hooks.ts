@@ -9,7 +9,7 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { startModelServer, type RecordedRequest } from "../../test/omp/model-server.ts";
 import { makeOmpEnv } from "../../test/omp/omp-env.ts";
-import { startRpcSession } from "../../test/omp/rpc-session.ts";
+import { noopExtension, timedSession, type TimedSession } from "./omp-session.ts";
 import { fmtMs, median, writeExecutable, type Row } from "./support.ts";
 
 const ROUNDS = Number(process.env.TAMA_BENCH_OMP_ROUNDS ?? 10);
@@ -31,11 +31,6 @@ const HOOK_BODIES: Record<HookKind, string> = {
 
 /** An overhead with its sign: under load a difference of two medians can come out below zero. */
 const signed = (ms: number): string => (ms < 0 ? `−${fmtMs(-ms)}` : `+${fmtMs(ms)}`);
-
-interface Running {
-  prompt(i: number): Promise<number>;
-  close(): Promise<void>;
-}
 
 function bridge(file: string, hook: string, count: number, allAtOnce: boolean): string {
   writeFileSync(
@@ -60,7 +55,7 @@ export default function (pi) {
 }
 
 /** One OMP RPC session in the given configuration, with its own model server. */
-async function startMode(tamaBin: string, mode: Mode, kind: HookKind, count: number, thinkMs: number): Promise<Running> {
+async function startMode(tamaBin: string, mode: Mode, kind: HookKind, count: number, thinkMs: number): Promise<TimedSession> {
   const server = await startModelServer((req: RecordedRequest) =>
     req.turns.at(-1)?.role === "tool" ? { text: "ok" } : { toolCalls: [{ name: "bash", arguments: { command: "true" } }], delayMs: thinkMs },
   );
@@ -83,34 +78,13 @@ async function startMode(tamaBin: string, mode: Mode, kind: HookKind, count: num
     }
   }
   if (mode === "all-at-once" || mode === "sequential") extensions.push(bridge(path.join(env.scratch, "bridge.js"), hook, count, mode === "all-at-once"));
-  if (mode === "noop") {
-    const noop = path.join(env.scratch, "noop.js");
-    // OMP's own cost of an extension that listens where Tama does and does nothing.
-    writeFileSync(
-      noop,
-      `export default function (pi) { for (const e of ["session_start", "tool_call", "tool_result", "input", "before_agent_start", "before_provider_request", "session_stop", "session_shutdown"]) pi.on(e, () => undefined); }\n`,
-    );
-    extensions.push(noop);
-  }
-  const session = startRpcSession({ env: env.env, cwd: env.cwd, extensionPaths: extensions });
-  await session.ready(60_000);
-  return {
-    async prompt(i) {
-      const t = performance.now();
-      await session.prompt(`call ${i}`);
-      return performance.now() - t;
-    },
-    async close() {
-      await session.close();
-      await server.close();
-      env.cleanup();
-    },
-  };
+  if (mode === "noop") extensions.push(noopExtension(env.scratch));
+  return timedSession(server, env, extensions);
 }
 
 /** Every configuration's turn p50, measured side by side: one prompt each, in turn, per round. */
 async function sideBySide(tamaBin: string, modes: Mode[], kind: HookKind, count: number, rounds: number, thinkMs: number): Promise<Map<Mode, number>> {
-  const running = new Map<Mode, Running>();
+  const running = new Map<Mode, TimedSession>();
   const times = new Map<Mode, number[]>(modes.map((m) => [m, []]));
   const warm = 3;
   try {
@@ -119,7 +93,7 @@ async function sideBySide(tamaBin: string, modes: Mode[], kind: HookKind, count:
       // The order rotates so that no configuration always follows the same one.
       for (let j = 0; j < modes.length; j++) {
         const mode = modes[(i + j) % modes.length] as Mode;
-        const ms = await (running.get(mode) as Running).prompt(i);
+        const ms = await (running.get(mode) as TimedSession).prompt(i);
         if (i >= warm) times.get(mode)?.push(ms);
       }
     }

@@ -6,20 +6,15 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { startModelServer, type RecordedRequest } from "../../test/omp/model-server.ts";
 import { makeOmpEnv } from "../../test/omp/omp-env.ts";
-import { startRpcSession } from "../../test/omp/rpc-session.ts";
+import { noopExtension, timedSession, type TimedSession } from "./omp-session.ts";
 import { fmtMs, median, writeExecutable, type Row } from "./support.ts";
 
 const HOOKS = Number(process.env.TAMA_BENCH_OMP_HOOKS ?? 5);
 
 type Mode = "plain" | "tama" | "bridge" | "noop-all";
 
-interface Running {
-  prompt(i: number): Promise<number>;
-  close(): Promise<void>;
-}
-
 /** One OMP RPC session in the given configuration, with its own model server. */
-async function startMode(tamaBin: string, mode: Mode): Promise<Running> {
+async function startMode(tamaBin: string, mode: Mode): Promise<TimedSession> {
   const server = await startModelServer((req: RecordedRequest) =>
     req.turns.at(-1)?.role === "tool" ? { text: "ok" } : { toolCalls: [{ name: "bash", arguments: { command: "true" } }] },
   );
@@ -52,40 +47,19 @@ export default function (pi) {
     );
     extensions.push(bridge);
   }
-  if (mode === "noop-all") {
-    // OMP's own cost of an extension that listens where Tama does and does nothing
-    const noop = path.join(env.scratch, "noop.js");
-    writeFileSync(
-      noop,
-      `export default function (pi) { for (const e of ["session_start", "tool_call", "tool_result", "input", "before_agent_start", "before_provider_request", "session_stop", "session_shutdown"]) pi.on(e, () => undefined); }\n`,
-    );
-    extensions.push(noop);
-  }
-  const session = startRpcSession({ env: env.env, cwd: env.cwd, extensionPaths: extensions });
-  await session.ready(60_000);
-  return {
-    async prompt(i) {
-      const t = performance.now();
-      await session.prompt(`call ${i}`);
-      return performance.now() - t;
-    },
-    async close() {
-      await session.close();
-      await server.close();
-      env.cleanup();
-    },
-  };
+  if (mode === "noop-all") extensions.push(noopExtension(env.scratch));
+  return timedSession(server, env, extensions);
 }
 
 /** Every configuration's turn p50, measured side by side: one prompt each, in turn, per round. */
 async function sideBySide(tamaBin: string, modes: Mode[], rounds: number): Promise<Map<Mode, number>> {
-  const running = new Map<Mode, Running>();
+  const running = new Map<Mode, TimedSession>();
   const times = new Map<Mode, number[]>(modes.map((m) => [m, []]));
   try {
     for (const mode of modes) running.set(mode, await startMode(tamaBin, mode));
     for (let i = 0; i < rounds + 3; i++) {
       for (const mode of modes) {
-        const ms = await (running.get(mode) as Running).prompt(i);
+        const ms = await (running.get(mode) as TimedSession).prompt(i);
         if (i >= 3) times.get(mode)?.push(ms);
       }
     }

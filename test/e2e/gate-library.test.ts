@@ -5,10 +5,21 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { useOmpFixture } from "../omp/fixture.ts";
+import type { ModelServer } from "../omp/model-server.ts";
+import type { RpcSession } from "../omp/rpc-session.ts";
 import { lastToolText } from "../session-control/support.ts";
 import { installTama } from "./tama-omp.ts";
 
 const omp = useOmpFixture();
+
+/** What the model was sent after the tool call a prompt scripts. */
+function seenBy(session: RpcSession, server: ModelServer): (call: string) => Promise<string> {
+  return async (call) => {
+    const before = server.requests.length;
+    await session.prompt(call);
+    return lastToolText(server.requests[before + 1]?.body);
+  };
+}
 
 describe("the default gate library in real OMP", () => {
   it("refuses destructive deletes, force pushes, secret reads and pipe-to-shell; redacts secrets; names a loop", async () => {
@@ -22,12 +33,7 @@ describe("the default gate library in real OMP", () => {
     writeFileSync(path.join(env.cwd, ".git", "HEAD"), "ref: refs/heads/main\n");
     const session = omp.rpc();
     await session.ready();
-    /** What the model was sent after the tool call a prompt scripts. */
-    const seen = async (call: string): Promise<string> => {
-      const before = server.requests.length;
-      await session.prompt(call);
-      return lastToolText(server.requests[before + 1]?.body);
-    };
+    const seen = seenBy(session, server);
 
     expect(await seen(`CALL bash {"command":"rm -rf ${outside}"}`)).toMatch(/outside the project/);
     expect(existsSync(path.join(outside, "keep.txt"))).toBe(true);
@@ -60,11 +66,7 @@ describe("the gates that guard places and users, in real OMP", () => {
     const outside = path.join(env.home, "outside.txt");
     const session = omp.rpc();
     await session.ready();
-    const seen = async (call: string): Promise<string> => {
-      const before = server.requests.length;
-      await session.prompt(call);
-      return lastToolText(server.requests[before + 1]?.body);
-    };
+    const seen = seenBy(session, server);
     expect(await seen(`CALL write {"path":"${outside}","content":"x"}`)).toMatch(/outside the project/);
     expect(existsSync(outside)).toBe(false);
     expect(await seen(`CALL bash {"command":"echo x > ${outside}"}`)).toMatch(/outside the project/);

@@ -1,0 +1,38 @@
+// What the OMP benchmark scenarios share: the no-op extension (OMP's own cost of an
+// extension that listens where Tama does and does nothing) and one RPC session whose
+// prompts are timed end to end, closed with its model server and environment.
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import type { ModelServer } from "../../test/omp/model-server.ts";
+import type { OmpEnv } from "../../test/omp/omp-env.ts";
+import { startRpcSession } from "../../test/omp/rpc-session.ts";
+
+export interface TimedSession {
+  prompt(i: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+const TAMA_EVENTS = ["session_start", "tool_call", "tool_result", "input", "before_agent_start", "before_provider_request", "session_stop", "session_shutdown"];
+
+export function noopExtension(dir: string): string {
+  const file = path.join(dir, "noop.js");
+  writeFileSync(file, `export default function (pi) { for (const e of ${JSON.stringify(TAMA_EVENTS)}) pi.on(e, () => undefined); }\n`);
+  return file;
+}
+
+export async function timedSession(server: ModelServer, env: OmpEnv, extensionPaths: string[]): Promise<TimedSession> {
+  const session = startRpcSession({ env: env.env, cwd: env.cwd, extensionPaths });
+  await session.ready(60_000);
+  return {
+    async prompt(i) {
+      const t = performance.now();
+      await session.prompt(`call ${i}`);
+      return performance.now() - t;
+    },
+    async close() {
+      await session.close();
+      await server.close();
+      env.cleanup();
+    },
+  };
+}
