@@ -148,7 +148,10 @@ function expandWord(word: string, cwd: string, context: GateContext, commandEnv?
   const home = env.HOME || os.homedir();
   const vars: Record<string, string> = { HOME: home, TAMA_HOME: context.tamaHome, PWD: cwd, ...Object.fromEntries(commandEnv ?? []) };
   let text = word.replace(/^~(?=\/|$)/, home);
-  text = text.replace(/\$\{(\w+)\}|\$(\w+)/g, (whole, braced: string | undefined, plain: string | undefined) => vars[(braced ?? plain) as string] ?? whole);
+  // Twice: a script's own variable may hold another reference (`d=$TAMA_HOME`).
+  for (let pass = 0; pass < 2; pass++) {
+    text = text.replace(/\$\{(\w+)\}|\$(\w+)/g, (whole, braced: string | undefined, plain: string | undefined) => vars[(braced ?? plain) as string] ?? whole);
+  }
   if (/[$`]/.test(text)) return undefined;
   return text;
 }

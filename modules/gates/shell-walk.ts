@@ -33,8 +33,17 @@ export interface RunCommand {
 /** Visit every command `script` runs; the first reason a visitor gives ends the walk. */
 export function walkShell(script: string, scope: Scope, visit: (run: RunCommand) => string | undefined, depth = 0): string | undefined {
   if (depth > MAX_DEPTH) return undefined;
+  // Variables the script sets for itself (`d=$TAMA_HOME; cp x "$d/…"`, `export D=…`) reach the commands after them.
+  const shellVars = new Map(scope.env);
   for (const command of parseShell(script)) {
-    const env = new Map(scope.env);
+    if (command.argv.length === 0 || (command.argv[0] === "export" && command.argv.length > 1)) {
+      for (const { name, value } of command.assignments) shellVars.set(name, expandVars(value, shellVars));
+      for (const word of command.argv.slice(1)) {
+        const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(word);
+        if (match) shellVars.set(match[1] as string, expandVars(match[2] as string, shellVars));
+      }
+    }
+    const env = new Map(shellVars);
     for (const { name, value } of command.assignments) env.set(name, value);
     const { argv, scripts } = unwrap(command.argv, env);
     const inner: Scope = { ...scope, env };
@@ -47,6 +56,11 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
     if (reason !== undefined) return reason;
   }
   return undefined;
+}
+
+/** `$NAME`/`${NAME}` replaced where the script's own variables know it; other references stay as written. */
+export function expandVars(text: string, vars: ReadonlyMap<string, string>): string {
+  return text.replace(/\$\{(\w+)\}|\$(\w+)/g, (whole, braced: string | undefined, plain: string | undefined) => vars.get((braced ?? plain) as string) ?? whole);
 }
 
 /** Every command a call runs, for gates that look at each (the first reason wins; its prefix says where it came from). */

@@ -72,6 +72,8 @@ describe("self-protection refuses", () => {
     `sed -i 's/"enabled": true/"enabled": false/' ${registry}`,
     `sed -i.bak -e s/a/b/ ~/.tama/hooks/registry.json`,
     `echo '{}' > $TAMA_HOME/hooks/registry.json`,
+    `d=$TAMA_HOME; cp /dev/null "$d/hooks/registry.json"`,
+    `export R="\${TAMA_HOME}/hooks"; printf '{}' > $R/registry.json`,
     `echo x >> "\${TAMA_HOME}/hooks/registry.json"`,
     `cat /tmp/evil.json | tee ${registry}`,
     `cp /tmp/evil.json ${registry}`,
