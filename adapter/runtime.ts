@@ -11,6 +11,7 @@ import { tamaHome } from "../modules/system/paths.ts";
 import { EngineLifetime } from "./engine-lifetime.ts";
 import { parentOf, subagentsOf } from "./process-sessions.ts";
 import type { StatusView } from "./status-command.ts";
+import { TrustDialog } from "./trust-dialog.ts";
 
 export type FailMode = "closed" | "open";
 
@@ -45,6 +46,7 @@ export class AdapterRuntime {
   private failModeWarning: string | undefined;
   lastRefusal: string | undefined;
   private readonly heldTold = new Set<string>();
+  private readonly trustDialog: TrustDialog;
   /** The newest hooks that failed open (hook: reason), for /tama_status. */
   readonly failedOpen: string[] = [];
   private statusShown = "";
@@ -64,6 +66,11 @@ export class AdapterRuntime {
       this.failMode = "closed";
       this.failModeWarning = `TAMA_FAIL_MODE must be "open" or "closed", not ${JSON.stringify(mode)}; Tama refuses calls it cannot check`;
     }
+    this.trustDialog = new TrustDialog(
+      this.home,
+      (message, type) => this.notify(message, type),
+      (note, project) => this.logger.info({ project, note }, "trust dialog"),
+    );
     this.lifetime = new EngineLifetime(host, this.home, {
       onStderr: (line) => this.engineSaid(line),
       onStart: (state, restart) => this.engineStarted(state, restart),
@@ -140,6 +147,8 @@ export class AdapterRuntime {
     this.heldTold.add(key);
     const why = held.trust === "changed" ? `changed since it was trusted (${held.changes.join(", ")}); its tool calls are refused until then` : "not trusted yet";
     this.notify(`Tama holds ${held.hooks.length} hook(s) of ${held.project} (${held.hooks.join(", ")}): the project is ${why}. To run them, from your own terminal: ${held.command}`, "warning");
+    // In the TUI the person can also answer here; the handler does not wait for it.
+    this.trustDialog.offer(this.context, held, key);
   }
 
   notify(message: string, type: "info" | "warning" | "error" = "info"): void {

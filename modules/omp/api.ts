@@ -13,6 +13,8 @@ export interface OmpUi {
   notify(message: string, type?: "info" | "warning" | "error"): void;
   setStatus(key: string, text: string | undefined): void;
   confirm?(title: string, message: string): Promise<boolean>;
+  /** A choice only the person answers (interactive mode): the chosen label, or undefined when dismissed. */
+  select?(title: string, options: string[], dialogOptions?: { initialIndex?: number }): Promise<string | undefined>;
 }
 
 export interface OmpContext {

@@ -279,10 +279,17 @@ export class ProjectSources {
  * Record the person's trust in a project at its content now. Called by `tama trust`
  * and by a dialog the person answers (never on the agent's word).
  */
-export function trustProject(tamaHome: string, root: string): { file: string; read: ProjectRead } {
+export function trustProject(tamaHome: string, root: string, shown?: Manifest): { file: string; read: ProjectRead } | { changedSinceShown: true; read: ProjectRead } {
   const read = new ProjectSources(root, tamaHome, new FileDigests()).read();
+  // Consent covers what the person saw: content that changed since is not trusted.
+  if (shown !== undefined && !sameManifest(read.manifest, shown)) return { changedSinceShown: true, read };
   const file = writeTrust(tamaHome, { schema: 1, project: root, trustedAtMs: Date.now(), files: read.manifest });
   return { file, read };
+}
+
+function sameManifest(a: Manifest, b: Manifest): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && a[key] === b[key]);
 }
 
 /** Every project source (present or not) and every script they name, by digest. */

@@ -87,6 +87,8 @@ describe("project hooks in real OMP", () => {
     expect(heldNotices(inA)).toHaveLength(1);
     expect(heldNotices(inA)[0]).toContain("tama trust");
     expect(heldNotices(inC)).toHaveLength(0);
+    // The trust dialog is the TUI's alone: over RPC the other end may be a program.
+    expect(inA.events.filter((f) => f.type === "extension_ui_request" && (f.method === "select" || f.method === "confirm"))).toEqual([]);
 
     expect(tama.cli(["trust", a]).code).toBe(0);
     expect(tama.cli(["trust", b]).code).toBe(0);

@@ -15,9 +15,22 @@ export interface TuiSession {
   screen(): string;
   /** Type text and press Enter. */
   submit(text: string): void;
+  /** Press keys by tmux's names (Down, Enter, Escape). */
+  press(...keys: string[]): void;
   /** Wait until the screen matches; returns it. */
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<string>;
   close(): void;
+}
+
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export function startTui(env: OmpEnv): TuiSession {
@@ -33,6 +46,9 @@ export function startTui(env: OmpEnv): TuiSession {
       tmux(["send-keys", "-t", "omp", "-l", text]);
       tmux(["send-keys", "-t", "omp", "Enter"]);
     },
+    press(...keys) {
+      for (const key of keys) tmux(["send-keys", "-t", "omp", key]);
+    },
     async waitFor(pattern, timeoutMs = 30_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
@@ -43,11 +59,17 @@ export function startTui(env: OmpEnv): TuiSession {
       }
     },
     close() {
+      let pid: number | undefined;
       try {
+        pid = Number(tmux(["display-message", "-p", "-t", "omp", "#{pane_pid}"]).trim());
         tmux(["kill-server"]);
       } catch {
         // already gone
       }
+      // OMP (and the engine it started) still write their files for a moment: the
+      // scratch dir is removed after they are gone.
+      const deadline = Date.now() + 10_000;
+      while (pid !== undefined && pid > 0 && alive(pid) && Date.now() < deadline) Atomics.wait(PAUSE, 0, 0, 50);
     },
   };
 }

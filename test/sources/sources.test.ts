@@ -187,6 +187,12 @@ describe("one dispatch's hooks", () => {
     expect(gone.refusal).toContain(".claude/settings.json (gone)");
     // Revoked: held, with no refusal.
     removeTrust(tamaHome, a);
+    // Consent covers what the person was shown: content changed since is not recorded.
+    const shown = trustNow(a).read.manifest;
+    removeTrust(tamaHome, a);
+    write(path.join(a, ".claude", "settings.json"), claudeSettings("python3 .claude/hooks/check.py"));
+    expect(trustProject(tamaHome, a, shown)).toMatchObject({ changedSinceShown: true });
+    expect((await refresh(a)).project?.trust).toBe("untrusted");
     const revoked = await refresh(a);
     expect(revoked.refusal).toBeUndefined();
   });
