@@ -329,7 +329,7 @@ export class HookSources {
     const key = cwd ?? "";
     let pending = this.sameTurn.get(key);
     if (pending === undefined) {
-      pending = this.options.registry.refresh().then((registry) => this.select(registry, cwd));
+      pending = this.options.registry.refresh().then((registry) => this.selectFrom(registry, cwd));
       this.sameTurn.set(key, pending);
       if (this.sameTurn.size === 1) {
         setImmediate(() => {
@@ -350,7 +350,8 @@ export class HookSources {
     return project;
   }
 
-  private select(registry: RefreshOutcome, cwd: string | undefined): SourcesOutcome {
+  /** The hooks of a dispatch in cwd under this registry outcome (the live view asks it too, without dispatching). */
+  selectFrom(registry: RefreshOutcome, cwd: string | undefined): SourcesOutcome {
     if (!registry.ok || registry.generation === undefined) {
       return { ok: false, error: registry.ok ? "no hook registry is loaded" : registry.error, generation: registry.generation };
     }

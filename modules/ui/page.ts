@@ -93,12 +93,20 @@ function fillSelect(id, key, values) {
 
 function renderSessions(v) {
   $("sessions-problem").textContent = v.sessionsProblem || "";
-  table("sessions", ["session", "OMP pid", "cwd", "adapter", "engine", "release", "gates loaded"], v.sessions.map((s) =>
+  table("sessions", ["session", "OMP pid", "cwd", "adapter", "engine", "release", "gates loaded", "project hooks"], v.sessions.map((s) =>
     el("tr", { "data-testid": "session-row" },
       el("td", { class: "mono" }, short(s.session, 24)), el("td", { class: "mono" }, s.ompPid), el("td", { class: "mono wrap" }, s.cwd),
       el("td", { class: "mono" }, s.adapterDigest ? s.adapterDigest.slice(0, 12) : "—"), el("td", { class: "mono" }, s.enginePid ?? "none yet"),
       el("td", { class: "mono" }, s.releaseId ?? "—"),
-      el("td", { class: "wrap" }, s.gates ? s.gates.length + ": " + s.gates.join(", ") : s.catalogChecksum ? "another catalog (" + s.catalogChecksum.slice(0, 12) + ")" : "—"))), "no live OMP session");
+      el("td", { class: "wrap" }, s.gates ? s.gates.length + ": " + s.gates.join(", ") : s.catalogChecksum ? "another catalog (" + s.catalogChecksum.slice(0, 12) + ")" : "—"),
+      el("td", { class: "wrap", "data-testid": "project-hooks" }, projectHooksText(s.project)))), "no live OMP session");
+}
+
+function projectHooksText(p) {
+  if (!p) return "—";
+  if (p.trust === "trusted") return "trusted, run";
+  const why = p.trust === "changed" ? "changed since trusted (" + p.changes.join(", ") + "), calls refused" : "not trusted";
+  return p.held.length + " held: " + why + " · tama trust " + p.root;
 }
 
 function renderActivity(v) {

@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { WebSocketServer, type WebSocket } from "ws";
 import type { TamaPaths } from "../system/paths.ts";
 import { pageHtml } from "./page.ts";
-import { cachedActivityReader, snapshot, type Snapshot } from "./snapshot.ts";
+import { cachedActivityReader, ProjectReader, snapshot, type Snapshot } from "./snapshot.ts";
 
 /** The only address served: the view is for this machine's user alone. */
 export const UI_HOST = "127.0.0.1";
@@ -64,7 +64,8 @@ function refuse(response: ServerResponse, status: number, text: string): void {
 export async function startUiServer(options: UiOptions): Promise<UiServer> {
   const token = options.token ?? randomBytes(24).toString("hex");
   const readFile = cachedActivityReader();
-  const view = (): Snapshot => snapshot(options.paths, Date.now(), readFile);
+  const projects = new ProjectReader(options.paths);
+  const view = (): Snapshot => snapshot(options.paths, Date.now(), readFile, projects);
   let port = options.port;
 
   const server: Server = createServer((request, response) => {

@@ -6,7 +6,9 @@ import { readActivity, readActivityFile, type ActivityRead, type ActivityRecord 
 import { readAbandonmentRecords } from "../engine/abandonments.ts";
 import { readRecords } from "../engine/running-records.ts";
 import type { Abandonment } from "../protocol/engine.ts";
-import { parseRegistry } from "../registry/registry.ts";
+import os from "node:os";
+import { catalogOf, parseRegistry, RegistryStore, type RefreshOutcome } from "../registry/registry.ts";
+import { HookSources } from "../sources/sources.ts";
 import { listRecords, sessionsDirProblem } from "../session-control/records.ts";
 import type { TamaPaths } from "../system/paths.ts";
 
@@ -24,6 +26,8 @@ export interface SessionView {
   startedAtMs: number;
   /** The registry's enabled hooks when the session's engine loaded this very catalog, else null. */
   gates: string[] | null;
+  /** The session's project and its hooks as the engine would run them now; null outside a project with hook sources. */
+  project: { root: string; trust: "trusted" | "untrusted" | "changed"; held: string[]; changes: string[] } | null;
 }
 
 export interface RunningView {
@@ -85,9 +89,34 @@ export function latencyByHook(records: readonly ActivityRecord[], points = 120):
     .sort((a, b) => a.hook.localeCompare(b.hook));
 }
 
-export function snapshot(paths: TamaPaths, now = Date.now(), readFile: (file: string) => ActivityRead = readActivityFile): Snapshot {
+/**
+ * The sessions' projects, read by the engine's own rules (discovery, Claude sources,
+ * trust), so the page says what the session's next event would hold. One per view:
+ * unchanged sources and scripts are not read again.
+ */
+export class ProjectReader {
+  private readonly sources: HookSources;
+
+  constructor(paths: TamaPaths, home = os.homedir()) {
+    this.sources = new HookSources({ registry: new RegistryStore(paths.registry), tamaHome: paths.home, home });
+  }
+
+  projectOf(registry: RefreshOutcome | undefined, cwd: string): SessionView["project"] {
+    if (registry === undefined) return null;
+    const outcome = this.sources.selectFrom(registry, cwd);
+    const project = outcome.ok ? outcome.project : undefined;
+    return project === undefined ? null : { root: project.root, trust: project.trust, held: project.held, changes: project.changes };
+  }
+}
+
+export function snapshot(
+  paths: TamaPaths,
+  now = Date.now(),
+  readFile: (file: string) => ActivityRead = readActivityFile,
+  projects: ProjectReader = new ProjectReader(paths),
+): Snapshot {
   const unread: { file: string; error: string }[] = [];
-  const registry = readRegistryView(paths.registry);
+  const { view: registry, outcome } = readRegistryView(paths.registry);
 
   const sessionsProblem = sessionsDirProblem(paths.home, paths.sessions, false);
   const sessions: SessionView[] = [];
@@ -112,6 +141,7 @@ export function snapshot(paths: TamaPaths, now = Date.now(), readFile: (file: st
           registry.checksum !== null && r.engineGeneration?.catalogChecksum === registry.checksum
             ? registry.hooks.filter((h) => h.enabled).map((h) => h.id)
             : null,
+        project: projects.projectOf(outcome, r.cwd),
       });
     }
     const records = readRecords(paths.running);
@@ -154,16 +184,20 @@ export function snapshot(paths: TamaPaths, now = Date.now(), readFile: (file: st
   };
 }
 
-function readRegistryView(file: string): Snapshot["registry"] {
+function readRegistryView(file: string): { view: Snapshot["registry"]; outcome?: RefreshOutcome } {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
   } catch (error) {
-    return { hooks: [], checksum: null, error: (error as Error).message };
+    return { view: { hooks: [], checksum: null, error: (error as Error).message } };
   }
   const parsed = parseRegistry(text, file);
-  if (!parsed.ok) return { hooks: [], checksum: null, error: parsed.error };
-  return { hooks: parsed.file.hooks.map((h) => ({ id: h.id, enabled: h.enabled })), checksum: parsed.checksum, error: null };
+  if (!parsed.ok) return { view: { hooks: [], checksum: null, error: parsed.error } };
+  const generation = { number: 0, file: parsed.file, catalog: catalogOf(parsed.file), checksum: parsed.checksum, releaseId: parsed.file.release?.id ?? null, loadedAtMs: 0 };
+  return {
+    view: { hooks: parsed.file.hooks.map((h) => ({ id: h.id, enabled: h.enabled })), checksum: parsed.checksum, error: null },
+    outcome: { ok: true, generation, changed: false },
+  };
 }
 
 /** A file reader that parses a file again only when its size or time changed (the view refreshes often). */

@@ -2,7 +2,7 @@
 // a real OMP session: a refusal and a pass show up live with the right counts; the
 // server answers 403 without its token and listens on 127.0.0.1 only.
 import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
@@ -136,6 +136,10 @@ describe.skipIf(!haveChromium)("tama ui in a real browser", () => {
     await page.goto(url);
     await page.locator("#live.on").waitFor();
 
+    // The session's cwd is a repository whose own hooks are not trusted: the page says they are held.
+    mkdirSync(path.join(env.cwd, ".git"), { recursive: true });
+    mkdirSync(path.join(env.cwd, ".tama"), { recursive: true });
+    writeFileSync(path.join(env.cwd, ".tama", "hooks.json"), JSON.stringify({ schema: 1, hooks: [{ id: "lint", events: ["post_tool_use"], command: ["true"] }] }));
     const session = omp.rpc();
     await session.ready();
     // The live session appears without a reload, with its cwd and the gates its engine loaded.
@@ -145,6 +149,7 @@ describe.skipIf(!haveChromium)("tama ui in a real browser", () => {
     expect(enabled).toContain("block-git-hook-bypass");
     await expect.poll(() => sessionRow.textContent(), { timeout: 60_000 }).toContain(`${enabled.length}: ${enabled.join(", ")}`);
     expect(await sessionRow.textContent()).toContain(env.cwd);
+    expect(await sessionRow.locator("[data-testid=project-hooks]").textContent()).toBe(`1 held: not trusted · tama trust ${env.cwd}`);
 
     await session.prompt('CALL bash {"command":"git commit --no-verify -m x"}');
     const blockRow = page.locator('[data-testid=activity-row][data-outcome=block][data-event="pre_tool_use:bash"]');

@@ -1,11 +1,13 @@
 // What `tama ui` reads from $TAMA_HOME: the quantiles it shows, the session view (never
-// the control key), hooks left by an engine that is gone, each session's last abandonment.
+// the control key), its project's held hooks, hooks left by an engine that is gone, each
+// session's last abandonment.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ActivityRecord } from "../../modules/engine/activity.ts";
 import { parseRegistry } from "../../modules/registry/registry.ts";
+import { trustProject } from "../../modules/sources/sources.ts";
 import { tamaPaths } from "../../modules/system/paths.ts";
 import { latencyByHook, quantile, snapshot } from "../../modules/ui/snapshot.ts";
 
@@ -63,6 +65,12 @@ describe("the snapshot", () => {
     const parsed = parseRegistry(registryText, paths.registry);
     if (!parsed.ok) throw new Error(parsed.error);
     mkdirSync(paths.running, { recursive: true, mode: 0o700 });
+    // The session's cwd is in a repository with its own hooks, never trusted.
+    const project = path.join(dir, "repo");
+    mkdirSync(path.join(project, ".git"), { recursive: true });
+    mkdirSync(path.join(project, ".tama"), { recursive: true });
+    writeFileSync(path.join(project, ".tama", "hooks.json"), JSON.stringify({ schema: 1, hooks: [{ id: "lint", events: ["pre_tool_use"], command: ["true"] }] }));
+    mkdirSync(path.join(project, "src"));
     const key = "ab".repeat(32);
     const record = {
       schema: 1,
@@ -72,7 +80,7 @@ describe("the snapshot", () => {
       enginePid: 4321,
       startedAtMs: 1,
       publishedAtMs: 2,
-      cwd: "/some/project",
+      cwd: path.join(project, "src"),
       adapterDigest: "cd".repeat(32),
       adapterReloadSupported: true,
       socket: path.join(paths.sessions, "s-live.sock"),
@@ -96,13 +104,14 @@ describe("the snapshot", () => {
       {
         session: "s-live",
         ompPid: process.pid,
-        cwd: "/some/project",
+        cwd: path.join(project, "src"),
         adapterDigest: "cd".repeat(32),
         enginePid: 4321,
         releaseId: "r9",
         catalogChecksum: parsed.checksum,
         startedAtMs: 1,
         gates: ["on"],
+        project: { root: project, trust: "untrusted", held: ["project:lint"], changes: [] },
       },
     ]);
     expect(JSON.stringify(view)).not.toContain(key);
@@ -110,6 +119,10 @@ describe("the snapshot", () => {
     expect(view.abandonments.map((a) => a.hooks[0]!.hook)).toEqual(["newer"]);
     expect(view.activity).toEqual([]);
     expect(view.slowest).toBeNull();
+
+    // Trusted at this content: nothing held.
+    trustProject(home, project);
+    expect(snapshot(paths, 5000).sessions[0]!.project).toEqual({ root: project, trust: "trusted", held: [], changes: [] });
 
     // A registry changed since the engine loaded its catalog: the gates are not guessed.
     writeFileSync(paths.registry, JSON.stringify({ schema: 1, hooks: [] }));
