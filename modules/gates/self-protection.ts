@@ -197,17 +197,6 @@ function tamaRefusal(verb: string): string {
 // ---------------------------------------------------------------------------
 // The shell.
 
-const INTERPRETER_CODE_OPTIONS: Readonly<Record<string, readonly string[]>> = {
-  python: ["-c"],
-  python3: ["-c"],
-  node: ["-e", "--eval", "-p", "--print"],
-  nodejs: ["-e", "--eval", "-p", "--print"],
-  bun: ["-e", "--eval", "-p", "--print"],
-  deno: ["eval"],
-  perl: ["-e", "-E"],
-  ruby: ["-e"],
-  php: ["-r"],
-};
 const SCRIPT_RUNNERS = new Set(["node", "nodejs", "bun", "deno", "sh", "bash", "zsh", "dash"]);
 const PACKAGE_RUNNERS = new Set(["npx", "bunx", "pnpx"]);
 

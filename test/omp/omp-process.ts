@@ -1,7 +1,6 @@
 // Spawning `omp` in its own process group, so a hung OMP and anything it started (bash tool
 // children, bun workers) can be ended together by group id, and never by name.
 import { type ChildProcess, spawn } from "node:child_process";
-import path from "node:path";
 import { FAKE_MODEL, ompBin } from "./omp-env.ts";
 
 export { OMP_VERSIONS, ompBin } from "./omp-env.ts";

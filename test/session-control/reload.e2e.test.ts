@@ -2,7 +2,7 @@
 // adapter, the session behaves like it, the new adapter serves the next connection;
 // ten concurrent requests share one adoption; a broken adapter is refused and the
 // old one keeps its published digest and keeps gating.
-import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ReloadReceipt } from "../../modules/protocol/session-control.ts";
