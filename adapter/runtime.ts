@@ -6,7 +6,7 @@ import { digestFromUrl, type AdapterHost } from "../modules/omp/adapter-contract
 import type { AnswerCode, ClientAnswer, EngineClient } from "../modules/engine/client.ts";
 import { fileLogger, type Logger } from "../modules/system/log.ts";
 import type { OmpContext } from "../modules/omp/api.ts";
-import { DispatchResult, type EngineState } from "../modules/protocol/engine.ts";
+import { DispatchResult, heldNotice, type EngineState } from "../modules/protocol/engine.ts";
 import { tamaHome } from "../modules/system/paths.ts";
 import { EngineLifetime } from "./engine-lifetime.ts";
 import { parentOf, subagentsOf } from "./process-sessions.ts";
@@ -145,8 +145,7 @@ export class AdapterRuntime {
     const key = `${held.project}\u0000${held.trust}\u0000${held.changes.join("\u0000")}`;
     if (this.heldTold.has(key)) return;
     this.heldTold.add(key);
-    const why = held.trust === "changed" ? `changed since it was trusted (${held.changes.join(", ")}); its tool calls are refused until then` : "not trusted yet";
-    this.notify(`Tama holds ${held.hooks.length} hook(s) of ${held.project} (${held.hooks.join(", ")}): the project is ${why}. To run them, from your own terminal: ${held.command}`, "warning");
+    this.notify(heldNotice(held), "warning");
     // In the TUI the person can also answer here; the handler does not wait for it.
     this.trustDialog.offer(this.context, held, key);
   }

@@ -3,7 +3,7 @@
 // would read `file_path` as a missing `path`, drop fields OMP does not have and rescale
 // Bash's timeout). And the answer each harness reads back: Claude the canonical
 // decision with exit 2 on a block; Codex its minimal block response.
-import type { DispatchPayload, DispatchResult, EventKind, ParsedEvent } from "../protocol/engine.ts";
+import { heldNotice, type DispatchPayload, type DispatchResult, type EventKind, type ParsedEvent } from "../protocol/engine.ts";
 import { HOOK_EVENT_NAMES, type HookInput } from "../protocol/hook-input.ts";
 import { callKind, type DeclaredToolKinds } from "../tools/declaration.ts";
 import type { HookTargetsResult } from "./hook-input.ts";
@@ -75,7 +75,8 @@ const CONTEXT_EVENTS = new Set(["SessionStart", "UserPromptSubmit", "PreToolUse"
  * stderr (which Claude gives the model), exit 2. Otherwise Claude's own JSON: an ask
  * before a tool is `permissionDecision: "ask"` (Claude asks the person rather than
  * refusing); a rewrite is `updatedInput`; a pass's context is `additionalContext`
- * (plain stdout on a tool event reaches nobody); a hook's continue:false is passed on.
+ * (plain stdout on a tool event reaches nobody); a hook's continue:false is passed on;
+ * held project hooks are a `systemMessage` for the person at SessionStart.
  */
 export function claudeAnswer(result: DispatchResult, hookEventName: string): HarnessAnswer {
   const notes = result.failedOpen.map((failed) => `tama: ${failed.reason}\n`).join("");
@@ -93,6 +94,9 @@ export function claudeAnswer(result: DispatchResult, hookEventName: string): Har
   if (result.additionalContext !== undefined && CONTEXT_EVENTS.has(hookEventName)) specific.additionalContext = result.additionalContext;
   const output: Record<string, unknown> = {
     ...(result.stopReason !== undefined ? { continue: false, stopReason: result.stopReason } : {}),
+    // Held project hooks are the person's to trust, so the person is told, once a session (OMP
+    // tells its session once too); the model is not. A changed project's refusals say it again.
+    ...(result.held !== undefined && hookEventName === "SessionStart" ? { systemMessage: heldNotice(result.held) } : {}),
     ...(Object.keys(specific).length > 0 ? { hookSpecificOutput: { hookEventName, ...specific } } : {}),
   };
   return { stdout: Object.keys(output).length > 0 ? `${JSON.stringify(output)}\n` : "", stderr: notes, code: 0 };

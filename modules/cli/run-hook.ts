@@ -25,11 +25,13 @@ function stderrLine(line: string): void {
   }
 }
 
-function makeEngine(paths: TamaPaths, component: string, asSent = false): Engine {
+function makeEngine(paths: TamaPaths, component: string, harness?: "claude" | "codex"): Engine {
   process.stderr.on("error", () => {});
   return new Engine({
     // One-event harnesses send hook input already: it reaches the hooks as it is.
-    ...(asSent ? { hookTargets: asSentHookTargets } : {}),
+    ...(harness !== undefined ? { hookTargets: asSentHookTargets } : {}),
+    // Claude Code runs the hooks of its own settings files itself; Tama adds its registry and .tama/hooks.json.
+    ...(harness === "claude" ? { harnessRunsClaudeSettings: true } : {}),
     paths,
     stderr: stderrLine,
     // The engine keeps answering without its log; its caller hears why once.
@@ -125,7 +127,7 @@ async function oneEvent(paths: TamaPaths, positionals: string[], providerFlag: s
 
   let engine: Engine;
   try {
-    engine = makeEngine(paths, "run-hook", true);
+    engine = makeEngine(paths, "run-hook", settings.provider);
   } catch (error) {
     return fail((error as Error).message);
   }

@@ -39,6 +39,8 @@ export interface EngineOptions {
    * (the default); a one-event harness that already sends hook input passes it as it is.
    */
   hookTargets?: HookTargetsOf;
+  /** Claude Code is the harness: it runs its settings files' hooks itself (see HookSources). */
+  harnessRunsClaudeSettings?: boolean;
 }
 
 export type { Outcome };
@@ -63,7 +65,12 @@ export class Engine {
 
   constructor(private readonly options: EngineOptions) {
     this.store = new RegistryStore(options.paths.registry);
-    this.sources = new HookSources({ registry: this.store, tamaHome: options.paths.home, home: options.env.HOME || os.homedir() });
+    this.sources = new HookSources({
+      registry: this.store,
+      tamaHome: options.paths.home,
+      home: options.env.HOME || os.homedir(),
+      ...(options.harnessRunsClaudeSettings === true ? { harnessRunsClaudeSettings: true } : {}),
+    });
     this.homeTag = createHash("sha256").update(options.paths.home).digest("hex").slice(0, 12);
     this.hookRunPrefix = hookRunPrefix(this.homeTag);
     this.abandonments = new Abandonments(options.paths.sessions, options.stderr, options.logger);

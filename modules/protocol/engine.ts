@@ -155,6 +155,12 @@ export const HeldProject = z.object({
 });
 export type HeldProject = z.infer<typeof HeldProject>;
 
+/** What the person is told about a held project, in every harness: which hooks, why, and the command that trusts them. */
+export function heldNotice(held: HeldProject): string {
+  const why = held.trust === "changed" ? `changed since it was trusted (${held.changes.join(", ")}); its tool calls are refused until then` : "not trusted yet";
+  return `Tama holds ${held.hooks.length} hook(s) of ${held.project} (${held.hooks.join(", ")}): the project is ${why}. To run them, from your own terminal: ${held.command}`;
+}
+
 /** A hook source that does not load: none of its hooks ran, the other sources did. */
 export const BrokenSource = z.object({ source: z.string(), file: z.string(), error: z.string() });
 export type BrokenSource = z.infer<typeof BrokenSource>;

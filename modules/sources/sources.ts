@@ -305,6 +305,11 @@ export interface HookSourcesOptions {
   tamaHome: string;
   /** The user's home: ~/.claude/settings.json, and where project discovery stops. */
   home: string;
+  /**
+   * The harness is Claude Code, which runs its own settings files' hooks itself: read
+   * them here too and every such hook would run twice.
+   */
+  harnessRunsClaudeSettings?: boolean;
 }
 
 /**
@@ -356,7 +361,7 @@ export class HookSources {
       return { ok: false, error: registry.ok ? "no hook registry is loaded" : registry.error, generation: registry.generation };
     }
     const generation = registry.generation;
-    const claude = generation.file.readClaudeSettings === true;
+    const claude = generation.file.readClaudeSettings === true && this.options.harnessRunsClaudeSettings !== true;
     const origin: HookOrigin = { label: "registry", file: this.options.registry.path };
     const userClaude = claude ? [this.userClaude.read()] : [];
     const found: Project | undefined = cwd !== undefined ? findProject(cwd, this.options.home) : undefined;

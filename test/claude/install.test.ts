@@ -3,7 +3,7 @@
 // Each scenario is one row; a new Claude Code release is checked by changing the pinned
 // version.
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startModelServer, type ModelServer, type ToolCallSpec } from "../omp/model-server.ts";
@@ -44,7 +44,11 @@ interface Row {
   calls: ToolCallSpec[];
   /** Registry hooks added after the recorder, before the built-in gates. */
   hooks?: (tama: TestHome) => Record<string, unknown>[];
-  setup?: (claude: ClaudeHome) => void;
+  /** Registry settings besides the hooks. */
+  registry?: Record<string, unknown>;
+  setup?: (claude: ClaudeHome, tama: TestHome) => void;
+  /** Events no hook of Tama's sees in this scenario (a changed project's call is refused before any runs). */
+  unseen?: string[];
   /** modelSaw: the text of every turn of the last model request. */
   check: (run: ClaudeRun, claude: ClaudeHome, modelSaw: string) => void;
 }
@@ -54,6 +58,40 @@ const only = (run: ClaudeRun) => {
   expect(results).toHaveLength(1);
   return results[0] as { text: string; isError: boolean };
 };
+
+/**
+ * A project's own hooks, as a repository keeps them. Tama's in `.tama/hooks.json`: a
+ * script that records what it got and refuses any Bash call naming "forbidden". Claude
+ * Code's in `.claude/settings.json`: a recorder, which Claude Code runs itself.
+ */
+function writeProject(claude: ClaudeHome): void {
+  mkdirSync(path.join(claude.project, ".tama"), { recursive: true });
+  writeFileSync(path.join(claude.project, ".tama/refuse.sh"), refuseScript(claude, "the project refuses forbidden"), { mode: 0o755 });
+  const hook = { id: "refuse-forbidden", events: ["pre_tool_use"], tools: ["Bash"], failMode: "closed", command: [".tama/refuse.sh"] };
+  writeFileSync(path.join(claude.project, ".tama/hooks.json"), JSON.stringify({ schema: 1, hooks: [hook] }, null, 2));
+  mkdirSync(path.join(claude.project, ".claude"), { recursive: true });
+  const own = `RECORD_FILE='${path.join(claude.dir, "claude-project.jsonl")}' '${RECORD}'`;
+  writeFileSync(path.join(claude.project, ".claude/settings.json"), JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: own }] }] } }));
+}
+
+function refuseScript(claude: ClaudeHome, reason: string): string {
+  return `#!/bin/sh\ninput=$(cat)\nprintf '%s\\n' "$input" >> '${path.join(claude.dir, "project-hook.jsonl")}'\ncase "$input" in *forbidden*) echo '${reason}' >&2; exit 2;; esac\n`;
+}
+
+/** The project's Tama hook's inputs, and Claude Code's own project hook's. */
+const projectHookRan = (claude: ClaudeHome) => records(path.join(claude.dir, "project-hook.jsonl"));
+const claudeProjectHookRan = (claude: ClaudeHome) => records(path.join(claude.dir, "claude-project.jsonl"));
+
+const trust = (claude: ClaudeHome, home: TestHome) => {
+  const trusted = tama(home, ["trust", claude.project]);
+  expect(trusted.code, trusted.stderr).toBe(0);
+};
+
+/** What Tama's SessionStart entry answered Claude Code (a systemMessage is for the person). */
+const sessionStartAnswers = (run: ClaudeRun) =>
+  run.events
+    .filter((e) => e.subtype === "hook_response" && e.hook_event === "SessionStart" && String(e.stdout).length > 0)
+    .map((e) => JSON.parse(String(e.stdout)) as Record<string, unknown>);
 
 const ROWS: Row[] = [
   {
@@ -160,6 +198,53 @@ const ROWS: Row[] = [
       expect(modelSaw).not.toContain("Resolving dependencies");
     },
   },
+  {
+    name: "a project hook is held until the project is trusted, and the person is told",
+    calls: [{ name: "Bash", arguments: { command: "echo forbidden" } }],
+    registry: { readClaudeSettings: true },
+    setup: (claude) => writeProject(claude),
+    check: (run, claude, modelSaw) => {
+      expect(only(run)).toMatchObject({ text: "forbidden", isError: false });
+      expect(projectHookRan(claude)).toEqual([]);
+      const told = sessionStartAnswers(run).map((a) => a.systemMessage);
+      expect(told).toEqual([`Tama holds 1 hook(s) of ${claude.project} (project:refuse-forbidden): the project is not trusted yet. To run them, from your own terminal: tama trust ${claude.project}`]);
+      expect(modelSaw).not.toContain("Tama holds");
+      // Claude Code runs its own project settings' hooks itself, trusted or not; Tama leaves them to it.
+      expect(claudeProjectHookRan(claude)).toHaveLength(1);
+    },
+  },
+  {
+    name: "a trusted project's hook runs, and Claude's own project hook runs once",
+    calls: [{ name: "Bash", arguments: { command: "echo forbidden" } }],
+    registry: { readClaudeSettings: true },
+    setup: (claude, home) => {
+      writeProject(claude);
+      trust(claude, home);
+    },
+    check: (run, claude) => {
+      expect(only(run)).toMatchObject({ isError: true, text: expect.stringContaining("the project refuses forbidden") });
+      expect(projectHookRan(claude).map((r) => [r.hook_event_name, r.tool_name])).toEqual([["PreToolUse", "Bash"]]);
+      expect(claudeProjectHookRan(claude)).toHaveLength(1);
+      expect(sessionStartAnswers(run)).toEqual([]);
+    },
+  },
+  {
+    name: "a trusted project whose hook script changed refuses its calls with the command that re-trusts",
+    calls: [{ name: "Bash", arguments: { command: "echo harmless" } }],
+    unseen: ["PreToolUse"],
+    setup: (claude, home) => {
+      writeProject(claude);
+      trust(claude, home);
+      writeFileSync(path.join(claude.project, ".tama/refuse.sh"), refuseScript(claude, "changed after trust"));
+    },
+    check: (run, claude) => {
+      const result = only(run);
+      expect(result).toMatchObject({ isError: true, text: expect.stringContaining(`the hooks of project ${claude.project} changed after they were trusted (.tama/refuse.sh (changed))`) });
+      expect(result.text).toContain(`runs \`tama trust ${claude.project}\``);
+      expect(projectHookRan(claude)).toEqual([]);
+      expect(sessionStartAnswers(run).map((a) => a.systemMessage)).toEqual([expect.stringContaining("changed since it was trusted (.tama/refuse.sh (changed))")]);
+    },
+  },
 ];
 
 let server: ModelServer;
@@ -186,7 +271,7 @@ describe(`Claude Code ${CLAUDE_VERSION} with tama install --claude`, () => {
       const claude = makeClaudeHome();
       try {
         spawnSync("git", ["init", "-q"], { cwd: claude.project });
-        row.setup?.(claude);
+        row.setup?.(claude, home);
         const direct = path.join(claude.dir, "direct.jsonl");
         const viaTama = path.join(claude.dir, "via-tama.jsonl");
         // Claude's own hook beside Tama's entries: what Claude sent, to compare with what Tama's hooks got.
@@ -213,7 +298,7 @@ describe(`Claude Code ${CLAUDE_VERSION} with tama install --claude`, () => {
         const registry = JSON.parse(readFileSync(home.registry, "utf8")) as { hooks: Record<string, unknown>[]; checksum?: string };
         delete registry.checksum;
         const record = { id: "record", events: ["session_start", "user_prompt_submit", "pre_tool_use", "post_tool_use", "stop", "session_end"], command: ["sh", "-c", `RECORD_FILE='${viaTama}' exec '${RECORD}'`] };
-        home.writeRegistry({ ...registry, hooks: [record, ...(row.hooks?.(home) ?? []), ...registry.hooks] });
+        home.writeRegistry({ ...registry, ...row.registry, hooks: [record, ...(row.hooks?.(home) ?? []), ...registry.hooks] });
 
         server.setScript(callsInTurn(row.calls));
         const before = server.requests.length;
@@ -228,7 +313,8 @@ describe(`Claude Code ${CLAUDE_VERSION} with tama install --claude`, () => {
         expect(sent.map((r) => r.hook_event_name)).toContain("PreToolUse");
         for (const input of got) expect(sent).toContainEqual(input);
         // …and every event Claude ran hooks for reached Tama's (the recorder runs first, so even a refused call's).
-        expect(new Set(got.map((r) => r.hook_event_name))).toEqual(new Set(sent.map((r) => r.hook_event_name)));
+        const expected = sent.map((r) => r.hook_event_name).filter((name) => !(row.unseen ?? []).includes(String(name)));
+        expect(new Set(got.map((r) => r.hook_event_name))).toEqual(new Set(expected));
 
         // Uninstall takes Tama's entries away and leaves Claude's own.
         expect(tama(home, ["uninstall", "--claude"], { env }).code).toBe(0);
