@@ -30,13 +30,17 @@ const SESSION_EXITS: [string, string][] = [
 
 export const COMMAND_HELP: Record<string, Help> = {
   install: {
-    usage: ["tama install --omp [--agent-dir DIR | --profile NAME] [--json]"],
+    usage: ["tama install --omp [--agent-dir DIR | --profile NAME] [--json]", "tama install --claude [--claude-dir DIR] [--json]", "tama install --codex [--codex-dir DIR] [--json]"],
     does: "Lay down the release, the adapter, the default registry (when none exists) and the shell OMP loads. Installing again with a new build switches to it and keeps the registry.",
     options: [...TARGET_OPTIONS, JSON_OPTION],
     examples: ["tama install --omp", "tama install --omp --profile work"],
   },
   uninstall: {
-    usage: ["tama uninstall --omp [--agent-dir DIR | --profile NAME] [--purge] [--json]"],
+    usage: [
+      "tama uninstall --omp [--agent-dir DIR | --profile NAME] [--purge] [--json]",
+      "tama uninstall --claude [--claude-dir DIR] [--json]",
+      "tama uninstall --codex [--codex-dir DIR] [--json]",
+    ],
     does: "Remove what install wrote: releases, current, the adapter and the shell. The registry and logs stay unless --purge.",
     options: [...TARGET_OPTIONS, ["--purge", "also remove the registry, session records, logs and activity"], JSON_OPTION],
     examples: ["tama uninstall --omp", "tama uninstall --omp --purge"],

@@ -5,12 +5,15 @@ import { defaultGateIds } from "../registry/default.ts";
 import { tamaPaths } from "../system/paths.ts";
 import { installClaudeSources } from "./claude-sources.ts";
 import { CliError, printJson, table } from "./io.ts";
-import { installClaudeCommand, uninstallClaudeCommand } from "./install-claude.ts";
+import { CLAUDE, CODEX, type HookHarness } from "../install/harness-hooks.ts";
+import { installHarnessCommand, uninstallHarnessCommand } from "./install-harness.ts";
 
 const OPTIONS = {
   omp: { type: "boolean" },
   claude: { type: "boolean" },
   "claude-dir": { type: "string" },
+  codex: { type: "boolean" },
+  "codex-dir": { type: "string" },
   json: { type: "boolean" },
   "agent-dir": { type: "string" },
   profile: { type: "string" },
@@ -22,21 +25,29 @@ function target(values: { "agent-dir"?: string; profile?: string }) {
   return { ...(values["agent-dir"] ? { agentDir: values["agent-dir"] } : {}), ...(values.profile ? { profile: values.profile } : {}) };
 }
 
+/** The hook-file harnesses the flags name, in a fixed order. */
+function harnessesOf(values: { claude?: boolean; codex?: boolean }): HookHarness[] {
+  return [...(values.claude ? [CLAUDE] : []), ...(values.codex ? [CODEX] : [])];
+}
+
 export function installCommand(argv: string[]): number {
   const { values } = parseArgs({ args: argv, options: OPTIONS });
-  if (!values.omp && !values.claude) {
-    throw new CliError("name the harness to install into: tama install --omp [--agent-dir DIR | --profile NAME] | --claude [--claude-dir DIR]", 2);
+  const harnesses = harnessesOf(values);
+  if (!values.omp && harnesses.length === 0) {
+    throw new CliError(
+      "name the harness to install into: tama install --omp [--agent-dir DIR | --profile NAME] | --claude [--claude-dir DIR] | --codex [--codex-dir DIR]",
+      2,
+    );
   }
   const home = tamaPaths().home;
   const untrusted = tamaHomeProblem(home);
   if (untrusted !== undefined) throw new CliError(`refusing to install into TAMA_HOME ${home}: ${untrusted}`);
-  if (!values.omp) return installClaudeCommand(values, true);
-  if (values.claude) {
-    // Both: the OMP install lays the release down; the Claude entries call it.
-    const code = installOmp(values);
-    return Math.max(code, installClaudeCommand(values, false));
-  }
-  return installOmp(values);
+  // The OMP install lays the release down; else the first harness's does. The entries call it.
+  let code = values.omp ? installOmp(values) : 0;
+  harnesses.forEach((harness, i) => {
+    code = Math.max(code, installHarnessCommand(harness, values, !values.omp && i === 0));
+  });
+  return code;
 }
 
 function installOmp(values: { json?: boolean; "agent-dir"?: string; profile?: string; "claude-sources"?: string }): number {
@@ -77,11 +88,12 @@ function installHint(error: NodeJS.ErrnoException): string {
 
 export function uninstallCommand(argv: string[]): number {
   const { values } = parseArgs({ args: argv, options: OPTIONS });
-  if (!values.omp && !values.claude) throw new CliError("name the harness: tama uninstall --omp [--purge] | --claude [--claude-dir DIR]", 2);
-  if (values.claude) {
-    const code = uninstallClaudeCommand(values);
-    if (!values.omp) return code;
+  const harnesses = harnessesOf(values);
+  if (!values.omp && harnesses.length === 0) {
+    throw new CliError("name the harness: tama uninstall --omp [--purge] | --claude [--claude-dir DIR] | --codex [--codex-dir DIR]", 2);
   }
+  for (const harness of harnesses) uninstallHarnessCommand(harness, values);
+  if (!values.omp) return 0;
   const report = uninstall({ ...target(values), purge: values.purge === true });
   if (values.json) printJson(report);
   else {

@@ -6,9 +6,9 @@ import { ompAgentDir, distDir, SHELL_FILE } from "../../install/install.ts";
 import type { TamaPaths } from "../../system/paths.ts";
 import type { Check } from "./check.ts";
 import { checkEngine } from "./engine.ts";
-import { checkClaude } from "./claude.ts";
+import { checkHarness } from "./harness.ts";
 import { checkOmpLimits } from "./omp-limits.ts";
-import { claudeConfigDir } from "../../install/claude.ts";
+import { CLAUDE, claudeConfigDir, CODEX, codexHomeDir } from "../../install/harness-hooks.ts";
 import { checkAdapter, checkAdapterChunk, checkRelease, checkShell, installedAdapterDigest } from "./install.ts";
 import { checkRegistry } from "./registry.ts";
 import { checkAdapterRecord, checkLogs, checkSelfProtection, checkTrust } from "./protection.ts";
@@ -23,6 +23,8 @@ export interface DoctorOptions {
   agentDir?: string;
   /** Claude Code's config dir; CLAUDE_CONFIG_DIR or ~/.claude when absent. */
   claudeDir?: string;
+  /** Codex's home; CODEX_HOME or ~/.codex when absent. */
+  codexDir?: string;
   profile?: string;
   env: NodeJS.ProcessEnv;
   engineTimeoutMs: number;
@@ -64,6 +66,7 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
     ...checkSources(registry.registry, options.project ?? process.cwd()),
     checkSessionsDir(paths.sessions),
     ...checkLiveSessions(paths.sessions, installedAdapterDigest(paths)),
-    ...checkClaude(paths, claudeConfigDir(options.claudeDir ? { claudeDir: options.claudeDir } : {}, env)),
+    ...checkHarness(paths, CLAUDE, claudeConfigDir(options.claudeDir ? { claudeDir: options.claudeDir } : {}, env)),
+    ...checkHarness(paths, CODEX, codexHomeDir(options.codexDir ? { codexDir: options.codexDir } : {}, env)),
   ];
 }

@@ -1,5 +1,5 @@
-// `tama install --claude` / `uninstall --claude` and doctor's check of it, on a real
-// install into a test TAMA_HOME and a test Claude Code config dir.
+// `tama install --claude|--codex` / `uninstall` and doctor's check of them, on a real
+// install into a test TAMA_HOME and a test Claude Code config dir or Codex home.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -67,7 +67,45 @@ describe("tama install --claude", () => {
     writeFileSync(settingsFile, "{ not json");
     const r = tama(home, ["install", "--claude"], { env: env() });
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`Claude Code's settings ${settingsFile} are not JSON`);
+    expect(r.stderr).toContain(`Claude Code's hook file ${settingsFile} is not JSON`);
     expect(readFileSync(settingsFile, "utf8")).toBe("{ not json");
+  });
+});
+
+describe("tama install --codex", () => {
+  const codexDir = () => path.join(home.dir, "codex-home");
+  const hooksFile = () => path.join(codexDir(), "hooks.json");
+  const codexEnv = () => ({ CODEX_HOME: codexDir() });
+  const doctorCodex = () =>
+    json<{ checks: { id: string; status: string; summary: string }[] }>(tama(home, ["doctor", "--json"], { env: codexEnv() })).checks.find((c) => c.id === "codex");
+  const CODEX_EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"];
+
+  it("writes Codex's hooks.json entries with Codex's answer, says they need the person's trust, and doctor reads Codex's trust record", () => {
+    mkdirSync(codexDir(), { recursive: true });
+    const own = { hooks: [{ type: "command", command: "~/.codex/mine.sh" }] };
+    writeFileSync(hooksFile(), JSON.stringify({ hooks: { PreToolUse: [own] } }));
+    const first = tama(home, ["install", "--codex"], { env: codexEnv() });
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain("open /hooks in Codex and trust Tama's entries");
+    const written = JSON.parse(readFileSync(hooksFile(), "utf8")) as { hooks: Record<string, unknown[]> };
+    expect(Object.keys(written.hooks).sort()).toEqual([...CODEX_EVENTS].sort());
+    const launcher = path.join(home.home, "hooks-runtime", "current", "bin", "tama");
+    expect(written.hooks.PreToolUse).toEqual([own, { hooks: [{ type: "command", command: `'${launcher}' run-hook PreToolUse "\${TAMA_AGENT_ID:-codex}" --provider codex` }] }]);
+
+    expect(doctorCodex()).toMatchObject({ status: "warning", summary: expect.stringContaining(`no trust record for Tama's entries for ${CODEX_EVENTS.join(", ")}`) });
+    // Codex's record of the person's review: one table per hook, keyed by file, event, group and hook.
+    const keys = CODEX_EVENTS.map((event) => {
+      const snake = event.replace(/[A-Z]/g, (c, at: number) => `${at > 0 ? "_" : ""}${c.toLowerCase()}`);
+      return `${hooksFile()}:${snake}:${event === "PreToolUse" ? 1 : 0}:0`;
+    });
+    const trust = (list: string[]) => list.map((key) => `[hooks.state.${JSON.stringify(key)}]\ntrusted_hash = "sha256:00"\n`).join("\n");
+    writeFileSync(path.join(codexDir(), "config.toml"), `model = "x"\n\n${trust(keys.slice(1))}`);
+    expect(doctorCodex()).toMatchObject({ status: "warning", summary: expect.stringContaining("entries for SessionStart in") });
+    writeFileSync(path.join(codexDir(), "config.toml"), `model = "x"\n\n${trust(keys)}`);
+    expect(doctorCodex()).toMatchObject({ status: "ok" });
+
+    expect(tama(home, ["uninstall", "--codex"], { env: codexEnv() }).code).toBe(0);
+    expect(JSON.parse(readFileSync(hooksFile(), "utf8"))).toEqual({ hooks: { PreToolUse: [own] } });
+    expect(doctorCodex()).toBeUndefined();
   });
 });

@@ -1,0 +1,108 @@
+// Real Codex, offline: an isolated HOME and CODEX_HOME whose config.toml points Codex at
+// the scripted server of test/omp/model-server.ts (OpenAI responses), hooks from the
+// isolated hooks.json. The version under test is the pinned dev dependency; changing it
+// re-checks everything.
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { ROOT } from "../support/engine-client.ts";
+import type { ModelServer } from "../omp/model-server.ts";
+import { isJsonObject, type JsonObject } from "../omp/request-view.ts";
+
+export const CODEX_BIN = path.join(ROOT, "node_modules/@openai/codex/bin/codex.js");
+export const CODEX_VERSION = (JSON.parse(readFileSync(path.join(ROOT, "node_modules/@openai/codex/package.json"), "utf8")) as { version: string }).version;
+
+export interface CodexHome {
+  dir: string;
+  home: string;
+  /** CODEX_HOME: config.toml and the user hooks.json live here. */
+  codexHome: string;
+  project: string;
+  hooksFile: string;
+  writeHooks(hooks: Record<string, unknown>): void;
+  readHooks(): Record<string, unknown>;
+  cleanup(): void;
+}
+
+export function makeCodexHome(server: ModelServer, prefix = "tama-codex-"): CodexHome {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  const home = path.join(dir, "home");
+  const codexHome = path.join(home, ".codex");
+  const project = path.join(dir, "project");
+  mkdirSync(codexHome, { recursive: true });
+  mkdirSync(project, { recursive: true });
+  // Commands run unsandboxed and unasked (bubblewrap is not usable here), against the scripted model.
+  writeFileSync(
+    path.join(codexHome, "config.toml"),
+    [
+      'model = "fake-model"',
+      'model_provider = "fake"',
+      'approval_policy = "never"',
+      'sandbox_mode = "danger-full-access"',
+      "[model_providers.fake]",
+      'name = "fake"',
+      `base_url = "${server.url}/v1"`,
+      'wire_api = "responses"',
+      'env_key = "FAKE_KEY"',
+      "",
+    ].join("\n"),
+  );
+  const hooksFile = path.join(codexHome, "hooks.json");
+  return {
+    dir,
+    home,
+    codexHome,
+    project,
+    hooksFile,
+    writeHooks(hooks) {
+      writeFileSync(hooksFile, JSON.stringify({ hooks }, null, 2));
+    },
+    readHooks() {
+      return JSON.parse(readFileSync(hooksFile, "utf8")) as Record<string, unknown>;
+    },
+    cleanup() {
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface CodexRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `codex exec --json <prompt>` in the project; resolves when it exits. */
+export function runCodex(codex: CodexHome, prompt: string, options: { env?: NodeJS.ProcessEnv; args?: string[]; timeoutMs?: number } = {}): Promise<CodexRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CODEX_BIN, "exec", "--json", "--skip-git-repo-check", ...(options.args ?? []), prompt], {
+      cwd: codex.project,
+      env: { PATH: process.env.PATH, HOME: codex.home, CODEX_HOME: codex.codexHome, FAKE_KEY: "sk-fake", ...options.env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`codex did not finish in ${options.timeoutMs ?? 120_000} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`));
+    }, options.timeoutMs ?? 120_000);
+    child.on("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** The tool outputs the model read, in order, from a responses request's input. */
+export function functionOutputs(body: JsonObject | undefined): string[] {
+  const input = body?.input;
+  if (!Array.isArray(input)) return [];
+  return input.filter((item): item is JsonObject => isJsonObject(item) && item.type === "function_call_output").map((item) => String(item.output));
+}
