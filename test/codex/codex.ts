@@ -3,7 +3,7 @@
 // isolated hooks.json. The version under test is the pinned dev dependency; changing it
 // re-checks everything.
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ROOT } from "../support/engine-client.ts";
@@ -78,7 +78,7 @@ export function runCodex(codex: CodexHome, prompt: string, options: { env?: Node
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CODEX_BIN, "exec", "--json", "--skip-git-repo-check", ...(options.args ?? []), prompt], {
       cwd: codex.project,
-      env: { PATH: process.env.PATH, HOME: codex.home, CODEX_HOME: codex.codexHome, FAKE_KEY: "sk-fake", ...options.env },
+      env: codexEnv(codex, options.env),
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
@@ -105,4 +105,52 @@ export function functionOutputs(body: JsonObject | undefined): string[] {
   const input = body?.input;
   if (!Array.isArray(input)) return [];
   return input.filter((item): item is JsonObject => isJsonObject(item) && item.type === "function_call_output").map((item) => String(item.output));
+}
+
+function codexEnv(codex: CodexHome, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH, HOME: codex.home, CODEX_HOME: codex.codexHome, FAKE_KEY: "sk-fake", ...extra };
+}
+
+/**
+ * What the person's review in /hooks records: each hook's current hash, from Codex's
+ * own app-server (`hooks/list`), as `[hooks.state."<key>"] trusted_hash` in config.toml.
+ * Returns the keys trusted.
+ */
+export function trustEveryHook(codex: CodexHome): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CODEX_BIN, "app-server"], { cwd: codex.project, env: codexEnv(codex), stdio: ["pipe", "pipe", "ignore"] });
+    let buffered = "";
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`codex app-server gave no hooks/list answer:\n${buffered}`));
+    }, 60_000);
+    child.stdout.setEncoding("utf8").on("data", (d: string) => {
+      buffered += d;
+      for (const line of buffered.split("\n")) {
+        if (!line.startsWith("{")) continue;
+        let message: { id?: number; result?: { data?: { hooks?: { key: string; currentHash: string }[] }[] } };
+        try {
+          message = JSON.parse(line) as typeof message;
+        } catch {
+          continue;
+        }
+        if (message.id !== 1) continue;
+        clearTimeout(timer);
+        child.kill("SIGTERM");
+        const hooks = message.result?.data?.flatMap((entry) => entry.hooks ?? []) ?? [];
+        appendFileSync(
+          path.join(codex.codexHome, "config.toml"),
+          hooks.map((hook) => `\n[hooks.state.${JSON.stringify(hook.key)}]\ntrusted_hash = ${JSON.stringify(hook.currentHash)}\n`).join(""),
+        );
+        resolve(hooks.map((hook) => hook.key));
+        return;
+      }
+    });
+    const requests = [
+      { method: "initialize", id: 0, params: { clientInfo: { name: "tama-test", version: "1" } } },
+      { method: "initialized" },
+      { method: "hooks/list", id: 1, params: { cwds: [codex.project] } },
+    ];
+    child.stdin.write(requests.map((r) => JSON.stringify(r)).join("\n") + "\n");
+  });
 }

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startModelServer, type ModelServer, type ToolCallSpec } from "../omp/model-server.ts";
 import { makeTestHome, ROOT, type TestHome } from "../support/engine-client.ts";
 import { tama } from "../cli/cli.ts";
-import { CODEX_VERSION, functionOutputs, makeCodexHome, runCodex, type CodexHome } from "./codex.ts";
+import { CODEX_VERSION, functionOutputs, makeCodexHome, runCodex, trustEveryHook, type CodexHome } from "./codex.ts";
 
 const RECORD = path.join(ROOT, "test/fixtures/hooks/record-input.sh");
 const CRASH = path.join(ROOT, "test/fixtures/hooks/crash.sh");
@@ -19,7 +19,7 @@ interface Row {
   calls: ToolCallSpec[];
   /** Registry hooks added after the recorder, before the built-in gates. */
   hooks?: () => Record<string, unknown>[];
-  /** Codex runs a hook only once the person trusted it; the rows stand for that with Codex's own flag. */
+  /** Codex runs a hook only once the person trusted it in /hooks; the other rows record that trust as the review does. */
   untrusted?: true;
   /** outputs: the tool outputs the model read. */
   check: (outputs: string[], codex: CodexHome) => void;
@@ -106,9 +106,18 @@ describe(`Codex ${CODEX_VERSION} with tama install --codex`, () => {
           const call = row.calls[turn++];
           return call ? { toolCalls: [call] } : { text: "FAKE-FINAL" };
         });
+        const doctorCodex = () =>
+          (JSON.parse(tama(home, ["doctor", "--json"], { env }).stdout) as { checks: { id: string; status: string; summary: string }[] }).checks.find((c) => c.id === "codex");
+        expect(doctorCodex()).toMatchObject({ status: "warning", summary: expect.stringContaining("Codex skips them") });
+        if (!row.untrusted) {
+          const trusted = await trustEveryHook(codex);
+          expect(trusted).toContain(`${codex.hooksFile}:pre_tool_use:1:0`);
+          // doctor reads the same record Codex does.
+          expect(doctorCodex()).toMatchObject({ status: "ok" });
+        }
+
         const before = server.requests.length;
-        const args = row.untrusted ? [] : ["--dangerously-bypass-hook-trust"];
-        const run = await runCodex(codex, "go", { env: { TAMA_HOME: home.home }, args });
+        const run = await runCodex(codex, "go", { env: { TAMA_HOME: home.home } });
         expect(run.code, run.stderr).toBe(0);
         row.check(functionOutputs(server.requests.slice(before).at(-1)?.body), codex);
 
@@ -123,10 +132,6 @@ describe(`Codex ${CODEX_VERSION} with tama install --codex`, () => {
           for (const input of got) expect(sent).toContainEqual(input);
           expect(new Set(got.map((r) => r.hook_event_name))).toEqual(new Set(sent.map((r) => r.hook_event_name)));
         }
-
-        // doctor: the entries are there, and Codex holds no trust for them (the flag trusted them for one run only).
-        const doctor = JSON.parse(tama(home, ["doctor", "--json"], { env }).stdout) as { checks: { id: string; status: string; summary: string }[] };
-        expect(doctor.checks.find((c) => c.id === "codex")).toMatchObject({ status: "warning", summary: expect.stringContaining("Codex skips them") });
 
         expect(tama(home, ["uninstall", "--codex"], { env }).code).toBe(0);
         const left = JSON.stringify(codex.readHooks());
