@@ -11,6 +11,7 @@ import { ompNoopProbe, ompRows } from "./omp.ts";
 import { ompFixedCostRows, ompHookRows } from "./omp-hooks.ts";
 import { sessionLengthRows } from "./session-length.ts";
 import { sourcesRows } from "./sources.ts";
+import { transcriptViewRows } from "./transcript-view.ts";
 import { BenchEngine, fmtMs, median, printTable, scratch, spawnOnce, writeExecutable, type Row } from "./support.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -179,9 +180,9 @@ async function concurrentLoad(home: string): Promise<Row[]> {
   ];
 }
 
-// TAMA_BENCH_ONLY=engine,sources,stop,load,model,adoption,gates,session-length,omp-fixed,omp-hooks,omp runs a subset
+// TAMA_BENCH_ONLY=engine,sources,stop,load,model,adoption,gates,session-length,transcript-view,omp-fixed,omp-hooks,omp runs a subset
 // (omp, 5 sh hooks against the one-after-another extension, is in omp-hooks too).
-const only = new Set((process.env.TAMA_BENCH_ONLY ?? "engine,sources,stop,load,model,adoption,gates,session-length,omp-fixed,omp-hooks").split(","));
+const only = new Set((process.env.TAMA_BENCH_ONLY ?? "engine,sources,stop,load,model,adoption,gates,session-length,transcript-view,omp-fixed,omp-hooks").split(","));
 const rows: Row[] = [];
 if (only.has("engine")) rows.push(...(await dispatchVsSpawn(scratch("tama-bench-"))));
 if (only.has("sources")) rows.push(...(await sourcesRows(scratch("tama-bench-sources-"), tamaBin, BUN, ROUNDS)));
@@ -191,6 +192,7 @@ if (only.has("model")) rows.push(...(await modelRequestRows(scratch("tama-bench-
 if (only.has("adoption")) rows.push(...adoptionRows(root, tamaBin));
 if (only.has("gates")) rows.push(...(await gateRows(scratch("tama-bench-gates-"))));
 if (only.has("session-length")) rows.push(...(await sessionLengthRows(scratch("tama-bench-length-"), tamaBin, BUN)));
+if (only.has("transcript-view")) rows.push(...(await transcriptViewRows(scratch("tama-bench-transcript-"), tamaBin, BUN)));
 if (only.has("omp-fixed")) rows.push(...(await ompFixedCostRows(tamaBin)));
 if (only.has("omp-hooks")) rows.push(...(await ompHookRows(tamaBin)));
 if (only.has("omp")) rows.push(...(await ompRows(tamaBin)));
