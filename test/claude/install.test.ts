@@ -50,7 +50,7 @@ interface Row {
   /** Events no hook of Tama's sees in this scenario (a changed project's call is refused before any runs). */
   unseen?: string[];
   /** modelSaw: the text of every turn of the last model request. */
-  check: (run: ClaudeRun, claude: ClaudeHome, modelSaw: string) => void;
+  check: (run: ClaudeRun, claude: ClaudeHome, modelSaw: string, tama: TestHome) => void;
 }
 
 const only = (run: ClaudeRun) => {
@@ -214,6 +214,15 @@ const ROWS: Row[] = [
     },
   },
   {
+    name: "the agent cannot trust the project: its tama trust is refused",
+    calls: [{ name: "Bash", arguments: { command: "tama trust ." } }],
+    setup: (claude) => writeProject(claude),
+    check: (run, _claude, _modelSaw, home) => {
+      expect(only(run)).toMatchObject({ isError: true, text: expect.stringContaining("`tama trust` changes Tama's policy or consent") });
+      expect(JSON.parse(tama(home, ["trust", "--list", "--json"]).stdout)).toMatchObject({ projects: [] });
+    },
+  },
+  {
     name: "a trusted project's hook runs, and Claude's own project hook runs once",
     calls: [{ name: "Bash", arguments: { command: "echo forbidden" } }],
     registry: { readClaudeSettings: true },
@@ -305,7 +314,7 @@ describe(`Claude Code ${CLAUDE_VERSION} with tama install --claude`, () => {
         const run = await runClaude(claude, server, "go", { env: { TAMA_HOME: home.home } });
         expect(run.code, run.stderr).toBe(0);
         const last = server.requests.slice(before).at(-1);
-        row.check(run, claude, (last?.turns ?? []).map((turn) => turn.text).join("\n"));
+        row.check(run, claude, (last?.turns ?? []).map((turn) => turn.text).join("\n"), home);
 
         // Every event reached Tama's hooks exactly as Claude sent it.
         const sent = records(direct);
