@@ -3,7 +3,7 @@
 // the session. Each scenario is one row; a new Codex release is checked by changing the
 // pinned version.
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startModelServer, type ModelServer, type ToolCallSpec } from "../omp/model-server.ts";
@@ -19,10 +19,19 @@ interface Row {
   calls: ToolCallSpec[];
   /** Registry hooks added after the recorder, before the built-in gates. */
   hooks?: () => Record<string, unknown>[];
+  setup?: (codex: CodexHome, tama: TestHome) => void;
   /** Codex runs a hook only once the person trusted it in /hooks; the other rows record that trust as the review does. */
   untrusted?: true;
   /** outputs: the tool outputs the model read. */
   check: (outputs: string[], codex: CodexHome) => void;
+}
+
+/** A project's own hook in .tama/hooks.json (Codex reads no Claude settings of its own): refuses any call naming "forbidden". */
+function writeProject(codex: CodexHome): void {
+  mkdirSync(path.join(codex.project, ".tama"), { recursive: true });
+  writeFileSync(path.join(codex.project, ".tama/refuse.sh"), "#!/bin/sh\ncase \"$(cat)\" in *forbidden*) echo 'the project refuses forbidden' >&2; exit 2;; esac\n", { mode: 0o755 });
+  const hook = { id: "refuse", events: ["pre_tool_use"], tools: ["Bash"], command: [".tama/refuse.sh"] };
+  writeFileSync(path.join(codex.project, ".tama/hooks.json"), JSON.stringify({ schema: 1, hooks: [hook] }));
 }
 
 const git = (codex: CodexHome, ...args: string[]) => spawnSync("git", args, { cwd: codex.project, encoding: "utf8" }).stdout;
@@ -49,6 +58,21 @@ const ROWS: Row[] = [
       expect(outputs).toEqual([expect.stringContaining("Tama hook crashing exited with code 3")]);
       expect(existsSync(path.join(codex.project, "never.txt"))).toBe(false);
     },
+  },
+  {
+    name: "a project's own hook is held before tama trust: the call runs",
+    calls: [{ name: "exec_command", arguments: { cmd: "echo forbidden" } }],
+    setup: (codex) => writeProject(codex),
+    check: (outputs) => expect(outputs).toEqual([expect.stringContaining("forbidden")]),
+  },
+  {
+    name: "a trusted project's own hook refuses",
+    calls: [{ name: "exec_command", arguments: { cmd: "echo forbidden" } }],
+    setup: (codex, home) => {
+      writeProject(codex);
+      expect(tama(home, ["trust", codex.project]).code).toBe(0);
+    },
+    check: (outputs) => expect(outputs).toEqual(["Command blocked by PreToolUse hook: the project refuses forbidden. Command: echo forbidden"]),
   },
   {
     name: "until the person trusts Tama's entries in /hooks, Codex runs none of them",
@@ -83,6 +107,7 @@ describe(`Codex ${CODEX_VERSION} with tama install --codex`, () => {
         spawnSync("git", ["init", "-q"], { cwd: codex.project });
         spawnSync("git", ["config", "user.email", "t@example.com"], { cwd: codex.project });
         spawnSync("git", ["config", "user.name", "t"], { cwd: codex.project });
+        row.setup?.(codex, home);
         const direct = path.join(codex.dir, "direct.jsonl");
         const viaTama = path.join(codex.dir, "via-tama.jsonl");
         // Codex's own hook beside Tama's entries: what Codex sent, to compare with what Tama's hooks got.
