@@ -109,7 +109,7 @@ const PROTECTED_CACHE_SIZE = 64;
 export function protectedPaths(context: GateContext, cwd: string): ProtectedPath[] {
   const env = context.env ?? process.env;
   const hookFiles = context.hookFiles?.() ?? [];
-  const key = [cwd, context.tamaHome, context.registry ?? "", env.HOME ?? "", env.PI_CODING_AGENT_DIR ?? "", env.PI_CONFIG_DIR ?? "", env.OMP_PROFILE ?? "", env.PI_PROFILE ?? "", ...hookFiles].join("\0");
+  const key = [cwd, context.tamaHome, context.registry ?? "", env.HOME ?? "", env.CODEX_HOME ?? "", env.PI_CODING_AGENT_DIR ?? "", env.PI_CONFIG_DIR ?? "", env.OMP_PROFILE ?? "", env.PI_PROFILE ?? "", ...hookFiles].join("\0");
   const cached = protectedCache.get(key);
   if (cached) return cached;
   const list = resolveProtectedPaths(context, cwd, hookFiles);
@@ -135,6 +135,10 @@ function resolveProtectedPaths(context: GateContext, cwd: string, hookFiles: rea
   add(path.join(cwd, ".tama"), "the project's Tama hooks", true);
   add(path.join(home, ".claude", "settings.json"), "Claude Code settings Tama reads hooks from", false);
   for (const name of ["settings.json", "settings.local.json"]) add(path.join(cwd, ".claude", name), "Claude Code settings Tama reads hooks from", false);
+  // Codex's hook file holds Tama's entries (`tama install --codex`); its config.toml, the person's trust in them.
+  const codexHome = env.CODEX_HOME || path.join(home, ".codex");
+  add(path.join(codexHome, "hooks.json"), "Codex's hooks, where Tama's entries are", false);
+  add(path.join(codexHome, "config.toml"), "Codex's settings (which hooks it trusts)", false);
   for (const file of hookFiles) add(file, "a script a registered hook runs", false);
   return list.map(({ raw, what, tree }) => ({ path: canonicalPath(raw), what, tree }));
 }

@@ -100,6 +100,8 @@ describe("self-protection refuses", () => {
     `echo 'disabledExtensions: [omp-shared-hooks]' >> ~/.omp/agent/config.yml`,
     `echo '{}' > .tama/hooks.json`,
     `echo '{}' > ~/.claude/settings.json`,
+    `echo '{}' > ~/.codex/hooks.json`,
+    `printf 'approval_policy = "never"\n' >> ~/.codex/config.toml`,
     `find ${tamaHome} -name '*.json' -delete`,
     `python3 -c "open('${registry}', 'w').write('{}')"`,
     `node -e "require('fs').writeFileSync(process.env.TAMA_HOME + '/hooks/registry.json', '{}')"`,
@@ -121,6 +123,7 @@ describe("self-protection refuses", () => {
     expect(refused(write(path.join(tamaHome, "shared-hooks", "omp", "adapter.js")))).toMatch(/Tama's home/);
     expect(refused(write(hookScript))).toMatch(/a script a registered hook runs/);
     expect(refused(write(".tama/hooks.json"))).toMatch(/project's Tama hooks/);
+    expect(refused(write(path.join(home, ".codex", "hooks.json"), "edit"))).toMatch(/Codex's hooks/);
   });
 
   it("code that names Tama's state and changes files, or runs tama with a policy verb", () => {
