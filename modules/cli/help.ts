@@ -31,7 +31,7 @@ const SESSION_EXITS: [string, string][] = [
 export const COMMAND_HELP: Record<string, Help> = {
   install: {
     usage: ["tama install --omp [--agent-dir DIR | --profile NAME] [--json]", "tama install --claude [--claude-dir DIR] [--json]", "tama install --codex [--codex-dir DIR] [--json]"],
-    does: "Lay down the release, the adapter, the default registry (when none exists) and the shell OMP loads. Installing again with a new build switches to it and keeps the registry.",
+    does: "Lay down the release, the adapter, the default registry (when none exists) and the shell OMP loads. Installing again with a new build switches to it and keeps the registry. --claude / --codex: the release and registry, and one hook entry per gated event in Claude Code's settings.json / Codex's hooks.json (Codex runs them once you trust them in its /hooks).",
     options: [...TARGET_OPTIONS, JSON_OPTION],
     examples: ["tama install --omp", "tama install --omp --profile work"],
   },
@@ -41,7 +41,7 @@ export const COMMAND_HELP: Record<string, Help> = {
       "tama uninstall --claude [--claude-dir DIR] [--json]",
       "tama uninstall --codex [--codex-dir DIR] [--json]",
     ],
-    does: "Remove what install wrote: releases, current, the adapter and the shell. The registry and logs stay unless --purge.",
+    does: "Remove what install wrote: releases, current, the adapter and the shell. The registry and logs stay unless --purge. --claude / --codex: exactly the hook entries install wrote there.",
     options: [...TARGET_OPTIONS, ["--purge", "also remove the registry, session records, logs and activity"], JSON_OPTION],
     examples: ["tama uninstall --omp", "tama uninstall --omp --purge"],
   },
