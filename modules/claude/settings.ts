@@ -122,6 +122,13 @@ function caseNotes(matcher: string | undefined): string[] {
 }
 
 /** A readable base for an id: the script's file name, else the command's first word. */
+/** `<…/tama> run-hook …` (quoted or not, by any path): the one-event interface, as `tama install --claude` writes it. */
+export function isTamaRunHook(command: string): boolean {
+  const match = /^\s*(?:'([^']*)'|"([^"]*)"|(\S+))\s+run-hook(?:\s|$)/.exec(command);
+  const program = match?.[1] ?? match?.[2] ?? match?.[3];
+  return program !== undefined && /(?:^|\/)tama(?:\.js)?$/.test(program);
+}
+
 export function slugOf(command: string): string {
   const words = command.trim().split(/\s+/);
   const word = words.find((w) => w.includes("/")) ?? words[0] ?? "hook";
@@ -158,6 +165,9 @@ function translateHook(
   }
   const command = hook.command?.trim();
   if (!command) return { ...at, what: "command hook", why: "it has no command" };
+  if (isTamaRunHook(command)) {
+    return { ...at, what: command, why: "it is Tama's own entry (tama run-hook, as tama install --claude writes it): read as a hook, Tama would run itself again" };
+  }
   if (hook.async || hook.asyncRewake) {
     return { ...at, what: command, why: "async: it runs in the background and cannot refuse; Tama waits for every hook" };
   }

@@ -3,7 +3,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { makeTestHome, type TestHome } from "../support/engine-client.ts";
+import { EngineClient, makeTestHome, resultOf, type TestHome } from "../support/engine-client.ts";
 import { json, tama } from "./cli.ts";
 
 const EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop", "SessionEnd"];
@@ -60,6 +60,29 @@ describe("tama install --claude", () => {
     expect(doctorClaude()).toMatchObject({ status: "warning", summary: expect.stringContaining("but not Stop") });
     rmSync(path.join(home.home, "hooks-runtime"), { recursive: true, force: true });
     expect(doctorClaude()).toMatchObject({ status: "error", summary: expect.stringContaining("runs every call unchecked") });
+  });
+
+  it("with Claude sources on, OMP's engine does not read Tama's own entries back as Claude hooks", async () => {
+    // The same file both ways: Claude Code's user settings are where install --claude writes.
+    const claudeHome = path.join(home.dir, "user");
+    const env = { HOME: claudeHome, CLAUDE_CONFIG_DIR: path.join(claudeHome, ".claude") };
+    mkdirSync(env.CLAUDE_CONFIG_DIR, { recursive: true });
+    writeFileSync(path.join(env.CLAUDE_CONFIG_DIR, "settings.json"), JSON.stringify({ hooks: { PreToolUse: [USER_HOOK] } }));
+    expect(tama(home, ["install", "--claude"], { env }).code).toBe(0);
+    expect(tama(home, ["hooks", "claude-sources", "on"], { env }).code).toBe(0);
+    const listed = json<{ userClaude: { hooks: { id: string }[]; untranslated: { claudeEvent: string; why: string }[] } }>(tama(home, ["hooks", "list", "--json"], { env }));
+    // The person's own hook is read; each of Tama's entries is not, with why.
+    expect(listed.userClaude.hooks.map((h) => h.id)).toEqual(["claude-user:pre_tool_use.my-own-hook"]);
+    expect(listed.userClaude.untranslated.map((u) => u.claudeEvent).sort()).toEqual([...EVENTS].sort());
+    expect(listed.userClaude.untranslated[0]?.why).toContain("Tama's own entry");
+    const engine = new EngineClient(home, env);
+    try {
+      const answer = await engine.dispatch("pre_tool_use:bash", { session_id: "s", cwd: home.dir, tool_input: { command: "ls" } });
+      const ran = resultOf(answer).results.map((r) => r.hook);
+      expect(ran.filter((id) => id.startsWith("claude-user:"))).toEqual(["claude-user:pre_tool_use.my-own-hook"]);
+    } finally {
+      await engine.close();
+    }
   });
 
   it("refuses settings that are not JSON, and leaves them as they were", () => {
