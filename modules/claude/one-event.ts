@@ -76,9 +76,9 @@ const CONTEXT_EVENTS = new Set(["SessionStart", "UserPromptSubmit", "PreToolUse"
  * before a tool is `permissionDecision: "ask"` (Claude asks the person rather than
  * refusing); a rewrite is `updatedInput`; a pass's context is `additionalContext`
  * (plain stdout on a tool event reaches nobody); a hook's continue:false is passed on;
- * held project hooks are a `systemMessage` for the person at SessionStart.
+ * held project hooks are a `systemMessage` for the person on a prompt, when `tellHeld`.
  */
-export function claudeAnswer(result: DispatchResult, hookEventName: string): HarnessAnswer {
+export function claudeAnswer(result: DispatchResult, hookEventName: string, options: { tellHeld?: boolean } = {}): HarnessAnswer {
   const notes = result.failedOpen.map((failed) => `tama: ${failed.reason}\n`).join("");
   const asks = result.decision === "ask" && hookEventName === "PreToolUse";
   if (result.decision !== "pass" && !asks) {
@@ -94,9 +94,9 @@ export function claudeAnswer(result: DispatchResult, hookEventName: string): Har
   if (result.additionalContext !== undefined && CONTEXT_EVENTS.has(hookEventName)) specific.additionalContext = result.additionalContext;
   const output: Record<string, unknown> = {
     ...(result.stopReason !== undefined ? { continue: false, stopReason: result.stopReason } : {}),
-    // Held project hooks are the person's to trust, so the person is told, once a session (OMP
-    // tells its session once too); the model is not. A changed project's refusals say it again.
-    ...(result.held !== undefined && hookEventName === "SessionStart" ? { systemMessage: heldNotice(result.held) } : {}),
+    // Held project hooks are the person's to trust, so the person is told (Claude Code shows a
+    // UserPromptSubmit systemMessage to the person, never to the model); the caller says when.
+    ...(options.tellHeld === true && result.held !== undefined && hookEventName === "UserPromptSubmit" ? { systemMessage: heldNotice(result.held) } : {}),
     ...(Object.keys(specific).length > 0 ? { hookSpecificOutput: { hookEventName, ...specific } } : {}),
   };
   return { stdout: Object.keys(output).length > 0 ? `${JSON.stringify(output)}\n` : "", stderr: notes, code: 0 };

@@ -1,6 +1,7 @@
 // `tama run-hook`: the persistent engine (`--serve omp`) and the one-event
 // interface (`tama run-hook <event> <agent-id>`, payload on stdin).
 import { writeFileAtomic } from "../system/atomic-write.ts";
+import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { Engine } from "../engine/engine.ts";
@@ -142,10 +143,48 @@ async function oneEvent(paths: TamaPaths, positionals: string[], providerFlag: s
   if (!answer.ok) return fail(answer.error ?? "the dispatch failed");
   const result = answer.result as DispatchResult;
   const hookEventName = typeof payload.data.hook_event_name === "string" ? payload.data.hook_event_name : eventArg;
-  const written = settings.provider === "codex" ? codexAnswer(result) : claudeAnswer(result, hookEventName);
+  const tellHeld =
+    settings.provider === "claude" && hookEventName === "UserPromptSubmit" && result.held !== undefined && firstTold(paths, payload.data.session_id, result.held);
+  if (kind === "session_end") forgetTold(paths, payload.data.session_id);
+  const written = settings.provider === "codex" ? codexAnswer(result) : claudeAnswer(result, hookEventName, { tellHeld });
   process.stdout.write(written.stdout);
   process.stderr.write(written.stderr);
   return written.code;
+}
+
+/** Where a one-event session notes which held projects its person was told of. */
+function toldFile(paths: TamaPaths, session: string | undefined): string | undefined {
+  return session !== undefined && isSafeFileComponent(session) ? path.join(paths.sessions, `held-told.${session}.json`) : undefined;
+}
+
+/**
+ * Whether this is the first time this session meets this held state (project, trust,
+ * changes): OMP tells its session once per state, and so does one-event mode, which has
+ * no memory between events but this file. A session it cannot note is told every time.
+ */
+function firstTold(paths: TamaPaths, session: string | undefined, held: NonNullable<DispatchResult["held"]>): boolean {
+  const file = toldFile(paths, session);
+  if (file === undefined) return true;
+  const key = [held.project, held.trust, ...held.changes].join("\u0000");
+  let told: string[] = [];
+  try {
+    const parsed: unknown = JSON.parse(readFileSync(file, "utf8"));
+    if (Array.isArray(parsed)) told = parsed.filter((k): k is string => typeof k === "string");
+  } catch {
+    // none yet, or unreadable: tell
+  }
+  if (told.includes(key)) return false;
+  try {
+    writeFileAtomic(file, JSON.stringify([...told, key].slice(-32)), { mode: 0o600, createDir: 0o700 });
+  } catch {
+    // told again next time rather than never
+  }
+  return true;
+}
+
+function forgetTold(paths: TamaPaths, session: string | undefined): void {
+  const file = toldFile(paths, session);
+  if (file !== undefined) rmSync(file, { force: true });
 }
 
 /** One-event adapters publish their own session record: which agent ran what, last. */

@@ -87,11 +87,9 @@ const trust = (claude: ClaudeHome, home: TestHome) => {
   expect(trusted.code, trusted.stderr).toBe(0);
 };
 
-/** What Tama's SessionStart entry answered Claude Code (a systemMessage is for the person). */
-const sessionStartAnswers = (run: ClaudeRun) =>
-  run.events
-    .filter((e) => e.subtype === "hook_response" && e.hook_event === "SessionStart" && String(e.stdout).length > 0)
-    .map((e) => JSON.parse(String(e.stdout)) as Record<string, unknown>);
+/** What Claude Code showed the person from its hooks' systemMessage (never the model). */
+const toldThePerson = (run: ClaudeRun) =>
+  run.events.filter((e) => e.type === "system" && e.subtype === "informational").map((e) => String(e.content));
 
 const ROWS: Row[] = [
   {
@@ -206,8 +204,9 @@ const ROWS: Row[] = [
     check: (run, claude, modelSaw) => {
       expect(only(run)).toMatchObject({ text: "forbidden", isError: false });
       expect(projectHookRan(claude)).toEqual([]);
-      const told = sessionStartAnswers(run).map((a) => a.systemMessage);
-      expect(told).toEqual([`Tama holds 1 hook(s) of ${claude.project} (project:refuse-forbidden): the project is not trusted yet. To run them, from your own terminal: tama trust ${claude.project}`]);
+      expect(toldThePerson(run)).toEqual([
+        `UserPromptSubmit says: Tama holds 1 hook(s) of ${claude.project} (project:refuse-forbidden): the project is not trusted yet. To run them, from your own terminal: tama trust ${claude.project}`,
+      ]);
       expect(modelSaw).not.toContain("Tama holds");
       // Claude Code runs its own project settings' hooks itself, trusted or not; Tama leaves them to it.
       expect(claudeProjectHookRan(claude)).toHaveLength(1);
@@ -234,7 +233,7 @@ const ROWS: Row[] = [
       expect(only(run)).toMatchObject({ isError: true, text: expect.stringContaining("the project refuses forbidden") });
       expect(projectHookRan(claude).map((r) => [r.hook_event_name, r.tool_name])).toEqual([["PreToolUse", "Bash"]]);
       expect(claudeProjectHookRan(claude)).toHaveLength(1);
-      expect(sessionStartAnswers(run)).toEqual([]);
+      expect(toldThePerson(run)).toEqual([]);
     },
   },
   {
@@ -251,7 +250,7 @@ const ROWS: Row[] = [
       expect(result).toMatchObject({ isError: true, text: expect.stringContaining(`the hooks of project ${claude.project} changed after they were trusted (.tama/refuse.sh (changed))`) });
       expect(result.text).toContain(`runs \`tama trust ${claude.project}\``);
       expect(projectHookRan(claude)).toEqual([]);
-      expect(sessionStartAnswers(run).map((a) => a.systemMessage)).toEqual([expect.stringContaining("changed since it was trusted (.tama/refuse.sh (changed))")]);
+      expect(toldThePerson(run)).toEqual([expect.stringContaining("changed since it was trusted (.tama/refuse.sh (changed))")]);
     },
   },
 ];
