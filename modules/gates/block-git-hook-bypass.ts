@@ -6,7 +6,8 @@
 // commit and am; for push it is --dry-run, for merge/pull/rebase --no-stat, for log a count.
 import path from "node:path";
 import { shellLine } from "../tools/code-reading.ts";
-import { readableScripts, walkShell, type RunCommand, type Scope } from "./shell-walk.ts";
+import { isDynamic, readableScripts, walkShell, type RunCommand, type Scope } from "./shell-walk.ts";
+import { writeTargets } from "./shell-writers.ts";
 import { parseShell } from "./shell-words.ts";
 import { envConfigFiles, gitAliases, gitConfigEntries, normalizeKey, type GitConfigEntry } from "./git-config.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
@@ -37,11 +38,23 @@ export function findGitHookBypass(script: string, depth = 0, env: Record<string,
 }
 
 function findIn(script: string, depth: number, scope: Scope): string | undefined {
-  return walkShell(script, scope, checkCommand, depth);
+  // Files the script writes before a git command runs: a config file it names may not hold yet what the disk holds.
+  const written = new Set<string>();
+  return walkShell(
+    script,
+    scope,
+    (run) => {
+      const reason = checkCommand(run, written);
+      for (const target of writeTargets(run.command, run.argv)) written.add(path.resolve(run.scope.cwd ?? process.cwd(), target.word));
+      return reason;
+    },
+    depth,
+  );
 }
 
-function checkCommand({ argv, program, env, depth, scope }: RunCommand): string | undefined {
-  if (program === "git") return envBypass(env) ?? gitBypass(argv.slice(1), depth, scope);
+function checkCommand({ argv, program, dynamic, env, depth, scope }: RunCommand, written: ReadonlySet<string>): string | undefined {
+  // A program named at run time (`$(echo git)`, `$g`) is read as git.
+  if (program === "git" || dynamic) return envBypass(env) ?? gitBypass(argv.slice(1), depth, { ...scope, env }, written);
   if (program !== undefined && EXPORTERS.has(program)) return exportBypass(program, argv.slice(1));
   return undefined;
 }
@@ -85,14 +98,15 @@ const ENV_RULES: readonly EnvRule[] = [
 ];
 
 function envRuleFor(name: string, value: string): EnvRule | undefined {
-  return ENV_RULES.find((rule) => rule.matches(name) && rule.bypasses(value));
+  // A value built at run time (`HUSKY=$(echo 0)`, `${X:-0}`) may be the off switch.
+  return ENV_RULES.find((rule) => rule.matches(name) && (rule.bypasses(value) || (isDynamic(value) && (rule.bypasses("0") || rule.bypasses("1") || rule.bypasses("core.hooksPath")))));
 }
 
 /** An off switch in the environment of a git command. */
 function envBypass(env: Map<string, string>): string | undefined {
   for (const [name, value] of env) {
     const rule = envRuleFor(name, value);
-    if (rule) return `${name}=${value} ${rule.effect}; run git without it and ${FIX}`;
+    if (rule) return `${name}=${value} ${isDynamic(value) ? "(a value built at run time) may turn hooks off: it " : ""}${rule.effect}; run git without it and ${FIX}`;
   }
   return undefined;
 }
@@ -133,7 +147,7 @@ const GIT_BUILTINS = new Set(
 /** An alias that expands to another alias; git stops at loops, Tama at this depth. */
 const MAX_ALIAS_DEPTH = 10;
 
-function gitBypass(args: string[], depth: number, scope: Scope, aliasDepth = 0, inherited: readonly GitConfigEntry[] = []): string | undefined {
+function gitBypass(args: string[], depth: number, scope: Scope, written: ReadonlySet<string> = new Set(), aliasDepth = 0, inherited: readonly GitConfigEntry[] = []): string | undefined {
   let i = 0;
   let cwd = scope.cwd;
   let gitDir: string | undefined;
@@ -158,14 +172,14 @@ function gitBypass(args: string[], depth: number, scope: Scope, aliasDepth = 0, 
     if (arg === "--git-dir" && value !== undefined) gitDir = value;
     if (arg.startsWith("--git-dir=")) gitDir = arg.slice("--git-dir=".length);
   }
-  const fileReason = configFileBypass(scope, cwd);
+  const fileReason = configFileBypass(scope, cwd, written) ?? includeBypass(inline, cwd, written);
   if (fileReason !== undefined) return fileReason;
   const subcommand = args[i];
   if (subcommand === undefined) return undefined;
   if (subcommand === "config") return configBypass(args.slice(i + 1));
   if (!GIT_BUILTINS.has(subcommand) && aliasDepth < MAX_ALIAS_DEPTH) {
     const alias = gitAliases({ cwd, env: scope.env, inline, ...(gitDir !== undefined ? { gitDir } : {}) }).get(subcommand.toLowerCase());
-    if (alias !== undefined) return aliasBypass(subcommand, alias, args.slice(i + 1), depth, { ...scope, cwd }, aliasDepth, inline);
+    if (alias !== undefined) return aliasBypass(subcommand, alias, args.slice(i + 1), depth, { ...scope, cwd }, aliasDepth, inline, written);
   }
   if (subcommand === "rebase") {
     const reason = rebaseExecScripts(args.slice(i + 1)).map((script) => findIn(script, depth + 1, scope)).find(Boolean);
@@ -191,6 +205,7 @@ function aliasBypass(
   scope: Scope,
   aliasDepth: number,
   inline: readonly GitConfigEntry[],
+  written: ReadonlySet<string>,
 ): string | undefined {
   const explain = (reason: string) => `git ${name} is the alias "${alias}": ${reason}`;
   if (alias.startsWith("!")) {
@@ -200,18 +215,34 @@ function aliasBypass(
   const words = parseShell(alias)[0];
   if (!words) return undefined;
   const expanded = [...words.assignments.map(({ name: n, value }) => `${n}=${value}`), ...words.argv, ...rest];
-  const reason = gitBypass(expanded, depth, scope, aliasDepth + 1, inline);
+  const reason = gitBypass(expanded, depth, scope, written, aliasDepth + 1, inline);
   return reason === undefined ? undefined : explain(reason);
 }
 
-/** GIT_CONFIG_GLOBAL and the like naming a file that sets core.hooksPath. */
-function configFileBypass(scope: Scope, cwd: string | undefined): string | undefined {
+/** GIT_CONFIG_GLOBAL and the like naming a file that sets core.hooksPath (or one the same command writes first). */
+function configFileBypass(scope: Scope, cwd: string | undefined, written: ReadonlySet<string>): string | undefined {
   for (const { name, file } of envConfigFiles(scope.env, cwd)) {
+    if (written.has(file) || isDynamic(file)) {
+      return `${name}=${scope.env.get(name)} names a config file this command writes or builds at run time, which may set core.hooksPath; run git without it and ${FIX}`;
+    }
     const env = new Map([["GIT_CONFIG_GLOBAL", file]]);
     const entries = gitConfigEntries({ cwd: undefined, env, inline: [] });
     const hooksPath = entries.find((entry) => entry.key === "core.hookspath");
     if (hooksPath !== undefined) {
       return `${name}=${scope.env.get(name)} names a config file that sets core.hooksPath and so points git at another hooks directory; run git without it and ${FIX}`;
+    }
+  }
+  return undefined;
+}
+
+/** `-c include.path=FILE` (and includeIf): the included file may set core.hooksPath. */
+function includeBypass(inline: readonly GitConfigEntry[], cwd: string | undefined, written: ReadonlySet<string>): string | undefined {
+  for (const { key, value } of inline) {
+    if (key !== "include.path" && !/^includeif\..*\.path$/.test(key)) continue;
+    const file = path.resolve(cwd ?? process.cwd(), value.replace(/^~(?=\/)/, process.env.HOME ?? ""));
+    const entries = written.has(file) || isDynamic(value) ? undefined : gitConfigEntries({ cwd: undefined, env: new Map([["GIT_CONFIG_GLOBAL", file]]), inline: [] });
+    if (entries === undefined || entries.some((entry) => entry.key === "core.hookspath" || entry.key === "include.path")) {
+      return `git -c ${key}=${displayWord(value)} includes a config file that ${entries === undefined ? "this command writes or builds, and that may set" : "sets"} core.hooksPath; run git without it and ${FIX}`;
     }
   }
   return undefined;
@@ -362,7 +393,9 @@ function configBypass(args: string[]): string | undefined {
   }
   const [first, second] = positionals;
   const key = first === "set" || first === "unset" ? second : first;
-  if (key === undefined || !isHooksPathKey(key)) return undefined;
+  // An include makes git read another file, which may set core.hooksPath.
+  const includes = key !== undefined && /^(include\.path|includeif\..*\.path)$/i.test(key);
+  if (key === undefined || (!isHooksPathKey(key) && !includes)) return undefined;
   const isWrite = writes || first === "set" || first === "unset" || positionals.length >= 2;
   if (!isWrite) return undefined;
   return `git config ${args.map(displayWord).join(" ")} changes which hooks git runs; leave core.hooksPath as the repository set it and ${FIX}`;

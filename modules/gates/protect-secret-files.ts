@@ -10,7 +10,7 @@ import * as z from "../protocol/schema.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
 import { codeOf, callKind } from "../tools/declaration.ts";
 import { readCode } from "../tools/code-reading.ts";
-import { wordPath } from "./paths.ts";
+import { globMatches, realPath, wordPath } from "./paths.ts";
 import { walkCall } from "./shell-walk.ts";
 import { gateWithOptions, type GateVerdict } from "./types.ts";
 
@@ -96,11 +96,12 @@ export const protectSecretFiles = gateWithOptions<Options>({
 
 function findSecret(input: HookInput, options: Options): { file: string; pattern: string; how: string } | undefined {
   const cwd = input.cwd;
-  const check = (word: string, how: string): { file: string; pattern: string; how: string } | undefined => {
+  const check = (word: string, how: string, shown = word): { file: string; pattern: string; how: string } | undefined => {
     const file = wordPath(word, cwd);
     if (options.allow.some((allowed) => wordPath(allowed, cwd) === file)) return undefined;
-    const pattern = secretPattern(file, options);
-    return pattern === undefined ? undefined : { file: word, pattern, how };
+    // A link to a secret file reads it too.
+    const pattern = secretPattern(file, options) ?? secretPattern(realPath(file), options);
+    return pattern === undefined ? undefined : { file: shown, pattern, how };
   };
   const fields = (input.tool_input ?? {}) as Record<string, unknown>;
   for (const key of ["file_path", "path", "notebook_path"]) {
@@ -124,12 +125,24 @@ function findSecret(input: HookInput, options: Options): { file: string; pattern
   }
   let found: { file: string; pattern: string; how: string } | undefined;
   walkCall(input, (run) => {
-    if (run.program === undefined || PRINTERS.has(run.program)) return undefined;
-    const words = [...run.argv.slice(1).map((w) => w.replace(/^--?[A-Za-z-]+=/, "")), ...run.command.redirects.map((r) => r.target)];
+    const cwdHere = run.scope.cwd ?? cwd;
+    const how = `${run.program ?? "a redirection"} on it`;
+    const printer = run.program === undefined || PRINTERS.has(run.program);
+    // `dd if=.env`, `git show HEAD:.env`, `--file=.env`: the file is the part after `=` or `:`.
+    const args = printer ? [] : run.argv.slice(1).flatMap((w) => [w, ...w.split(/[=:]/).slice(1)]).filter((w) => !(w.startsWith("-") && !w.includes("/")));
+    const words = [...args, ...run.command.redirects.map((r) => r.target)];
     for (const word of words) {
-      if (word.startsWith("-") && !word.includes("/")) continue;
-      found = check(word, `${run.program} on it`);
-      if (found) return "found";
+      for (const file of globMatches(word, cwdHere)) {
+        found = check(path.resolve(cwdHere, file), how, word);
+        if (found) return "found";
+      }
+    }
+    for (const { code: text, language } of run.code) {
+      for (const literal of readCode(text, language).literals) {
+        if (/\s/.test(literal)) continue;
+        found = check(path.resolve(cwdHere, literal), "code that names it", literal);
+        if (found) return "found";
+      }
     }
     return undefined;
   });

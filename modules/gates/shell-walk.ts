@@ -6,7 +6,11 @@
 // every shell gate, so a wrapper the git gate sees through, every gate sees through.
 import { callKind, codeOf, shellCommandOf, shellEnvOf } from "../tools/declaration.ts";
 import { readCode, shellLine } from "../tools/code-reading.ts";
+import os from "node:os";
+import path from "node:path";
+import type { CodeLanguage } from "../tools/declaration.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
+import { gitAliases, normalizeKey, type GitConfigEntry } from "./git-config.ts";
 import { parseShell, type ShellCommand } from "./shell-words.ts";
 
 /** `bash -c "sh -c '…'"` nests; deeper than this is not a command line anyone writes. */
@@ -16,6 +20,12 @@ export const MAX_DEPTH = 8;
 export interface Scope {
   env: ReadonlyMap<string, string>;
   cwd: string | undefined;
+  /** Set after a `cd` whose directory is built at run time: the word as written, and `cwd` is no longer known. */
+  unknownCwd?: string;
+  /** The home directory `~` and `$HOME` name when the environment does not say (the harness's). */
+  home?: string;
+  /** Symbolic links the script makes before this command (`ln -s / l`), absolute link → absolute target. */
+  links?: ReadonlyMap<string, string>;
 }
 
 /** One simple command as it will run: the program's argv after every wrapper, and its environment. */
@@ -23,6 +33,12 @@ export interface RunCommand {
   argv: string[];
   /** The program's base name (`/usr/bin/git` → `git`), undefined for an empty command. */
   program: string | undefined;
+  /** The program's name is built at run time (`$(echo git)`, `$cmd`): it may be any program. */
+  dynamic: boolean;
+  /** xargs appends words from its stdin that no reader saw (known ones are already in `argv`). */
+  unreadArgs: boolean;
+  /** Inline code the program runs (`python3 -c …`, `node -e …`). */
+  code: { code: string; language: CodeLanguage }[];
   env: Map<string, string>;
   /** The simple command as written (its stdin scripts, its assignments). */
   command: ShellCommand;
@@ -30,44 +46,208 @@ export interface RunCommand {
   scope: Scope;
 }
 
+/** A word still holding an expansion the walker could not perform. */
+export const isDynamic = (word: string): boolean => /[$`]/.test(word);
+
 /** Visit every command `script` runs; the first reason a visitor gives ends the walk. */
 export function walkShell(script: string, scope: Scope, visit: (run: RunCommand) => string | undefined, depth = 0): string | undefined {
   if (depth > MAX_DEPTH) return undefined;
   // Variables the script sets for itself (`d=$TAMA_HOME; cp x "$d/…"`, `export D=…`) reach the commands after them.
   const shellVars = new Map(scope.env);
+  let here: Scope = { ...scope };
+  const dirs: Scope[] = [];
+  const aliases = new Map<string, string>();
+  const functions = functionsOf(script);
+  let previous: { argv: string[]; command: ShellCommand } | undefined;
   for (const command of parseShell(script)) {
-    if (command.argv.length === 0 || (command.argv[0] === "export" && command.argv.length > 1)) {
-      for (const { name, value } of command.assignments) shellVars.set(name, expandVars(value, shellVars));
+    if (command.argv.length === 0 || (["export", "declare", "typeset", "local", "readonly"].includes(command.argv[0] as string) && command.argv.length > 1)) {
+      for (const { name, value } of command.assignments) shellVars.set(name, expandVars(value, varsOf(shellVars, here)));
       for (const word of command.argv.slice(1)) {
         const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(word);
-        if (match) shellVars.set(match[1] as string, expandVars(match[2] as string, shellVars));
+        if (match) shellVars.set(match[1] as string, expandVars(match[2] as string, varsOf(shellVars, here)));
       }
     }
+    const known = varsOf(shellVars, here);
+    let words = command.argv.map((word) => expandVars(word, known));
+    const alias = words[0] === undefined ? undefined : aliases.get(words[0]);
+    if (alias !== undefined) words = [...splitString(alias), ...words.slice(1)];
+    setByBuiltin(words, command, shellVars);
     const env = new Map(shellVars);
-    for (const { name, value } of command.assignments) env.set(name, value);
-    const { argv, scripts } = unwrap(command.argv, env);
-    const inner: Scope = { ...scope, env };
+    for (const { name, value } of command.assignments) env.set(name, expandVars(value, known));
+    const unwrapped = unwrap(words, env);
+    const { scripts } = unwrapped;
+    let { argv } = unwrapped;
+    const inner: Scope = { ...here, env };
     const program = argv[0] === undefined ? undefined : basename(argv[0]);
-    for (const nested of [...scripts, ...nestedScripts(program, argv, command.stdin)]) {
+    let unreadArgs = false;
+    if (unwrapped.xargs) {
+      const fed = xargsInput(command, previous);
+      if (fed === undefined) unreadArgs = true;
+      else argv = [...argv, ...fed];
+    }
+    const calls = program !== undefined && functions.has(program) && words[0] === argv[0] ? [callBody(functions.get(program) as string, argv.slice(1))] : [];
+    for (const nested of [...scripts, ...nestedScripts(program, argv, command.stdin), ...calls]) {
       const reason = walkShell(nested, inner, visit, depth + 1);
       if (reason !== undefined) return reason;
     }
-    const reason = visit({ argv, program, env, command, depth, scope: inner });
+    const run: RunCommand = { argv, program, dynamic: argv[0] !== undefined && isDynamic(argv[0]), unreadArgs, code: inlineCodeOf(program, argv), env, command, depth, scope: inner };
+    const reason = visit(run);
     if (reason !== undefined) return reason;
+    const expanded = gitAliasRun(run);
+    if (expanded !== undefined) {
+      const aliased = expanded.shell !== undefined ? walkShell(expanded.shell, inner, visit, depth + 1) : visit({ ...run, argv: expanded.argv, program: "git" });
+      if (aliased !== undefined) return aliased;
+    }
+    // What the command leaves behind for the commands after it: its directory, its aliases, its links.
+    if (program === "cd" || program === "pushd") {
+      if (program === "pushd") dirs.push(here);
+      here = { ...here, ...changeDirectory(argv[1], here, known) };
+    } else if (program === "popd") {
+      here = dirs.pop() ?? { ...here, unknownCwd: "popd" };
+    } else if (program === "alias") {
+      for (const word of argv.slice(1)) {
+        const match = /^([^=\s]+)=(.*)$/s.exec(word);
+        if (match) aliases.set(match[1] as string, match[2] as string);
+      }
+    } else if (program === "ln" || (program === "cp" && argv.some((a) => a === "-s" || a === "--symbolic-link"))) {
+      here = { ...here, links: linksMade(argv, here) };
+    }
+    previous = { argv, command };
   }
   return undefined;
 }
 
-/** `$NAME`/`${NAME}` replaced where the script's own variables know it; other references stay as written. */
-export function expandVars(text: string, vars: ReadonlyMap<string, string>): string {
-  return text.replace(/\$\{(\w+)\}|\$(\w+)/g, (whole, braced: string | undefined, plain: string | undefined) => vars.get((braced ?? plain) as string) ?? whole);
+/** The variables a word may use: the script's, `$PWD`, `$HOME` and the temporary directory. */
+function varsOf(shellVars: ReadonlyMap<string, string>, scope: Scope): Map<string, string> {
+  const vars = new Map(shellVars);
+  if (!vars.has("HOME")) vars.set("HOME", scope.home ?? (process.env.HOME || os.homedir()));
+  if (!vars.has("TMPDIR")) vars.set("TMPDIR", os.tmpdir());
+  if (scope.cwd !== undefined && scope.unknownCwd === undefined) vars.set("PWD", scope.cwd);
+  return vars;
 }
 
+/** `$NAME`/`${NAME}` replaced where the script's own variables know it; other references stay as written. */
+export function expandVars(text: string, vars: ReadonlyMap<string, string>): string {
+  return text.replace(/\$\{(\w+)\}|\$(\w+)|\$\(\s*pwd\s*\)|`\s*pwd\s*`|\$\(\s*mktemp\b[^()`]*\)/g, (whole, braced: string | undefined, plain: string | undefined) => {
+    // `$(pwd)` is the directory; `$(mktemp …)` a new name in the temporary directory.
+    if (braced === undefined && plain === undefined) return /mktemp/.test(whole) ? path.join(vars.get("TMPDIR") ?? os.tmpdir(), "tmp.mktemp") : (vars.get("PWD") ?? whole);
+    return vars.get((braced ?? plain) as string) ?? whole;
+  });
+}
+
+/** `read NAME`, `printf -v NAME …`, `mapfile NAME`: the variable gets a value no reader saw. */
+function setByBuiltin(words: readonly string[], command: ShellCommand, vars: Map<string, string>): void {
+  const program = words[0];
+  if (program === "printf") {
+    const at = words.indexOf("-v");
+    if (at > 0 && words[at + 1] !== undefined) vars.set(words[at + 1] as string, words[at + 2] !== undefined && !/%|\\/.test(words[at + 2] as string) ? (words[at + 2] as string) : "$(printf)");
+  } else if (program === "read" || program === "mapfile" || program === "readarray") {
+    const names = words.slice(1).filter((w, i, all) => /^[A-Za-z_]\w*$/.test(w) && !/^-[adinNpt]$/.test(all[i - 1] ?? ""));
+    const given = command.stdin[0]?.trim();
+    names.forEach((name, i) => vars.set(name, program === "read" && given !== undefined && names.length === 1 && i === 0 && !isDynamic(given) ? given : "$(read)"));
+  }
+}
+
+/** Where `cd WORD` goes: a directory the walker can name, or an unknown one. */
+function changeDirectory(word: string | undefined, scope: Scope, vars: ReadonlyMap<string, string>): Partial<Scope> {
+  const home = vars.get("HOME") as string;
+  if (word === undefined || word === "~") return { cwd: home, unknownCwd: undefined };
+  if (word === "-" || isDynamic(word) || scope.unknownCwd !== undefined && !path.isAbsolute(word) && !word.startsWith("~")) return { unknownCwd: word };
+  const expanded = word.replace(/^~(?=\/|$)/, home);
+  if (expanded.startsWith("~")) return { unknownCwd: word };
+  return { cwd: path.resolve(scope.cwd ?? process.cwd(), expanded), unknownCwd: undefined };
+}
+
+/** The links `ln -s TARGET… LINK` (or `cp -s`) adds to the ones the scope knows. */
+function linksMade(argv: readonly string[], scope: Scope): Map<string, string> {
+  const links = new Map(scope.links ?? []);
+  if (!argv.some((a) => /^-[A-Za-z]*s/.test(a) || a === "--symbolic" || a === "--symbolic-link")) return links;
+  const cwd = scope.cwd ?? process.cwd();
+  const words = argv.slice(1).filter((a) => !a.startsWith("-"));
+  const target = argv.find((a, i) => argv[i - 1] === "-t" || a.startsWith("--target-directory="));
+  if (words.length === 1 && target === undefined) links.set(path.resolve(cwd, path.basename(words[0] as string)), path.resolve(cwd, words[0] as string));
+  const dest = words.at(-1);
+  if (words.length === 2 && dest !== undefined) links.set(path.resolve(cwd, dest), path.resolve(path.dirname(path.resolve(cwd, dest)), words[0] as string));
+  return links;
+}
+
+/** The words xargs gets from a stdin the walker can read (`echo a b | xargs …`, `<<< "a b"`); undefined when it cannot. */
+function xargsInput(command: ShellCommand, previous: { argv: string[]; command: ShellCommand } | undefined): string[] | undefined {
+  if (command.stdin.length > 0) return command.stdin.join(" ").split(/\s+/).filter(Boolean);
+  if (!command.piped || previous === undefined) return undefined;
+  const program = previous.argv[0] === undefined ? undefined : basename(previous.argv[0]);
+  if (program !== "echo" && program !== "printf") return undefined;
+  const words = previous.argv.slice(1).filter((w, i) => !(i === 0 && /^-[neE]+$/.test(w)));
+  return words.join(" ").replace(/\\n/g, " ").split(/\s+/).filter(Boolean);
+}
+
+/** Functions the script defines (`f() { …; }`, `function f { …; }`), by name, with their bodies. */
+function functionsOf(script: string): Map<string, string> {
+  const functions = new Map<string, string>();
+  const definition = /(?:^|[\s;&|(){}])(?:function\s+([A-Za-z_][\w.:-]*)\s*(?:\(\s*\))?|([A-Za-z_][\w.:-]*)\s*\(\s*\))\s*([{(])/g;
+  for (const match of script.matchAll(definition)) {
+    const open = (match.index ?? 0) + match[0].length - 1;
+    const close = matching(script, open, match[3] === "{" ? "}" : ")");
+    functions.set((match[1] ?? match[2]) as string, script.slice(open + 1, close));
+  }
+  return functions;
+}
+
+/** The index of the bracket closing the one at `open`, skipping quoted text. */
+function matching(src: string, open: number, closer: string): number {
+  const opener = src[open] as string;
+  let depth = 0;
+  for (let j = open; j < src.length; j++) {
+    const ch = src[j];
+    if (ch === "\\") j++;
+    else if (ch === "'") j = Math.max(j, src.indexOf("'", j + 1) === -1 ? src.length : src.indexOf("'", j + 1));
+    else if (ch === opener) depth++;
+    else if (ch === closer && --depth === 0) return j;
+  }
+  return src.length;
+}
+
+/** A function's body with its positional parameters (`"$@"`, `$1`, …) given the call's arguments. */
+function callBody(body: string, args: readonly string[]): string {
+  const all = shellLine(args);
+  return body
+    .replace(/"\$@"|"\$\*"|"\$\{@\}"|\$@|\$\*/g, all)
+    .replace(/"?\$\{?([1-9])\}?"?/g, (_whole, n: string) => shellLine([args[Number(n) - 1] ?? ""]));
+}
+
+/** `git ci …` where `ci` is an alias: what git runs instead (git words, or a `!` shell line). */
+function gitAliasRun(run: RunCommand): { argv: string[]; shell?: undefined } | { shell: string; argv?: undefined } | undefined {
+  if (run.program !== "git") return undefined;
+  const args = run.argv.slice(1);
+  let i = 0;
+  let cwd = run.scope.cwd;
+  const inline: GitConfigEntry[] = [];
+  for (; i < args.length && (args[i] as string).startsWith("-"); i++) {
+    const arg = args[i] as string;
+    if (!["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env"].includes(arg)) continue;
+    const value = args[++i] ?? "";
+    if (arg === "-C") cwd = path.resolve(cwd ?? process.cwd(), value);
+    if (arg === "-c" && value.includes("=")) inline.push({ key: normalizeKey(value.slice(0, value.indexOf("="))), value: value.slice(value.indexOf("=") + 1) });
+  }
+  const subcommand = args[i];
+  if (subcommand === undefined || GIT_COMMANDS.has(subcommand)) return undefined;
+  const alias = gitAliases({ cwd, env: run.env, inline }).get(subcommand.toLowerCase());
+  if (alias === undefined) return undefined;
+  const rest = args.slice(i + 1);
+  if (alias.startsWith("!")) return { shell: [alias.slice(1), ...rest.map((word) => shellLine([word]))].join(" ") };
+  return { argv: [run.argv[0] as string, ...args.slice(0, i), ...splitString(alias), ...rest] };
+}
+
+/** git's own commands: an alias of one of these names is never used. */
+export const GIT_COMMANDS = new Set(
+  "add am annotate apply archive bisect blame branch bundle checkout cherry cherry-pick clean clone commit config describe diff fetch format-patch fsck gc grep init log ls-files merge mv notes pull push range-diff rebase reflog remote reset restore revert rm shortlog show sparse-checkout stash status submodule switch tag update-ref worktree".split(" "),
+);
+
 /** Every command a call runs, for gates that look at each (the first reason wins; its prefix says where it came from). */
-export function walkCall(input: HookInput, visit: (run: RunCommand) => string | undefined): string | undefined {
+export function walkCall(input: HookInput, visit: (run: RunCommand) => string | undefined, home?: string): string | undefined {
   const call = readableScripts(input);
   if (call === undefined) return undefined;
-  const scope: Scope = { env: new Map(Object.entries(call.env ?? {})), cwd: input.cwd };
+  const scope: Scope = { env: new Map(Object.entries(call.env ?? {})), cwd: input.cwd, ...(home !== undefined ? { home } : {}) };
   for (const script of call.scripts) {
     const reason = walkShell(script, scope, visit);
     if (reason !== undefined) return call.prefix + reason;
@@ -168,15 +348,16 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
 };
 
 /** The command a wrapper chain runs, and the shell lines wrappers run on the way. */
-function unwrap(start: readonly string[], env: Map<string, string>): { argv: string[]; scripts: string[] } {
+function unwrap(start: readonly string[], env: Map<string, string>): { argv: string[]; scripts: string[]; xargs: boolean } {
   let argv = [...start];
   const scripts: string[] = [];
+  let xargs = false;
   for (let guard = 0; guard < 32; guard++) {
     const program = argv[0] === undefined ? undefined : basename(argv[0]);
     if (program === "find") {
       // find runs each -exec command itself; find stays the command (gates judge -delete).
       scripts.push(...findExecScripts(argv.slice(1)));
-      return { argv, scripts };
+      return { argv, scripts, xargs };
     }
     if (program === "gdb" && argv.includes("--args")) {
       argv = argv.slice(argv.indexOf("--args") + 1);
@@ -184,11 +365,12 @@ function unwrap(start: readonly string[], env: Map<string, string>): { argv: str
     }
     const spec = program === undefined ? undefined : WRAPPERS[program];
     if (spec === undefined) break;
+    xargs ||= program === "xargs";
     const next = skipWrapper(program as string, spec, argv.slice(1), env, scripts);
-    if (next === undefined) return { argv: [], scripts };
+    if (next === undefined) return { argv: [], scripts, xargs };
     argv = next;
   }
-  return { argv, scripts };
+  return { argv, scripts, xargs };
 }
 
 /** `env -S 'git commit -n'`: env splits the string into words itself (quotes honoured). */
@@ -268,10 +450,11 @@ const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash
 const SHELL_ARG_OPTIONS = new Set(["-o", "+o", "-O", "+O", "--rcfile", "--init-file"]);
 
 /** Interpreters whose inline code flag runs code Tama reads like eval's. */
-const INTERPRETERS: Readonly<Record<string, { flags: readonly string[]; language: "python" | "javascript" | "unknown" }>> = {
+const INTERPRETERS: Readonly<Record<string, { flags: readonly string[]; language: CodeLanguage }>> = {
   python: { flags: ["-c"], language: "python" },
   python3: { flags: ["-c"], language: "python" },
   node: { flags: ["-e", "--eval", "-p", "--print"], language: "javascript" },
+  nodejs: { flags: ["-e", "--eval", "-p", "--print"], language: "javascript" },
   bun: { flags: ["-e", "--eval", "-p", "--print"], language: "javascript" },
   deno: { flags: ["eval"], language: "javascript" },
   perl: { flags: ["-e", "-E"], language: "unknown" },
@@ -279,21 +462,32 @@ const INTERPRETERS: Readonly<Record<string, { flags: readonly string[]; language
   php: { flags: ["-r"], language: "unknown" },
 };
 
-function interpreterOf(program: string): (typeof INTERPRETERS)[string] | undefined {
-  return INTERPRETERS[program] ?? (/^python3(\.\d+)?$/.test(program) ? INTERPRETERS.python : undefined);
+/** The code an interpreter is given on its command line (`python3 -c …`, `node -e …`, `perl -pie …`, `node --eval=…`). */
+export function inlineCodeOf(program: string | undefined, argv: readonly string[]): { code: string; language: CodeLanguage }[] {
+  const spec = program === undefined ? undefined : INTERPRETERS[program] ?? INTERPRETERS[program.replace(/[\d.]+$/, "")];
+  if (!spec) return [];
+  const code: { code: string; language: CodeLanguage }[] = [];
+  for (let i = 1; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const glued = spec.flags.find((flag) => flag.startsWith("--") && arg.startsWith(`${flag}=`));
+    if (spec.flags.includes(arg) && argv[i + 1] !== undefined) code.push({ code: argv[++i] as string, language: spec.language });
+    else if (glued !== undefined) code.push({ code: arg.slice(glued.length + 1), language: spec.language });
+    else if (/^-[A-Za-z]+$/.test(arg) && spec.flags.some((o) => o.length === 2 && arg.endsWith(o[1] as string)) && argv[i + 1] !== undefined) {
+      code.push({ code: argv[++i] as string, language: spec.language });
+    }
+  }
+  return code;
 }
 
 function nestedScripts(program: string | undefined, argv: string[], stdin: string[]): string[] {
   if (program === "eval") return [argv.slice(1).join(" ")];
   if (program === undefined) return [];
-  const interpreter = interpreterOf(program);
-  if (interpreter) {
-    const at = argv.findIndex((arg, i) => i > 0 && interpreter.flags.includes(arg));
-    const glued = argv.find((arg, i) => i > 0 && interpreter.flags.some((flag) => flag.startsWith("--") && arg.startsWith(`${flag}=`)));
-    const code = at > 0 ? argv[at + 1] : glued?.slice(glued.indexOf("=") + 1);
-    if (code === undefined) return [];
-    const reading = readCode(code, interpreter.language);
-    return [...reading.commands, ...(reading.startsProcesses ? reading.literals : [])];
+  const code = inlineCodeOf(program, argv);
+  if (INTERPRETERS[program] ?? INTERPRETERS[program.replace(/[\d.]+$/, "")]) {
+    return code.flatMap(({ code: text, language }) => {
+      const reading = readCode(text, language);
+      return [...reading.commands, ...(reading.startsProcesses ? reading.literals : [])];
+    });
   }
   if (!SHELLS.has(program)) return [];
   let readsString = false;

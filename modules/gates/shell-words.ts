@@ -40,6 +40,8 @@ interface WordBuffer {
   plainPrefix: string;
   quoted: boolean;
   started: boolean;
+  /** Per character of `text`: "1" where it came from quotes, escapes or expansions (brace expansion skips those). */
+  mask: string;
 }
 
 interface PendingHeredoc {
@@ -63,7 +65,8 @@ class Parser {
     let current = newCommand();
     let depth = 0;
     const finish = (pipe = false): void => {
-      if (current.argv.length > 0 || current.assignments.length > 0) this.commands.push(current);
+      // `{ …; } > f`, `(…) < f` and `exec 3< f`: redirections alone still open files.
+      if (current.argv.length > 0 || current.assignments.length > 0 || current.redirects.length > 0) this.commands.push(current);
       current = newCommand();
       current.piped = pipe;
     };
@@ -120,16 +123,17 @@ class Parser {
     if (command.argv.length === 0 && command.assignments.length === 0 && !word.quoted && RESERVED_PREFIXES.has(word.text)) {
       return;
     }
-    command.argv.push(word.text);
+    command.argv.push(...expandBraces(word.text, word.mask));
   }
 
   /** Read one word up to an unquoted blank or operator. */
   private readWord(): WordBuffer {
-    const word: WordBuffer = { text: "", plainPrefix: "", quoted: false, started: false };
+    const word: WordBuffer = { text: "", plainPrefix: "", quoted: false, started: false, mask: "" };
     let plain = true;
     const append = (text: string, isPlain: boolean): void => {
       word.started = true;
       word.text += text;
+      word.mask += (isPlain ? "0" : "1").repeat(text.length);
       if (!isPlain) plain = false;
       if (plain) word.plainPrefix += text;
     };
@@ -227,21 +231,30 @@ class Parser {
     return "$";
   }
 
-  /** `$'…'`: single quotes with C escapes (the common ones; others are kept). */
+  /** `$'…'`: single quotes with bash's C escapes (`\n`, `\x2f`, `\057`, `\u00e9`, `\cA`, …). */
   private readAnsiC(): string {
-    const escapes: Record<string, string> = { n: "\n", t: "\t", r: "\r", "\\": "\\", "'": "'", '"': '"', e: "\x1b", a: "\x07" };
+    const escapes: Record<string, string> = { n: "\n", t: "\t", r: "\r", "\\": "\\", "'": "'", '"': '"', "?": "?", e: "\x1b", E: "\x1b", a: "\x07", b: "\b", f: "\f", v: "\v" };
     this.i++;
     let text = "";
     while (this.i < this.src.length && this.src[this.i] !== "'") {
       const ch = this.src[this.i] as string;
-      if (ch === "\\" && this.i + 1 < this.src.length) {
-        const next = this.src[this.i + 1] as string;
-        text += escapes[next] ?? "\\" + next;
-        this.i += 2;
-      } else {
+      if (ch !== "\\" || this.i + 1 >= this.src.length) {
         text += ch;
         this.i++;
+        continue;
       }
+      const rest = this.src.slice(this.i + 1);
+      const numeric = /^(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.)/.exec(rest)?.[1];
+      if (numeric !== undefined) {
+        const kind = numeric[0] as string;
+        const code = kind === "c" ? (numeric.charCodeAt(1) & 0x1f) : Number.parseInt(/[0-7]/.test(kind) ? numeric : numeric.slice(1), /[0-7]/.test(kind) ? 8 : 16);
+        text += code <= 0x10ffff ? String.fromCodePoint(code) : "";
+        this.i += 1 + numeric.length;
+        continue;
+      }
+      const next = rest[0] as string;
+      text += escapes[next] ?? "\\" + next;
+      this.i += 2;
     }
     this.i++;
     return text;
@@ -337,4 +350,67 @@ function endOf(src: string, char: string, from: number): number {
 
 function endOfLine(src: string, from: number): number {
   return endOf(src, "\n", from);
+}
+
+/** Words brace expansion gives at most; `{1..99999999}` is not a command line anyone means. */
+const MAX_BRACE_WORDS = 256;
+
+/**
+ * Bash's brace expansion of one word (`{/usr,x}`, `-{n,m}`, `{1..3}`), on the braces
+ * that were not quoted (`mask` marks quoted characters with "1"). A word without an
+ * expansion is itself.
+ */
+export function expandBraces(text: string, mask: string): string[] {
+  const words: string[] = [];
+  const pending: [string, string][] = [[text, mask]];
+  while (pending.length > 0 && words.length < MAX_BRACE_WORDS) {
+    const [word, marks] = pending.shift() as [string, string];
+    const found = firstBrace(word, marks);
+    if (found === undefined) {
+      words.push(word);
+      continue;
+    }
+    const { open, close, parts } = found;
+    for (const [part, partMask] of parts) {
+      if (pending.length + words.length >= MAX_BRACE_WORDS) break;
+      pending.push([word.slice(0, open) + part + word.slice(close + 1), marks.slice(0, open) + partMask + marks.slice(close + 1)]);
+    }
+  }
+  return words.length > 0 ? words : [text];
+}
+
+/** The first unquoted `{…}` holding a top-level comma or a `a..b` sequence, and what it expands to. */
+function firstBrace(word: string, mask: string): { open: number; close: number; parts: [string, string][] } | undefined {
+  for (let open = 0; open < word.length; open++) {
+    if (word[open] !== "{" || mask[open] === "1") continue;
+    let depth = 0;
+    const commas: number[] = [];
+    for (let j = open; j < word.length; j++) {
+      if (mask[j] === "1") continue;
+      if (word[j] === "{") depth++;
+      else if (word[j] === "}" && --depth === 0) {
+        const inner = word.slice(open + 1, j);
+        if (commas.length > 0) {
+          const cuts = [open, ...commas, j];
+          const parts: [string, string][] = cuts.slice(1).map((cut, k) => [word.slice((cuts[k] as number) + 1, cut), mask.slice((cuts[k] as number) + 1, cut)]);
+          return { open, close: j, parts };
+        }
+        const sequence = /^(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])(?:\.\.(-?\d+))?$/.exec(inner);
+        if (sequence && !mask.slice(open, j + 1).includes("1")) return { open, close: j, parts: sequenceOf(sequence[1] as string, sequence[2] as string, sequence[3]).map((p) => [p, "0".repeat(p.length)]) };
+        break;
+      } else if (word[j] === "," && depth === 1) commas.push(j);
+    }
+  }
+  return undefined;
+}
+
+function sequenceOf(from: string, to: string, step: string | undefined): string[] {
+  const numeric = /^-?\d+$/.test(from) && /^-?\d+$/.test(to);
+  if (!numeric && (/\d/.test(from) || /\d/.test(to))) return [`{${from}..${to}}`];
+  const a = numeric ? Number.parseInt(from, 10) : from.charCodeAt(0);
+  const b = numeric ? Number.parseInt(to, 10) : to.charCodeAt(0);
+  const by = Math.max(1, Math.abs(Number.parseInt(step ?? "1", 10) || 1));
+  const out: string[] = [];
+  for (let v = a; (a <= b ? v <= b : v >= b) && out.length < MAX_BRACE_WORDS; v += a <= b ? by : -by) out.push(numeric ? String(v) : String.fromCharCode(v));
+  return out;
 }

@@ -106,9 +106,18 @@ const WRITERS: Readonly<Record<string, WriterRule>> = {
     return [...(ops[0] !== undefined ? [{ word: ops[0], effect: "patches", reachesBelow: false }] : []), ...(out ? [{ word: out, effect: "writes", reachesBelow: false }] : [])];
   },
   curl: (args) => outputs(args, ["-o", "--output"], "downloads over"),
+  sort: (args) => outputs(args, ["-o", "--output"], "writes"),
+  split: (args) => {
+    const ops = operands(args, ["-a", "-b", "-C", "-l", "-n", "-t", "--suffix-length", "--bytes", "--line-bytes", "--lines", "--number", "--additional-suffix", "--separator", "--filter"]).operands;
+    return ops[1] === undefined ? [] : [{ word: `${ops[1]}*`, effect: "writes", reachesBelow: false }];
+  },
   wget: (args) => outputs(args, ["-O", "--output-document"], "downloads over"),
   tar: (args) => {
-    const extracts = args.some((arg) => /^-?[A-Za-z]*x/.test(arg) && !arg.startsWith("--")) || hasLong(args, "--extract", "--get");
+    // The mode letters: the first word (`tar xzf`, `tar -czf`) or a dashed cluster.
+    const modes = args.filter((arg, i) => (i === 0 && /^[A-Za-z]+$/.test(arg)) || /^-[A-Za-z]+$/.test(arg)).join("");
+    const extracts = modes.includes("x") || hasLong(args, "--extract", "--get");
+    const creates = !extracts && (/[cru]/.test(modes) || hasLong(args, "--create", "--append", "--update"));
+    if (creates) return archiveFile(args);
     if (!extracts) return [];
     const { values } = operands(args, ["-C", "--directory", "-f", "--file"]);
     const dir = values.get("-C") ?? values.get("--directory") ?? ".";
@@ -129,6 +138,20 @@ const WRITERS: Readonly<Record<string, WriterRule>> = {
     return all(starts.length > 0 ? starts : ["."], "changes files under", true);
   },
 };
+
+/** `tar -cf ARCHIVE …`, `tar -czvf ARCHIVE`: the archive it writes (the `f` of a cluster takes the next word). */
+function archiveFile(args: readonly string[]): WriteTarget[] {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (arg.startsWith("--file=")) return [{ word: arg.slice("--file=".length), effect: "writes", reachesBelow: false }];
+    if (arg === "--file" || (i === 0 && /^[A-Za-z]*f$/.test(arg)) || /^-[A-Za-z]*f$/.test(arg)) {
+      const file = args[i + 1];
+      return file === undefined || file === "-" ? [] : [{ word: file, effect: "writes", reachesBelow: false }];
+    }
+    if (/^-f./.test(arg)) return [{ word: arg.slice(2), effect: "writes", reachesBelow: false }];
+  }
+  return [];
+}
 
 function inPlace(args: readonly string[], short: string, long: string): boolean {
   return args.some((arg) => arg === long || arg.startsWith(`${long}=`) || (arg.startsWith(short) && !arg.startsWith("--")) || /^-[nrsuEz]+i/.test(arg));
