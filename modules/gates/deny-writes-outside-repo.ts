@@ -71,7 +71,7 @@ export const denyWritesOutsideRepo = gateWithOptions<Options>({
       for (const target of [...writeTargets(run.command, run.argv), ...code]) {
         // A place built at run time (`> "$OUT"` with OUT unknown, `cd $(…)` then a relative name) is not guessed at.
         const unknown = isDynamic(target.word) ? target.word : run.scope.unknownCwd !== undefined && !path.isAbsolute(target.word) && !/^~/.test(target.word) && !DEVICES.has(target.word) && !target.word.startsWith("&") ? `${target.word} after \`cd ${run.scope.unknownCwd}\`` : undefined;
-        if (unknown !== undefined) return `${run.program ?? "the command"} ${target.effect} ${unknown}, a path built at run time that Tama cannot place; write the path out, or ${instead}`;
+        if (unknown !== undefined) return `${run.program ?? "the command"} ${target.effect} ${unknown}, a path built at run time that may be outside the project; write the path out, or ${instead}`;
         const problem = outside(target.word, cwd, run.env, options, local, run.scope.links, input.cwd);
         if (problem !== undefined) return `${run.program ?? "the command"} ${target.effect} ${problem}; ${instead}`;
       }

@@ -11,6 +11,7 @@ import path from "node:path";
 import type { CodeLanguage } from "../tools/declaration.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
 import { gitAliases, normalizeKey, type GitConfigEntry } from "./git-config.ts";
+import { projectRoot } from "./paths.ts";
 import { parseShell, type ShellCommand } from "./shell-words.ts";
 
 /** `bash -c "sh -c '…'"` nests; deeper than this is not a command line anyone writes. */
@@ -59,6 +60,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
   const aliases = new Map<string, string>();
   const functions = functionsOf(script);
   let previous: { argv: string[]; command: ShellCommand } | undefined;
+  const loops = new Map<string, string[]>();
   for (const command of parseShell(script)) {
     if (command.argv.length === 0 || (["export", "declare", "typeset", "local", "readonly"].includes(command.argv[0] as string) && command.argv.length > 1)) {
       for (const { name, value } of command.assignments) shellVars.set(name, expandVars(value, varsOf(shellVars, here)));
@@ -67,54 +69,70 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         if (match) shellVars.set(match[1] as string, expandVars(match[2] as string, varsOf(shellVars, here)));
       }
     }
-    const known = varsOf(shellVars, here);
-    let words = command.argv.map((word) => expandVars(word, known));
-    const alias = words[0] === undefined ? undefined : aliases.get(words[0]);
-    if (alias !== undefined) words = [...splitString(alias), ...words.slice(1)];
-    setByBuiltin(words, command, shellVars);
-    const env = new Map(shellVars);
-    for (const { name, value } of command.assignments) env.set(name, expandVars(value, known));
-    const unwrapped = unwrap(words, env);
-    const { scripts } = unwrapped;
-    let { argv } = unwrapped;
-    const inner: Scope = { ...here, env };
-    const program = argv[0] === undefined ? undefined : basename(argv[0]);
-    let unreadArgs = false;
-    if (unwrapped.xargs) {
-      const fed = xargsInput(command, previous);
-      if (fed === undefined) unreadArgs = true;
-      else argv = [...argv, ...fed];
-    }
-    const calls = program !== undefined && functions.has(program) && words[0] === argv[0] ? [callBody(functions.get(program) as string, argv.slice(1))] : [];
-    for (const nested of [...scripts, ...nestedScripts(program, argv, command.stdin), ...calls]) {
-      const reason = walkShell(nested, inner, visit, depth + 1);
-      if (reason !== undefined) return reason;
-    }
-    const run: RunCommand = { argv, program, dynamic: argv[0] !== undefined && isDynamic(argv[0]), unreadArgs, code: inlineCodeOf(program, argv), env, command, depth, scope: inner };
-    const reason = visit(run);
-    if (reason !== undefined) return reason;
-    const expanded = gitAliasRun(run);
-    if (expanded !== undefined) {
-      const aliased = expanded.shell !== undefined ? walkShell(expanded.shell, inner, visit, depth + 1) : visit({ ...run, argv: expanded.argv, program: "git" });
-      if (aliased !== undefined) return aliased;
-    }
-    // What the command leaves behind for the commands after it: its directory, its aliases, its links.
-    if (program === "cd" || program === "pushd") {
-      if (program === "pushd") dirs.push(here);
-      here = { ...here, ...changeDirectory(argv[1], here, known) };
-    } else if (program === "popd") {
-      here = dirs.pop() ?? { ...here, unknownCwd: "popd" };
-    } else if (program === "alias") {
-      for (const word of argv.slice(1)) {
-        const match = /^([^=\s]+)=(.*)$/s.exec(word);
-        if (match) aliases.set(match[1] as string, match[2] as string);
+    // `for d in a b; do rm -rf "$d"; done`: a command using a loop's variable runs once per value.
+    for (const known of loopVariants(command, varsOf(shellVars, here), loops)) {
+      let words = command.argv.map((word) => expandVars(word, known));
+      const alias = words[0] === undefined ? undefined : aliases.get(words[0]);
+      if (alias !== undefined) words = [...splitString(alias), ...words.slice(1)];
+      // Redirection targets are expanded as the shell expands them, too.
+      const expandedCommand: ShellCommand = { ...command, argv: words, redirects: command.redirects.map((r) => ({ ...r, target: expandVars(r.target, known) })) };
+      setByBuiltin(words, command, shellVars);
+      const env = new Map(shellVars);
+      for (const { name, value } of command.assignments) env.set(name, expandVars(value, known));
+      const unwrapped = unwrap(words, env);
+      const { scripts } = unwrapped;
+      let { argv } = unwrapped;
+      const inner: Scope = { ...here, env };
+      const program = argv[0] === undefined ? undefined : basename(argv[0]);
+      let unreadArgs = false;
+      if (unwrapped.xargs) {
+        const fed = xargsInput(expandedCommand, previous);
+        if (fed === undefined) unreadArgs = true;
+        else argv = [...argv, ...fed];
       }
-    } else if (program === "ln" || (program === "cp" && argv.some((a) => a === "-s" || a === "--symbolic-link"))) {
-      here = { ...here, links: linksMade(argv, here) };
+      const calls = program !== undefined && functions.has(program) && words[0] === argv[0] ? [callBody(functions.get(program) as string, argv.slice(1))] : [];
+      for (const nested of [...scripts, ...nestedScripts(program, argv, expandedCommand.stdin), ...calls]) {
+        const reason = walkShell(nested, inner, visit, depth + 1);
+        if (reason !== undefined) return reason;
+      }
+      const run: RunCommand = { argv, program, dynamic: argv[0] !== undefined && isDynamic(argv[0]), unreadArgs, code: inlineCodeOf(program, argv), env, command: expandedCommand, depth, scope: inner };
+      const reason = visit(run);
+      if (reason !== undefined) return reason;
+      const expanded = gitAliasRun(run);
+      if (expanded !== undefined) {
+        const aliased = expanded.shell !== undefined ? walkShell(expanded.shell, inner, visit, depth + 1) : visit({ ...run, argv: expanded.argv, program: "git" });
+        if (aliased !== undefined) return aliased;
+      }
+      // What the command leaves behind for the commands after it: its directory, its aliases, its links.
+      if (program === "cd" || program === "pushd") {
+        if (program === "pushd") dirs.push(here);
+        here = { ...here, ...changeDirectory(argv[1], here, known) };
+      } else if (program === "popd") {
+        here = dirs.pop() ?? { ...here, unknownCwd: "popd" };
+      } else if (program === "alias") {
+        for (const word of argv.slice(1)) {
+          const match = /^([^=\s]+)=(.*)$/s.exec(word);
+          if (match) aliases.set(match[1] as string, match[2] as string);
+        }
+      } else if (program === "ln" || (program === "cp" && argv.some((a) => a === "-s" || a === "--symbolic-link"))) {
+        here = { ...here, links: linksMade(argv, here) };
+      }
+      previous = { argv, command: expandedCommand };
+      if (argv[0] === "for" && argv[2] === "in" && argv[1] !== undefined) loops.set(argv[1], argv.slice(3));
     }
-    previous = { argv, command };
   }
   return undefined;
+}
+
+/** Loop values a command may see: one set of variables per value of each loop variable it uses (a few at most). */
+function loopVariants(command: ShellCommand, vars: Map<string, string>, loops: ReadonlyMap<string, string[]>): Map<string, string>[] {
+  const text = [...command.argv, ...command.redirects.map((r) => r.target), ...command.assignments.map((a) => a.value)].join(" ");
+  let variants = [vars];
+  for (const [name, values] of loops) {
+    if (!new RegExp(`\\$\\{?${name}\\b`).test(text)) continue;
+    variants = variants.flatMap((v) => values.slice(0, 16).map((value) => new Map([...v, [name, value]])));
+  }
+  return variants.slice(0, 64);
 }
 
 /** The variables a word may use: the script's, `$PWD`, `$HOME` and the temporary directory. */
@@ -122,15 +140,24 @@ function varsOf(shellVars: ReadonlyMap<string, string>, scope: Scope): Map<strin
   const vars = new Map(shellVars);
   if (!vars.has("HOME")) vars.set("HOME", scope.home ?? (process.env.HOME || os.homedir()));
   if (!vars.has("TMPDIR")) vars.set("TMPDIR", os.tmpdir());
-  if (scope.cwd !== undefined && scope.unknownCwd === undefined) vars.set("PWD", scope.cwd);
+  if (scope.cwd !== undefined && scope.unknownCwd === undefined) {
+    vars.set("PWD", scope.cwd);
+    vars.set(TOPLEVEL, projectRoot(scope.cwd));
+  }
   return vars;
 }
 
+/** The name under which `varsOf` keeps the repository's top level, for `$(git rev-parse --show-toplevel)`. */
+const TOPLEVEL = " toplevel";
+
 /** `$NAME`/`${NAME}` replaced where the script's own variables know it; other references stay as written. */
 export function expandVars(text: string, vars: ReadonlyMap<string, string>): string {
-  return text.replace(/\$\{(\w+)\}|\$(\w+)|\$\(\s*pwd\s*\)|`\s*pwd\s*`|\$\(\s*mktemp\b[^()`]*\)/g, (whole, braced: string | undefined, plain: string | undefined) => {
-    // `$(pwd)` is the directory; `$(mktemp …)` a new name in the temporary directory.
-    if (braced === undefined && plain === undefined) return /mktemp/.test(whole) ? path.join(vars.get("TMPDIR") ?? os.tmpdir(), "tmp.mktemp") : (vars.get("PWD") ?? whole);
+  return text.replace(/\$\{(\w+)\}|\$(\w+)|\$\(\s*pwd\s*\)|`\s*pwd\s*`|\$\(\s*mktemp\b[^()`]*\)|\$\(\s*git rev-parse --show-toplevel\s*\)/g, (whole, braced: string | undefined, plain: string | undefined) => {
+    // `$(pwd)` is the directory; `$(mktemp …)` a new name in the temporary directory; rev-parse the repository.
+    if (braced === undefined && plain === undefined) {
+      if (/mktemp/.test(whole)) return path.join(vars.get("TMPDIR") ?? os.tmpdir(), "tmp.mktemp");
+      return vars.get(/rev-parse/.test(whole) ? TOPLEVEL : "PWD") ?? whole;
+    }
     return vars.get((braced ?? plain) as string) ?? whole;
   });
 }

@@ -176,6 +176,24 @@ const REFUSED: [command: string, reason: string][] = [
   ["php -r 'exec(\"git commit --no-verify\");'", "git commit --no-verify"],
   ["deno eval \"new Deno.Command('git', { args: ['commit', '-n'] }).spawn()\"", "git commit -n (--no-verify)"],
   ["deno eval \"Deno.run({ cmd: ['git', 'push', '--no-verify'] })\"", "git push --no-verify"],
+  // Shell forms that hide the switch: escapes, braces, names and values built at run time, functions, aliases, xargs.
+  ["git commit $'\\x2dn' -m x", "git commit -n (--no-verify)"],
+  ["git commit {-n,-m,x}", "git commit -n (--no-verify)"],
+  ["HUSKY=$(echo 0) git commit -m x", "(a value built at run time) may turn hooks off"],
+  ["HUSKY=${X:-0} git commit -m x", "HUSKY=${X:-0}"],
+  ["printf -v HUSKY 0; export HUSKY; git commit -m x", "HUSKY=0"],
+  ["read HUSKY <<< 0; export HUSKY; git commit -m x", "HUSKY=0"],
+  ["GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=$(echo core.hooksPath) GIT_CONFIG_VALUE_0=/x git commit -m x", "GIT_CONFIG_KEY_0=$(echo core.hooksPath)"],
+  ["$(echo git) commit -n -m x", "git commit -n (--no-verify)"],
+  ["g=git; $g commit -n -m x", "git commit -n (--no-verify)"],
+  ["f() { git \"$@\"; }; f commit -n -m x", "git commit -n (--no-verify)"],
+  ["function c { git commit \"$1\" -m x; }\nc --no-verify", "git commit --no-verify"],
+  ["shopt -s expand_aliases\nalias g='git commit -n'\ng -m x", "git commit -n (--no-verify)"],
+  ["echo --no-verify | xargs git commit -m x", "git commit --no-verify"],
+  ["xargs git push <<< --no-verify", "git push --no-verify"],
+  ["printf '[core]\\n\\thooksPath = /tmp/h\\n' > /tmp/c; GIT_CONFIG_GLOBAL=/tmp/c git commit -m x", "names a config file this command writes"],
+  ["git config include.path /tmp/evil.gitconfig", "git config include.path /tmp/evil.gitconfig changes which hooks git runs"],
+  ["git -c alias.p='push --no-verify' p", "git push --no-verify"],
 ];
 
 /** Command lines the gate lets through: nothing here skips a hook. */
@@ -258,6 +276,11 @@ const PASSED: string[] = [
   "python3 -c \"import subprocess; subprocess.run(['git', 'log', '-n', '5'])\"",
   "node -e \"console.log('git commit -n')\"",
   "python3 script.py",
+  "git ls-files -z | xargs -0 git add",
+  "$EDITOR -n notes.txt",
+  "for f in a b; do git add \"$f\"; done",
+  "git commit -m \"$(cat msg.txt)\"",
+  "echo '{a,-n}'",
 ];
 
 function bashCall(command: string): HookInput {
@@ -338,6 +361,10 @@ describe("block-git-hook-bypass under a call's own environment and directory", (
       expect(gate({ cwd: tmpdir(), tool_name: "Bash", tool_input: { command: "git ci -m x" } })).toEqual({ decision: "pass" });
       expect(gate({ cwd: repo, tool_name: "Bash", tool_input: { command: "GIT_CONFIG_GLOBAL=evil.gitconfig git commit -m x" } })).toMatchObject({ decision: "block", reason: expect.stringContaining("GIT_CONFIG_GLOBAL=evil.gitconfig names a config file that sets core.hooksPath") });
       expect(gate({ cwd: repo, tool_name: "Bash", tool_input: { command: "GIT_CONFIG_GLOBAL=/nonexistent git commit -m x" } })).toEqual({ decision: "pass" });
+      // An included file is read as git reads it; after `cd` the repository is the new directory's.
+      expect(gate({ cwd: repo, tool_name: "Bash", tool_input: { command: "git -c include.path=evil.gitconfig commit -m x" } })).toMatchObject({ decision: "block", reason: expect.stringContaining("includes a config file that sets core.hooksPath") });
+      expect(gate({ cwd: repo, tool_name: "Bash", tool_input: { command: "git -c include.path=/nonexistent commit -m x" } })).toEqual({ decision: "pass" });
+      expect(gate({ cwd: "/", tool_name: "Bash", tool_input: { command: `cd ${repo}/sub && git ci -m x` } })).toMatchObject({ decision: "block" });
     } finally {
       rmSync(repo, { recursive: true, force: true });
     }

@@ -106,6 +106,20 @@ describe("self-protection refuses", () => {
     `perl -pi -e 's/true/false/' ${registry}`,
     `nohup timeout 5 rm -f ${registry}`,
     `x=1; sudo env TAMA_X=1 chmod 0777 ${path.dirname(registry)}`,
+    // Shell forms that hide the target: groups, pushd, links made in the same command, braces, escapes, names built at run time.
+    `(echo '{}') > ${registry}`,
+    `{ echo '{}'; } > ${registry}`,
+    `pushd ${path.dirname(registry)} && echo '{}' > registry.json`,
+    `ln -s ${tamaHome} t; echo '{}' > t/hooks/registry.json`,
+    `ln ${registry} r && echo '{}' > r`,
+    `cp -r payload/.tama ${home}`,
+    `t=tama; $t hooks disable x`,
+    `$(echo tama) hooks disable x`,
+    `echo '{}' | tee {${registry},/dev/null}`,
+    `echo '{}' > $'${registry.replaceAll("/", "\\x2f")}'`,
+    `f() { rm -f "$1"; }; f ${registry}`,
+    `for f in ${registry} x; do cp /dev/null "$f"; done`,
+    `cd "$(echo ~/.tama)" && echo '{}' > hooks/registry.json`,
   ];
   for (const command of commands) {
     it(command, () => {
