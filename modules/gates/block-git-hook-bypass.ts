@@ -45,8 +45,18 @@ function findIn(script: string, depth: number, scope: Scope): string | undefined
     scope,
     (run) => {
       const reason = checkCommand(run, written);
-      for (const target of writeTargets(run.command, run.argv)) written.add(path.resolve(run.scope.cwd ?? process.cwd(), target.word));
-      return reason;
+      if (reason !== undefined) return reason;
+      for (const target of writeTargets(run.command, run.argv)) {
+        const file = path.resolve(run.scope.cwd ?? process.cwd(), target.word);
+        written.add(file);
+        // `echo '[core] hooksPath=…' >> .git/config`, `rm .git/hooks/pre-commit`: git's own files, changed by hand.
+        const gitFile = /(^|\/)\.git\/(config$|hooks(\/|$))/.exec(file);
+        if (gitFile) {
+          const what = gitFile[2] === "config" ? "git's config, where core.hooksPath lives" : "the repository's installed git hooks";
+          return `${run.program ?? "the command"} ${target.effect} ${target.word}, ${what}; leave it to git and the project's hook setup (\`git config\` for settings), and ${FIX}`;
+        }
+      }
+      return undefined;
     },
     depth,
   );

@@ -106,9 +106,13 @@ function findSecret(input: HookInput, options: Options): { file: string; pattern
   const fields = (input.tool_input ?? {}) as Record<string, unknown>;
   for (const key of ["file_path", "path", "notebook_path"]) {
     const value = fields[key];
-    if (typeof value === "string") {
-      const hit = check(value, `${input.tool_name ?? "this tool"} on it`);
-      if (hit) return hit;
+    if (typeof value !== "string") continue;
+    // OMP's search takes `a; b` lists, globs and `file:10-20` selectors in `path`.
+    for (const entry of value.split(";").map((part) => part.trim().replace(/(:(L?\d+([-+]|\.\.)?L?\d*(,L?\d+([-+]|\.\.)?L?\d*)*|raw|conflicts|img))+$/i, ""))) {
+      for (const file of entry === "" ? [] : globMatches(entry, cwd)) {
+        const hit = check(file, `${input.tool_name ?? "this tool"} on it`, value);
+        if (hit) return hit;
+      }
     }
   }
   const toolName = input.tool_name ?? input.omp?.tool_name ?? "";

@@ -175,7 +175,9 @@ function modeChange(args: string[], effect: string, withValue: readonly string[]
   const { operands: ops, values } = operands(args, [...withValue]);
   const recursive = hasShort(args, "R") || hasLong(args, "--recursive");
   // With --reference there is no mode operand; otherwise the first operand is the mode (or owner).
-  const files = values.has("--reference") ? ops : ops.slice(1);
+  // `chmod -x FILE`: a mode may start with a dash, and then every operand is a file.
+  const dashMode = effect === "changes the mode of" && args.some((arg) => /^-[rwxXst]+$/.test(arg));
+  const files = values.has("--reference") || dashMode ? ops : ops.slice(1);
   return all(files, effect, recursive);
 }
 

@@ -194,6 +194,11 @@ const REFUSED: [command: string, reason: string][] = [
   ["printf '[core]\\n\\thooksPath = /tmp/h\\n' > /tmp/c; GIT_CONFIG_GLOBAL=/tmp/c git commit -m x", "names a config file this command writes"],
   ["git config include.path /tmp/evil.gitconfig", "git config include.path /tmp/evil.gitconfig changes which hooks git runs"],
   ["git -c alias.p='push --no-verify' p", "git push --no-verify"],
+  ["printf '[core]\\n\\thooksPath = /dev/null\\n' >> .git/config", "printf writes .git/config, git's config"],
+  ["sed -i '/hooksPath/d' .git/config", "edits in place .git/config, git's config"],
+  ["rm -f .git/hooks/pre-commit", "removes .git/hooks/pre-commit, the repository's installed git hooks"],
+  ["chmod -x .git/hooks/pre-push", "the repository's installed git hooks"],
+  ["cd .git && mv hooks hooks.off", "the repository's installed git hooks"],
 ];
 
 /** Command lines the gate lets through: nothing here skips a hook. */
@@ -281,6 +286,9 @@ const PASSED: string[] = [
   "for f in a b; do git add \"$f\"; done",
   "git commit -m \"$(cat msg.txt)\"",
   "echo '{a,-n}'",
+  "cat .git/config",
+  "ls .git/hooks",
+  "echo x > .github/config",
 ];
 
 function bashCall(command: string): HookInput {

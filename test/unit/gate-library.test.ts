@@ -146,6 +146,9 @@ describe("protect-secret-files", () => {
     ["a subshell's input", bash("(cat) < .env")],
     ["a variable", bash("f=.env; cat $f")],
     ["a link to it", bash("cat envlink")],
+    ["search with a list", { tool_name: "Grep", tool_input: { pattern: "KEY", path: "src; .env" } }],
+    ["search with a glob", { tool_name: "Grep", tool_input: { pattern: "KEY", path: ".en*" } }],
+    ["search with a selector", { tool_name: "Grep", tool_input: { pattern: "KEY", path: ".env:1-5" } }],
   ])("refuses %s", async (_name, input) => {
     expect(await refused(id, input)).toMatch(/holds secrets/);
   });

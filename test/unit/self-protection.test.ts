@@ -120,6 +120,7 @@ describe("self-protection refuses", () => {
     `f() { rm -f "$1"; }; f ${registry}`,
     `for f in ${registry} x; do cp /dev/null "$f"; done`,
     `cd "$(echo ~/.tama)" && echo '{}' > hooks/registry.json`,
+    `chmod -x ${hookScript}`,
   ];
   for (const command of commands) {
     it(command, () => {
