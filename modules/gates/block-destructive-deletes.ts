@@ -88,6 +88,7 @@ function findProblem(run: RunCommand, where: Where, options: Options): string | 
   const args = run.argv.slice(1);
   const deletes = args.includes("-delete") || args.some((arg, i) => ["-exec", "-execdir", "-ok", "-okdir"].includes(arg) && /(^|\/)rm$/.test(args[i + 1] ?? ""));
   if (!deletes) return undefined;
+  const selects = args.some((arg) => FIND_TESTS.test(arg));
   // find's start points come before its first expression word.
   const roots: string[] = [];
   for (const arg of args) {
@@ -98,11 +99,15 @@ function findProblem(run: RunCommand, where: Where, options: Options): string | 
   for (const start of roots.length > 0 ? roots : ["."]) {
     if (isDynamic(start)) return `find ${start} … -delete searches from a path built at run time, which Tama cannot tell; ${UNREAD}`;
     const problem = placeProblem(start, where, run.env, options, run.scope.links);
-    // Deleting selected files under the project root is ordinary; only the places above it are refused.
-    if (problem !== undefined && !problem.startsWith("the project itself")) return `find ${start} … -delete would delete in ${problem}; ${INSTEAD}`;
+    // Deleting selected files under the project root is ordinary; only the places above it are refused,
+    // and the root itself when nothing selects (`find . -delete` is `rm -rf .`).
+    if (problem !== undefined && (!problem.startsWith("the project itself") || !selects)) return `find ${start} … -delete would delete in ${problem}; ${INSTEAD}`;
   }
   return undefined;
 }
+
+/** find's tests: with one of them find deletes what it selects, without any everything it walks. */
+const FIND_TESTS = /^-(i?name|i?path|i?wholename|i?regex|i?lname|type|xtype|newer\w*|[acm]time|[acm]min|size|empty|user|group|nouser|nogroup|uid|gid|perm|links|inum|samefile|prune|maxdepth|mindepth|used|fstype|readable|writable|executable)$/;
 
 function gitCleanProblem(args: string[], cwd: string, options: Options): string | undefined {
   let dir = cwd;

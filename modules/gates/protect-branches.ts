@@ -8,7 +8,7 @@ import path from "node:path";
 import * as z from "../protocol/schema.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
 import { projectRoot } from "./paths.ts";
-import { walkCall, type RunCommand } from "./shell-walk.ts";
+import { isDynamic, walkCall, type RunCommand } from "./shell-walk.ts";
 import { gateWithOptions, type GateVerdict } from "./types.ts";
 
 const Options = z.strictObject({ branches: z._default(z.array(z.string().check(z.minLength(1))), ["main", "master"]) });
@@ -86,7 +86,11 @@ function gitProblem(run: RunCommand, sessionCwd: string, options: Options): stri
     const operands = rest.filter((a) => !a.startsWith("-"));
     const refspecs = operands.slice(1);
     if (refspecs.some((r) => r.startsWith("+"))) return `git push ${refspecs.find((r) => r.startsWith("+"))} force-pushes; push a new commit instead`;
-    const targets = refspecs.map((r) => (r.includes(":") ? r.slice(r.indexOf(":") + 1) : r));
+    // `"$(git branch --show-current)"` is the current branch; another refspec built at run time may be a protected one.
+    const current = /^\$\(\s*git (branch --show-current|rev-parse --abbrev-ref HEAD|symbolic-ref --short HEAD)\s*\)$/;
+    const dynamicRef = refspecs.find((r) => isDynamic(r) && !current.test(r));
+    if (dynamicRef !== undefined) return `git push ${dynamicRef} pushes to a branch named at run time, which may be protected (${list}); name the branch`;
+    const targets = refspecs.map((r) => (current.test(r) ? (currentBranch(dir) ?? "") : r.includes(":") ? r.slice(r.indexOf(":") + 1) : r));
     if (refspecs.length === 0 && !flags.some((f) => f === "--tags" || f === "--delete" || f === "-d")) targets.push(currentBranch(dir) ?? "");
     const hit = targets.find((t) => isProtected(t) || (t === "HEAD" && isProtected(currentBranch(dir))));
     if (hit !== undefined) return `a direct push to ${hit === "HEAD" ? currentBranch(dir) : short(hit)} is refused (protected: ${list}); push a branch and open a pull request`;

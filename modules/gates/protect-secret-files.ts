@@ -12,6 +12,7 @@ import { codeOf, callKind } from "../tools/declaration.ts";
 import { readCode } from "../tools/code-reading.ts";
 import { globMatches, realPath, wordPath } from "./paths.ts";
 import { walkCall } from "./shell-walk.ts";
+import { parseShell } from "./shell-words.ts";
 import { gateWithOptions, type GateVerdict } from "./types.ts";
 
 export const DEFAULT_SECRET_PATTERNS = [
@@ -134,7 +135,9 @@ function findSecret(input: HookInput, options: Options): { file: string; pattern
     const printer = run.program === undefined || PRINTERS.has(run.program);
     // `dd if=.env`, `git show HEAD:.env`, `--file=.env`: the file is the part after `=` or `:`.
     const args = printer ? [] : run.argv.slice(1).flatMap((w) => [w, ...w.split(/[=:]/).slice(1)]).filter((w) => !(w.startsWith("-") && !w.includes("/")));
-    const words = [...args, ...run.command.redirects.map((r) => r.target)];
+    // `cat "$(echo .env)"`: what a substitution prints may be the file's name.
+    const printed = run.argv.slice(1).flatMap((w) => [...w.matchAll(/\$\(([^()]*)\)|`([^`]*)`/g)].flatMap((m) => parseShell(m[1] ?? m[2] ?? "").flatMap((c) => c.argv.slice(1))));
+    const words = [...args, ...printed, ...run.command.redirects.map((r) => r.target)];
     for (const word of words) {
       for (const file of globMatches(word, cwdHere)) {
         found = check(path.resolve(cwdHere, file), how, word);

@@ -71,7 +71,8 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
     }
     // `for d in a b; do rm -rf "$d"; done`: a command using a loop's variable runs once per value.
     for (const known of loopVariants(command, varsOf(shellVars, here), loops)) {
-      let words = command.argv.map((word) => expandVars(word, known));
+      // `~+` is the directory, `~-` the previous one (unknown here).
+      let words = command.argv.map((word) => expandVars(word.replace(/^~([+-])(?=\/|$)/, (_t, sign: string) => (sign === "+" ? "$PWD" : "$OLDPWD")), known));
       const alias = words[0] === undefined ? undefined : aliases.get(words[0]);
       if (alias !== undefined) words = [...splitString(alias), ...words.slice(1)];
       // Redirection targets are expanded as the shell expands them, too.

