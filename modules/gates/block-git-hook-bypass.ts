@@ -5,7 +5,8 @@
 // Options are read per git subcommand, because `-n` means --no-verify only for
 // commit and am; for push it is --dry-run, for merge/pull/rebase --no-stat, for log a count.
 import path from "node:path";
-import { shellLine } from "../tools/code-reading.ts";
+import { readCode, shellLine } from "../tools/code-reading.ts";
+import { codeOf, type CodeLanguage } from "../tools/declaration.ts";
 import { isDynamic, readableScripts, walkShell, type RunCommand, type Scope } from "./shell-walk.ts";
 import { writeTargets } from "./shell-writers.ts";
 import { parseShell } from "./shell-words.ts";
@@ -23,6 +24,9 @@ export const blockGitHookBypass: BuiltinGate = {
   evaluate(input: HookInput): GateVerdict {
     const call = readableScripts(input);
     if (call === undefined) return PASS;
+    const code = codeOf(input.tool_name ?? "", input.tool_input);
+    const inCode = code === undefined ? undefined : codeEnvBypass(code.code, code.language);
+    if (inCode !== undefined) return { decision: "block", reason: call.prefix + inCode };
     const scope: Scope = { env: new Map(Object.entries(call.env ?? {})), cwd: input.cwd };
     for (const script of call.scripts) {
       const reason = findIn(script, 0, scope);
@@ -62,7 +66,11 @@ function findIn(script: string, depth: number, scope: Scope): string | undefined
   );
 }
 
-function checkCommand({ argv, program, dynamic, env, depth, scope }: RunCommand, written: ReadonlySet<string>): string | undefined {
+function checkCommand({ argv, program, dynamic, env, depth, scope, code }: RunCommand, written: ReadonlySet<string>): string | undefined {
+  for (const inline of code) {
+    const reason = codeEnvBypass(inline.code, inline.language);
+    if (reason !== undefined) return reason;
+  }
   // A program named at run time (`$(echo git)`, `$g`) is read as git.
   if (program === "git" || dynamic) return envBypass(env) ?? gitBypass(argv.slice(1), depth, { ...scope, env }, written);
   if (program !== undefined && EXPORTERS.has(program)) return exportBypass(program, argv.slice(1));
@@ -117,6 +125,20 @@ function envBypass(env: Map<string, string>): string | undefined {
   for (const [name, value] of env) {
     const rule = envRuleFor(name, value);
     if (rule) return `${name}=${value} ${isDynamic(value) ? "(a value built at run time) may turn hooks off: it " : ""}${rule.effect}; run git without it and ${FIX}`;
+  }
+  return undefined;
+}
+
+/**
+ * Code that puts an off switch in the environment of the processes it starts
+ * (`os.environ["HUSKY"] = "0"`, `env={"HUSKY": "0"}`, `process.env.HUSKY = "0"`, `putenv("SKIP", "x")`).
+ */
+function codeEnvBypass(code: string, language: CodeLanguage): string | undefined {
+  if (!readCode(code, language).startsProcesses) return undefined;
+  const setting = /\b([A-Z][A-Z0-9_]*)\b['"]?\s*\]?\s*(?:=(?!=)|:|,)\s*['"`]([^'"`]*)['"`]/g;
+  for (const match of code.matchAll(setting)) {
+    const rule = envRuleFor(match[1] as string, match[2] as string);
+    if (rule) return `code that sets ${match[1]}=${match[2]} for the processes it starts ${rule.effect}; leave it unset and ${FIX}`;
   }
   return undefined;
 }

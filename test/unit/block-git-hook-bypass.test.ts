@@ -404,6 +404,14 @@ describe("block-git-hook-bypass on code execution", () => {
     ["py", "!git commit --no-verify -m x"],
     ["py", "%%bash\ngit push --no-verify"],
     ["py", "args = ['git', 'commit', '-n']\nimport subprocess\nsubprocess.run(args)"],
+    // the off switch in the environment the code gives its processes, and a process API renamed on import
+    ["py", "import os\nos.environ['HUSKY'] = '0'\nos.system('git commit -m x')"],
+    ["py", "import subprocess\nsubprocess.run(['git', 'commit', '-m', 'x'], env={'HUSKY': '0'})"],
+    ["py", "import subprocess\nsubprocess.run('git commit -m x', shell=True, env=dict(SKIP='lint'))"],
+    ["js", "process.env.HUSKY = '0'; require('child_process').execSync('git commit -m x')"],
+    ["js", "require('child_process').execSync('git commit -m x', { env: { ...process.env, LEFTHOOK: '0' } })"],
+    ["js", "const { execSync: x } = require('child_process'); x('git commit -n')"],
+    ["py", "from subprocess import run as go\ngo('git commit -n', shell=True)"],
   ])("refuses %s: %j", (language, source) => {
     expect(code(language, source)).toMatchObject({ decision: "block", reason: expect.stringMatching(/^eval code runs a command: /) });
   });
@@ -414,6 +422,8 @@ describe("block-git-hook-bypass on code execution", () => {
     ["py", "print('git commit --no-verify')"],
     ["py", "import subprocess\nsubprocess.run(['git', 'status'])"],
     ["py", "x = 1 != 2"],
+    ["py", "import subprocess\nsubprocess.run(['git', 'commit', '-m', 'x'], env={'HUSKY': '1'})"],
+    ["js", "const HUSKY = process.env.HUSKY; console.log(HUSKY)"],
   ])("lets %s through: %j", (language, source) => {
     expect(code(language, source)).toEqual({ decision: "pass" });
   });
