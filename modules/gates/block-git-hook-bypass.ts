@@ -421,6 +421,11 @@ function configBypass(args: string[]): string | undefined {
     const arg = args[i] as string;
     if (valueOptions.has(arg)) i++;
     else if (/^--(unset|unset-all|add|replace-all)$/.test(arg)) writes = true;
+    else if (/^--(remove|rename)-section$/.test(arg) || arg === "remove-section" || arg === "rename-section") {
+      // Dropping or renaming the core section takes core.hooksPath with it.
+      const section = args.slice(i + 1).find((a) => !a.startsWith("-"));
+      if (section?.toLowerCase() === "core") return `git config ${args.map(displayWord).join(" ")} drops core.hooksPath with the section and so changes which hooks git runs; leave it as the repository set it and ${FIX}`;
+    }
     else if (!arg.startsWith("-")) positionals.push(arg);
   }
   const [first, second] = positionals;

@@ -8,7 +8,7 @@ import type { BuiltinGate, GateVerdict } from "./types.ts";
 
 const DOWNLOADERS = new Set(["curl", "wget", "fetch", "http", "https", "aria2c", "lwp-request", "GET"]);
 const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "fish"]);
-const RUNNERS = new Set([...SHELLS, "python", "python3", "perl", "ruby", "node", "bun", "deno", "php", "pwsh", "source", ".", "eval"]);
+const RUNNERS = new Set([...SHELLS, "python", "python3", "perl", "ruby", "node", "bun", "deno", "php", "pwsh", "source", ".", "eval", "parallel"]);
 const INSTEAD = "download it to a file, read it, then run that file";
 
 const downloads = (script: string): boolean => parseShell(script).some((c) => c.argv[0] !== undefined && DOWNLOADERS.has(basename(c.argv[0])));

@@ -72,7 +72,10 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
     // `for d in a b; do rm -rf "$d"; done`: a command using a loop's variable runs once per value.
     for (const known of loopVariants(command, varsOf(shellVars, here), loops)) {
       // `~+` is the directory, `~-` the previous one (unknown here).
-      let words = command.argv.map((word) => expandVars(word.replace(/^~([+-])(?=\/|$)/, (_t, sign: string) => (sign === "+" ? "$PWD" : "$OLDPWD")), known));
+      let words = command.argv.flatMap((word, i) => {
+        const expanded = expandVars(word.replace(/^~([+-])(?=\/|$)/, (_t, sign: string) => (sign === "+" ? "$PWD" : "$OLDPWD")), known);
+        return command.quoted[i] === true ? [printedText(expanded) ?? expanded] : printedWords(expanded);
+      });
       const alias = words[0] === undefined ? undefined : aliases.get(words[0]);
       if (alias !== undefined) words = [...splitString(alias), ...words.slice(1)];
       // Redirection targets are expanded as the shell expands them, too.
@@ -92,7 +95,10 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         else argv = [...argv, ...fed];
       }
       const calls = program !== undefined && functions.has(program) && words[0] === argv[0] ? [callBody(functions.get(program) as string, argv.slice(1))] : [];
-      for (const nested of [...scripts, ...nestedScripts(program, argv, expandedCommand.stdin), ...calls]) {
+      // `echo 'cmd' | sh`, `cat <<EOF | bash`: a shell reading its script from the pipe reads what the command before printed.
+      const fromPipe = command.piped && previous !== undefined ? printedBy(previous.argv, previous.command) : undefined;
+      const stdin = fromPipe === undefined ? expandedCommand.stdin : [...expandedCommand.stdin, fromPipe];
+      for (const nested of [...scripts, ...nestedScripts(program, argv, stdin), ...calls]) {
         const reason = walkShell(nested, inner, visit, depth + 1);
         if (reason !== undefined) return reason;
       }
@@ -161,6 +167,31 @@ export function expandVars(text: string, vars: ReadonlyMap<string, string>): str
     }
     return vars.get((braced ?? plain) as string) ?? whole;
   });
+}
+
+/** What `echo …`, `printf …` or `cat` of a here-document prints, when it is all literal; else undefined. */
+export function printedBy(argv: readonly string[], command: ShellCommand): string | undefined {
+  const program = argv[0] === undefined ? undefined : basename(argv[0]);
+  const args = argv.slice(1);
+  let text: string | undefined;
+  if (program === "echo") text = args.filter((w, i) => !(i === 0 && /^-[neE]+$/.test(w))).join(" ");
+  else if (program === "printf") text = args.filter((w) => w !== "--").join(" ").replace(/\\n/g, "\n").replace(/%[sb]/g, "");
+  else if (program === "cat" && args.length === 0 && command.stdin.length > 0) text = command.stdin.join("\n");
+  return text === undefined || isDynamic(text) ? undefined : text;
+}
+
+/** `$(echo git commit -n)`, `` `printf git` ``: a substitution of printed literal text is that text; undefined for any other word. */
+function printedText(word: string): string | undefined {
+  const match = /^\$\(([^()`]*)\)$|^`([^`]*)`$/.exec(word);
+  if (!match) return undefined;
+  const [inner] = parseShell(match[1] ?? match[2] ?? "");
+  return inner === undefined ? undefined : printedBy(inner.argv, inner);
+}
+
+/** An unquoted printed substitution is split into words, as the shell splits it. */
+function printedWords(word: string): string[] {
+  const printed = printedText(word);
+  return printed === undefined ? [word] : printed.split(/\s+/).filter(Boolean);
 }
 
 /** `read NAME`, `printf -v NAME …`, `mapfile NAME`: the variable gets a value no reader saw. */
@@ -387,6 +418,21 @@ function unwrap(start: readonly string[], env: Map<string, string>): { argv: str
       scripts.push(...findExecScripts(argv.slice(1)));
       return { argv, scripts, xargs };
     }
+    if (program === "parallel") {
+      // `parallel CMD ::: ARGS` runs CMD with each ARG; `parallel ::: 'CMD'` runs each ARG as a command.
+      const sep = argv.findIndex((w) => w === ":::" || w === "::::" || w === ":::+");
+      const words = argv.slice(1, sep === -1 ? undefined : sep);
+      let at = 0;
+      while (at < words.length && (words[at] as string).startsWith("-")) at += ["-j", "--jobs", "-S", "--sshlogin", "--joblog", "-I", "--delay", "--timeout"].includes(words[at] as string) ? 2 : 1;
+      const inputs = sep === -1 ? [] : argv.slice(sep + 1);
+      if (at >= words.length) {
+        scripts.push(...inputs);
+        // With no command and no `:::`, parallel runs the lines of its stdin: it stays the program.
+        return { argv: inputs.length > 0 ? [] : argv, scripts, xargs };
+      }
+      argv = [...words.slice(at), ...inputs];
+      continue;
+    }
     if (program === "gdb" && argv.includes("--args")) {
       argv = argv.slice(argv.indexOf("--args") + 1);
       continue;
@@ -424,7 +470,9 @@ function skipWrapper(program: string, spec: WrapperSpec, input: string[], env: M
       continue;
     }
     if (spec.lookupOptions?.includes(name)) return undefined;
-    if (spec.scriptOptions?.includes(name)) {
+    // `script -qc CMD`, `su -lc CMD`: a cluster ending in the script option takes the next word.
+    const clustered = /^-[A-Za-z]{2,}$/.test(arg) && spec.scriptOptions?.includes(`-${arg.at(-1)}`);
+    if (spec.scriptOptions?.includes(name) || clustered) {
       const value = glued ?? args[i++];
       if (value !== undefined) scripts.push(value);
       restIsScript = false;
@@ -510,6 +558,20 @@ export function inlineCodeOf(program: string | undefined, argv: readonly string[
 function nestedScripts(program: string | undefined, argv: string[], stdin: string[]): string[] {
   if (program === "eval") return [argv.slice(1).join(" ")];
   if (program === undefined) return [];
+  // `at now <<< 'cmd'`, `batch`: the job is the script on stdin.
+  if (program === "at" || program === "batch") return stdin;
+  // `source /dev/stdin <<< 'cmd'`, `. <(echo 'cmd')`, `bash <(printf 'cmd')`: the file read is what was printed.
+  if (program === "source" || program === "." || SHELLS.has(program)) {
+    const file = argv.slice(1).find((w) => !w.startsWith("-") || w === "-");
+    if (program === "source" || program === ".") {
+      if (file === undefined || file === "/dev/stdin" || file === "-") return stdin;
+    }
+    const sub = file === undefined ? undefined : /^<\((.*)\)$/s.exec(file)?.[1];
+    const [inner] = sub === undefined ? [] : parseShell(sub);
+    const printed = inner === undefined ? undefined : printedBy(inner.argv, inner);
+    if (printed !== undefined) return [printed];
+    if (program === "source" || program === ".") return [];
+  }
   const code = inlineCodeOf(program, argv);
   if (INTERPRETERS[program] ?? INTERPRETERS[program.replace(/[\d.]+$/, "")]) {
     return code.flatMap(({ code: text, language }) => {

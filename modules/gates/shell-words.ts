@@ -11,6 +11,8 @@ export interface ShellCommand {
   assignments: { name: string; value: string }[];
   /** The command name and its arguments, quotes removed. */
   argv: string[];
+  /** Per word of `argv`: it had quotes or escapes (the shell does not split what a quoted substitution gives). */
+  quoted: boolean[];
   /** What the command reads as a script on stdin: here-document bodies, here-strings. */
   stdin: string[];
   /** Its stdin is the previous command's output (`a | b`, `a |& b`). */
@@ -124,7 +126,9 @@ class Parser {
     if (command.argv.length === 0 && command.assignments.length === 0 && !word.quoted && RESERVED_PREFIXES.has(word.text)) {
       return;
     }
-    command.argv.push(...expandBraces(word.text, word.mask));
+    const words = expandBraces(word.text, word.mask);
+    command.argv.push(...words);
+    command.quoted.push(...words.map(() => word.quoted));
   }
 
   /** Read one word up to an unquoted blank or operator. */
@@ -218,6 +222,8 @@ class Parser {
     }
     if (next === "{") {
       this.i = this.skipBraces(this.i + 1);
+      // `${x:-$(cmd)}`, `${x/a/`cmd`}`: substitutions inside a parameter expansion run too.
+      this.readSubstitutionsIn(this.src.slice(start + 2, this.i - 1));
       return this.src.slice(start, this.i);
     }
     if (next === "'") {
@@ -274,6 +280,21 @@ class Parser {
     return this.src.length;
   }
 
+  /** The commands of every `$(…)` and backtick substitution in `text`. */
+  private readSubstitutionsIn(text: string): void {
+    for (let k = 0; k < text.length; k++) {
+      if (text[k] === "\\") k++;
+      else if ((text[k] === "$" && text[k + 1] === "(") || text[k] === "`") {
+        const inner = new Parser(text);
+        inner.i = k;
+        if (text[k] === "`") inner.readBackticks();
+        else inner.readDollar();
+        this.commands.push(...inner.commands);
+        k = inner.i - 1;
+      }
+    }
+  }
+
   /** `` `…` ``: the body (with `\`` `\\` `\$` unescaped) is parsed as its own script. */
   private readBackticks(): string {
     const start = this.i;
@@ -307,6 +328,7 @@ class Parser {
     const op = /^(<<<|<<-|<<|<>|<&|>>|>&|>\||<|>)/.exec(this.src.slice(this.i, this.i + 3))?.[1] ?? "<";
     if ((op === "<" || op === ">") && this.src[this.i + 1] === "(") {
       command.argv.push(this.readProcessSubstitution());
+      command.quoted.push(false);
       return;
     }
     this.i += op.length;
@@ -341,7 +363,7 @@ class Parser {
 }
 
 function newCommand(): ShellCommand {
-  return { assignments: [], argv: [], stdin: [], piped: false, redirects: [] };
+  return { assignments: [], argv: [], quoted: [], stdin: [], piped: false, redirects: [] };
 }
 
 function endOf(src: string, char: string, from: number): number {

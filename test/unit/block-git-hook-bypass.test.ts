@@ -199,6 +199,22 @@ const REFUSED: [command: string, reason: string][] = [
   ["rm -f .git/hooks/pre-commit", "removes .git/hooks/pre-commit, the repository's installed git hooks"],
   ["chmod -x .git/hooks/pre-push", "the repository's installed git hooks"],
   ["cd .git && mv hooks hooks.off", "the repository's installed git hooks"],
+  ["git config --remove-section core", "drops core.hooksPath with the section"],
+  // Scripts handed on by printing them: pipes, here-documents, process substitution, printed substitutions.
+  ["echo ${x:-$(git commit -n)}", "git commit -n (--no-verify)"],
+  ["echo 'git commit -n' | sh", "git commit -n (--no-verify)"],
+  ["printf 'git commit --no-verify\\n' | bash", "git commit --no-verify"],
+  ["cat <<EOF | bash\ngit commit -n\nEOF", "git commit -n (--no-verify)"],
+  ["source /dev/stdin <<< 'git commit -n'", "git commit -n (--no-verify)"],
+  [". <(echo 'git commit -n')", "git commit -n (--no-verify)"],
+  ["bash <(printf 'git commit -n')", "git commit -n (--no-verify)"],
+  ['sh -c "$(echo git commit -n)"', "git commit -n (--no-verify)"],
+  ["$(echo git commit -n)", "git commit -n (--no-verify)"],
+  ["`echo git` commit -n", "git commit -n (--no-verify)"],
+  ["parallel ::: 'git commit -n'", "git commit -n (--no-verify)"],
+  ["parallel git commit ::: -n", "git commit -n (--no-verify)"],
+  ["at now <<< 'git commit -n'", "git commit -n (--no-verify)"],
+  ["script -qc 'git commit -n' /dev/null", "git commit -n (--no-verify)"],
 ];
 
 /** Command lines the gate lets through: nothing here skips a hook. */
@@ -289,6 +305,9 @@ const PASSED: string[] = [
   "cat .git/config",
   "ls .git/hooks",
   "echo x > .github/config",
+  "echo \"git commit -n is bad\"",
+  "printf 'a\\n' | sh -c 'cat'",
+  "git config --remove-section alias",
 ];
 
 function bashCall(command: string): HookInput {
