@@ -9,7 +9,7 @@ import path from "node:path";
 import * as z from "../protocol/schema.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
 import { globBase, isAllowed, isInside, projectRoot, realPath, throughLinks, wordPath } from "./paths.ts";
-import { isDynamic, walkCall, type RunCommand } from "./shell-walk.ts";
+import { isDynamic, MKTEMP_NAME, walkCall, type RunCommand } from "./shell-walk.ts";
 import { gateWithOptions, type GateVerdict } from "./types.ts";
 
 const Options = z.strictObject({ allow: z._default(z.array(z.string().check(z.minLength(1))), []) });
@@ -51,6 +51,8 @@ interface Where {
 function placeProblem(word: string, { cwd, root }: Where, env: ReadonlyMap<string, string>, options: Options, links?: ReadonlyMap<string, string>): string | undefined {
   const target = realPath(throughLinks(wordPath(globBase(word), cwd, env), links));
   if (isAllowed(target, options.allow, cwd)) return undefined;
+  // `d=$(mktemp -d); …; rm -rf "$d"`: the command removes what it made.
+  if (target.split(path.sep).includes(MKTEMP_NAME)) return undefined;
   const home = realPath(env.get("HOME") ?? os.homedir());
   if (target === path.parse(target).root) return "the whole file system";
   if (target === home || isInside(target, home)) return `your home directory (${home})`;

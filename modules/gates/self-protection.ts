@@ -165,7 +165,7 @@ interface Hit {
 }
 
 /** The protected path `target` (absolute) changes, if any. */
-function hitOf(target: string, reachesBelow: boolean, protectedList: readonly ProtectedPath[]): ProtectedPath | undefined {
+function hitOf(target: string, reachesBelow: boolean, protectedList: readonly ProtectedPath[], names?: readonly string[]): ProtectedPath | undefined {
   const glob = GLOB.exec(target);
   // A glob changes whatever it matches: anything that starts with the text before it.
   const prefix = glob ? target.slice(0, glob.index) : undefined;
@@ -180,10 +180,17 @@ function hitOf(target: string, reachesBelow: boolean, protectedList: readonly Pr
       continue;
     }
     if (p.tree && full.startsWith(`${p.path}/`)) return p;
-    // Removing, moving or re-moding a directory changes what lies below it.
-    if (reachesBelow && (p.path.startsWith(`${full}/`) || full === "/")) return p;
+    // Removing, moving or re-moding a directory changes what lies below it — what exists there, and
+    // for `find -name GLOB` only a name the glob matches (a protected directory's files have any name).
+    if (reachesBelow && (p.path.startsWith(`${full}/`) || full === "/") && (names === undefined || (existsSync(p.path) && (p.tree || names.some((glob) => globMatchesName(glob, path.basename(p.path))))))) return p;
   }
   return undefined;
+}
+
+/** Whether a find `-name` glob matches a file name. */
+function globMatchesName(glob: string, name: string): boolean {
+  const body = glob.replace(/[.+^${}()|\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
+  return new RegExp(`^${body}$`).test(name);
 }
 
 function refusalFor(effect: string, hit: Hit): string {
@@ -345,7 +352,7 @@ function checkTargets(
       continue;
     }
     const absolute = throughLinks(path.resolve(cwd, expanded), links);
-    const hit = hitOf(absolute, target.reachesBelow, protectedList);
+    const hit = hitOf(absolute, target.reachesBelow, protectedList, target.names);
     if (hit) return refusalFor(target.effect, { target: absolute, protectedPath: hit });
   }
   return undefined;

@@ -154,6 +154,9 @@ function varsOf(shellVars: ReadonlyMap<string, string>, scope: Scope): Map<strin
   return vars;
 }
 
+/** What `$(mktemp …)` stands for: a new name in the temporary directory that the command itself made. */
+export const MKTEMP_NAME = "tmp.mktemp-made-by-this-command";
+
 /** The name under which `varsOf` keeps the repository's top level, for `$(git rev-parse --show-toplevel)`. */
 const TOPLEVEL = " toplevel";
 
@@ -162,7 +165,7 @@ export function expandVars(text: string, vars: ReadonlyMap<string, string>): str
   return text.replace(/\$\{(\w+)\}|\$(\w+)|\$\(\s*pwd\s*\)|`\s*pwd\s*`|\$\(\s*mktemp\b[^()`]*\)|\$\(\s*git rev-parse --show-toplevel\s*\)/g, (whole, braced: string | undefined, plain: string | undefined) => {
     // `$(pwd)` is the directory; `$(mktemp …)` a new name in the temporary directory; rev-parse the repository.
     if (braced === undefined && plain === undefined) {
-      if (/mktemp/.test(whole)) return path.join(vars.get("TMPDIR") ?? os.tmpdir(), "tmp.mktemp");
+      if (/mktemp/.test(whole)) return path.join(vars.get("TMPDIR") ?? os.tmpdir(), MKTEMP_NAME);
       return vars.get(/rev-parse/.test(whole) ? TOPLEVEL : "PWD") ?? whole;
     }
     return vars.get((braced ?? plain) as string) ?? whole;

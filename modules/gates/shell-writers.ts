@@ -14,6 +14,8 @@ export interface WriteTarget {
   effect: string;
   /** Removing, moving or re-moding a directory changes everything below it. */
   reachesBelow: boolean;
+  /** Only what exists below it, with a name one of these globs matches (`find … -name '*.log' -delete`). */
+  names?: string[];
 }
 
 /** Split `args` into operands and the values of the options that take one. */
@@ -146,7 +148,10 @@ const WRITERS: Readonly<Record<string, WriterRule>> = {
       if (arg.startsWith("-") || arg === "(" || arg === "!") break;
       starts.push(arg);
     }
-    return all(starts.length > 0 ? starts : ["."], "changes files under", true);
+    // `-name GLOB` tests joined by -o (and nothing else that selects) limit what it changes to those names.
+    const names = args.flatMap((arg, i) => (arg === "-name" || arg === "-iname" ? [args[i + 1] ?? "*"] : []));
+    const onlyNames = names.length > 0 && !args.some((arg) => /^-(i?path|i?wholename|i?regex)$/.test(arg));
+    return (starts.length > 0 ? starts : ["."]).map((word) => ({ word, effect: "changes files under", reachesBelow: true, ...(onlyNames ? { names } : {}) }));
   },
 };
 

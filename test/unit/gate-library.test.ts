@@ -92,7 +92,7 @@ describe("block-destructive-deletes", () => {
   ])("refuses %s", async (command) => {
     expect(await refused(id, bash(command))).toMatch(/instead|git clean -n -x|write the paths out/);
   });
-  it.each(["rm -rf build", "cd src && rm -rf gen", 'for d in build dist; do rm -rf "$d"; done', "rm -rf ./{build,dist}", 'cd "$(git rev-parse --show-toplevel)" && rm -rf build', "find . -name node_modules -prune -exec rm -rf {} +", "rm -rf ./node_modules src/tmp", "rm file.txt", "rm -f /tmp/x", "find . -name '*.pyc' -delete", "git clean -fd", "git clean -nx", "echo rm -rf /", "git log -n 5"])(
+  it.each(["rm -rf build", "cd src && rm -rf gen", 'for d in build dist; do rm -rf "$d"; done', "rm -rf ./{build,dist}", 'cd "$(git rev-parse --show-toplevel)" && rm -rf build', "find . -name node_modules -prune -exec rm -rf {} +", 'd=$(mktemp -d) && cp src/a.ts "$d/" && rm -rf "$d"', "rm -rf ./node_modules src/tmp", "rm file.txt", "rm -f /tmp/x", "find . -name '*.pyc' -delete", "git clean -fd", "git clean -nx", "echo rm -rf /", "git log -n 5"])(
     "passes %s",
     async (command) => passes(id, bash(command)),
   );

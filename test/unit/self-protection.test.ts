@@ -122,6 +122,8 @@ describe("self-protection refuses", () => {
     `cd "$(echo ~/.tama)" && echo '{}' > hooks/registry.json`,
     `chmod -x ${hookScript}`,
     `chattr +i ${registry}`,
+    `find ${home} -name 'registry.json' -delete`,
+    `find ${home} -name '*.json' -delete`,
     `vim -c 'normal dd' -c wq ${registry}`,
     `git clone https://example.com/x ${tamaHome}/hooks-runtime/evil`,
   ];
@@ -166,6 +168,9 @@ describe("self-protection refuses", () => {
 
 describe("self-protection lets through", () => {
   const commands = [
+    `find . -type f -name '*.pyc' -delete`,
+    `cd src 2>/dev/null; echo x > notes.txt`,
+    `ln -s ../shared shared`,
     `cat ${registry}`,
     `ls -la ${tamaHome}`,
     `grep enabled ~/.tama/hooks/registry.json`,
