@@ -37,7 +37,7 @@ export const DEFAULT_SECRET_PATTERNS = [
   "*.keystore",
 ];
 /** Siblings that document a secret file's shape and hold none. */
-const HARMLESS = /\.(example|sample|template|dist|defaults?)$|\.pub$/;
+const HARMLESS = /\.(example|sample|template|dist|defaults?)(\.(bak|orig|old|copy))?$|\.pub$/;
 
 const Options = z.strictObject({
   patterns: z._default(z.array(z.string().check(z.minLength(1))), DEFAULT_SECRET_PATTERNS),

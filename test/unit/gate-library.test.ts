@@ -160,6 +160,7 @@ describe("protect-secret-files", () => {
   });
   it.each<[string, Partial<HookInput>]>([
     ["Read .env.example", { tool_name: "Read", tool_input: { file_path: ".env.example" } }],
+    ["a copy of the example", bash("cp .env.example .env.example.bak")],
     ["Read environment.ts", { tool_name: "Read", tool_input: { file_path: "src/environment.ts" } }],
     ["cat id_rsa.pub", bash("cat ~/.ssh/id_rsa.pub")],
     ["echo .env", bash("echo 'add .env to .gitignore'")],
@@ -184,6 +185,9 @@ describe("redact-secrets", () => {
     ["Slack", "xoxb-1234567890-abcdefghij"],
     ["assignment", "DATABASE_PASSWORD=hunter2hunter2"],
     ["private key", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----"],
+    ["authorization header", "Authorization: Bearer abcdefghijklmnop1234567890"],
+    ["URL password", "postgres://app:s3cretpass@db.internal:5432/app"],
+    ["quoted value with spaces", '"password": "correct horse battery staple"'],
   ])("redacts a %s secret from the result", async (_kind, secret) => {
     const verdict = await run(id, result(`line before\n${secret}\nline after`));
     expect(verdict.decision).toBe("pass");
