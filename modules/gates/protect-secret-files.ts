@@ -88,6 +88,7 @@ export const protectSecretFiles = gateWithOptions<Options>({
   evaluate(input: HookInput, _context, options): GateVerdict {
     const hit = findSecret(input, options);
     if (hit === undefined) return { decision: "pass" };
+    if ("unread" in hit) return { decision: "block", reason: hit.unread };
     return {
       decision: "block",
       reason: `${hit.file} holds secrets (it matches ${hit.pattern}), so ${hit.how} is refused; ask the person for the value you need, or use its .example file`,
@@ -95,7 +96,9 @@ export const protectSecretFiles = gateWithOptions<Options>({
   },
 });
 
-function findSecret(input: HookInput, options: Options): { file: string; pattern: string; how: string } | undefined {
+type Found = { file: string; pattern: string; how: string } | { unread: string };
+
+function findSecret(input: HookInput, options: Options): Found | undefined {
   const cwd = input.cwd;
   const check = (word: string, how: string, shown = word): { file: string; pattern: string; how: string } | undefined => {
     const file = wordPath(word, cwd);
@@ -129,7 +132,7 @@ function findSecret(input: HookInput, options: Options): { file: string; pattern
     }
   }
   let found: { file: string; pattern: string; how: string } | undefined;
-  walkCall(input, (run) => {
+  const walked = walkCall(input, (run) => {
     const cwdHere = run.scope.cwd ?? cwd;
     const how = `${run.program ?? "a redirection"} on it`;
     const printer = run.program === undefined || PRINTERS.has(run.program);
@@ -153,5 +156,7 @@ function findSecret(input: HookInput, options: Options): { file: string; pattern
     }
     return undefined;
   });
+  // A command line too deep to read is refused as unread.
+  if (found === undefined && walked !== undefined) return { unread: walked };
   return found;
 }

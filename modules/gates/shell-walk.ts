@@ -17,6 +17,12 @@ import { parseShell, type ShellCommand } from "./shell-words.ts";
 /** `bash -c "sh -c '…'"` nests; deeper than this is not a command line anyone writes. */
 export const MAX_DEPTH = 8;
 
+/** Commands one call may expand to (functions calling functions, loops, braces) before the walker stops reading. */
+const MAX_COMMANDS = 20_000;
+
+/** The refusal when a command line nests or expands past what the walker reads. */
+export const TOO_DEEP = `this command line nests shells, eval or functions more than ${MAX_DEPTH} deep (or expands to more than ${MAX_COMMANDS} commands), past what Tama reads; write the command out plainly`;
+
 /** What a command line is read under: the environment it gets (the call's own `env` too) and its directory. */
 export interface Scope {
   env: ReadonlyMap<string, string>;
@@ -25,6 +31,10 @@ export interface Scope {
   unknownCwd?: string;
   /** The home directory `~` and `$HOME` name when the environment does not say (the harness's). */
   home?: string;
+  /** Shell functions the enclosing scripts define, by name, with their bodies. */
+  functions?: ReadonlyMap<string, string>;
+  /** Commands left to read in this call, shared by every nested script. */
+  budget?: { left: number };
   /** Symbolic links the script makes before this command (`ln -s / l`), absolute link → absolute target. */
   links?: ReadonlyMap<string, string>;
 }
@@ -52,13 +62,17 @@ export const isDynamic = (word: string): boolean => /[$`]/.test(word);
 
 /** Visit every command `script` runs; the first reason a visitor gives ends the walk. */
 export function walkShell(script: string, scope: Scope, visit: (run: RunCommand) => string | undefined, depth = 0): string | undefined {
-  if (depth > MAX_DEPTH) return undefined;
+  // What nests deeper, or expands to more, than a reader follows is refused, not passed unread.
+  if (depth > MAX_DEPTH) return TOO_DEEP;
+  const budget = scope.budget ?? { left: MAX_COMMANDS };
   // Variables the script sets for itself (`d=$TAMA_HOME; cp x "$d/…"`, `export D=…`) reach the commands after them.
   const shellVars = new Map(scope.env);
-  let here: Scope = { ...scope };
+  let here: Scope = { ...scope, budget };
+  const withFunctions = (scope_: Scope): Scope => ({ ...scope_, functions });
   const dirs: Scope[] = [];
   const aliases = new Map<string, string>();
-  const functions = functionsOf(script);
+  // Functions defined by an enclosing script are callable here too (`f() { g commit -n; }`).
+  const functions = new Map([...(scope.functions ?? []), ...functionsOf(script)]);
   let previous: { argv: string[]; command: ShellCommand } | undefined;
   const loops = new Map<string, string[]>();
   for (const command of parseShell(script)) {
@@ -71,6 +85,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
     }
     // `for d in a b; do rm -rf "$d"; done`: a command using a loop's variable runs once per value.
     for (const known of loopVariants(command, varsOf(shellVars, here), loops)) {
+      if (--budget.left < 0) return TOO_DEEP;
       // `~+` is the directory, `~-` the previous one (unknown here).
       let words = command.argv.flatMap((word, i) => {
         const expanded = expandVars(word.replace(/^~([+-])(?=\/|$)/, (_t, sign: string) => (sign === "+" ? "$PWD" : "$OLDPWD")), known);
@@ -99,7 +114,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       const fromPipe = command.piped && previous !== undefined ? printedBy(previous.argv, previous.command) : undefined;
       const stdin = fromPipe === undefined ? expandedCommand.stdin : [...expandedCommand.stdin, fromPipe];
       for (const nested of [...scripts, ...nestedScripts(program, argv, stdin), ...calls]) {
-        const reason = walkShell(nested, inner, visit, depth + 1);
+        const reason = walkShell(nested, withFunctions(inner), visit, depth + 1);
         if (reason !== undefined) return reason;
       }
       const run: RunCommand = { argv, program, dynamic: argv[0] !== undefined && isDynamic(argv[0]), unreadArgs, code: inlineCodeOf(program, argv), env, command: expandedCommand, depth, scope: inner };

@@ -215,6 +215,10 @@ const REFUSED: [command: string, reason: string][] = [
   ["parallel git commit ::: -n", "git commit -n (--no-verify)"],
   ["at now <<< 'git commit -n'", "git commit -n (--no-verify)"],
   ["script -qc 'git commit -n' /dev/null", "git commit -n (--no-verify)"],
+  // Deeper than the walker reads is refused, not passed: nine evals, a function that calls itself without end.
+  ["eval eval eval eval eval eval eval eval eval eval git commit -n", "past what Tama reads; write the command out plainly"],
+  ["f() { f; f; f; f; f; f; f; f; }; f", "past what Tama reads"],
+  ["g() { git \"$@\"; }; f() { g commit -n; }; f", "git commit -n (--no-verify)"],
 ];
 
 /** Command lines the gate lets through: nothing here skips a hook. */

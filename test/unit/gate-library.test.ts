@@ -169,6 +169,9 @@ describe("protect-secret-files", () => {
     ["json from python", bash(`python3 -c "import json; print(json.load(open('package.json')))"`)],
     ["docker -e", bash("docker run -e KEY=value img")],
   ])("passes %s", async (_name, input) => passes(id, input));
+  it("refuses a command line too deep to read", async () => {
+    expect(await refused(id, bash("eval eval eval eval eval eval eval eval eval eval cat .env"))).toMatch(/past what Tama reads/);
+  });
   it("lets options.allow name a fixture", async () => {
     await passes(id, { tool_name: "Read", tool_input: { file_path: "test/fixtures/.env" } }, { allow: ["test/fixtures/.env"] });
   });
