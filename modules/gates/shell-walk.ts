@@ -75,6 +75,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
   const functions = new Map([...(scope.functions ?? []), ...functionsOf(script)]);
   let previous: { argv: string[]; command: ShellCommand } | undefined;
   const loops = new Map<string, string[]>();
+  const written = new Map<string, string>();
   for (const command of parseShell(script)) {
     if (command.argv.length === 0 || (["export", "declare", "typeset", "local", "readonly"].includes(command.argv[0] as string) && command.argv.length > 1)) {
       for (const { name, value } of command.assignments) shellVars.set(name, expandVars(value, varsOf(shellVars, here)));
@@ -113,7 +114,8 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       // `echo 'cmd' | sh`, `cat <<EOF | bash`: a shell reading its script from the pipe reads what the command before printed.
       const fromPipe = command.piped && previous !== undefined ? printedBy(previous.argv, previous.command) : undefined;
       const stdin = fromPipe === undefined ? expandedCommand.stdin : [...expandedCommand.stdin, fromPipe];
-      for (const nested of [...scripts, ...nestedScripts(program, argv, stdin), ...calls]) {
+      const fromFile = scriptWritten(program, argv, here, written);
+      for (const nested of [...scripts, ...nestedScripts(program, argv, stdin), ...calls, ...fromFile]) {
         const reason = walkShell(nested, withFunctions(inner), visit, depth + 1);
         if (reason !== undefined) return reason;
       }
@@ -138,6 +140,16 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         }
       } else if (program === "ln" || (program === "cp" && argv.some((a) => a === "-s" || a === "--symbolic-link"))) {
         here = { ...here, links: linksMade(argv, here) };
+      }
+      // `echo 'cmd' > s.sh; sh s.sh`: a script the same command writes is read when it runs.
+      const printed = printedBy(argv, expandedCommand) ?? (program === "tee" && command.piped && previous !== undefined ? printedBy(previous.argv, previous.command) : undefined);
+      if (printed !== undefined) {
+        const targets = [...expandedCommand.redirects.filter((r) => r.op === ">" || r.op === ">>" || r.op === ">|").map((r) => r.target), ...(program === "tee" ? argv.slice(1).filter((w) => !w.startsWith("-")) : [])];
+        for (const target of targets) {
+          const file = path.resolve(here.cwd ?? process.cwd(), target);
+          const append = expandedCommand.redirects.some((r) => r.op === ">>" && r.target === target) || argv.includes("-a");
+          written.set(file, append ? `${written.get(file) ?? ""}\n${printed}` : printed);
+        }
       }
       previous = { argv, command: expandedCommand };
       if (argv[0] === "for" && argv[2] === "in" && argv[1] !== undefined) loops.set(argv[1], argv.slice(3));
@@ -185,6 +197,18 @@ export function expandVars(text: string, vars: ReadonlyMap<string, string>): str
     }
     return vars.get((braced ?? plain) as string) ?? whole;
   });
+}
+
+/** The script a command runs from a file this same script wrote: `sh s.sh`, `. ./s.sh`, `./s.sh`. */
+function scriptWritten(program: string | undefined, argv: readonly string[], scope: Scope, written: ReadonlyMap<string, string>): string[] {
+  if (program === undefined || written.size === 0) return [];
+  const cwd = scope.cwd ?? process.cwd();
+  const first = argv[0] as string;
+  if (first.includes("/") && written.has(path.resolve(cwd, first))) return [written.get(path.resolve(cwd, first)) as string];
+  if (!SHELLS.has(program) && program !== "source" && program !== ".") return [];
+  const file = argv.slice(1).find((w) => !w.startsWith("-") && !w.startsWith("+"));
+  const text = file === undefined || argv.slice(1).some((w) => /^-[A-Za-z]*c[A-Za-z]*$/.test(w)) ? undefined : written.get(path.resolve(cwd, file));
+  return text === undefined ? [] : [text];
 }
 
 /** What `echo …`, `printf …` or `cat` of a here-document prints, when it is all literal; else undefined. */

@@ -219,6 +219,11 @@ const REFUSED: [command: string, reason: string][] = [
   ["eval eval eval eval eval eval eval eval eval eval git commit -n", "past what Tama reads; write the command out plainly"],
   ["f() { f; f; f; f; f; f; f; f; }; f", "past what Tama reads"],
   ["g() { git \"$@\"; }; f() { g commit -n; }; f", "git commit -n (--no-verify)"],
+  // A script the same command writes, then runs.
+  ["echo 'git commit -n' > s.sh; sh s.sh", "git commit -n (--no-verify)"],
+  ["printf 'git push --no-verify\\n' > /tmp/p.sh && chmod +x /tmp/p.sh && /tmp/p.sh", "git push --no-verify"],
+  ["cat > s.sh <<'EOF'\ngit commit -n\nEOF\n. ./s.sh", "git commit -n (--no-verify)"],
+  ["echo 'git commit -n' | tee s.sh >/dev/null; bash s.sh", "git commit -n (--no-verify)"],
 ];
 
 /** Command lines the gate lets through: nothing here skips a hook. */
