@@ -52,7 +52,7 @@ function placeProblem(word: string, { cwd, root }: Where, env: ReadonlyMap<strin
   const target = realPath(throughLinks(wordPath(globBase(word), cwd, env), links));
   if (isAllowed(target, options.allow, cwd)) return undefined;
   // `d=$(mktemp -d); …; rm -rf "$d"`: the command removes what it made.
-  if (target.split(path.sep).includes(MKTEMP_NAME)) return undefined;
+  if (isInside(realPath(os.tmpdir()), target) && target.split(path.sep).includes(MKTEMP_NAME)) return undefined;
   const home = realPath(env.get("HOME") ?? os.homedir());
   if (target === path.parse(target).root) return "the whole file system";
   if (target === home || isInside(target, home)) return `your home directory (${home})`;

@@ -184,14 +184,21 @@ function varsOf(shellVars: ReadonlyMap<string, string>, scope: Scope): Map<strin
 /** What `$(mktemp …)` stands for: a new name in the temporary directory that the command itself made. */
 export const MKTEMP_NAME = "tmp.mktemp-made-by-this-command";
 
+/** Shell variables that always hold a number. */
+const NUMERIC = new Set(["RANDOM", "SRANDOM", "SECONDS", "BASHPID", "PPID", "UID", "EUID", "LINENO", "EPOCHSECONDS"]);
+
 /** The name under which `varsOf` keeps the repository's top level, for `$(git rev-parse --show-toplevel)`. */
 const TOPLEVEL = " toplevel";
 
 /** `$NAME`/`${NAME}` replaced where the script's own variables know it; other references stay as written. */
 export function expandVars(text: string, vars: ReadonlyMap<string, string>): string {
-  return text.replace(/\$\{(\w+)\}|\$(\w+)|\$\(\s*pwd\s*\)|`\s*pwd\s*`|\$\(\s*mktemp\b[^()`]*\)|\$\(\s*git rev-parse --show-toplevel\s*\)/g, (whole, braced: string | undefined, plain: string | undefined) => {
+  const pattern = /\$\{(\w+)\}|\$(\w+)|\$[$!?#]|\$\(\s*pwd\s*\)|`\s*pwd\s*`|\$\(\s*mktemp\b[^()`]*\)|\$\(\s*git rev-parse --show-toplevel\s*\)|\$\(\s*date\s+\+[%A-Za-z0-9_.:-]*\s*\)/g;
+  return text.replace(pattern, (whole, braced: string | undefined, plain: string | undefined) => {
+    const name = braced ?? plain;
+    // Numbers the shell makes (`$$`, `$RANDOM`, `$(date +%s)`) hold no `/`: a name built from them stays where it is.
+    if (/^\$[$!?#]$|^\$\(\s*date/.test(whole) || (name !== undefined && NUMERIC.has(name) && !vars.has(name))) return "0";
     // `$(pwd)` is the directory; `$(mktemp …)` a new name in the temporary directory; rev-parse the repository.
-    if (braced === undefined && plain === undefined) {
+    if (name === undefined) {
       if (/mktemp/.test(whole)) return path.join(vars.get("TMPDIR") ?? os.tmpdir(), MKTEMP_NAME);
       return vars.get(/rev-parse/.test(whole) ? TOPLEVEL : "PWD") ?? whole;
     }

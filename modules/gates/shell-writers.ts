@@ -150,7 +150,8 @@ const WRITERS: Readonly<Record<string, WriterRule>> = {
     }
     // `-name GLOB` tests joined by -o (and nothing else that selects) limit what it changes to those names.
     const names = args.flatMap((arg, i) => (arg === "-name" || arg === "-iname" ? [args[i + 1] ?? "*"] : []));
-    const onlyNames = names.length > 0 && !args.some((arg) => /^-(i?path|i?wholename|i?regex)$/.test(arg));
+    // Only when nothing else can select (`-name x -o -type f` selects every file).
+    const onlyNames = names.length > 0 && !args.some((arg) => /^-(i?path|i?wholename|i?regex|not|o|or)$/.test(arg) || arg === "!" || arg === ",");
     return (starts.length > 0 ? starts : ["."]).map((word) => ({ word, effect: "changes files under", reachesBelow: true, ...(onlyNames ? { names } : {}) }));
   },
 };

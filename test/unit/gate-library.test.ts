@@ -296,6 +296,7 @@ describe("deny-writes-outside-repo", () => {
     ["a loop", bash(`for f in src/a.ts src/b.ts; do sed -i 's/a/b/' "$f"; done`)],
     ["tar inside", bash("tar -czf dist.tgz index.js src && tar xzf dist.tgz")],
     ["rev-parse", bash('cd "$(git rev-parse --show-toplevel)" && echo x > f')],
+    ["a name made of numbers", bash("echo x > out.$$.log && echo y > run-$(date +%s).txt && echo z > tmp-$RANDOM")],
   ])("passes %s", async (_name, input) => passes(id, input));
   it("lets options.allow name a place, and allowTemp:false closes the temp dir", async () => {
     await passes(id, { tool_name: "Write", tool_input: { file_path: "/srv/shared/x", content: "x" } }, { allow: ["/srv/shared"] });

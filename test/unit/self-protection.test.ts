@@ -124,6 +124,7 @@ describe("self-protection refuses", () => {
     `chattr +i ${registry}`,
     `find ${home} -name 'registry.json' -delete`,
     `find ${home} -name '*.json' -delete`,
+    `find ${path.dirname(hookScript)} -name x -o -type f -delete`,
     `vim -c 'normal dd' -c wq ${registry}`,
     `git clone https://example.com/x ${tamaHome}/hooks-runtime/evil`,
   ];
