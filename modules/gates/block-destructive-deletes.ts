@@ -8,14 +8,15 @@ import os from "node:os";
 import path from "node:path";
 import * as z from "../protocol/schema.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
-import { globBase, isAllowed, isInside, projectRoot, realPath, wordPath } from "./paths.ts";
-import { walkCall, type RunCommand } from "./shell-walk.ts";
+import { globBase, isAllowed, isInside, projectRoot, realPath, throughLinks, wordPath } from "./paths.ts";
+import { isDynamic, MKTEMP_NAME, walkCall, type RunCommand } from "./shell-walk.ts";
 import { gateWithOptions, type GateVerdict } from "./types.ts";
 
 const Options = z.strictObject({ allow: z._default(z.array(z.string().check(z.minLength(1))), []) });
 type Options = z.infer<typeof Options>;
 
 const INSTEAD = "delete the specific files or directories inside the project instead, or ask the person to run it";
+const UNREAD = "write the paths out (inside the project), or ask the person to run it";
 
 export const blockDestructiveDeletes = gateWithOptions<Options>({
   id: "block-destructive-deletes",
@@ -32,18 +33,26 @@ export const blockDestructiveDeletes = gateWithOptions<Options>({
 });
 
 function destructive(run: RunCommand, sessionCwd: string, options: Options): string | undefined {
-  const cwd = run.scope.cwd ?? sessionCwd;
-  if (run.program === "rm") return rmProblem(run, cwd, options);
-  if (run.program === "find") return findProblem(run, cwd, options);
-  if (run.program === "git") return gitCleanProblem(run.argv.slice(1), cwd, options);
+  // Paths are read from where the command runs (after `cd`); the project is the session's.
+  const where: Where = { cwd: run.scope.cwd ?? sessionCwd, root: realPath(projectRoot(sessionCwd)) };
+  // A program named at run time (`$(echo rm)`, `$RM`) is read as rm.
+  if (run.program === "rm" || run.dynamic) return rmProblem(run, where, options);
+  if (run.program === "find") return findProblem(run, where, options);
+  if (run.program === "git") return gitCleanProblem(run.argv.slice(1), where.cwd, options);
   return undefined;
 }
 
+interface Where {
+  cwd: string;
+  root: string;
+}
+
 /** What deleting `word` recursively would take, or undefined when it stays inside the project. */
-function placeProblem(word: string, cwd: string, env: ReadonlyMap<string, string>, options: Options): string | undefined {
-  const root = realPath(projectRoot(cwd));
-  const target = realPath(wordPath(globBase(word), cwd, env));
+function placeProblem(word: string, { cwd, root }: Where, env: ReadonlyMap<string, string>, options: Options, links?: ReadonlyMap<string, string>): string | undefined {
+  const target = realPath(throughLinks(wordPath(globBase(word), cwd, env), links));
   if (isAllowed(target, options.allow, cwd)) return undefined;
+  // `d=$(mktemp -d); …; rm -rf "$d"`: the command removes what it made.
+  if (isInside(realPath(os.tmpdir()), target) && target.split(path.sep).includes(MKTEMP_NAME)) return undefined;
   const home = realPath(env.get("HOME") ?? os.homedir());
   if (target === path.parse(target).root) return "the whole file system";
   if (target === home || isInside(target, home)) return `your home directory (${home})`;
@@ -52,7 +61,7 @@ function placeProblem(word: string, cwd: string, env: ReadonlyMap<string, string
   return undefined;
 }
 
-function rmProblem(run: RunCommand, cwd: string, options: Options): string | undefined {
+function rmProblem(run: RunCommand, where: Where, options: Options): string | undefined {
   const args = run.argv.slice(1);
   let recursive = false;
   const operands: string[] = [];
@@ -64,17 +73,24 @@ function rmProblem(run: RunCommand, cwd: string, options: Options): string | und
     else operands.push(arg);
   }
   if (!recursive) return undefined;
+  if (run.unreadArgs) return `rm -r of paths xargs reads from its input: Tama cannot tell what that deletes; ${UNREAD}`;
   for (const operand of operands) {
-    const problem = placeProblem(operand, cwd, run.env, options);
+    // `rm -rf "$DIR/"` with DIR unset is `rm -rf /`: a path built at run time is not guessed at.
+    if (isDynamic(operand)) return `rm -r ${operand} deletes a path built at run time, which Tama cannot tell; ${UNREAD}`;
+    if (run.scope.unknownCwd !== undefined && !path.isAbsolute(operand) && !operand.startsWith("~")) {
+      return `rm -r ${operand} runs after \`cd ${run.scope.unknownCwd}\`, a directory Tama cannot tell; ${UNREAD}`;
+    }
+    const problem = placeProblem(operand, where, run.env, options, run.scope.links);
     if (problem !== undefined) return `rm -r ${operand} would delete ${problem}; ${INSTEAD}`;
   }
   return undefined;
 }
 
-function findProblem(run: RunCommand, cwd: string, options: Options): string | undefined {
+function findProblem(run: RunCommand, where: Where, options: Options): string | undefined {
   const args = run.argv.slice(1);
-  const deletes = args.includes("-delete") || args.some((arg, i) => (arg === "-exec" || arg === "-execdir") && /(^|\/)rm$/.test(args[i + 1] ?? ""));
+  const deletes = args.includes("-delete") || args.some((arg, i) => ["-exec", "-execdir", "-ok", "-okdir"].includes(arg) && /(^|\/)rm$/.test(args[i + 1] ?? ""));
   if (!deletes) return undefined;
+  const selects = args.some((arg) => FIND_TESTS.test(arg));
   // find's start points come before its first expression word.
   const roots: string[] = [];
   for (const arg of args) {
@@ -83,12 +99,17 @@ function findProblem(run: RunCommand, cwd: string, options: Options): string | u
     roots.push(arg);
   }
   for (const start of roots.length > 0 ? roots : ["."]) {
-    const problem = placeProblem(start, cwd, run.env, options);
-    // Deleting selected files under the project root is ordinary; only the places above it are refused.
-    if (problem !== undefined && !problem.startsWith("the project itself")) return `find ${start} … -delete would delete in ${problem}; ${INSTEAD}`;
+    if (isDynamic(start)) return `find ${start} … -delete searches from a path built at run time, which Tama cannot tell; ${UNREAD}`;
+    const problem = placeProblem(start, where, run.env, options, run.scope.links);
+    // Deleting selected files under the project root is ordinary; only the places above it are refused,
+    // and the root itself when nothing selects (`find . -delete` is `rm -rf .`).
+    if (problem !== undefined && (!problem.startsWith("the project itself") || !selects)) return `find ${start} … -delete would delete in ${problem}; ${INSTEAD}`;
   }
   return undefined;
 }
+
+/** find's tests: with one of them find deletes what it selects, without any everything it walks. */
+const FIND_TESTS = /^-(i?name|i?path|i?wholename|i?regex|i?lname|type|xtype|newer\w*|[acm]time|[acm]min|size|empty|user|group|nouser|nogroup|uid|gid|perm|links|inum|samefile|prune|maxdepth|mindepth|used|fstype|readable|writable|executable)$/;
 
 function gitCleanProblem(args: string[], cwd: string, options: Options): string | undefined {
   let dir = cwd;

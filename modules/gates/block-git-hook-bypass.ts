@@ -5,8 +5,10 @@
 // Options are read per git subcommand, because `-n` means --no-verify only for
 // commit and am; for push it is --dry-run, for merge/pull/rebase --no-stat, for log a count.
 import path from "node:path";
-import { shellLine } from "../tools/code-reading.ts";
-import { readableScripts, walkShell, type RunCommand, type Scope } from "./shell-walk.ts";
+import { readCode, shellLine } from "../tools/code-reading.ts";
+import { codeOf, type CodeLanguage } from "../tools/declaration.ts";
+import { isDynamic, readableScripts, walkShell, type RunCommand, type Scope } from "./shell-walk.ts";
+import { writeTargets } from "./shell-writers.ts";
 import { parseShell } from "./shell-words.ts";
 import { envConfigFiles, gitAliases, gitConfigEntries, normalizeKey, type GitConfigEntry } from "./git-config.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
@@ -22,6 +24,9 @@ export const blockGitHookBypass: BuiltinGate = {
   evaluate(input: HookInput): GateVerdict {
     const call = readableScripts(input);
     if (call === undefined) return PASS;
+    const code = codeOf(input.tool_name ?? "", input.tool_input);
+    const inCode = code === undefined ? undefined : codeEnvBypass(code.code, code.language);
+    if (inCode !== undefined) return { decision: "block", reason: call.prefix + inCode };
     const scope: Scope = { env: new Map(Object.entries(call.env ?? {})), cwd: input.cwd };
     for (const script of call.scripts) {
       const reason = findIn(script, 0, scope);
@@ -37,11 +42,37 @@ export function findGitHookBypass(script: string, depth = 0, env: Record<string,
 }
 
 function findIn(script: string, depth: number, scope: Scope): string | undefined {
-  return walkShell(script, scope, checkCommand, depth);
+  // Files the script writes before a git command runs: a config file it names may not hold yet what the disk holds.
+  const written = new Set<string>();
+  return walkShell(
+    script,
+    scope,
+    (run) => {
+      const reason = checkCommand(run, written);
+      if (reason !== undefined) return reason;
+      for (const target of writeTargets(run.command, run.argv)) {
+        const file = path.resolve(run.scope.cwd ?? process.cwd(), target.word);
+        written.add(file);
+        // `echo '[core] hooksPath=…' >> .git/config`, `rm .git/hooks/pre-commit`: git's own files, changed by hand.
+        const gitFile = /(^|\/)\.git\/(config$|hooks(\/|$))/.exec(file);
+        if (gitFile) {
+          const what = gitFile[2] === "config" ? "git's config, where core.hooksPath lives" : "the repository's installed git hooks";
+          return `${run.program ?? "the command"} ${target.effect} ${target.word}, ${what}; leave it to git and the project's hook setup (\`git config\` for settings), and ${FIX}`;
+        }
+      }
+      return undefined;
+    },
+    depth,
+  );
 }
 
-function checkCommand({ argv, program, env, depth, scope }: RunCommand): string | undefined {
-  if (program === "git") return envBypass(env) ?? gitBypass(argv.slice(1), depth, scope);
+function checkCommand({ argv, program, dynamic, env, depth, scope, code }: RunCommand, written: ReadonlySet<string>): string | undefined {
+  for (const inline of code) {
+    const reason = codeEnvBypass(inline.code, inline.language);
+    if (reason !== undefined) return reason;
+  }
+  // A program named at run time (`$(echo git)`, `$g`) is read as git.
+  if (program === "git" || dynamic) return envBypass(env) ?? gitBypass(argv.slice(1), depth, { ...scope, env }, written);
   if (program !== undefined && EXPORTERS.has(program)) return exportBypass(program, argv.slice(1));
   return undefined;
 }
@@ -85,14 +116,29 @@ const ENV_RULES: readonly EnvRule[] = [
 ];
 
 function envRuleFor(name: string, value: string): EnvRule | undefined {
-  return ENV_RULES.find((rule) => rule.matches(name) && rule.bypasses(value));
+  // A value built at run time (`HUSKY=$(echo 0)`, `${X:-0}`) may be the off switch.
+  return ENV_RULES.find((rule) => rule.matches(name) && (rule.bypasses(value) || (isDynamic(value) && (rule.bypasses("0") || rule.bypasses("1") || rule.bypasses("core.hooksPath")))));
 }
 
 /** An off switch in the environment of a git command. */
 function envBypass(env: Map<string, string>): string | undefined {
   for (const [name, value] of env) {
     const rule = envRuleFor(name, value);
-    if (rule) return `${name}=${value} ${rule.effect}; run git without it and ${FIX}`;
+    if (rule) return `${name}=${value} ${isDynamic(value) ? "(a value built at run time) may turn hooks off: it " : ""}${rule.effect}; run git without it and ${FIX}`;
+  }
+  return undefined;
+}
+
+/**
+ * Code that puts an off switch in the environment of the processes it starts
+ * (`os.environ["HUSKY"] = "0"`, `env={"HUSKY": "0"}`, `process.env.HUSKY = "0"`, `putenv("SKIP", "x")`).
+ */
+function codeEnvBypass(code: string, language: CodeLanguage): string | undefined {
+  if (!readCode(code, language).startsProcesses) return undefined;
+  const setting = /\b([A-Z][A-Z0-9_]*)\b['"]?\s*\]?\s*(?:=(?!=)|:|,)\s*['"`]([^'"`]*)['"`]/g;
+  for (const match of code.matchAll(setting)) {
+    const rule = envRuleFor(match[1] as string, match[2] as string);
+    if (rule) return `code that sets ${match[1]}=${match[2]} for the processes it starts ${rule.effect}; leave it unset and ${FIX}`;
   }
   return undefined;
 }
@@ -133,7 +179,7 @@ const GIT_BUILTINS = new Set(
 /** An alias that expands to another alias; git stops at loops, Tama at this depth. */
 const MAX_ALIAS_DEPTH = 10;
 
-function gitBypass(args: string[], depth: number, scope: Scope, aliasDepth = 0, inherited: readonly GitConfigEntry[] = []): string | undefined {
+function gitBypass(args: string[], depth: number, scope: Scope, written: ReadonlySet<string> = new Set(), aliasDepth = 0, inherited: readonly GitConfigEntry[] = []): string | undefined {
   let i = 0;
   let cwd = scope.cwd;
   let gitDir: string | undefined;
@@ -158,14 +204,14 @@ function gitBypass(args: string[], depth: number, scope: Scope, aliasDepth = 0, 
     if (arg === "--git-dir" && value !== undefined) gitDir = value;
     if (arg.startsWith("--git-dir=")) gitDir = arg.slice("--git-dir=".length);
   }
-  const fileReason = configFileBypass(scope, cwd);
+  const fileReason = configFileBypass(scope, cwd, written) ?? includeBypass(inline, cwd, written);
   if (fileReason !== undefined) return fileReason;
   const subcommand = args[i];
   if (subcommand === undefined) return undefined;
   if (subcommand === "config") return configBypass(args.slice(i + 1));
   if (!GIT_BUILTINS.has(subcommand) && aliasDepth < MAX_ALIAS_DEPTH) {
     const alias = gitAliases({ cwd, env: scope.env, inline, ...(gitDir !== undefined ? { gitDir } : {}) }).get(subcommand.toLowerCase());
-    if (alias !== undefined) return aliasBypass(subcommand, alias, args.slice(i + 1), depth, { ...scope, cwd }, aliasDepth, inline);
+    if (alias !== undefined) return aliasBypass(subcommand, alias, args.slice(i + 1), depth, { ...scope, cwd }, aliasDepth, inline, written);
   }
   if (subcommand === "rebase") {
     const reason = rebaseExecScripts(args.slice(i + 1)).map((script) => findIn(script, depth + 1, scope)).find(Boolean);
@@ -191,6 +237,7 @@ function aliasBypass(
   scope: Scope,
   aliasDepth: number,
   inline: readonly GitConfigEntry[],
+  written: ReadonlySet<string>,
 ): string | undefined {
   const explain = (reason: string) => `git ${name} is the alias "${alias}": ${reason}`;
   if (alias.startsWith("!")) {
@@ -200,18 +247,34 @@ function aliasBypass(
   const words = parseShell(alias)[0];
   if (!words) return undefined;
   const expanded = [...words.assignments.map(({ name: n, value }) => `${n}=${value}`), ...words.argv, ...rest];
-  const reason = gitBypass(expanded, depth, scope, aliasDepth + 1, inline);
+  const reason = gitBypass(expanded, depth, scope, written, aliasDepth + 1, inline);
   return reason === undefined ? undefined : explain(reason);
 }
 
-/** GIT_CONFIG_GLOBAL and the like naming a file that sets core.hooksPath. */
-function configFileBypass(scope: Scope, cwd: string | undefined): string | undefined {
+/** GIT_CONFIG_GLOBAL and the like naming a file that sets core.hooksPath (or one the same command writes first). */
+function configFileBypass(scope: Scope, cwd: string | undefined, written: ReadonlySet<string>): string | undefined {
   for (const { name, file } of envConfigFiles(scope.env, cwd)) {
+    if (written.has(file) || isDynamic(file)) {
+      return `${name}=${scope.env.get(name)} names a config file this command writes or builds at run time, which may set core.hooksPath; run git without it and ${FIX}`;
+    }
     const env = new Map([["GIT_CONFIG_GLOBAL", file]]);
     const entries = gitConfigEntries({ cwd: undefined, env, inline: [] });
     const hooksPath = entries.find((entry) => entry.key === "core.hookspath");
     if (hooksPath !== undefined) {
       return `${name}=${scope.env.get(name)} names a config file that sets core.hooksPath and so points git at another hooks directory; run git without it and ${FIX}`;
+    }
+  }
+  return undefined;
+}
+
+/** `-c include.path=FILE` (and includeIf): the included file may set core.hooksPath. */
+function includeBypass(inline: readonly GitConfigEntry[], cwd: string | undefined, written: ReadonlySet<string>): string | undefined {
+  for (const { key, value } of inline) {
+    if (key !== "include.path" && !/^includeif\..*\.path$/.test(key)) continue;
+    const file = path.resolve(cwd ?? process.cwd(), value.replace(/^~(?=\/)/, process.env.HOME ?? ""));
+    const entries = written.has(file) || isDynamic(value) ? undefined : gitConfigEntries({ cwd: undefined, env: new Map([["GIT_CONFIG_GLOBAL", file]]), inline: [] });
+    if (entries === undefined || entries.some((entry) => entry.key === "core.hookspath" || entry.key === "include.path")) {
+      return `git -c ${key}=${displayWord(value)} includes a config file that ${entries === undefined ? "this command writes or builds, and that may set" : "sets"} core.hooksPath; run git without it and ${FIX}`;
     }
   }
   return undefined;
@@ -358,11 +421,18 @@ function configBypass(args: string[]): string | undefined {
     const arg = args[i] as string;
     if (valueOptions.has(arg)) i++;
     else if (/^--(unset|unset-all|add|replace-all)$/.test(arg)) writes = true;
+    else if (/^--(remove|rename)-section$/.test(arg) || arg === "remove-section" || arg === "rename-section") {
+      // Dropping or renaming the core section takes core.hooksPath with it.
+      const section = args.slice(i + 1).find((a) => !a.startsWith("-"));
+      if (section?.toLowerCase() === "core") return `git config ${args.map(displayWord).join(" ")} drops core.hooksPath with the section and so changes which hooks git runs; leave it as the repository set it and ${FIX}`;
+    }
     else if (!arg.startsWith("-")) positionals.push(arg);
   }
   const [first, second] = positionals;
   const key = first === "set" || first === "unset" ? second : first;
-  if (key === undefined || !isHooksPathKey(key)) return undefined;
+  // An include makes git read another file, which may set core.hooksPath.
+  const includes = key !== undefined && /^(include\.path|includeif\..*\.path)$/i.test(key);
+  if (key === undefined || (!isHooksPathKey(key) && !includes)) return undefined;
   const isWrite = writes || first === "set" || first === "unset" || positionals.length >= 2;
   if (!isWrite) return undefined;
   return `git config ${args.map(displayWord).join(" ")} changes which hooks git runs; leave core.hooksPath as the repository set it and ${FIX}`;

@@ -7,7 +7,8 @@ import { basename, walkCall, type RunCommand } from "./shell-walk.ts";
 import type { BuiltinGate, GateVerdict } from "./types.ts";
 
 const DOWNLOADERS = new Set(["curl", "wget", "fetch", "http", "https", "aria2c", "lwp-request", "GET"]);
-const RUNNERS = new Set(["sh", "bash", "zsh", "dash", "ksh", "ash", "fish", "python", "python3", "perl", "ruby", "node", "bun", "deno", "php", "pwsh", "source", "."]);
+const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "fish"]);
+const RUNNERS = new Set([...SHELLS, "python", "python3", "perl", "ruby", "node", "bun", "deno", "php", "pwsh", "source", ".", "eval", "parallel"]);
 const INSTEAD = "download it to a file, read it, then run that file";
 
 const downloads = (script: string): boolean => parseShell(script).some((c) => c.argv[0] !== undefined && DOWNLOADERS.has(basename(c.argv[0])));
@@ -19,28 +20,47 @@ export const blockPipeToShell: BuiltinGate = {
   tools: "shell",
   onByDefault: true,
   evaluate(input: HookInput): GateVerdict {
-    // Commands come in source order, so the one before a piped command is what feeds it.
-    let previous: RunCommand | undefined;
+    // Commands come in source order; a piped command reads what the pipeline before it wrote,
+    // so a download anywhere upstream (`curl … | tee log | sh`) feeds it.
+    let upstream: string | undefined;
     const reason = walkCall(input, (run) => {
-      const found = check(run, previous);
-      previous = run;
+      const feeding = run.command.piped ? upstream : undefined;
+      const found = check(run, feeding);
+      upstream = run.program !== undefined && DOWNLOADERS.has(run.program) ? run.program : feeding;
       return found;
     });
     return reason === undefined ? { decision: "pass" } : { decision: "block", reason };
   },
 };
 
-function check(run: RunCommand, previous: RunCommand | undefined): string | undefined {
-  const runner = run.program !== undefined && (RUNNERS.has(run.program) || /^python3(\.\d+)?$/.test(run.program)) ? run.program : undefined;
+/** Operands that make a runner read its script from stdin anyway. */
+const STDIN_SCRIPTS = new Set(["-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"]);
+
+function readsStdin(run: RunCommand): boolean {
+  const args = run.argv.slice(1);
+  // `bash -s ARGS`: -s reads the script from stdin and passes ARGS to it.
+  if (SHELLS.has(run.program ?? "") && args.some((w) => /^-[A-Za-z]*s[A-Za-z]*$/.test(w))) return true;
+  const first = args.find((w) => !w.startsWith("-") || STDIN_SCRIPTS.has(w));
+  return first === undefined || STDIN_SCRIPTS.has(first) || /\$\(\s*cat\s*\)/.test(first);
+}
+
+function check(run: RunCommand, feeding: string | undefined): string | undefined {
+  const known = run.program !== undefined && (RUNNERS.has(run.program) || /^python3(\.\d+)?$/.test(run.program));
+  // A runner named at run time (`| $SHELL`) may be any shell.
+  const runner = known || run.dynamic ? (run.program ?? "a program") : undefined;
   if (runner === undefined) return undefined;
   // `curl … | bash`: a runner reading its script from a download on stdin.
-  const readsStdin = !run.argv.slice(1).some((w) => !w.startsWith("-"));
-  if (run.command.piped && readsStdin && previous?.program !== undefined && DOWNLOADERS.has(previous.program)) {
-    return `piping ${previous.program} into ${runner} runs whatever the download holds; ${INSTEAD}`;
+  if (feeding !== undefined && readsStdin(run)) {
+    return `piping ${feeding} into ${runner} runs whatever the download holds; ${INSTEAD}`;
   }
-  for (const word of run.argv) {
-    if ((word.startsWith("<(") || word.startsWith("$(") || word.startsWith("`")) && downloads(word.replace(/^[<$]\(|\)$|`/g, ""))) {
-      return `${runner} would run a download it never saved (${word.slice(0, 60)}); ${INSTEAD}`;
+  // The script it runs — its first operand, its `-c`/`-e` code, all of eval's words, a here-string — being a download.
+  const args = run.argv.slice(1);
+  const code = args.findIndex((w) => /^-[A-Za-z]*[ceEr]$/.test(w));
+  const scripts = run.program === "eval" ? args : [args.find((w) => !w.startsWith("-")), code === -1 ? undefined : args[code + 1]].filter((w): w is string => w !== undefined);
+  for (const text of [...scripts, ...run.command.stdin]) {
+    const fromDownload = [...text.matchAll(/<\(|\$\(|`/g)].some((m) => downloads(text.slice((m.index ?? 0) + m[0].length).replace(/\)[^)]*$|`[^`]*$/, "")));
+    if (fromDownload) {
+      return `${runner} would run a download it never saved (${text.slice(0, 60)}); ${INSTEAD}`;
     }
   }
   return undefined;

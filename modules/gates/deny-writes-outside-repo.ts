@@ -11,8 +11,10 @@ import * as z from "../protocol/schema.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
 import { callKind } from "../tools/declaration.ts";
 import { localRootOf } from "../tools/edit-targets.ts";
-import { isAllowed, isInside, projectRoot, realPath, wordPath } from "./paths.ts";
-import { walkCall } from "./shell-walk.ts";
+import path from "node:path";
+import { readCode } from "../tools/code-reading.ts";
+import { isAllowed, isInside, projectRoot, realPath, throughLinks, wordPath } from "./paths.ts";
+import { isDynamic, walkCall } from "./shell-walk.ts";
 import { writeTargets } from "./shell-writers.ts";
 import { gateWithOptions, type GateVerdict } from "./types.ts";
 
@@ -31,10 +33,11 @@ function sessionLocal(input: HookInput): string | undefined {
   return root === undefined ? undefined : realPath(root);
 }
 
-function outside(word: string, cwd: string, env: ReadonlyMap<string, string>, options: Options, local?: string): string | undefined {
+function outside(word: string, cwd: string, env: ReadonlyMap<string, string>, options: Options, local?: string, links?: ReadonlyMap<string, string>, sessionCwd = cwd): string | undefined {
   if (DEVICES.has(word) || /^\/dev\/fd\/\d+$/.test(word) || word.startsWith("&")) return undefined;
-  const root = realPath(projectRoot(cwd));
-  const target = realPath(wordPath(word, cwd, env));
+  // The project is the session's, wherever a `cd` took the command.
+  const root = realPath(projectRoot(sessionCwd));
+  const target = realPath(throughLinks(wordPath(word, cwd, env), links));
   if (isInside(root, target) || (local !== undefined && isInside(local, target))) return undefined;
   if (options.allowTemp && isInside(realPath(os.tmpdir()), target)) return undefined;
   if (isAllowed(target, options.allow, cwd)) return undefined;
@@ -64,8 +67,12 @@ export const denyWritesOutsideRepo = gateWithOptions<Options>({
     }
     const reason = walkCall(input, (run) => {
       const cwd = run.scope.cwd ?? input.cwd;
-      for (const target of writeTargets(run.command, run.argv)) {
-        const problem = outside(target.word, cwd, run.env, options, local);
+      const code = run.code.flatMap(({ code: text, language }) => readCode(text, language).writes.map((w) => ({ word: w.path, effect: "writes" })));
+      for (const target of [...writeTargets(run.command, run.argv), ...code]) {
+        // A place built at run time (`> "$OUT"` with OUT unknown, `cd $(…)` then a relative name) is not guessed at.
+        const unknown = isDynamic(target.word) ? target.word : run.scope.unknownCwd !== undefined && !path.isAbsolute(target.word) && !/^~/.test(target.word) && !DEVICES.has(target.word) && !target.word.startsWith("&") ? `${target.word} after \`cd ${run.scope.unknownCwd}\`` : undefined;
+        if (unknown !== undefined) return `${run.program ?? "the command"} ${target.effect} ${unknown}, a path built at run time that may be outside the project; write the path out, or ${instead}`;
+        const problem = outside(target.word, cwd, run.env, options, local, run.scope.links, input.cwd);
         if (problem !== undefined) return `${run.program ?? "the command"} ${target.effect} ${problem}; ${instead}`;
       }
       return undefined;

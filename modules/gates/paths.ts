@@ -3,7 +3,7 @@
 // cwd itself outside a repository), `~`/`$HOME` expanded as the shell would, and
 // symlinks resolved through the nearest part of the path that exists, so a link
 // inside the project that points out of it is outside.
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
@@ -28,11 +28,36 @@ export function realPath(target: string): string {
   }
 }
 
+/** `absolute` through the links a script made before the command (`ln -s / l; rm -rf l/`), which do not exist yet. */
+export function throughLinks(absolute: string, links: ReadonlyMap<string, string> | undefined): string {
+  if (links === undefined || links.size === 0) return absolute;
+  let current = absolute;
+  for (let hop = 0; hop < 8; hop++) {
+    const link = [...links.keys()].find((name) => current === name || current.startsWith(`${name}/`));
+    if (link === undefined) break;
+    current = path.join(links.get(link) as string, current.slice(link.length));
+  }
+  return current;
+}
+
 /** A word as the shell would hand it to a program: `~`, `$HOME`, `${HOME}` expanded, relative to `cwd`. */
 export function wordPath(word: string, cwd: string, env: ReadonlyMap<string, string> = new Map()): string {
   const home = env.get("HOME") ?? os.homedir();
-  const expanded = word.replace(/^~(?=\/|$)/, home).replace(/^\$\{?HOME\}?(?=\/|$)/, home);
+  const expanded = word
+    .replace(/^~(?=\/|$)/, home)
+    .replace(/^~([A-Za-z_][\w.-]*)(?=\/|$)/, (whole, user: string) => userHome(user) ?? whole)
+    .replace(/^\$\{?HOME\}?(?=\/|$)/, home);
   return path.resolve(cwd, expanded);
+}
+
+/** `~name`: that user's home directory, from the password file (`/home/name` when it has no entry). */
+export function userHome(user: string): string | undefined {
+  try {
+    const entry = readFileSync("/etc/passwd", "utf8").split("\n").find((line) => line.startsWith(`${user}:`));
+    return entry?.split(":")[5] || path.join("/home", user);
+  } catch {
+    return path.join("/home", user);
+  }
 }
 
 export function isInside(root: string, target: string): boolean {
@@ -52,4 +77,55 @@ export function globBase(word: string): string {
   const head = word.slice(0, at);
   const slash = head.lastIndexOf("/");
   return slash === -1 ? "." : slash === 0 ? "/" : head.slice(0, slash);
+}
+
+/** Names a glob may take at most, before the rest is not looked at. */
+const MAX_GLOB_MATCHES = 512;
+
+/**
+ * The files a glob word names, as the shell would expand it here (`.en?`, `.[e]nv`,
+ * `*\/.env`), plus the word itself: a pattern that matches nothing stays as written.
+ * A leading dot is matched only by a dot, as the shell does.
+ */
+export function globMatches(word: string, cwd: string): string[] {
+  if (!/[*?[]/.test(word)) return [word];
+  const absolute = word.startsWith("/");
+  let found: string[] = [absolute ? "/" : ""];
+  for (const part of word.split("/").filter((p, i) => p !== "" || i === 0).slice(absolute ? 1 : 0)) {
+    if (!/[*?[]/.test(part)) {
+      found = found.map((dir) => (dir === "" ? part : path.join(dir, part)));
+      continue;
+    }
+    const matcher = globPart(part);
+    const next: string[] = [];
+    for (const dir of found) {
+      let names: string[] = [];
+      try {
+        names = readdirSync(path.resolve(cwd, dir === "" ? "." : dir));
+      } catch {
+        continue;
+      }
+      for (const name of names) if (matcher.test(name) && next.length < MAX_GLOB_MATCHES) next.push(dir === "" ? name : path.join(dir, name));
+    }
+    found = next;
+  }
+  return [word, ...found];
+}
+
+function globPart(part: string): RegExp {
+  let body = "";
+  for (let i = 0; i < part.length; i++) {
+    const ch = part[i] as string;
+    if (ch === "*") body += "[^/]*";
+    else if (ch === "?") body += "[^/]";
+    else if (ch === "[") {
+      const close = part.indexOf("]", i + 2);
+      if (close === -1) body += "\\[";
+      else {
+        body += `[${part.slice(i + 1, close).replace(/^!/, "^").replace(/\\/g, "\\\\")}]`;
+        i = close;
+      }
+    } else body += ch.replace(/[.+^${}()|\\]/g, "\\$&");
+  }
+  return new RegExp(part.startsWith(".") ? `^${body}$` : `^(?!\\.)${body}$`);
 }

@@ -10,8 +10,9 @@ import * as z from "../protocol/schema.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
 import { codeOf, callKind } from "../tools/declaration.ts";
 import { readCode } from "../tools/code-reading.ts";
-import { wordPath } from "./paths.ts";
+import { globMatches, realPath, wordPath } from "./paths.ts";
 import { walkCall } from "./shell-walk.ts";
+import { parseShell } from "./shell-words.ts";
 import { gateWithOptions, type GateVerdict } from "./types.ts";
 
 export const DEFAULT_SECRET_PATTERNS = [
@@ -36,7 +37,7 @@ export const DEFAULT_SECRET_PATTERNS = [
   "*.keystore",
 ];
 /** Siblings that document a secret file's shape and hold none. */
-const HARMLESS = /\.(example|sample|template|dist|defaults?)$|\.pub$/;
+const HARMLESS = /\.(example|sample|template|dist|defaults?)(\.(bak|orig|old|copy))?$|\.pub$/;
 
 const Options = z.strictObject({
   patterns: z._default(z.array(z.string().check(z.minLength(1))), DEFAULT_SECRET_PATTERNS),
@@ -87,6 +88,7 @@ export const protectSecretFiles = gateWithOptions<Options>({
   evaluate(input: HookInput, _context, options): GateVerdict {
     const hit = findSecret(input, options);
     if (hit === undefined) return { decision: "pass" };
+    if ("unread" in hit) return { decision: "block", reason: hit.unread };
     return {
       decision: "block",
       reason: `${hit.file} holds secrets (it matches ${hit.pattern}), so ${hit.how} is refused; ask the person for the value you need, or use its .example file`,
@@ -94,20 +96,27 @@ export const protectSecretFiles = gateWithOptions<Options>({
   },
 });
 
-function findSecret(input: HookInput, options: Options): { file: string; pattern: string; how: string } | undefined {
+type Found = { file: string; pattern: string; how: string } | { unread: string };
+
+function findSecret(input: HookInput, options: Options): Found | undefined {
   const cwd = input.cwd;
-  const check = (word: string, how: string): { file: string; pattern: string; how: string } | undefined => {
+  const check = (word: string, how: string, shown = word): { file: string; pattern: string; how: string } | undefined => {
     const file = wordPath(word, cwd);
     if (options.allow.some((allowed) => wordPath(allowed, cwd) === file)) return undefined;
-    const pattern = secretPattern(file, options);
-    return pattern === undefined ? undefined : { file: word, pattern, how };
+    // A link to a secret file reads it too.
+    const pattern = secretPattern(file, options) ?? secretPattern(realPath(file), options);
+    return pattern === undefined ? undefined : { file: shown, pattern, how };
   };
   const fields = (input.tool_input ?? {}) as Record<string, unknown>;
   for (const key of ["file_path", "path", "notebook_path"]) {
     const value = fields[key];
-    if (typeof value === "string") {
-      const hit = check(value, `${input.tool_name ?? "this tool"} on it`);
-      if (hit) return hit;
+    if (typeof value !== "string") continue;
+    // OMP's search takes `a; b` lists, globs and `file:10-20` selectors in `path`.
+    for (const entry of value.split(";").map((part) => part.trim().replace(/(:(L?\d+([-+]|\.\.)?L?\d*(,L?\d+([-+]|\.\.)?L?\d*)*|raw|conflicts|img))+$/i, ""))) {
+      for (const file of entry === "" ? [] : globMatches(entry, cwd)) {
+        const hit = check(file, `${input.tool_name ?? "this tool"} on it`, value);
+        if (hit) return hit;
+      }
     }
   }
   const toolName = input.tool_name ?? input.omp?.tool_name ?? "";
@@ -123,15 +132,31 @@ function findSecret(input: HookInput, options: Options): { file: string; pattern
     }
   }
   let found: { file: string; pattern: string; how: string } | undefined;
-  walkCall(input, (run) => {
-    if (run.program === undefined || PRINTERS.has(run.program)) return undefined;
-    const words = [...run.argv.slice(1).map((w) => w.replace(/^--?[A-Za-z-]+=/, "")), ...run.command.redirects.map((r) => r.target)];
+  const walked = walkCall(input, (run) => {
+    const cwdHere = run.scope.cwd ?? cwd;
+    const how = `${run.program ?? "a redirection"} on it`;
+    const printer = run.program === undefined || PRINTERS.has(run.program);
+    // `dd if=.env`, `git show HEAD:.env`, `--file=.env`: the file is the part after `=` or `:`.
+    const args = printer ? [] : run.argv.slice(1).flatMap((w) => [w, ...w.split(/[=:]/).slice(1)]).filter((w) => !(w.startsWith("-") && !w.includes("/")));
+    // `cat "$(echo .env)"`: what a substitution prints may be the file's name.
+    const printed = run.argv.slice(1).flatMap((w) => [...w.matchAll(/\$\(([^()]*)\)|`([^`]*)`/g)].flatMap((m) => parseShell(m[1] ?? m[2] ?? "").flatMap((c) => c.argv.slice(1))));
+    const words = [...args, ...printed, ...run.command.redirects.map((r) => r.target)];
     for (const word of words) {
-      if (word.startsWith("-") && !word.includes("/")) continue;
-      found = check(word, `${run.program} on it`);
-      if (found) return "found";
+      for (const file of globMatches(word, cwdHere)) {
+        found = check(path.resolve(cwdHere, file), how, word);
+        if (found) return "found";
+      }
+    }
+    for (const { code: text, language } of run.code) {
+      for (const literal of readCode(text, language).literals) {
+        if (/\s/.test(literal)) continue;
+        found = check(path.resolve(cwdHere, literal), "code that names it", literal);
+        if (found) return "found";
+      }
     }
     return undefined;
   });
+  // A command line too deep to read is refused as unread.
+  if (found === undefined && walked !== undefined) return { unread: walked };
   return found;
 }

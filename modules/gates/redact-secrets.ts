@@ -21,6 +21,11 @@ const KNOWN: readonly { kind: string; regex: RegExp }[] = [
   { kind: "npm token", regex: /\bnpm_[A-Za-z0-9]{36}\b/g },
   { kind: "JSON web token", regex: /\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\b/g },
 ];
+/** `Authorization: Bearer …` (curl -v, HTTP logs) and the password in `scheme://user:password@host`. */
+const BEARER = /\b(Bearer|Basic|Token)(\s+)([A-Za-z0-9._~+/-]{16,}=*)/g;
+const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:@/]+:)([^\s@/]{3,})(@)/gi;
+/** `"password": "two words"`: a quoted value is the whole quoted text. */
+const QUOTED_ASSIGNED = /\b([A-Za-z0-9_]*(?:SECRET|TOKEN|PASSWORD|PASSWD|API_?KEY|PRIVATE_KEY|ACCESS_KEY)[A-Za-z0-9_]*)(["']?\s*[:=]\s*)(["'])([^"'\n]*\s[^"'\n]*)\3/gi;
 /** `API_KEY=…`, `"password": "…"`: the value of a variable whose name says it is secret. */
 const ASSIGNED = /\b([A-Za-z0-9_]*(?:SECRET|TOKEN|PASSWORD|PASSWD|API_?KEY|PRIVATE_KEY|ACCESS_KEY)[A-Za-z0-9_]*)(["']?\s*[:=]\s*["']?)([^\s"'`,;]{8,})/gi;
 
@@ -58,7 +63,19 @@ export function redact(text: string, options: Options): Redaction {
       return `[REDACTED ${kind}]`;
     });
   }
+  out = out.replace(BEARER, (_m, scheme: string, space: string) => {
+    kinds.add("authorization header");
+    return `${scheme}${space}[REDACTED authorization header]`;
+  });
+  out = out.replace(URL_PASSWORD, (_m, before: string, _password: string, at: string) => {
+    kinds.add("password in a URL");
+    return `${before}[REDACTED password in a URL]${at}`;
+  });
   if (options.assignments) {
+    out = out.replace(QUOTED_ASSIGNED, (match, name: string, sep: string, quote: string) => {
+      kinds.add(`value of ${name}`);
+      return `${name}${sep}${quote}[REDACTED]${quote}`;
+    });
     out = out.replace(ASSIGNED, (match, name: string, sep: string, value: string) => {
       if (value.startsWith("[REDACTED")) return match;
       kinds.add(`value of ${name}`);

@@ -13,6 +13,7 @@ import { ompAgentDir } from "../system/paths.ts";
 import { callKind, codeOf, type CodeLanguage } from "../tools/declaration.ts";
 import { readCode } from "../tools/code-reading.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
+import { throughLinks, userHome } from "./paths.ts";
 import { basename, walkCall, walkShell, type RunCommand, type Scope } from "./shell-walk.ts";
 import { writeTargets, type WriteTarget } from "./shell-writers.ts";
 import type { BuiltinGate, GateContext, GateVerdict } from "./types.ts";
@@ -151,7 +152,7 @@ function expandWord(word: string, cwd: string, context: GateContext, commandEnv?
   const env = context.env ?? process.env;
   const home = env.HOME || os.homedir();
   const vars: Record<string, string> = { HOME: home, TAMA_HOME: context.tamaHome, PWD: cwd, ...Object.fromEntries(commandEnv ?? []) };
-  let text = word.replace(/^~(?=\/|$)/, home);
+  let text = word.replace(/^~(?=\/|$)/, home).replace(/^~([A-Za-z_][\w.-]*)(?=\/|$)/, (whole, user: string) => userHome(user) ?? whole);
   // Twice: a script's own variable may hold another reference (`d=$TAMA_HOME`).
   for (let pass = 0; pass < 2; pass++) {
     text = text.replace(/\$\{(\w+)\}|\$(\w+)/g, (whole, braced: string | undefined, plain: string | undefined) => vars[(braced ?? plain) as string] ?? whole);
@@ -168,7 +169,7 @@ interface Hit {
 }
 
 /** The protected path `target` (absolute) changes, if any. */
-function hitOf(target: string, reachesBelow: boolean, protectedList: readonly ProtectedPath[]): ProtectedPath | undefined {
+function hitOf(target: string, reachesBelow: boolean, protectedList: readonly ProtectedPath[], names?: readonly string[]): ProtectedPath | undefined {
   const glob = GLOB.exec(target);
   // A glob changes whatever it matches: anything that starts with the text before it.
   const prefix = glob ? target.slice(0, glob.index) : undefined;
@@ -183,10 +184,17 @@ function hitOf(target: string, reachesBelow: boolean, protectedList: readonly Pr
       continue;
     }
     if (p.tree && full.startsWith(`${p.path}/`)) return p;
-    // Removing, moving or re-moding a directory changes what lies below it.
-    if (reachesBelow && (p.path.startsWith(`${full}/`) || full === "/")) return p;
+    // Removing, moving or re-moding a directory changes what lies below it — what exists there, and
+    // for `find -name GLOB` only a name the glob matches (a protected directory's files have any name).
+    if (reachesBelow && (p.path.startsWith(`${full}/`) || full === "/") && (names === undefined || (existsSync(p.path) && (p.tree || names.some((glob) => globMatchesName(glob, path.basename(p.path))))))) return p;
   }
   return undefined;
+}
+
+/** Whether a find `-name` glob matches a file name. */
+function globMatchesName(glob: string, name: string): boolean {
+  const body = glob.replace(/[.+^${}()|\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
+  return new RegExp(`^${body}$`).test(name);
 }
 
 function refusalFor(effect: string, hit: Hit): string {
@@ -264,62 +272,70 @@ function tamaArgs(argv: readonly string[], context: GateContext, cwd: string): s
  * protected. Later commands run where `cd` left them.
  */
 function visitor(cwd: string, context: GateContext, protectedList: readonly ProtectedPath[], depth: number): (run: RunCommand) => string | undefined {
-  let dir = cwd;
   return (run) => {
-    const here = run.scope.cwd !== undefined && run.scope.cwd !== cwd ? run.scope.cwd : dir;
-    const args = tamaArgs(run.argv, context, here);
+    const here = run.scope.cwd ?? cwd;
+    // A program whose name is built at run time may be tama itself.
+    const args = run.dynamic ? run.argv.slice(1) : tamaArgs(run.argv, context, here);
     const verb = args === undefined ? undefined : policyVerb(args);
     if (verb !== undefined) return tamaRefusal(verb);
-    if (run.program !== undefined) {
-      for (const { code, language } of inlineCode(run.program, run.argv)) {
-        const reason = checkCode(code, language, here, context, protectedList, depth + 1);
-        if (reason !== undefined) return reason;
-      }
+    for (const { code, language } of run.code) {
+      const reason = checkCode(code, language, here, context, protectedList, depth + 1);
+      if (reason !== undefined) return reason;
     }
     // `find DIR -exec rm {} +` changes what lies under DIR, though the walker reads the command it runs.
     const raw = run.command.argv;
     const finds = raw[0] !== undefined && basename(raw[0]) === "find" && run.program !== "find" ? writeTargets({ ...run.command, redirects: [] }, raw) : [];
-    const reason = checkTargets([...writeTargets(run.command, run.argv), ...finds], here, context, protectedList, run.env);
-    if (reason !== undefined) return reason;
-    if (run.program === "cd" && run.argv[1] !== undefined) {
-      const to = expandWord(run.argv[1], here, context, run.env);
-      if (to !== undefined) dir = path.resolve(here, to);
+    const targets = [...writeTargets(run.command, run.argv), ...finds, ...intoDirectory(run.argv, here, homeOf(context)), ...linkSources(run.argv)];
+    if (run.scope.unknownCwd !== undefined) {
+      // After `cd $(…)` a relative target's place is unknown; refused when the directory names Tama's state.
+      const relative = targets.find((t) => !path.isAbsolute(t.word) && !/^[~$]/.test(t.word));
+      if (relative !== undefined && mentionsProtected(run.scope.unknownCwd, context, protectedList)) {
+        return `Tama refused this call: it ${relative.effect} ${relative.word} after \`cd ${run.scope.unknownCwd}\`, a directory built at run time that names Tama's own state. An agent may not change the policy that governs it. ${ASK_PERSON}`;
+      }
     }
-    return undefined;
+    return checkTargets(targets, here, context, protectedList, run.env, run.scope.links);
   };
 }
 
+/** `cp -r x/.tama ~`: a copy or move into a directory writes each source's name inside it. */
+function intoDirectory(argv: readonly string[], cwd: string, home: string): WriteTarget[] {
+  const program = argv[0] === undefined ? undefined : basename(argv[0]);
+  if (program !== "cp" && program !== "mv" && program !== "rsync" && program !== "install") return [];
+  const words = argv.slice(1).filter((a) => !a.startsWith("-"));
+  const dest = words.at(-1);
+  if (dest === undefined || words.length < 2) return [];
+  const intoDir = dest.endsWith("/") || words.length > 2 || isDirectory(path.resolve(cwd, dest.replace(/^~(?=\/|$)/, home)));
+  if (!intoDir) return [];
+  // rsync's `src/` copies what is inside src: anything may land below the destination.
+  return words.slice(0, -1).map((source) =>
+    program === "rsync" && source.endsWith("/") ? { word: dest, effect: "syncs into", reachesBelow: true } : { word: path.join(dest, path.basename(source)), effect: "copies over", reachesBelow: true },
+  );
+}
+
+function isDirectory(file: string): boolean {
+  try {
+    return statSync(file).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** `ln TARGET LINK` (hard or symbolic, also `cp -l`/`-s`): a link to a protected file is a way to change it. */
+function linkSources(argv: readonly string[]): WriteTarget[] {
+  const program = argv[0] === undefined ? undefined : basename(argv[0]);
+  const links = program === "ln" || (program === "cp" && argv.some((a) => /^-[A-Za-z]*[ls]/.test(a) || a === "--link" || a === "--symbolic-link"));
+  if (!links) return [];
+  const words = argv.slice(1).filter((a) => !a.startsWith("-"));
+  return words.slice(0, words.length > 1 ? -1 : undefined).map((word) => ({ word, effect: "makes a link to", reachesBelow: false }));
+}
+
 function checkScript(script: string, cwd: string, context: GateContext, protectedList: readonly ProtectedPath[], depth: number): string | undefined {
-  const scope: Scope = { env: new Map(), cwd };
+  const scope: Scope = { env: new Map(), cwd, home: homeOf(context) };
   return walkShell(script, scope, visitor(cwd, context, protectedList, depth), depth);
 }
 
-const INLINE_CODE: Readonly<Record<string, { options: readonly string[]; language: CodeLanguage }>> = {
-  python: { options: ["-c"], language: "python" },
-  python3: { options: ["-c"], language: "python" },
-  node: { options: ["-e", "--eval", "-p", "--print"], language: "javascript" },
-  nodejs: { options: ["-e", "--eval", "-p", "--print"], language: "javascript" },
-  bun: { options: ["-e", "--eval", "-p", "--print"], language: "javascript" },
-  deno: { options: ["eval"], language: "javascript" },
-  perl: { options: ["-e", "-E"], language: "unknown" },
-  ruby: { options: ["-e"], language: "unknown" },
-  php: { options: ["-r"], language: "unknown" },
-};
-
-/** The code an interpreter is given on its command line (`python3 -c …`, `node -e …`). */
-function inlineCode(program: string, argv: readonly string[]): { code: string; language: CodeLanguage }[] {
-  const spec = INLINE_CODE[program] ?? INLINE_CODE[program.replace(/[\d.]+$/, "")];
-  if (!spec) return [];
-  const code: { code: string; language: CodeLanguage }[] = [];
-  for (let i = 1; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    if (spec.options.includes(arg) && argv[i + 1] !== undefined) code.push({ code: argv[++i] as string, language: spec.language });
-    else if (arg.startsWith("--eval=")) code.push({ code: arg.slice("--eval=".length), language: spec.language });
-    else if (/^-[A-Za-z]+$/.test(arg) && spec.options.some((o) => o.length === 2 && arg.endsWith(o[1] as string)) && argv[i + 1] !== undefined) {
-      code.push({ code: argv[++i] as string, language: spec.language });
-    }
-  }
-  return code;
+function homeOf(context: GateContext): string {
+  return (context.env ?? process.env).HOME || os.homedir();
 }
 
 function checkTargets(
@@ -328,6 +344,7 @@ function checkTargets(
   context: GateContext,
   protectedList: readonly ProtectedPath[],
   commandEnv?: ReadonlyMap<string, string>,
+  links?: ReadonlyMap<string, string>,
 ): string | undefined {
   for (const target of targets) {
     const expanded = expandWord(target.word, cwd, context, commandEnv);
@@ -338,8 +355,8 @@ function checkTargets(
       }
       continue;
     }
-    const absolute = path.resolve(cwd, expanded);
-    const hit = hitOf(absolute, target.reachesBelow, protectedList);
+    const absolute = throughLinks(path.resolve(cwd, expanded), links);
+    const hit = hitOf(absolute, target.reachesBelow, protectedList, target.names);
     if (hit) return refusalFor(target.effect, { target: absolute, protectedPath: hit });
   }
   return undefined;
@@ -421,7 +438,7 @@ export function findSelfProtectionBreach(input: HookInput, context: GateContext)
   }
   if (kind !== "shell" && kind !== "code") return undefined;
   // The command lines the call runs (a shell call's, or those readable in code), walked.
-  const walked = walkCall(input, visitor(cwd, context, list, 0));
+  const walked = walkCall(input, visitor(cwd, context, list, 0), homeOf(context));
   if (walked !== undefined) return walked;
   if (kind === "code") {
     const code = codeOf(toolName, input.tool_input) ?? (input.omp ? codeOf(input.omp.tool_name, input.omp.tool_input) : undefined);

@@ -6,16 +6,37 @@
 // every shell gate, so a wrapper the git gate sees through, every gate sees through.
 import { callKind, codeOf, shellCommandOf, shellEnvOf } from "../tools/declaration.ts";
 import { readCode, shellLine } from "../tools/code-reading.ts";
+import os from "node:os";
+import path from "node:path";
+import type { CodeLanguage } from "../tools/declaration.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
+import { gitAliases, normalizeKey, type GitConfigEntry } from "./git-config.ts";
+import { projectRoot } from "./paths.ts";
 import { parseShell, type ShellCommand } from "./shell-words.ts";
 
 /** `bash -c "sh -c '…'"` nests; deeper than this is not a command line anyone writes. */
 export const MAX_DEPTH = 8;
 
+/** Commands one call may expand to (functions calling functions, loops, braces) before the walker stops reading. */
+const MAX_COMMANDS = 20_000;
+
+/** The refusal when a command line nests or expands past what the walker reads. */
+export const TOO_DEEP = `this command line nests shells, eval or functions more than ${MAX_DEPTH} deep (or expands to more than ${MAX_COMMANDS} commands), past what Tama reads; write the command out plainly`;
+
 /** What a command line is read under: the environment it gets (the call's own `env` too) and its directory. */
 export interface Scope {
   env: ReadonlyMap<string, string>;
   cwd: string | undefined;
+  /** Set after a `cd` whose directory is built at run time: the word as written, and `cwd` is no longer known. */
+  unknownCwd?: string;
+  /** The home directory `~` and `$HOME` name when the environment does not say (the harness's). */
+  home?: string;
+  /** Shell functions the enclosing scripts define, by name, with their bodies. */
+  functions?: ReadonlyMap<string, string>;
+  /** Commands left to read in this call, shared by every nested script. */
+  budget?: { left: number };
+  /** Symbolic links the script makes before this command (`ln -s / l`), absolute link → absolute target. */
+  links?: ReadonlyMap<string, string>;
 }
 
 /** One simple command as it will run: the program's argv after every wrapper, and its environment. */
@@ -23,6 +44,12 @@ export interface RunCommand {
   argv: string[];
   /** The program's base name (`/usr/bin/git` → `git`), undefined for an empty command. */
   program: string | undefined;
+  /** The program's name is built at run time (`$(echo git)`, `$cmd`): it may be any program. */
+  dynamic: boolean;
+  /** xargs appends words from its stdin that no reader saw (known ones are already in `argv`). */
+  unreadArgs: boolean;
+  /** Inline code the program runs (`python3 -c …`, `node -e …`). */
+  code: { code: string; language: CodeLanguage }[];
   env: Map<string, string>;
   /** The simple command as written (its stdin scripts, its assignments). */
   command: ShellCommand;
@@ -30,44 +57,305 @@ export interface RunCommand {
   scope: Scope;
 }
 
+/** A word still holding an expansion the walker could not perform. */
+export const isDynamic = (word: string): boolean => /[$`]/.test(word);
+
 /** Visit every command `script` runs; the first reason a visitor gives ends the walk. */
 export function walkShell(script: string, scope: Scope, visit: (run: RunCommand) => string | undefined, depth = 0): string | undefined {
-  if (depth > MAX_DEPTH) return undefined;
+  // What nests deeper, or expands to more, than a reader follows is refused, not passed unread.
+  if (depth > MAX_DEPTH) return TOO_DEEP;
+  const budget = scope.budget ?? { left: MAX_COMMANDS };
   // Variables the script sets for itself (`d=$TAMA_HOME; cp x "$d/…"`, `export D=…`) reach the commands after them.
   const shellVars = new Map(scope.env);
+  let here: Scope = { ...scope, budget };
+  const withFunctions = (scope_: Scope): Scope => ({ ...scope_, functions });
+  const dirs: Scope[] = [];
+  const aliases = new Map<string, string>();
+  // Functions defined by an enclosing script are callable here too (`f() { g commit -n; }`).
+  const functions = new Map([...(scope.functions ?? []), ...functionsOf(script)]);
+  let previous: { argv: string[]; command: ShellCommand } | undefined;
+  const loops = new Map<string, string[]>();
+  const written = new Map<string, string>();
   for (const command of parseShell(script)) {
-    if (command.argv.length === 0 || (command.argv[0] === "export" && command.argv.length > 1)) {
-      for (const { name, value } of command.assignments) shellVars.set(name, expandVars(value, shellVars));
+    if (command.argv.length === 0 || (["export", "declare", "typeset", "local", "readonly"].includes(command.argv[0] as string) && command.argv.length > 1)) {
+      for (const { name, value } of command.assignments) shellVars.set(name, expandVars(value, varsOf(shellVars, here)));
       for (const word of command.argv.slice(1)) {
         const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(word);
-        if (match) shellVars.set(match[1] as string, expandVars(match[2] as string, shellVars));
+        if (match) shellVars.set(match[1] as string, expandVars(match[2] as string, varsOf(shellVars, here)));
       }
     }
-    const env = new Map(shellVars);
-    for (const { name, value } of command.assignments) env.set(name, value);
-    const { argv, scripts } = unwrap(command.argv, env);
-    const inner: Scope = { ...scope, env };
-    const program = argv[0] === undefined ? undefined : basename(argv[0]);
-    for (const nested of [...scripts, ...nestedScripts(program, argv, command.stdin)]) {
-      const reason = walkShell(nested, inner, visit, depth + 1);
+    // `for d in a b; do rm -rf "$d"; done`: a command using a loop's variable runs once per value.
+    for (const known of loopVariants(command, varsOf(shellVars, here), loops)) {
+      if (--budget.left < 0) return TOO_DEEP;
+      // `~+` is the directory, `~-` the previous one (unknown here).
+      let words = command.argv.flatMap((word, i) => {
+        const expanded = expandVars(word.replace(/^~([+-])(?=\/|$)/, (_t, sign: string) => (sign === "+" ? "$PWD" : "$OLDPWD")), known);
+        return command.quoted[i] === true ? [printedText(expanded) ?? expanded] : printedWords(expanded);
+      });
+      const alias = words[0] === undefined ? undefined : aliases.get(words[0]);
+      if (alias !== undefined) words = [...splitString(alias), ...words.slice(1)];
+      // Redirection targets are expanded as the shell expands them, too.
+      const expandedCommand: ShellCommand = { ...command, argv: words, redirects: command.redirects.map((r) => ({ ...r, target: expandVars(r.target, known) })) };
+      setByBuiltin(words, command, shellVars);
+      const env = new Map(shellVars);
+      for (const { name, value } of command.assignments) env.set(name, expandVars(value, known));
+      const unwrapped = unwrap(words, env);
+      const { scripts } = unwrapped;
+      let { argv } = unwrapped;
+      const inner: Scope = { ...here, env };
+      const program = argv[0] === undefined ? undefined : basename(argv[0]);
+      let unreadArgs = false;
+      if (unwrapped.xargs) {
+        const fed = xargsInput(expandedCommand, previous);
+        if (fed === undefined) unreadArgs = true;
+        else argv = [...argv, ...fed];
+      }
+      const calls = program !== undefined && functions.has(program) && words[0] === argv[0] ? [callBody(functions.get(program) as string, argv.slice(1))] : [];
+      // `echo 'cmd' | sh`, `cat <<EOF | bash`: a shell reading its script from the pipe reads what the command before printed.
+      const fromPipe = command.piped && previous !== undefined ? printedBy(previous.argv, previous.command) : undefined;
+      const stdin = fromPipe === undefined ? expandedCommand.stdin : [...expandedCommand.stdin, fromPipe];
+      const fromFile = scriptWritten(program, argv, here, written);
+      for (const nested of [...scripts, ...nestedScripts(program, argv, stdin), ...calls, ...fromFile]) {
+        const reason = walkShell(nested, withFunctions(inner), visit, depth + 1);
+        if (reason !== undefined) return reason;
+      }
+      const run: RunCommand = { argv, program, dynamic: argv[0] !== undefined && isDynamic(argv[0]), unreadArgs, code: inlineCodeOf(program, argv), env, command: expandedCommand, depth, scope: inner };
+      const reason = visit(run);
       if (reason !== undefined) return reason;
+      const expanded = gitAliasRun(run);
+      if (expanded !== undefined) {
+        const aliased = expanded.shell !== undefined ? walkShell(expanded.shell, inner, visit, depth + 1) : visit({ ...run, argv: expanded.argv, program: "git" });
+        if (aliased !== undefined) return aliased;
+      }
+      // What the command leaves behind for the commands after it: its directory, its aliases, its links.
+      if (program === "cd" || program === "pushd") {
+        if (program === "pushd") dirs.push(here);
+        here = { ...here, ...changeDirectory(argv[1], here, known) };
+      } else if (program === "popd") {
+        here = dirs.pop() ?? { ...here, unknownCwd: "popd" };
+      } else if (program === "alias") {
+        for (const word of argv.slice(1)) {
+          const match = /^([^=\s]+)=(.*)$/s.exec(word);
+          if (match) aliases.set(match[1] as string, match[2] as string);
+        }
+      } else if (program === "ln" || (program === "cp" && argv.some((a) => a === "-s" || a === "--symbolic-link"))) {
+        here = { ...here, links: linksMade(argv, here) };
+      }
+      // `echo 'cmd' > s.sh; sh s.sh`: a script the same command writes is read when it runs.
+      const printed = printedBy(argv, expandedCommand) ?? (program === "tee" && command.piped && previous !== undefined ? printedBy(previous.argv, previous.command) : undefined);
+      if (printed !== undefined) {
+        const targets = [...expandedCommand.redirects.filter((r) => r.op === ">" || r.op === ">>" || r.op === ">|").map((r) => r.target), ...(program === "tee" ? argv.slice(1).filter((w) => !w.startsWith("-")) : [])];
+        for (const target of targets) {
+          const file = path.resolve(here.cwd ?? process.cwd(), target);
+          const append = expandedCommand.redirects.some((r) => r.op === ">>" && r.target === target) || argv.includes("-a");
+          written.set(file, append ? `${written.get(file) ?? ""}\n${printed}` : printed);
+        }
+      }
+      previous = { argv, command: expandedCommand };
+      if (argv[0] === "for" && argv[2] === "in" && argv[1] !== undefined) loops.set(argv[1], argv.slice(3));
     }
-    const reason = visit({ argv, program, env, command, depth, scope: inner });
-    if (reason !== undefined) return reason;
   }
   return undefined;
 }
 
-/** `$NAME`/`${NAME}` replaced where the script's own variables know it; other references stay as written. */
-export function expandVars(text: string, vars: ReadonlyMap<string, string>): string {
-  return text.replace(/\$\{(\w+)\}|\$(\w+)/g, (whole, braced: string | undefined, plain: string | undefined) => vars.get((braced ?? plain) as string) ?? whole);
+/** Loop values a command may see: one set of variables per value of each loop variable it uses (a few at most). */
+function loopVariants(command: ShellCommand, vars: Map<string, string>, loops: ReadonlyMap<string, string[]>): Map<string, string>[] {
+  const text = [...command.argv, ...command.redirects.map((r) => r.target), ...command.assignments.map((a) => a.value)].join(" ");
+  let variants = [vars];
+  for (const [name, values] of loops) {
+    if (!new RegExp(`\\$\\{?${name}\\b`).test(text)) continue;
+    variants = variants.flatMap((v) => values.slice(0, 16).map((value) => new Map([...v, [name, value]])));
+  }
+  return variants.slice(0, 64);
 }
 
+/** The variables a word may use: the script's, `$PWD`, `$HOME` and the temporary directory. */
+function varsOf(shellVars: ReadonlyMap<string, string>, scope: Scope): Map<string, string> {
+  const vars = new Map(shellVars);
+  if (!vars.has("HOME")) vars.set("HOME", scope.home ?? (process.env.HOME || os.homedir()));
+  if (!vars.has("TMPDIR")) vars.set("TMPDIR", os.tmpdir());
+  if (scope.cwd !== undefined && scope.unknownCwd === undefined) {
+    vars.set("PWD", scope.cwd);
+    vars.set(TOPLEVEL, projectRoot(scope.cwd));
+  }
+  return vars;
+}
+
+/** What `$(mktemp …)` stands for: a new name in the temporary directory that the command itself made. */
+export const MKTEMP_NAME = "tmp.mktemp-made-by-this-command";
+
+/** Shell variables that always hold a number. */
+const NUMERIC = new Set(["RANDOM", "SRANDOM", "SECONDS", "BASHPID", "PPID", "UID", "EUID", "LINENO", "EPOCHSECONDS"]);
+
+/** The name under which `varsOf` keeps the repository's top level, for `$(git rev-parse --show-toplevel)`. */
+const TOPLEVEL = " toplevel";
+
+/** `$NAME`/`${NAME}` replaced where the script's own variables know it; other references stay as written. */
+export function expandVars(text: string, vars: ReadonlyMap<string, string>): string {
+  const pattern = /\$\{(\w+)\}|\$(\w+)|\$[$!?#]|\$\(\s*pwd\s*\)|`\s*pwd\s*`|\$\(\s*mktemp\b[^()`]*\)|\$\(\s*git rev-parse --show-toplevel\s*\)|\$\(\s*date\s+\+[%A-Za-z0-9_.:-]*\s*\)/g;
+  return text.replace(pattern, (whole, braced: string | undefined, plain: string | undefined) => {
+    const name = braced ?? plain;
+    // Numbers the shell makes (`$$`, `$RANDOM`, `$(date +%s)`) hold no `/`: a name built from them stays where it is.
+    if (/^\$[$!?#]$|^\$\(\s*date/.test(whole) || (name !== undefined && NUMERIC.has(name) && !vars.has(name))) return "0";
+    // `$(pwd)` is the directory; `$(mktemp …)` a new name in the temporary directory; rev-parse the repository.
+    if (name === undefined) {
+      if (/mktemp/.test(whole)) return path.join(vars.get("TMPDIR") ?? os.tmpdir(), MKTEMP_NAME);
+      return vars.get(/rev-parse/.test(whole) ? TOPLEVEL : "PWD") ?? whole;
+    }
+    return vars.get((braced ?? plain) as string) ?? whole;
+  });
+}
+
+/** The script a command runs from a file this same script wrote: `sh s.sh`, `. ./s.sh`, `./s.sh`. */
+function scriptWritten(program: string | undefined, argv: readonly string[], scope: Scope, written: ReadonlyMap<string, string>): string[] {
+  if (program === undefined || written.size === 0) return [];
+  const cwd = scope.cwd ?? process.cwd();
+  const first = argv[0] as string;
+  if (first.includes("/") && written.has(path.resolve(cwd, first))) return [written.get(path.resolve(cwd, first)) as string];
+  if (!SHELLS.has(program) && program !== "source" && program !== ".") return [];
+  const file = argv.slice(1).find((w) => !w.startsWith("-") && !w.startsWith("+"));
+  const text = file === undefined || argv.slice(1).some((w) => /^-[A-Za-z]*c[A-Za-z]*$/.test(w)) ? undefined : written.get(path.resolve(cwd, file));
+  return text === undefined ? [] : [text];
+}
+
+/** What `echo …`, `printf …` or `cat` of a here-document prints, when it is all literal; else undefined. */
+export function printedBy(argv: readonly string[], command: ShellCommand): string | undefined {
+  const program = argv[0] === undefined ? undefined : basename(argv[0]);
+  const args = argv.slice(1);
+  let text: string | undefined;
+  if (program === "echo") text = args.filter((w, i) => !(i === 0 && /^-[neE]+$/.test(w))).join(" ");
+  else if (program === "printf") text = args.filter((w) => w !== "--").join(" ").replace(/\\n/g, "\n").replace(/%[sb]/g, "");
+  else if (program === "cat" && args.length === 0 && command.stdin.length > 0) text = command.stdin.join("\n");
+  return text === undefined || isDynamic(text) ? undefined : text;
+}
+
+/** `$(echo git commit -n)`, `` `printf git` ``: a substitution of printed literal text is that text; undefined for any other word. */
+function printedText(word: string): string | undefined {
+  const match = /^\$\(([^()`]*)\)$|^`([^`]*)`$/.exec(word);
+  if (!match) return undefined;
+  const [inner] = parseShell(match[1] ?? match[2] ?? "");
+  return inner === undefined ? undefined : printedBy(inner.argv, inner);
+}
+
+/** An unquoted printed substitution is split into words, as the shell splits it. */
+function printedWords(word: string): string[] {
+  const printed = printedText(word);
+  return printed === undefined ? [word] : printed.split(/\s+/).filter(Boolean);
+}
+
+/** `read NAME`, `printf -v NAME …`, `mapfile NAME`: the variable gets a value no reader saw. */
+function setByBuiltin(words: readonly string[], command: ShellCommand, vars: Map<string, string>): void {
+  const program = words[0];
+  if (program === "printf") {
+    const at = words.indexOf("-v");
+    if (at > 0 && words[at + 1] !== undefined) vars.set(words[at + 1] as string, words[at + 2] !== undefined && !/%|\\/.test(words[at + 2] as string) ? (words[at + 2] as string) : "$(printf)");
+  } else if (program === "read" || program === "mapfile" || program === "readarray") {
+    const names = words.slice(1).filter((w, i, all) => /^[A-Za-z_]\w*$/.test(w) && !/^-[adinNpt]$/.test(all[i - 1] ?? ""));
+    const given = command.stdin[0]?.trim();
+    names.forEach((name, i) => vars.set(name, program === "read" && given !== undefined && names.length === 1 && i === 0 && !isDynamic(given) ? given : "$(read)"));
+  }
+}
+
+/** Where `cd WORD` goes: a directory the walker can name, or an unknown one. */
+function changeDirectory(word: string | undefined, scope: Scope, vars: ReadonlyMap<string, string>): Partial<Scope> {
+  const home = vars.get("HOME") as string;
+  if (word === undefined || word === "~") return { cwd: home, unknownCwd: undefined };
+  if (word === "-" || isDynamic(word) || scope.unknownCwd !== undefined && !path.isAbsolute(word) && !word.startsWith("~")) return { unknownCwd: word };
+  const expanded = word.replace(/^~(?=\/|$)/, home);
+  if (expanded.startsWith("~")) return { unknownCwd: word };
+  return { cwd: path.resolve(scope.cwd ?? process.cwd(), expanded), unknownCwd: undefined };
+}
+
+/** The links `ln -s TARGET… LINK` (or `cp -s`) adds to the ones the scope knows. */
+function linksMade(argv: readonly string[], scope: Scope): Map<string, string> {
+  const links = new Map(scope.links ?? []);
+  if (!argv.some((a) => /^-[A-Za-z]*s/.test(a) || a === "--symbolic" || a === "--symbolic-link")) return links;
+  const cwd = scope.cwd ?? process.cwd();
+  const words = argv.slice(1).filter((a) => !a.startsWith("-"));
+  const target = argv.find((a, i) => argv[i - 1] === "-t" || a.startsWith("--target-directory="));
+  if (words.length === 1 && target === undefined) links.set(path.resolve(cwd, path.basename(words[0] as string)), path.resolve(cwd, words[0] as string));
+  const dest = words.at(-1);
+  if (words.length === 2 && dest !== undefined) links.set(path.resolve(cwd, dest), path.resolve(path.dirname(path.resolve(cwd, dest)), words[0] as string));
+  return links;
+}
+
+/** The words xargs gets from a stdin the walker can read (`echo a b | xargs …`, `<<< "a b"`); undefined when it cannot. */
+function xargsInput(command: ShellCommand, previous: { argv: string[]; command: ShellCommand } | undefined): string[] | undefined {
+  if (command.stdin.length > 0) return command.stdin.join(" ").split(/\s+/).filter(Boolean);
+  if (!command.piped || previous === undefined) return undefined;
+  const program = previous.argv[0] === undefined ? undefined : basename(previous.argv[0]);
+  if (program !== "echo" && program !== "printf") return undefined;
+  const words = previous.argv.slice(1).filter((w, i) => !(i === 0 && /^-[neE]+$/.test(w)));
+  return words.join(" ").replace(/\\n/g, " ").split(/\s+/).filter(Boolean);
+}
+
+/** Functions the script defines (`f() { …; }`, `function f { …; }`), by name, with their bodies. */
+function functionsOf(script: string): Map<string, string> {
+  const functions = new Map<string, string>();
+  const definition = /(?:^|[\s;&|(){}])(?:function\s+([A-Za-z_][\w.:-]*)\s*(?:\(\s*\))?|([A-Za-z_][\w.:-]*)\s*\(\s*\))\s*([{(])/g;
+  for (const match of script.matchAll(definition)) {
+    const open = (match.index ?? 0) + match[0].length - 1;
+    const close = matching(script, open, match[3] === "{" ? "}" : ")");
+    functions.set((match[1] ?? match[2]) as string, script.slice(open + 1, close));
+  }
+  return functions;
+}
+
+/** The index of the bracket closing the one at `open`, skipping quoted text. */
+function matching(src: string, open: number, closer: string): number {
+  const opener = src[open] as string;
+  let depth = 0;
+  for (let j = open; j < src.length; j++) {
+    const ch = src[j];
+    if (ch === "\\") j++;
+    else if (ch === "'") j = Math.max(j, src.indexOf("'", j + 1) === -1 ? src.length : src.indexOf("'", j + 1));
+    else if (ch === opener) depth++;
+    else if (ch === closer && --depth === 0) return j;
+  }
+  return src.length;
+}
+
+/** A function's body with its positional parameters (`"$@"`, `$1`, …) given the call's arguments. */
+function callBody(body: string, args: readonly string[]): string {
+  const all = shellLine(args);
+  return body
+    .replace(/"\$@"|"\$\*"|"\$\{@\}"|\$@|\$\*/g, all)
+    .replace(/"?\$\{?([1-9])\}?"?/g, (_whole, n: string) => shellLine([args[Number(n) - 1] ?? ""]));
+}
+
+/** `git ci …` where `ci` is an alias: what git runs instead (git words, or a `!` shell line). */
+function gitAliasRun(run: RunCommand): { argv: string[]; shell?: undefined } | { shell: string; argv?: undefined } | undefined {
+  if (run.program !== "git") return undefined;
+  const args = run.argv.slice(1);
+  let i = 0;
+  let cwd = run.scope.cwd;
+  const inline: GitConfigEntry[] = [];
+  for (; i < args.length && (args[i] as string).startsWith("-"); i++) {
+    const arg = args[i] as string;
+    if (!["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env"].includes(arg)) continue;
+    const value = args[++i] ?? "";
+    if (arg === "-C") cwd = path.resolve(cwd ?? process.cwd(), value);
+    if (arg === "-c" && value.includes("=")) inline.push({ key: normalizeKey(value.slice(0, value.indexOf("="))), value: value.slice(value.indexOf("=") + 1) });
+  }
+  const subcommand = args[i];
+  if (subcommand === undefined || GIT_COMMANDS.has(subcommand)) return undefined;
+  const alias = gitAliases({ cwd, env: run.env, inline }).get(subcommand.toLowerCase());
+  if (alias === undefined) return undefined;
+  const rest = args.slice(i + 1);
+  if (alias.startsWith("!")) return { shell: [alias.slice(1), ...rest.map((word) => shellLine([word]))].join(" ") };
+  return { argv: [run.argv[0] as string, ...args.slice(0, i), ...splitString(alias), ...rest] };
+}
+
+/** git's own commands: an alias of one of these names is never used. */
+export const GIT_COMMANDS = new Set(
+  "add am annotate apply archive bisect blame branch bundle checkout cherry cherry-pick clean clone commit config describe diff fetch format-patch fsck gc grep init log ls-files merge mv notes pull push range-diff rebase reflog remote reset restore revert rm shortlog show sparse-checkout stash status submodule switch tag update-ref worktree".split(" "),
+);
+
 /** Every command a call runs, for gates that look at each (the first reason wins; its prefix says where it came from). */
-export function walkCall(input: HookInput, visit: (run: RunCommand) => string | undefined): string | undefined {
+export function walkCall(input: HookInput, visit: (run: RunCommand) => string | undefined, home?: string): string | undefined {
   const call = readableScripts(input);
   if (call === undefined) return undefined;
-  const scope: Scope = { env: new Map(Object.entries(call.env ?? {})), cwd: input.cwd };
+  const scope: Scope = { env: new Map(Object.entries(call.env ?? {})), cwd: input.cwd, ...(home !== undefined ? { home } : {}) };
   for (const script of call.scripts) {
     const reason = walkShell(script, scope, visit);
     if (reason !== undefined) return call.prefix + reason;
@@ -168,15 +456,31 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
 };
 
 /** The command a wrapper chain runs, and the shell lines wrappers run on the way. */
-function unwrap(start: readonly string[], env: Map<string, string>): { argv: string[]; scripts: string[] } {
+function unwrap(start: readonly string[], env: Map<string, string>): { argv: string[]; scripts: string[]; xargs: boolean } {
   let argv = [...start];
   const scripts: string[] = [];
+  let xargs = false;
   for (let guard = 0; guard < 32; guard++) {
     const program = argv[0] === undefined ? undefined : basename(argv[0]);
     if (program === "find") {
       // find runs each -exec command itself; find stays the command (gates judge -delete).
       scripts.push(...findExecScripts(argv.slice(1)));
-      return { argv, scripts };
+      return { argv, scripts, xargs };
+    }
+    if (program === "parallel") {
+      // `parallel CMD ::: ARGS` runs CMD with each ARG; `parallel ::: 'CMD'` runs each ARG as a command.
+      const sep = argv.findIndex((w) => w === ":::" || w === "::::" || w === ":::+");
+      const words = argv.slice(1, sep === -1 ? undefined : sep);
+      let at = 0;
+      while (at < words.length && (words[at] as string).startsWith("-")) at += ["-j", "--jobs", "-S", "--sshlogin", "--joblog", "-I", "--delay", "--timeout"].includes(words[at] as string) ? 2 : 1;
+      const inputs = sep === -1 ? [] : argv.slice(sep + 1);
+      if (at >= words.length) {
+        scripts.push(...inputs);
+        // With no command and no `:::`, parallel runs the lines of its stdin: it stays the program.
+        return { argv: inputs.length > 0 ? [] : argv, scripts, xargs };
+      }
+      argv = [...words.slice(at), ...inputs];
+      continue;
     }
     if (program === "gdb" && argv.includes("--args")) {
       argv = argv.slice(argv.indexOf("--args") + 1);
@@ -184,11 +488,12 @@ function unwrap(start: readonly string[], env: Map<string, string>): { argv: str
     }
     const spec = program === undefined ? undefined : WRAPPERS[program];
     if (spec === undefined) break;
+    xargs ||= program === "xargs";
     const next = skipWrapper(program as string, spec, argv.slice(1), env, scripts);
-    if (next === undefined) return { argv: [], scripts };
+    if (next === undefined) return { argv: [], scripts, xargs };
     argv = next;
   }
-  return { argv, scripts };
+  return { argv, scripts, xargs };
 }
 
 /** `env -S 'git commit -n'`: env splits the string into words itself (quotes honoured). */
@@ -214,7 +519,9 @@ function skipWrapper(program: string, spec: WrapperSpec, input: string[], env: M
       continue;
     }
     if (spec.lookupOptions?.includes(name)) return undefined;
-    if (spec.scriptOptions?.includes(name)) {
+    // `script -qc CMD`, `su -lc CMD`: a cluster ending in the script option takes the next word.
+    const clustered = /^-[A-Za-z]{2,}$/.test(arg) && spec.scriptOptions?.includes(`-${arg.at(-1)}`);
+    if (spec.scriptOptions?.includes(name) || clustered) {
       const value = glued ?? args[i++];
       if (value !== undefined) scripts.push(value);
       restIsScript = false;
@@ -268,10 +575,11 @@ const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash
 const SHELL_ARG_OPTIONS = new Set(["-o", "+o", "-O", "+O", "--rcfile", "--init-file"]);
 
 /** Interpreters whose inline code flag runs code Tama reads like eval's. */
-const INTERPRETERS: Readonly<Record<string, { flags: readonly string[]; language: "python" | "javascript" | "unknown" }>> = {
+const INTERPRETERS: Readonly<Record<string, { flags: readonly string[]; language: CodeLanguage }>> = {
   python: { flags: ["-c"], language: "python" },
   python3: { flags: ["-c"], language: "python" },
   node: { flags: ["-e", "--eval", "-p", "--print"], language: "javascript" },
+  nodejs: { flags: ["-e", "--eval", "-p", "--print"], language: "javascript" },
   bun: { flags: ["-e", "--eval", "-p", "--print"], language: "javascript" },
   deno: { flags: ["eval"], language: "javascript" },
   perl: { flags: ["-e", "-E"], language: "unknown" },
@@ -279,21 +587,46 @@ const INTERPRETERS: Readonly<Record<string, { flags: readonly string[]; language
   php: { flags: ["-r"], language: "unknown" },
 };
 
-function interpreterOf(program: string): (typeof INTERPRETERS)[string] | undefined {
-  return INTERPRETERS[program] ?? (/^python3(\.\d+)?$/.test(program) ? INTERPRETERS.python : undefined);
+/** The code an interpreter is given on its command line (`python3 -c …`, `node -e …`, `perl -pie …`, `node --eval=…`). */
+export function inlineCodeOf(program: string | undefined, argv: readonly string[]): { code: string; language: CodeLanguage }[] {
+  const spec = program === undefined ? undefined : INTERPRETERS[program] ?? INTERPRETERS[program.replace(/[\d.]+$/, "")];
+  if (!spec) return [];
+  const code: { code: string; language: CodeLanguage }[] = [];
+  for (let i = 1; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const glued = spec.flags.find((flag) => flag.startsWith("--") && arg.startsWith(`${flag}=`));
+    if (spec.flags.includes(arg) && argv[i + 1] !== undefined) code.push({ code: argv[++i] as string, language: spec.language });
+    else if (glued !== undefined) code.push({ code: arg.slice(glued.length + 1), language: spec.language });
+    else if (/^-[A-Za-z]+$/.test(arg) && spec.flags.some((o) => o.length === 2 && arg.endsWith(o[1] as string)) && argv[i + 1] !== undefined) {
+      code.push({ code: argv[++i] as string, language: spec.language });
+    }
+  }
+  return code;
 }
 
 function nestedScripts(program: string | undefined, argv: string[], stdin: string[]): string[] {
   if (program === "eval") return [argv.slice(1).join(" ")];
   if (program === undefined) return [];
-  const interpreter = interpreterOf(program);
-  if (interpreter) {
-    const at = argv.findIndex((arg, i) => i > 0 && interpreter.flags.includes(arg));
-    const glued = argv.find((arg, i) => i > 0 && interpreter.flags.some((flag) => flag.startsWith("--") && arg.startsWith(`${flag}=`)));
-    const code = at > 0 ? argv[at + 1] : glued?.slice(glued.indexOf("=") + 1);
-    if (code === undefined) return [];
-    const reading = readCode(code, interpreter.language);
-    return [...reading.commands, ...(reading.startsProcesses ? reading.literals : [])];
+  // `at now <<< 'cmd'`, `batch`: the job is the script on stdin.
+  if (program === "at" || program === "batch") return stdin;
+  // `source /dev/stdin <<< 'cmd'`, `. <(echo 'cmd')`, `bash <(printf 'cmd')`: the file read is what was printed.
+  if (program === "source" || program === "." || SHELLS.has(program)) {
+    const file = argv.slice(1).find((w) => !w.startsWith("-") || w === "-");
+    if (program === "source" || program === ".") {
+      if (file === undefined || file === "/dev/stdin" || file === "-") return stdin;
+    }
+    const sub = file === undefined ? undefined : /^<\((.*)\)$/s.exec(file)?.[1];
+    const [inner] = sub === undefined ? [] : parseShell(sub);
+    const printed = inner === undefined ? undefined : printedBy(inner.argv, inner);
+    if (printed !== undefined) return [printed];
+    if (program === "source" || program === ".") return [];
+  }
+  const code = inlineCodeOf(program, argv);
+  if (INTERPRETERS[program] ?? INTERPRETERS[program.replace(/[\d.]+$/, "")]) {
+    return code.flatMap(({ code: text, language }) => {
+      const reading = readCode(text, language);
+      return [...reading.commands, ...(reading.startsProcesses ? reading.literals : [])];
+    });
   }
   if (!SHELLS.has(program)) return [];
   let readsString = false;

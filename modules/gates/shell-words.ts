@@ -11,6 +11,8 @@ export interface ShellCommand {
   assignments: { name: string; value: string }[];
   /** The command name and its arguments, quotes removed. */
   argv: string[];
+  /** Per word of `argv`: it had quotes or escapes (the shell does not split what a quoted substitution gives). */
+  quoted: boolean[];
   /** What the command reads as a script on stdin: here-document bodies, here-strings. */
   stdin: string[];
   /** Its stdin is the previous command's output (`a | b`, `a |& b`). */
@@ -40,6 +42,8 @@ interface WordBuffer {
   plainPrefix: string;
   quoted: boolean;
   started: boolean;
+  /** Per character of `text`: "1" where it came from quotes, escapes or expansions (brace expansion skips those). */
+  mask: string;
 }
 
 interface PendingHeredoc {
@@ -63,7 +67,8 @@ class Parser {
     let current = newCommand();
     let depth = 0;
     const finish = (pipe = false): void => {
-      if (current.argv.length > 0 || current.assignments.length > 0) this.commands.push(current);
+      // `{ …; } > f`, `(…) < f` and `exec 3< f`: redirections alone still open files.
+      if (current.argv.length > 0 || current.assignments.length > 0 || current.redirects.length > 0) this.commands.push(current);
       current = newCommand();
       current.piped = pipe;
     };
@@ -87,7 +92,8 @@ class Parser {
       } else if (ch === "(") {
         this.i++;
         depth++;
-        finish();
+        // `curl … | (bash)`: the subshell's first command reads the pipe.
+        finish(current.piped && current.argv.length === 0);
       } else if (ch === ")") {
         this.i++;
         finish();
@@ -120,16 +126,19 @@ class Parser {
     if (command.argv.length === 0 && command.assignments.length === 0 && !word.quoted && RESERVED_PREFIXES.has(word.text)) {
       return;
     }
-    command.argv.push(word.text);
+    const words = expandBraces(word.text, word.mask);
+    command.argv.push(...words);
+    command.quoted.push(...words.map(() => word.quoted));
   }
 
   /** Read one word up to an unquoted blank or operator. */
   private readWord(): WordBuffer {
-    const word: WordBuffer = { text: "", plainPrefix: "", quoted: false, started: false };
+    const word: WordBuffer = { text: "", plainPrefix: "", quoted: false, started: false, mask: "" };
     let plain = true;
     const append = (text: string, isPlain: boolean): void => {
       word.started = true;
       word.text += text;
+      word.mask += (isPlain ? "0" : "1").repeat(text.length);
       if (!isPlain) plain = false;
       if (plain) word.plainPrefix += text;
     };
@@ -213,6 +222,8 @@ class Parser {
     }
     if (next === "{") {
       this.i = this.skipBraces(this.i + 1);
+      // `${x:-$(cmd)}`, `${x/a/`cmd`}`: substitutions inside a parameter expansion run too.
+      this.readSubstitutionsIn(this.src.slice(start + 2, this.i - 1));
       return this.src.slice(start, this.i);
     }
     if (next === "'") {
@@ -227,21 +238,30 @@ class Parser {
     return "$";
   }
 
-  /** `$'…'`: single quotes with C escapes (the common ones; others are kept). */
+  /** `$'…'`: single quotes with bash's C escapes (`\n`, `\x2f`, `\057`, `\u00e9`, `\cA`, …). */
   private readAnsiC(): string {
-    const escapes: Record<string, string> = { n: "\n", t: "\t", r: "\r", "\\": "\\", "'": "'", '"': '"', e: "\x1b", a: "\x07" };
+    const escapes: Record<string, string> = { n: "\n", t: "\t", r: "\r", "\\": "\\", "'": "'", '"': '"', "?": "?", e: "\x1b", E: "\x1b", a: "\x07", b: "\b", f: "\f", v: "\v" };
     this.i++;
     let text = "";
     while (this.i < this.src.length && this.src[this.i] !== "'") {
       const ch = this.src[this.i] as string;
-      if (ch === "\\" && this.i + 1 < this.src.length) {
-        const next = this.src[this.i + 1] as string;
-        text += escapes[next] ?? "\\" + next;
-        this.i += 2;
-      } else {
+      if (ch !== "\\" || this.i + 1 >= this.src.length) {
         text += ch;
         this.i++;
+        continue;
       }
+      const rest = this.src.slice(this.i + 1);
+      const numeric = /^(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.)/.exec(rest)?.[1];
+      if (numeric !== undefined) {
+        const kind = numeric[0] as string;
+        const code = kind === "c" ? (numeric.charCodeAt(1) & 0x1f) : Number.parseInt(/[0-7]/.test(kind) ? numeric : numeric.slice(1), /[0-7]/.test(kind) ? 8 : 16);
+        text += code <= 0x10ffff ? String.fromCodePoint(code) : "";
+        this.i += 1 + numeric.length;
+        continue;
+      }
+      const next = rest[0] as string;
+      text += escapes[next] ?? "\\" + next;
+      this.i += 2;
     }
     this.i++;
     return text;
@@ -258,6 +278,21 @@ class Parser {
       else if (ch === "}" && --depth === 0) return j + 1;
     }
     return this.src.length;
+  }
+
+  /** The commands of every `$(…)` and backtick substitution in `text`. */
+  private readSubstitutionsIn(text: string): void {
+    for (let k = 0; k < text.length; k++) {
+      if (text[k] === "\\") k++;
+      else if ((text[k] === "$" && text[k + 1] === "(") || text[k] === "`") {
+        const inner = new Parser(text);
+        inner.i = k;
+        if (text[k] === "`") inner.readBackticks();
+        else inner.readDollar();
+        this.commands.push(...inner.commands);
+        k = inner.i - 1;
+      }
+    }
   }
 
   /** `` `…` ``: the body (with `\`` `\\` `\$` unescaped) is parsed as its own script. */
@@ -293,6 +328,7 @@ class Parser {
     const op = /^(<<<|<<-|<<|<>|<&|>>|>&|>\||<|>)/.exec(this.src.slice(this.i, this.i + 3))?.[1] ?? "<";
     if ((op === "<" || op === ">") && this.src[this.i + 1] === "(") {
       command.argv.push(this.readProcessSubstitution());
+      command.quoted.push(false);
       return;
     }
     this.i += op.length;
@@ -327,7 +363,7 @@ class Parser {
 }
 
 function newCommand(): ShellCommand {
-  return { assignments: [], argv: [], stdin: [], piped: false, redirects: [] };
+  return { assignments: [], argv: [], quoted: [], stdin: [], piped: false, redirects: [] };
 }
 
 function endOf(src: string, char: string, from: number): number {
@@ -337,4 +373,67 @@ function endOf(src: string, char: string, from: number): number {
 
 function endOfLine(src: string, from: number): number {
   return endOf(src, "\n", from);
+}
+
+/** Words brace expansion gives at most; `{1..99999999}` is not a command line anyone means. */
+const MAX_BRACE_WORDS = 256;
+
+/**
+ * Bash's brace expansion of one word (`{/usr,x}`, `-{n,m}`, `{1..3}`), on the braces
+ * that were not quoted (`mask` marks quoted characters with "1"). A word without an
+ * expansion is itself.
+ */
+export function expandBraces(text: string, mask: string): string[] {
+  const words: string[] = [];
+  const pending: [string, string][] = [[text, mask]];
+  while (pending.length > 0 && words.length < MAX_BRACE_WORDS) {
+    const [word, marks] = pending.shift() as [string, string];
+    const found = firstBrace(word, marks);
+    if (found === undefined) {
+      words.push(word);
+      continue;
+    }
+    const { open, close, parts } = found;
+    for (const [part, partMask] of parts) {
+      if (pending.length + words.length >= MAX_BRACE_WORDS) break;
+      pending.push([word.slice(0, open) + part + word.slice(close + 1), marks.slice(0, open) + partMask + marks.slice(close + 1)]);
+    }
+  }
+  return words.length > 0 ? words : [text];
+}
+
+/** The first unquoted `{…}` holding a top-level comma or a `a..b` sequence, and what it expands to. */
+function firstBrace(word: string, mask: string): { open: number; close: number; parts: [string, string][] } | undefined {
+  for (let open = 0; open < word.length; open++) {
+    if (word[open] !== "{" || mask[open] === "1") continue;
+    let depth = 0;
+    const commas: number[] = [];
+    for (let j = open; j < word.length; j++) {
+      if (mask[j] === "1") continue;
+      if (word[j] === "{") depth++;
+      else if (word[j] === "}" && --depth === 0) {
+        const inner = word.slice(open + 1, j);
+        if (commas.length > 0) {
+          const cuts = [open, ...commas, j];
+          const parts: [string, string][] = cuts.slice(1).map((cut, k) => [word.slice((cuts[k] as number) + 1, cut), mask.slice((cuts[k] as number) + 1, cut)]);
+          return { open, close: j, parts };
+        }
+        const sequence = /^(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])(?:\.\.(-?\d+))?$/.exec(inner);
+        if (sequence && !mask.slice(open, j + 1).includes("1")) return { open, close: j, parts: sequenceOf(sequence[1] as string, sequence[2] as string, sequence[3]).map((p) => [p, "0".repeat(p.length)]) };
+        break;
+      } else if (word[j] === "," && depth === 1) commas.push(j);
+    }
+  }
+  return undefined;
+}
+
+function sequenceOf(from: string, to: string, step: string | undefined): string[] {
+  const numeric = /^-?\d+$/.test(from) && /^-?\d+$/.test(to);
+  if (!numeric && (/\d/.test(from) || /\d/.test(to))) return [`{${from}..${to}}`];
+  const a = numeric ? Number.parseInt(from, 10) : from.charCodeAt(0);
+  const b = numeric ? Number.parseInt(to, 10) : to.charCodeAt(0);
+  const by = Math.max(1, Math.abs(Number.parseInt(step ?? "1", 10) || 1));
+  const out: string[] = [];
+  for (let v = a; (a <= b ? v <= b : v >= b) && out.length < MAX_BRACE_WORDS; v += a <= b ? by : -by) out.push(numeric ? String(v) : String.fromCharCode(v));
+  return out;
 }

@@ -14,6 +14,8 @@ export interface WriteTarget {
   effect: string;
   /** Removing, moving or re-moding a directory changes everything below it. */
   reachesBelow: boolean;
+  /** Only what exists below it, with a name one of these globs matches (`find … -name '*.log' -delete`). */
+  names?: string[];
 }
 
 /** Split `args` into operands and the values of the options that take one. */
@@ -95,7 +97,8 @@ const WRITERS: Readonly<Record<string, WriterRule>> = {
   chmod: (args) => modeChange(args, "changes the mode of", ["--reference"]),
   chown: (args) => modeChange(args, "changes the owner of", ["--reference", "--from"]),
   chgrp: (args) => modeChange(args, "changes the group of", ["--reference"]),
-  chattr: (args) => all(operands(args).operands.filter((word) => !/^[-+=]/.test(word)).slice(1), "changes the attributes of", true),
+  // The attribute word (`+i`, `-a`, `=e`) is no file; every other operand is.
+  chattr: (args) => all(operands(args, ["-v", "-p"]).operands.filter((word) => !/^[-+=]/.test(word)), "changes the attributes of", true),
   setfacl: (args) => all(operands(args, ["-m", "-M", "-x", "-X", "--set", "--set-file"]).operands, "changes the ACL of", true),
   sed: (args) => (inPlace(args, "-i", "--in-place") ? all(sedFiles(args), "edits in place", false) : []),
   perl: (args) => (args.some((arg) => /^-[A-Za-z]*i/.test(arg)) ? all(perlFiles(args), "edits in place", false) : []),
@@ -105,10 +108,29 @@ const WRITERS: Readonly<Record<string, WriterRule>> = {
     const out = values.get("-o") ?? values.get("--output");
     return [...(ops[0] !== undefined ? [{ word: ops[0], effect: "patches", reachesBelow: false }] : []), ...(out ? [{ word: out, effect: "writes", reachesBelow: false }] : [])];
   },
-  curl: (args) => outputs(args, ["-o", "--output"], "downloads over"),
-  wget: (args) => outputs(args, ["-O", "--output-document"], "downloads over"),
+  curl: (args) => [...outputs(args, ["-o", "--output"], "downloads over"), ...outputs(args, ["--output-dir"], "downloads into")],
+  // Editors run without a terminal too (`vim -c wq`, `ex -sc`, `ed -s f <<< …`).
+  ...Object.fromEntries(["vi", "vim", "nvim", "ex", "ed", "nano", "emacs"].map((editor) => [editor, (args: string[]) => all(operands(args, ["-c", "--cmd", "-S", "-u", "-i", "-p"]).operands.filter((w) => !w.startsWith("+")), "edits", false)])),
+  git: (args) => {
+    // `git clone URL DIR` writes DIR; other git commands write inside the repository git finds.
+    let at = 0;
+    for (; at < args.length && (args[at] as string).startsWith("-"); at++) if (["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env"].includes(args[at] as string)) at++;
+    if (args[at] !== "clone") return [];
+    const ops = operands(args.slice(at + 1), ["-o", "--origin", "-b", "--branch", "-u", "--upload-pack", "--reference", "--separate-git-dir", "--depth", "--shallow-since", "--shallow-exclude", "-c", "--config", "--filter", "-j", "--jobs", "--template", "--server-option", "--bundle-uri"]).operands;
+    return ops[1] === undefined ? [] : [{ word: ops[1], effect: "clones into", reachesBelow: false }];
+  },
+  sort: (args) => outputs(args, ["-o", "--output"], "writes"),
+  split: (args) => {
+    const ops = operands(args, ["-a", "-b", "-C", "-l", "-n", "-t", "--suffix-length", "--bytes", "--line-bytes", "--lines", "--number", "--additional-suffix", "--separator", "--filter"]).operands;
+    return ops[1] === undefined ? [] : [{ word: `${ops[1]}*`, effect: "writes", reachesBelow: false }];
+  },
+  wget: (args) => [...outputs(args, ["-O", "--output-document"], "downloads over"), ...outputs(args, ["-P", "--directory-prefix"], "downloads into")],
   tar: (args) => {
-    const extracts = args.some((arg) => /^-?[A-Za-z]*x/.test(arg) && !arg.startsWith("--")) || hasLong(args, "--extract", "--get");
+    // The mode letters: the first word (`tar xzf`, `tar -czf`) or a dashed cluster.
+    const modes = args.filter((arg, i) => (i === 0 && /^[A-Za-z]+$/.test(arg)) || /^-[A-Za-z]+$/.test(arg)).join("");
+    const extracts = modes.includes("x") || hasLong(args, "--extract", "--get");
+    const creates = !extracts && (/[cru]/.test(modes) || hasLong(args, "--create", "--append", "--update"));
+    if (creates) return archiveFile(args);
     if (!extracts) return [];
     const { values } = operands(args, ["-C", "--directory", "-f", "--file"]);
     const dir = values.get("-C") ?? values.get("--directory") ?? ".";
@@ -126,9 +148,27 @@ const WRITERS: Readonly<Record<string, WriterRule>> = {
       if (arg.startsWith("-") || arg === "(" || arg === "!") break;
       starts.push(arg);
     }
-    return all(starts.length > 0 ? starts : ["."], "changes files under", true);
+    // `-name GLOB` tests joined by -o (and nothing else that selects) limit what it changes to those names.
+    const names = args.flatMap((arg, i) => (arg === "-name" || arg === "-iname" ? [args[i + 1] ?? "*"] : []));
+    // Only when nothing else can select (`-name x -o -type f` selects every file).
+    const onlyNames = names.length > 0 && !args.some((arg) => /^-(i?path|i?wholename|i?regex|not|o|or)$/.test(arg) || arg === "!" || arg === ",");
+    return (starts.length > 0 ? starts : ["."]).map((word) => ({ word, effect: "changes files under", reachesBelow: true, ...(onlyNames ? { names } : {}) }));
   },
 };
+
+/** `tar -cf ARCHIVE …`, `tar -czvf ARCHIVE`: the archive it writes (the `f` of a cluster takes the next word). */
+function archiveFile(args: readonly string[]): WriteTarget[] {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (arg.startsWith("--file=")) return [{ word: arg.slice("--file=".length), effect: "writes", reachesBelow: false }];
+    if (arg === "--file" || (i === 0 && /^[A-Za-z]*f$/.test(arg)) || /^-[A-Za-z]*f$/.test(arg)) {
+      const file = args[i + 1];
+      return file === undefined || file === "-" ? [] : [{ word: file, effect: "writes", reachesBelow: false }];
+    }
+    if (/^-f./.test(arg)) return [{ word: arg.slice(2), effect: "writes", reachesBelow: false }];
+  }
+  return [];
+}
 
 function inPlace(args: readonly string[], short: string, long: string): boolean {
   return args.some((arg) => arg === long || arg.startsWith(`${long}=`) || (arg.startsWith(short) && !arg.startsWith("--")) || /^-[nrsuEz]+i/.test(arg));
@@ -152,7 +192,9 @@ function modeChange(args: string[], effect: string, withValue: readonly string[]
   const { operands: ops, values } = operands(args, [...withValue]);
   const recursive = hasShort(args, "R") || hasLong(args, "--recursive");
   // With --reference there is no mode operand; otherwise the first operand is the mode (or owner).
-  const files = values.has("--reference") ? ops : ops.slice(1);
+  // `chmod -x FILE`: a mode may start with a dash, and then every operand is a file.
+  const dashMode = effect === "changes the mode of" && args.some((arg) => /^-[rwxXst]+$/.test(arg));
+  const files = values.has("--reference") || dashMode ? ops : ops.slice(1);
   return all(files, effect, recursive);
 }
 

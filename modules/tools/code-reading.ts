@@ -30,6 +30,9 @@ type Token =
   /** A tagged template's tag is the identifier before it: `` $`git status` ``. */
   | { type: "tmpl"; value: string };
 
+/** Modules whose import means the code can start processes. */
+const PROCESS_MODULES = new Set(["subprocess", "child_process", "pty"]);
+
 /** Calls that run a shell line, or a program with arguments, by their last name part. */
 const PROCESS_SINKS = new Set([
   // Node and Bun
@@ -365,6 +368,11 @@ export function readCode(code: string, language: CodeLanguage): CodeReading {
   for (let j = 0; j < tokens.length; j++) {
     const token = tokens[j] as Token;
     if (token.type === "str") literals.push(token.value);
+    // A process API renamed on import (`const { execSync: run } = require("child_process")`,
+    // `from subprocess import run as go`) starts processes under a name no call shows.
+    if ((token.type === "str" && /^(node:)?child_process$/.test(token.value)) || (token.type === "id" && (PROCESS_MODULES.has(token.value) || (PROCESS_SINKS.has(token.value) && tokens[j + 1]?.value !== "(")))) {
+      startsProcesses = true;
+    }
     if (token.type === "tmpl") {
       literals.push(token.value);
       const tag = tokens[j - 1]?.type === "id" ? dottedNameEndingAt(tokens, j - 1) : "";

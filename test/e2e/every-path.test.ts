@@ -216,6 +216,11 @@ describe("OMP's bash fields and the shell forms the git gate reads, in real OMP"
       /git ci is the alias "commit --allow-empty --no-verify"/,
     );
     expect(await call(session, server, "bash", { command: `setsid ${BYPASS}` })).toMatch(/git commit --no-verify skips/);
+    // forms that hide the switch from a word-by-word reading: a variable, a function, an escape, braces
+    expect(await call(session, server, "bash", { command: "g=git; $g commit --allow-empty --no-verify -m var" })).toMatch(/git commit --no-verify skips/);
+    expect(await call(session, server, "bash", { command: 'f() { git "$@"; }; f commit --allow-empty --no-verify -m fn' })).toMatch(/git commit --no-verify skips/);
+    expect(await call(session, server, "bash", { command: "git commit --allow-empty $'\\x2dn' -m escaped" })).toMatch(/git commit -n \(--no-verify\) skips/);
+    expect(await call(session, server, "bash", { command: "git commit --allow-empty -m braces {-n,-q}" })).toMatch(/git commit -n \(--no-verify\) skips/);
     expect(repo.commits()).toBe(1);
 
     // bash's cwd field: the hook is told the directory OMP runs the command in

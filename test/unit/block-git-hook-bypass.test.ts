@@ -176,6 +176,54 @@ const REFUSED: [command: string, reason: string][] = [
   ["php -r 'exec(\"git commit --no-verify\");'", "git commit --no-verify"],
   ["deno eval \"new Deno.Command('git', { args: ['commit', '-n'] }).spawn()\"", "git commit -n (--no-verify)"],
   ["deno eval \"Deno.run({ cmd: ['git', 'push', '--no-verify'] })\"", "git push --no-verify"],
+  // Shell forms that hide the switch: escapes, braces, names and values built at run time, functions, aliases, xargs.
+  ["git commit $'\\x2dn' -m x", "git commit -n (--no-verify)"],
+  ["git commit {-n,-m,x}", "git commit -n (--no-verify)"],
+  ["HUSKY=$(echo 0) git commit -m x", "(a value built at run time) may turn hooks off"],
+  ["HUSKY=${X:-0} git commit -m x", "HUSKY=${X:-0}"],
+  ["printf -v HUSKY 0; export HUSKY; git commit -m x", "HUSKY=0"],
+  ["read HUSKY <<< 0; export HUSKY; git commit -m x", "HUSKY=0"],
+  ["GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=$(echo core.hooksPath) GIT_CONFIG_VALUE_0=/x git commit -m x", "GIT_CONFIG_KEY_0=$(echo core.hooksPath)"],
+  ["$(echo git) commit -n -m x", "git commit -n (--no-verify)"],
+  ["g=git; $g commit -n -m x", "git commit -n (--no-verify)"],
+  ["f() { git \"$@\"; }; f commit -n -m x", "git commit -n (--no-verify)"],
+  ["function c { git commit \"$1\" -m x; }\nc --no-verify", "git commit --no-verify"],
+  ["shopt -s expand_aliases\nalias g='git commit -n'\ng -m x", "git commit -n (--no-verify)"],
+  ["echo --no-verify | xargs git commit -m x", "git commit --no-verify"],
+  ["xargs git push <<< --no-verify", "git push --no-verify"],
+  ["printf '[core]\\n\\thooksPath = /tmp/h\\n' > /tmp/c; GIT_CONFIG_GLOBAL=/tmp/c git commit -m x", "names a config file this command writes"],
+  ["git config include.path /tmp/evil.gitconfig", "git config include.path /tmp/evil.gitconfig changes which hooks git runs"],
+  ["git -c alias.p='push --no-verify' p", "git push --no-verify"],
+  ["printf '[core]\\n\\thooksPath = /dev/null\\n' >> .git/config", "printf writes .git/config, git's config"],
+  ["sed -i '/hooksPath/d' .git/config", "edits in place .git/config, git's config"],
+  ["rm -f .git/hooks/pre-commit", "removes .git/hooks/pre-commit, the repository's installed git hooks"],
+  ["chmod -x .git/hooks/pre-push", "the repository's installed git hooks"],
+  ["cd .git && mv hooks hooks.off", "the repository's installed git hooks"],
+  ["git config --remove-section core", "drops core.hooksPath with the section"],
+  // Scripts handed on by printing them: pipes, here-documents, process substitution, printed substitutions.
+  ["echo ${x:-$(git commit -n)}", "git commit -n (--no-verify)"],
+  ["echo 'git commit -n' | sh", "git commit -n (--no-verify)"],
+  ["printf 'git commit --no-verify\\n' | bash", "git commit --no-verify"],
+  ["cat <<EOF | bash\ngit commit -n\nEOF", "git commit -n (--no-verify)"],
+  ["source /dev/stdin <<< 'git commit -n'", "git commit -n (--no-verify)"],
+  [". <(echo 'git commit -n')", "git commit -n (--no-verify)"],
+  ["bash <(printf 'git commit -n')", "git commit -n (--no-verify)"],
+  ['sh -c "$(echo git commit -n)"', "git commit -n (--no-verify)"],
+  ["$(echo git commit -n)", "git commit -n (--no-verify)"],
+  ["`echo git` commit -n", "git commit -n (--no-verify)"],
+  ["parallel ::: 'git commit -n'", "git commit -n (--no-verify)"],
+  ["parallel git commit ::: -n", "git commit -n (--no-verify)"],
+  ["at now <<< 'git commit -n'", "git commit -n (--no-verify)"],
+  ["script -qc 'git commit -n' /dev/null", "git commit -n (--no-verify)"],
+  // Deeper than the walker reads is refused, not passed: nine evals, a function that calls itself without end.
+  ["eval eval eval eval eval eval eval eval eval eval git commit -n", "past what Tama reads; write the command out plainly"],
+  ["f() { f; f; f; f; f; f; f; f; }; f", "past what Tama reads"],
+  ["g() { git \"$@\"; }; f() { g commit -n; }; f", "git commit -n (--no-verify)"],
+  // A script the same command writes, then runs.
+  ["echo 'git commit -n' > s.sh; sh s.sh", "git commit -n (--no-verify)"],
+  ["printf 'git push --no-verify\\n' > /tmp/p.sh && chmod +x /tmp/p.sh && /tmp/p.sh", "git push --no-verify"],
+  ["cat > s.sh <<'EOF'\ngit commit -n\nEOF\n. ./s.sh", "git commit -n (--no-verify)"],
+  ["echo 'git commit -n' | tee s.sh >/dev/null; bash s.sh", "git commit -n (--no-verify)"],
 ];
 
 /** Command lines the gate lets through: nothing here skips a hook. */
@@ -258,6 +306,17 @@ const PASSED: string[] = [
   "python3 -c \"import subprocess; subprocess.run(['git', 'log', '-n', '5'])\"",
   "node -e \"console.log('git commit -n')\"",
   "python3 script.py",
+  "git ls-files -z | xargs -0 git add",
+  "$EDITOR -n notes.txt",
+  "for f in a b; do git add \"$f\"; done",
+  "git commit -m \"$(cat msg.txt)\"",
+  "echo '{a,-n}'",
+  "cat .git/config",
+  "ls .git/hooks",
+  "echo x > .github/config",
+  "echo \"git commit -n is bad\"",
+  "printf 'a\\n' | sh -c 'cat'",
+  "git config --remove-section alias",
 ];
 
 function bashCall(command: string): HookInput {
@@ -338,6 +397,10 @@ describe("block-git-hook-bypass under a call's own environment and directory", (
       expect(gate({ cwd: tmpdir(), tool_name: "Bash", tool_input: { command: "git ci -m x" } })).toEqual({ decision: "pass" });
       expect(gate({ cwd: repo, tool_name: "Bash", tool_input: { command: "GIT_CONFIG_GLOBAL=evil.gitconfig git commit -m x" } })).toMatchObject({ decision: "block", reason: expect.stringContaining("GIT_CONFIG_GLOBAL=evil.gitconfig names a config file that sets core.hooksPath") });
       expect(gate({ cwd: repo, tool_name: "Bash", tool_input: { command: "GIT_CONFIG_GLOBAL=/nonexistent git commit -m x" } })).toEqual({ decision: "pass" });
+      // An included file is read as git reads it; after `cd` the repository is the new directory's.
+      expect(gate({ cwd: repo, tool_name: "Bash", tool_input: { command: "git -c include.path=evil.gitconfig commit -m x" } })).toMatchObject({ decision: "block", reason: expect.stringContaining("includes a config file that sets core.hooksPath") });
+      expect(gate({ cwd: repo, tool_name: "Bash", tool_input: { command: "git -c include.path=/nonexistent commit -m x" } })).toEqual({ decision: "pass" });
+      expect(gate({ cwd: "/", tool_name: "Bash", tool_input: { command: `cd ${repo}/sub && git ci -m x` } })).toMatchObject({ decision: "block" });
     } finally {
       rmSync(repo, { recursive: true, force: true });
     }
@@ -369,6 +432,14 @@ describe("block-git-hook-bypass on code execution", () => {
     ["py", "!git commit --no-verify -m x"],
     ["py", "%%bash\ngit push --no-verify"],
     ["py", "args = ['git', 'commit', '-n']\nimport subprocess\nsubprocess.run(args)"],
+    // the off switch in the environment the code gives its processes, and a process API renamed on import
+    ["py", "import os\nos.environ['HUSKY'] = '0'\nos.system('git commit -m x')"],
+    ["py", "import subprocess\nsubprocess.run(['git', 'commit', '-m', 'x'], env={'HUSKY': '0'})"],
+    ["py", "import subprocess\nsubprocess.run('git commit -m x', shell=True, env=dict(SKIP='lint'))"],
+    ["js", "process.env.HUSKY = '0'; require('child_process').execSync('git commit -m x')"],
+    ["js", "require('child_process').execSync('git commit -m x', { env: { ...process.env, LEFTHOOK: '0' } })"],
+    ["js", "const { execSync: x } = require('child_process'); x('git commit -n')"],
+    ["py", "from subprocess import run as go\ngo('git commit -n', shell=True)"],
   ])("refuses %s: %j", (language, source) => {
     expect(code(language, source)).toMatchObject({ decision: "block", reason: expect.stringMatching(/^eval code runs a command: /) });
   });
@@ -379,6 +450,8 @@ describe("block-git-hook-bypass on code execution", () => {
     ["py", "print('git commit --no-verify')"],
     ["py", "import subprocess\nsubprocess.run(['git', 'status'])"],
     ["py", "x = 1 != 2"],
+    ["py", "import subprocess\nsubprocess.run(['git', 'commit', '-m', 'x'], env={'HUSKY': '1'})"],
+    ["js", "const HUSKY = process.env.HUSKY; console.log(HUSKY)"],
   ])("lets %s through: %j", (language, source) => {
     expect(code(language, source)).toEqual({ decision: "pass" });
   });

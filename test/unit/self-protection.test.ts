@@ -108,6 +108,27 @@ describe("self-protection refuses", () => {
     `perl -pi -e 's/true/false/' ${registry}`,
     `nohup timeout 5 rm -f ${registry}`,
     `x=1; sudo env TAMA_X=1 chmod 0777 ${path.dirname(registry)}`,
+    // Shell forms that hide the target: groups, pushd, links made in the same command, braces, escapes, names built at run time.
+    `(echo '{}') > ${registry}`,
+    `{ echo '{}'; } > ${registry}`,
+    `pushd ${path.dirname(registry)} && echo '{}' > registry.json`,
+    `ln -s ${tamaHome} t; echo '{}' > t/hooks/registry.json`,
+    `ln ${registry} r && echo '{}' > r`,
+    `cp -r payload/.tama ${home}`,
+    `t=tama; $t hooks disable x`,
+    `$(echo tama) hooks disable x`,
+    `echo '{}' | tee {${registry},/dev/null}`,
+    `echo '{}' > $'${registry.replaceAll("/", "\\x2f")}'`,
+    `f() { rm -f "$1"; }; f ${registry}`,
+    `for f in ${registry} x; do cp /dev/null "$f"; done`,
+    `cd "$(echo ~/.tama)" && echo '{}' > hooks/registry.json`,
+    `chmod -x ${hookScript}`,
+    `chattr +i ${registry}`,
+    `find ${home} -name 'registry.json' -delete`,
+    `find ${home} -name '*.json' -delete`,
+    `find ${path.dirname(hookScript)} -name x -o -type f -delete`,
+    `vim -c 'normal dd' -c wq ${registry}`,
+    `git clone https://example.com/x ${tamaHome}/hooks-runtime/evil`,
   ];
   for (const command of commands) {
     it(command, () => {
@@ -151,6 +172,9 @@ describe("self-protection refuses", () => {
 
 describe("self-protection lets through", () => {
   const commands = [
+    `find . -type f -name '*.pyc' -delete`,
+    `cd src 2>/dev/null; echo x > notes.txt`,
+    `ln -s ../shared shared`,
     `cat ${registry}`,
     `ls -la ${tamaHome}`,
     `grep enabled ~/.tama/hooks/registry.json`,
