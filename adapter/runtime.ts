@@ -9,6 +9,7 @@ import type { OmpContext } from "../modules/omp/api.ts";
 import { DispatchResult, heldNotice, type EngineState } from "../modules/protocol/engine.ts";
 import { tamaHome } from "../modules/system/paths.ts";
 import { EngineLifetime } from "./engine-lifetime.ts";
+import { HooklessEvents } from "./hookless.ts";
 import { parentOf, subagentsOf } from "./process-sessions.ts";
 import type { StatusView } from "./status-command.ts";
 import { TrustDialog } from "./trust-dialog.ts";
@@ -50,6 +51,8 @@ export class AdapterRuntime {
   /** The newest hooks that failed open (hook: reason), for /tama_status. */
   readonly failedOpen: string[] = [];
   private statusShown = "";
+  /** Which events run no hook, per cwd, from the engine's answers. */
+  readonly hookless = new HooklessEvents();
 
   constructor(
     readonly host: AdapterHost,
@@ -120,10 +123,35 @@ export class AdapterRuntime {
     return { ...(session ? { session_id: session } : {}), cwd: ctx.cwd, ...(file ? { transcript_path: file } : {}) };
   }
 
-  /** Dispatch and read the answer into a verdict or the reason there is none. */
-  async verdict(event: string, payload: Record<string, unknown>): Promise<Verdict> {
-    const answer: ClientAnswer = await this.engine.dispatch(event, payload);
+  /**
+   * Dispatch and read the answer into a verdict or the reason there is none. An event
+   * no hook runs for goes on at once (hookless.ts) unless `wait` says it must not.
+   */
+  async verdict(event: string, payload: Record<string, unknown>, options: { wait?: boolean } = {}): Promise<Verdict> {
+    if (options.wait !== true && this.hookless.none(this.engine.pid, event, payload.cwd)) {
+      this.hookless.wentOn += 1;
+      void this.engine.dispatch(event, payload).then((answer) => this.wentOn(event, this.read(answer, payload)));
+      return {};
+    }
+    return this.read(await this.engine.dispatch(event, payload), payload);
+  }
+
+  /** An answer nobody waited for: what it says is told, never lost. */
+  private wentOn(event: string, verdict: Verdict): void {
+    if (verdict.failure !== undefined) {
+      if (verdict.code === undefined || !ENDED_BY_HARNESS.has(verdict.code)) this.notify(`Tama could not check ${event}, which no hook ran for and so went on: ${verdict.failure}`, "warning");
+      return;
+    }
+    const result = verdict.result;
+    if (result === undefined || (result.decision === "pass" && result.additionalContext === undefined)) return;
+    // Its hook sources changed as it arrived: the change's hooks answered after the event went on.
+    this.logger.warn({ event, decision: result.decision, note: "answered after the event went on" }, "late verdict");
+    this.notify(`Tama: ${event} went on before its hooks answered (its hook sources changed as it arrived): ${result.reason ?? result.additionalContext ?? result.decision}`, "warning");
+  }
+
+  private read(answer: ClientAnswer, payload: Record<string, unknown>): Verdict {
     if (answer.state) this.onEngineState?.(answer.state);
+    if (answer.ok) this.hookless.learn(answer.state.processId, payload.cwd, (answer.result as { hookedEvents?: unknown } | undefined)?.hookedEvents);
     if (!answer.ok) {
       const unfinished = DispatchResult.safeParse(answer.result);
       const owed = unfinished.success ? unfinished.data.unansweredClosed : undefined;
@@ -234,6 +262,7 @@ export class AdapterRuntime {
       ...(parent !== undefined ? { parentSession: parent } : {}),
       subagents: subagentsOf(session),
       engineSharedBy: EngineLifetime.sharedBy(),
+      eventsWentOn: this.hookless.wentOn,
       engine: answer.ok ? { processId: answer.state?.processId, state: answer.state } : { error: answer.error, code: answer.code },
     };
   }

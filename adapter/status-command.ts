@@ -18,6 +18,8 @@ export interface StatusView {
   subagents?: string[];
   /** How many sessions of this OMP process share its engine. */
   engineSharedBy?: number;
+  /** Prompts, results and turn ends no hook ran for that went on without waiting for their answer. */
+  eventsWentOn?: number;
 }
 
 const short = (digest: string | null): string => (digest ? digest.slice(0, 12) : "(no digest)");

@@ -20,6 +20,8 @@ export class ToolEvents {
   /** Calls a hook answered continue:false for: the call runs, then the run ends. */
   private readonly stopAfter = new Map<string, string>();
 
+  /** Calls a hook rewrote: their result's check always waits for its answer. */
+  private readonly rewritten = new Set<string>();
   /** This session's tool checks in flight (pre and post). */
   private readonly checking = new Set<Promise<unknown>>();
 
@@ -62,6 +64,7 @@ export class ToolEvents {
         return { block: true, reason };
       }
       this.inputs.set(event.toolCallId, rewrite.input);
+      this.rewritten.add(event.toolCallId);
       return { input: rewrite.input };
     }
     if (result.decision === "ask" && ctx.hasUI && ctx.ui.confirm) {
@@ -89,7 +92,10 @@ export class ToolEvents {
   }
 
   async onToolResult(event: ToolResultEvent, ctx: OmpContext): Promise<ToolResultEventResult> {
-    const input = this.inputs.get(event.toolCallId) ?? event.input;
+    const checked = this.inputs.get(event.toolCallId);
+    const input = checked ?? event.input;
+    // A call its pre-tool check did not see as it runs (rewritten, or never checked here) waits for its result's answer.
+    const wait = this.rewritten.delete(event.toolCallId) || checked === undefined;
     this.inputs.delete(event.toolCallId);
     const stopBefore = this.stopAfter.get(event.toolCallId);
     this.stopAfter.delete(event.toolCallId);
@@ -100,7 +106,7 @@ export class ToolEvents {
       tool_call_id: event.toolCallId,
       tool_response: { content: event.content, isError: event.isError },
       is_error: event.isError,
-    }));
+    }, { wait }));
     if (verdict.failure !== undefined) {
       this.runtime.notify(`Tama could not check the result of ${event.toolName}: ${verdict.failure}`, "warning");
       return undefined;
@@ -134,6 +140,7 @@ export class ToolEvents {
   /** The turn ended: calls that never produced a result are over. */
   turnEnded(): void {
     this.inputs.clear();
+    this.rewritten.clear();
     this.stopAfter.clear();
   }
 }

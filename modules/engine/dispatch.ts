@@ -9,7 +9,9 @@ import {
   type DispatchPayload,
   type DispatchResult,
   type EngineErrorCode,
+  type EventKind,
   type HeldProject,
+  type HookedEvents,
   type HookResult,
   type ParsedEvent,
   type RequestId,
@@ -92,11 +94,16 @@ export class Dispatcher {
     run.generation = generation.number;
     this.options.pool.adopt(generation.number);
     run.mark("threadStarted");
-    const selected = selection.filter(refreshed.hooks).filter((hook) => hook.events.includes(run.event.kind));
+    const running = selection.filter(refreshed.hooks);
+    const selected = running.filter((hook) => hook.events.includes(run.event.kind));
     run.projectRoot = refreshed.projectRoot;
     const held = heldProject(refreshed.project);
     if (refreshed.project !== undefined) this.noteTrust(refreshed.project.root, held);
-    const sourced = { ...(held !== undefined ? { held } : {}), ...(refreshed.broken.length > 0 ? { brokenSources: refreshed.broken } : {}) };
+    const sourced = {
+      ...(held !== undefined ? { held } : {}),
+      ...(refreshed.broken.length > 0 ? { brokenSources: refreshed.broken } : {}),
+      hookedEvents: hookedEvents(running, refreshed.refusal !== undefined, refreshed.files),
+    };
     grants.read(run, run.session, generation);
     // A process waiting for this event of a hook the event no longer runs (turned off, no longer trusted) is ended.
     if (run.session !== null) this.options.pool.keepOnly(run.session, run.event.name, selected);
@@ -194,6 +201,13 @@ export class Dispatcher {
     const sideBySide = await Promise.all(commands.map((hook) => this.options.runner.run(run, hook, target, false)));
     return [...results, ...sideBySide];
   }
+}
+
+/** What this dispatch's sources run hooks for; a trusted project that changed refuses its tool calls even without one. */
+function hookedEvents(hooks: readonly HookEntry[], refusesToolCalls: boolean, files: [string, string][]): HookedEvents {
+  const events = new Set<EventKind>(refusesToolCalls ? ["pre_tool_use"] : []);
+  for (const hook of hooks) for (const kind of hook.events) events.add(kind);
+  return { events: [...events], files };
 }
 
 /**

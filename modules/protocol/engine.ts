@@ -165,6 +165,18 @@ export function heldNotice(held: HeldProject): string {
 export const BrokenSource = z.object({ source: z.string(), file: z.string(), error: z.string() });
 export type BrokenSource = z.infer<typeof BrokenSource>;
 
+/**
+ * The event kinds any hook of this dispatch's sources runs for (in its cwd), and the
+ * files those sources were read from with their stat keys (modules/system/stat-key.ts)
+ * taken before the read. While every key still holds, an event of another kind runs
+ * no hook and can give no verdict: a caller may let it go on without its answer.
+ */
+export const HookedEvents = z.object({
+  events: z.array(EventKind),
+  files: z.array(z.tuple([z.string(), z.string()])),
+});
+export type HookedEvents = z.infer<typeof HookedEvents>;
+
 export const DispatchResult = z.object({
   event: z.string(),
   sessionId: z.nullable(z.string()),
@@ -192,6 +204,7 @@ export const DispatchResult = z.object({
   /** The session's project, when its hooks were held. */
   held: z.optional(HeldProject),
   brokenSources: z.optional(z.array(BrokenSource)),
+  hookedEvents: z.optional(HookedEvents),
 });
 export type DispatchResult = z.infer<typeof DispatchResult>;
 

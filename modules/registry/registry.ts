@@ -4,6 +4,7 @@
 import { createHash } from "node:crypto";
 import { closeSync, openSync, readFileSync } from "node:fs";
 import { trustProblem } from "../system/strict-modes.ts";
+import { ABSENT, fstatKey } from "../system/stat-key.ts";
 import { lineColumn, locateJsonError } from "./json-error.ts";
 import { EventKind } from "../protocol/engine.ts";
 import * as z from "../protocol/schema.ts";
@@ -191,6 +192,8 @@ export class RegistryStore {
   coreReleaseId: string | null | undefined;
   private lastText: string | undefined;
   private inFlight: Promise<RefreshOutcome> | undefined;
+  /** The registry file's stat key when it was last read, taken before the read. */
+  lastKey = ABSENT;
 
   constructor(readonly path: string) {}
 
@@ -222,7 +225,9 @@ export class RegistryStore {
     try {
       // A registry is a few KB: one synchronous read costs tens of µs, where an
       // async read takes four thread-pool round trips.
+      this.lastKey = ABSENT;
       fd = openSync(this.path, "r");
+      this.lastKey = fstatKey(fd);
       // A registry someone else can write is not this user's policy: a rejected replacement.
       const untrusted = trustProblem(this.path, { fd });
       if (untrusted !== undefined) return this.fail(`hook registry ${this.path} is not trusted: ${untrusted}`);

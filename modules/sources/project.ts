@@ -9,6 +9,7 @@
 // `.claude/settings.json` is the user's own) or anything above it.
 import { statSync } from "node:fs";
 import path from "node:path";
+import { ABSENT, keyOfStats } from "../system/stat-key.ts";
 
 /** A project's hook sources, relative to its root, in the order their hooks run. */
 export const PROJECT_SOURCE_FILES = [".tama/hooks.json", ".claude/settings.json", ".claude/settings.local.json"] as const;
@@ -19,21 +20,24 @@ export interface Project {
   found: "sources" | "repository";
 }
 
-function exists(file: string): boolean {
+/** `probed`: each path looked at and its stat key, for a caller that checks later whether the answer still holds. */
+function exists(file: string, probed?: Map<string, string>): boolean {
   // throwIfNoEntry: false spares building an exception for the common miss.
-  return statSync(file, { throwIfNoEntry: false }) !== undefined;
+  const stat = statSync(file, { throwIfNoEntry: false });
+  probed?.set(file, stat === undefined ? ABSENT : keyOfStats(stat));
+  return stat !== undefined;
 }
 
 /** The project of a cwd, or undefined when the cwd is in none (then only the user's hooks apply). */
-export function findProject(cwd: string, home: string): Project | undefined {
+export function findProject(cwd: string, home: string, probed?: Map<string, string>): Project | undefined {
   if (!path.isAbsolute(cwd)) return undefined;
   const stop = path.resolve(home);
   let dir = path.resolve(cwd);
   for (;;) {
     // The home directory and what lies above it are no project: ~/.claude is the user's.
     if (dir === stop || isInside(stop, dir)) return undefined;
-    if (PROJECT_SOURCE_FILES.some((file) => exists(path.join(dir, file)))) return { root: dir, found: "sources" };
-    if (exists(path.join(dir, ".git"))) return { root: dir, found: "repository" };
+    if (PROJECT_SOURCE_FILES.some((file) => exists(path.join(dir, file), probed))) return { root: dir, found: "sources" };
+    if (exists(path.join(dir, ".git"), probed)) return { root: dir, found: "repository" };
     const parent = path.dirname(dir);
     if (parent === dir) return undefined;
     dir = parent;

@@ -8,7 +8,7 @@
 // project's (.tama/hooks.json, .claude/settings.json, .claude/settings.local.json),
 // each in its file's order. The user's gates come first because they are the policy
 // the person set for every session; a project adds to it and cannot run before it.
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { lineColumn, locateJsonError } from "../registry/json-error.ts";
 import { parseRegistry, type Generation, type HookEntry, type RefreshOutcome, type RegistryStore } from "../registry/registry.ts";
@@ -17,6 +17,7 @@ import { HookEntry as HookEntrySchema } from "../registry/registry.ts";
 import { findProject, PROJECT_SOURCE_FILES, type Project } from "./project.ts";
 import { scriptsNamed } from "./scripts.ts";
 import type { BrokenSource, HeldProject } from "../protocol/engine.ts";
+import { ABSENT, statKey as statKeyOf } from "../system/stat-key.ts";
 import { FileDigests, readTrustText, sha256, trustFile, trustStateOf, writeTrust, type Manifest, type TrustRead, type TrustState } from "./trust.ts";
 
 /** Where a hook comes from: the prefix of its id outside the user registry. */
@@ -83,6 +84,8 @@ export type SourcesOutcome =
       projectRoot: string | undefined;
       /** Set when a trusted project's hook content changed: its tool calls are refused with this. */
       refusal: string | undefined;
+      /** Every file this answer was read from (or probed for), with its stat key before the read. */
+      files: [string, string][];
     };
 
 const shellWord = (word: string): string => (/^[A-Za-z0-9_./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
@@ -141,18 +144,10 @@ export function parseSource(label: SourceLabel, file: string, text: string, proj
   return base;
 }
 
-/**
- * A file's identity for "unchanged": inode, size, mtime and ctime (µs). Any write moves
- * ctime (which no user call can set back), so an equal key means the bytes last read.
- * One stat costs a quarter of a read's system calls.
- */
+/** A file's stat key (modules/system/stat-key.ts), undefined when it is not there. */
 export function statKey(file: string): string | undefined {
-  try {
-    const stat = statSync(file, { throwIfNoEntry: false });
-    return stat === undefined ? undefined : `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
-  } catch {
-    return undefined;
-  }
+  const key = statKeyOf(file);
+  return key === ABSENT ? undefined : key;
 }
 
 /** One file checked on every call; read again only when its stat moved, parsed again only when its bytes changed. */
@@ -160,6 +155,8 @@ class SourceFile {
   private lastKey: string | undefined;
   private lastText: string | undefined;
   private last: LoadedSource | undefined;
+  /** The stat key taken before the last read (ABSENT when the file was not there). */
+  key = ABSENT;
 
   constructor(
     readonly label: SourceLabel,
@@ -169,6 +166,7 @@ class SourceFile {
 
   read(): LoadedSource {
     const key = statKey(this.file);
+    this.key = key ?? ABSENT;
     if (key !== undefined && key === this.lastKey && this.last !== undefined) return this.last;
     this.lastKey = key;
     let text: string;
@@ -211,6 +209,8 @@ export class ProjectSources {
   readonly files: SourceFile[];
   private trustText: string | undefined;
   private trustKey: string | undefined;
+  /** The trust record's path and its stat key at the last read. */
+  trustWatch: [string, string] | undefined;
   private last: { read: ProjectRead; record: TrustRead; scripts: string[]; digests: (string | null)[] } | undefined;
   private trustRead: TrustRead = { ok: true, record: undefined };
 
@@ -252,7 +252,8 @@ export class ProjectSources {
 
   private readRecord(): TrustRead {
     const file = trustFile(this.tamaHome, this.root);
-    const key = statKey(file) ?? "absent";
+    const key = statKey(file) ?? ABSENT;
+    this.trustWatch = [file, key];
     if (key === this.trustKey) return this.trustRead;
     this.trustKey = key;
     let text: string | undefined;
@@ -364,8 +365,16 @@ export class HookSources {
     const claude = generation.file.readClaudeSettings === true && this.options.harnessRunsClaudeSettings !== true;
     const origin: HookOrigin = { label: "registry", file: this.options.registry.path };
     const userClaude = claude ? [this.userClaude.read()] : [];
-    const found: Project | undefined = cwd !== undefined ? findProject(cwd, this.options.home) : undefined;
-    const read = found !== undefined ? this.project(found.root).read() : undefined;
+    const files = new Map<string, string>([[this.options.registry.path, this.options.registry.lastKey]]);
+    if (claude) files.set(this.userClaude.file, this.userClaude.key);
+    const found: Project | undefined = cwd !== undefined ? findProject(cwd, this.options.home, files) : undefined;
+    const projectFiles = found !== undefined ? this.project(found.root) : undefined;
+    const read = projectFiles?.read();
+    if (projectFiles !== undefined && read !== undefined) {
+      for (const file of projectFiles.files) files.set(file.file, file.key);
+      if (projectFiles.trustWatch !== undefined) files.set(...projectFiles.trustWatch);
+      for (const script of read.sources.flatMap((source) => source.scripts)) files.set(script, this.digests.keyOf(script) ?? ABSENT);
+    }
     // A project's own registry is always read; its Claude files when the user turned Claude sources on.
     const projectSources = read?.sources.filter((s) => s.label === "project" || claude) ?? [];
 
@@ -418,7 +427,7 @@ export class HookSources {
           `(or \`tama trust --revoke ${shellWord(found.root)}\` to run none of them)`;
       }
     }
-    return { ok: true, generation, changed: registry.changed, hooks, broken, project, projectRoot: found?.root, refusal };
+    return { ok: true, generation, changed: registry.changed, hooks, broken, project, projectRoot: found?.root, refusal, files: [...files] };
   }
 
   /** Held hooks across the projects this engine served, and the sources that do not load, for its state. */

@@ -9,6 +9,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync,
 import path from "node:path";
 import * as z from "../protocol/schema.ts";
 import { describeSchemaError } from "../protocol/schema.ts";
+import { ABSENT, keyOfStats } from "../system/stat-key.ts";
 
 export const TRUST_SCHEMA_VERSION = 1;
 
@@ -149,19 +150,24 @@ export function trustStateOf(record: TrustRecord | undefined, now: Manifest): { 
 export class FileDigests {
   private readonly known = new Map<string, { key: string; digest: string | null }>();
 
+  /** The stat key a file's digest was last taken under. */
+  keyOf(file: string): string | undefined {
+    return this.known.get(file)?.key;
+  }
+
   digest(file: string): string | null {
     let key: string;
     try {
       const stat = statSync(file, { throwIfNoEntry: false });
-      if (stat === undefined || !stat.isFile()) key = "absent";
-      else key = `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
+      if (stat === undefined || !stat.isFile()) key = ABSENT;
+      else key = keyOfStats(stat);
     } catch {
-      key = "absent";
+      key = ABSENT;
     }
     const cached = this.known.get(file);
     if (cached !== undefined && cached.key === key) return cached.digest;
     let digest: string | null = null;
-    if (key !== "absent") {
+    if (key !== ABSENT) {
       try {
         digest = sha256(readFileSync(file));
       } catch {

@@ -1,0 +1,58 @@
+// Events no hook runs for go on at once. OMP waits for a prompt's, a result's and a
+// turn end's handler; when the newest answer for the session's cwd says no hook of
+// that kind runs there, and every file those hooks came from still has the stat key
+// the engine read it under, no verdict can come back: the dispatch is still sent (the
+// engine's ordering, supersession and turn-end rules and its records need it), but
+// nobody waits for its answer. Any change to a hook source fails the check, and the
+// event waits as before. Tool calls always wait: a changed trusted project or a call
+// that cannot be read is refused without any hook.
+import { HookedEvents } from "../modules/protocol/engine.ts";
+import { statKey } from "../modules/system/stat-key.ts";
+
+/** The event kinds that may go on without their answer when no hook runs for them. */
+const MAY_GO_ON: ReadonlySet<string> = new Set(["user_prompt_submit", "stop", "post_tool_use"]);
+
+interface Known {
+  /** The answer's JSON, so that an unchanged one is not validated again. */
+  text: string;
+  hooked: HookedEvents;
+}
+
+export class HooklessEvents {
+  private readonly byCwd = new Map<string, Known>();
+  private engine: number | undefined;
+  /** Events let go on without their answer (for /tama_status). */
+  wentOn = 0;
+
+  /** What an answer of engine `pid` says of the hooks in `cwd`. */
+  learn(pid: number | undefined, cwd: unknown, hooked: unknown): void {
+    if (typeof cwd !== "string" || hooked === undefined) return;
+    this.forEngine(pid);
+    const text = JSON.stringify(hooked);
+    if (this.byCwd.get(cwd)?.text === text) return;
+    const parsed = HookedEvents.safeParse(hooked);
+    if (!parsed.success) {
+      this.byCwd.delete(cwd);
+      return;
+    }
+    if (this.byCwd.size >= 64 && !this.byCwd.has(cwd)) this.byCwd.clear();
+    this.byCwd.set(cwd, { text, hooked: parsed.data });
+  }
+
+  /** Whether `event` in `cwd` runs no hook on engine `pid`, as far as its sources' files tell. */
+  none(pid: number | undefined, event: string, cwd: unknown): boolean {
+    const kind = event.split(":", 1)[0] ?? event;
+    if (pid === undefined || !MAY_GO_ON.has(kind) || typeof cwd !== "string") return false;
+    this.forEngine(pid);
+    const known = this.byCwd.get(cwd);
+    if (known === undefined || (known.hooked.events as string[]).includes(kind)) return false;
+    return known.hooked.files.every(([file, key]) => statKey(file) === key);
+  }
+
+  /** Another engine process may read other sources (another release, environment): start over. */
+  private forEngine(pid: number | undefined): void {
+    if (pid === this.engine) return;
+    this.engine = pid;
+    this.byCwd.clear();
+  }
+}

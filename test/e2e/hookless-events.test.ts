@@ -1,0 +1,55 @@
+// Events without hooks go on at once (adapter/hookless.ts), in real OMP: a hook added
+// mid-session still answers the very next such event, because the registry's stat
+// key moved since the engine last read it.
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { useOmpFixture } from "../omp/fixture.ts";
+import type { Frame } from "../omp/rpc-session.ts";
+import { ROOT } from "../support/engine-client.ts";
+import { installTama } from "./tama-omp.ts";
+
+const omp = useOmpFixture();
+const FIX = path.join(ROOT, "test/fixtures/hooks");
+const allText = (body: unknown): string => JSON.stringify((body as { messages?: unknown }).messages ?? body);
+
+async function statusOf(session: { events: Frame[]; prompt(m: string): Promise<unknown>; waitFor(p: (f: Frame) => boolean, o?: { from?: number }): Promise<Frame> }): Promise<Record<string, unknown>> {
+  const from = session.events.length;
+  await session.prompt("/tama_status --json");
+  const frame = await session.waitFor((f) => f.type === "extension_ui_request" && f.method === "notify", { from });
+  return JSON.parse(String(frame.message)) as Record<string, unknown>;
+}
+
+describe("events without hooks in real OMP", () => {
+  it("a prompt hook and a stop hook added mid-session answer the next prompt and turn end", async () => {
+    const { server, env } = await omp.setup();
+    const tama = installTama(env, { ONCE_FILE: path.join(env.scratch, "once") });
+    const session = omp.rpc();
+    await session.ready();
+    // The default registry has no prompt hook: these prompts go on without their answer.
+    await session.prompt('CALL bash {"command":"echo first"}');
+    await session.prompt("NOTOOL here is my SECRET, before any prompt hook");
+    expect(server.requests.length).toBe(3);
+    // The first prompt may come before any answer told the adapter its cwd's hooks.
+    const wentOn = (await statusOf(session)).eventsWentOn;
+    expect(wentOn === 1 || wentOn === 2).toBe(true);
+    const registry = tama.readRegistry();
+    tama.writeRegistry({
+      ...registry,
+      checksum: undefined,
+      hooks: [
+        ...registry.hooks,
+        { id: "no-secrets", events: ["user_prompt_submit"], command: [path.join(FIX, "refuse-prompt.py")] },
+        { id: "stop-once", events: ["stop"], command: [path.join(FIX, "block-stop-once.sh")] },
+      ],
+    });
+    const from = session.events.length;
+    await session.send({ type: "prompt", message: "NOTOOL here is my SECRET" });
+    const notice = await session.waitFor((f: Frame) => f.type === "extension_ui_request" && f.method === "notify" && /refused this prompt/.test(String(f.message)), { from });
+    expect(String(notice.message)).toBe("Tama refused this prompt: prompts must not carry secrets");
+    expect(server.requests.length).toBe(3);
+    await session.prompt("NOTOOL a harmless prompt");
+    expect(server.requests.length).toBe(5);
+    expect((await statusOf(session)).eventsWentOn).toBe(wentOn);
+    expect(allText(server.requests[4]?.body)).toMatch(/STOP-REFUSED: run the tests before you finish/);
+  });
+});
