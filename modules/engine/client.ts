@@ -5,7 +5,7 @@
 // failures) and the next request starts a new one; an engine whose code a newer
 // release replaced is retired once it owes nothing.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { Answer, MAX_FRAME_BYTES, PROTOCOL_VERSION, ReadyFrame, ReadyHeader, type EngineErrorCode, type EngineState } from "../protocol/engine.ts";
+import { Answer, AnswerEnvelope, MAX_FRAME_BYTES, PROTOCOL_VERSION, ReadyFrame, ReadyHeader, type EngineErrorCode, type EngineState } from "../protocol/engine.ts";
 import { describeSchemaError } from "../protocol/schema.ts";
 import { BoundedLineSplitter } from "./line-splitter.ts";
 
@@ -118,6 +118,8 @@ export class EngineClient {
   catalogChecksum: string | undefined;
   catalog: unknown;
   lastState: EngineState | undefined;
+  /** The last state an answer carried that was validated, with its JSON. */
+  private stateSeen: { text: string; state: EngineState } | undefined;
 
   constructor(private options: EngineClientOptions) {}
 
@@ -225,12 +227,12 @@ export class EngineClient {
           return;
         }
       }
-      const answer = Answer.safeParse(raw);
-      if (!answer.success) {
-        this.options.onStderr?.(`tama: the engine wrote a frame that is not an answer: ${describeSchemaError(answer.error, "the frame")}`);
+      const answer = this.readAnswer(raw);
+      if (typeof answer === "string") {
+        this.options.onStderr?.(`tama: the engine wrote a frame that is not an answer: ${answer}`);
         return;
       }
-      this.settle(proc, answer.data);
+      this.settle(proc, answer);
     };
     // The same bound the engine reads its input with: an endless line is never held whole.
     const frames = new BoundedLineSplitter(MAX_FRAME_BYTES, onFrame, (bytes) =>
@@ -252,6 +254,26 @@ export class EngineClient {
     child.on("error", (error) => onGone(`could not start (${error.message})`, "engine-not-started"));
     child.on("exit", (code, signal) => onGone(signal ? `was ended by ${signal}` : `exited with code ${code}`, "engine-died"));
     return proc;
+  }
+
+  /**
+   * An answer frame, validated; the words naming what is wrong otherwise. The state
+   * rarely changes from one answer to the next and validating it is most of reading
+   * an answer (in OMP's process, on its thread): a state equal to the last one
+   * validated, by its JSON, is that one.
+   */
+  private readAnswer(raw: unknown): Answer | string {
+    const state = raw !== null && typeof raw === "object" ? (raw as { state?: unknown }).state : undefined;
+    const text = state === undefined ? undefined : JSON.stringify(state);
+    const seen = this.stateSeen;
+    if (seen !== undefined && text === seen.text) {
+      const envelope = AnswerEnvelope.safeParse(raw);
+      return envelope.success ? { ...envelope.data, state: seen.state } : describeSchemaError(envelope.error, "the frame");
+    }
+    const answer = Answer.safeParse(raw);
+    if (!answer.success) return describeSchemaError(answer.error, "the frame");
+    if (text !== undefined) this.stateSeen = { text, state: answer.data.state };
+    return answer.data;
   }
 
   private settle(proc: EngineProcess, answer: Answer): void {

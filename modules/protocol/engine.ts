@@ -364,8 +364,8 @@ export const EngineState = z.object({
 });
 export type EngineState = z.infer<typeof EngineState>;
 
-/** An answer frame, as a client reads it. */
-export const Answer = z.object({
+/** An answer frame without its state: what a client reads once it validated an equal state before. */
+export const AnswerEnvelope = z.object({
   id: z.nullable(RequestId),
   ok: z.boolean(),
   result: z.optional(z.unknown()),
@@ -375,9 +375,11 @@ export const Answer = z.object({
    * not know (a newer engine added it) reads as internal, so the answer is kept.
    */
   code: z.optional(z.catch(EngineErrorCode, "internal")),
-  state: EngineState,
   catalog: z.optional(z.unknown()),
 });
+
+/** An answer frame, as a client reads it. */
+export const Answer = z.extend(AnswerEnvelope, { state: EngineState });
 export type Answer = z.infer<typeof Answer>;
 
 /**

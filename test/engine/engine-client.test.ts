@@ -160,4 +160,45 @@ process.stdin.on("end", () => process.exit(0));`,
     expect(said).toContainEqual(expect.stringMatching(/^tama: the engine wrote a frame longer than 16777216 bytes \(\d+ read without LF\); it was skipped$/));
     await reader.close();
   });
+
+  it("reads an answer whose state equals the last one validated without validating it again, and still refuses a bad frame", async () => {
+    const state = `{ processId: process.pid, generation: 0, loadedReleaseId: null, catalogChecksum: null, registeredHookCount: 0, reloadCount: 0, lastReloadAtMs: null, lastReloadError: null, coreReleaseId: null, coreReplacedByRelease: false, registryPath: "x", protocolVersion: 1 }`;
+    const scripted = home.script(
+      "scripted.js",
+      `const state = ${state};
+process.stdout.write(JSON.stringify({ type: "ready", protocolVersion: 1, state }) + "\\n");
+const answers = [
+  (id) => ({ id, ok: true, result: 1, state }),
+  (id) => ({ id, ok: "yes", result: 2, state }),
+  (id) => ({ id, ok: true, result: 3, state: { ...state, registeredHookCount: "many" } }),
+  (id) => ({ id, ok: true, result: 4, state: { ...state, registeredHookCount: 7 } }),
+  (id) => ({ id, ok: true, result: 5, state: { ...state, registeredHookCount: 7 } }),
+];
+let buffered = "";
+let n = 0;
+process.stdin.on("data", (chunk) => {
+  buffered += chunk;
+  let lf;
+  while ((lf = buffered.indexOf("\\n")) !== -1) {
+    const request = JSON.parse(buffered.slice(0, lf));
+    buffered = buffered.slice(lf + 1);
+    process.stdout.write(JSON.stringify(answers[n++](request.id)) + "\\n");
+  }
+});
+process.stdin.on("end", () => process.exit(0));`,
+    );
+    const said: string[] = [];
+    const reader = new Client({ command: () => [process.execPath, scripted], env: { ...process.env, TAMA_HOME: home.home }, onStderr: (line) => said.push(line) });
+    expect(await reader.request({ op: "status" })).toMatchObject({ ok: true, result: 1, state: { registeredHookCount: 0 } });
+    // The same state, a bad envelope: refused by name, the request gets no answer.
+    expect(await reader.request({ op: "status" }, 1000)).toMatchObject({ ok: false, code: "request-timeout" });
+    expect(said.at(-1)).toMatch(/^tama: the engine wrote a frame that is not an answer: ok: /);
+    // Another state, not valid: refused too.
+    expect(await reader.request({ op: "status" }, 1000)).toMatchObject({ ok: false, code: "request-timeout" });
+    expect(said.at(-1)).toMatch(/^tama: the engine wrote a frame that is not an answer: state\.registeredHookCount: /);
+    expect(await reader.request({ op: "status" })).toMatchObject({ ok: true, result: 4, state: { registeredHookCount: 7 } });
+    expect(await reader.request({ op: "status" })).toMatchObject({ ok: true, result: 5, state: { registeredHookCount: 7 } });
+    expect(reader.lastState?.registeredHookCount).toBe(7);
+    await reader.close();
+  });
 });
