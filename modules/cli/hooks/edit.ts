@@ -192,7 +192,12 @@ export function addHook(argv: string[]): number {
   const id = values.id ?? gate?.id;
   if (id === undefined) throw new CliError("give the hook an id: --id NAME (letters, digits, '.', '_', ':', '-')", 2);
   if (!HOOK_ID_PATTERN.test(id)) throw new CliError(`--id ${JSON.stringify(id)} is not a hook id: 1-128 letters, digits, '.', '_', ':' or '-', starting with a letter or digit`, 2);
-  const events = [...new Set((values.event ?? []).flatMap((e) => e.split(",")).map((e) => eventOf(e.trim())))];
+  const eventNames = (values.event ?? []).flatMap((e) => e.split(",")).map((e) => e.trim());
+  const events = [...new Set(eventNames.map(eventOf))];
+  // Claude's result events name which results the hook reads; post_tool_use (or both) reads every one.
+  const results = eventNames.includes("post_tool_use") || (eventNames.includes("PostToolUse") && eventNames.includes("PostToolUseFailure"))
+    ? undefined
+    : eventNames.includes("PostToolUseFailure") ? "failure" : eventNames.includes("PostToolUse") ? "success" : undefined;
   if (events.length === 0 && gate) events.push(...gate.events);
   if (events.length === 0) throw new CliError(`name the event(s): --event pre_tool_use (one of ${EVENT_KINDS.join(", ")})`, 2);
   if (values.tools !== undefined && !events.some(isToolEvent)) throw new CliError("--tools applies to pre_tool_use and post_tool_use hooks only", 2);
@@ -207,6 +212,7 @@ export function addHook(argv: string[]): number {
     ...(values.description !== undefined ? { description: values.description } : {}),
     events,
     ...(values.tools !== undefined ? { tools: toolsOption(values.tools) } : {}),
+    ...(results !== undefined ? { results } : {}),
     ...(command !== undefined ? { command } : { builtin: values.builtin }),
     ...(timeout !== undefined ? { timeoutMs: Number(timeout) } : {}),
     ...(failMode !== undefined ? { failMode } : {}),

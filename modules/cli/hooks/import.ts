@@ -6,6 +6,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import {
   claudeSettingsFiles,
+  coveredIdentities,
   hookIdentity,
   namedSettingsFile,
   readSettingsFile,
@@ -85,7 +86,7 @@ export function importHooks(argv: string[]): number {
     editRegistry(
       file,
       (hooks, current) => {
-        const known = new Map(current.hooks.map((h) => [hookIdentity(h), h.id]));
+        const known = new Map(current.hooks.flatMap((h) => coveredIdentities(h).map((identity) => [identity, h.id] as const)));
         const taken = new Set(current.hooks.map((h) => h.id));
         const imported: Imported[] = [];
         const existing: { id: string; source: string; command: string }[] = [];

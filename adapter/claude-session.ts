@@ -1,0 +1,104 @@
+// What Claude Code gives its hooks about the session beyond one event: the id of the
+// user prompt the event belongs to (`prompt_id`), the permission mode, why the session
+// started, and the SessionStart hooks' context, kept until the next model turn takes
+// it (as Claude Code puts it at the top of the conversation). Kept per session in the
+// shell's carry store, so an adapter reload neither loses undelivered context nor
+// delivers it twice; a subagent's session has its own.
+import { randomUUID } from "node:crypto";
+import type { AdapterHost } from "../modules/omp/adapter-contract.ts";
+import type { OmpContext } from "../modules/omp/api.ts";
+
+/** How long a turn waits for the SessionStart hooks' answer before it goes without (OMP's handler budget is 30 s). */
+const CONTEXT_WAIT_MS = 20_000;
+
+const CARRY_KEY = "tama.claude-sessions.v1";
+
+interface SessionFacts {
+  promptId?: string;
+  /** The SessionStart hooks' context, until a turn takes it. */
+  pending?: Promise<string | undefined>;
+}
+
+/** Claude's SessionStart `source` for OMP's session_switch reasons. */
+const SWITCH_SOURCES: Readonly<Record<string, string>> = { new: "clear", resume: "resume", fork: "fork" };
+
+export class ClaudeSession {
+  private readonly sessions: Map<string, SessionFacts>;
+
+  constructor(host: AdapterHost) {
+    const carried = host.carry?.get(CARRY_KEY);
+    if (carried instanceof Map) this.sessions = carried as Map<string, SessionFacts>;
+    else {
+      this.sessions = new Map();
+      host.carry?.set(CARRY_KEY, this.sessions);
+    }
+  }
+
+  private facts(session: string): SessionFacts {
+    let facts = this.sessions.get(session);
+    if (facts === undefined) {
+      facts = {};
+      this.sessions.set(session, facts);
+    }
+    return facts;
+  }
+
+  /** The fields every event of the session carries. OMP tells extensions no approval or plan mode: Claude's ordinary one. */
+  fields(session: string | undefined): Record<string, unknown> {
+    const promptId = session === undefined ? undefined : this.sessions.get(session)?.promptId;
+    return { permission_mode: "default", ...(promptId !== undefined ? { prompt_id: promptId } : {}) };
+  }
+
+  /** A user prompt arrived: its events carry a new id. */
+  newPrompt(session: string | undefined): void {
+    if (session !== undefined) this.facts(session).promptId = randomUUID();
+  }
+
+  /** SessionStart hooks ran (or run): their context waits for the session's next turn. */
+  started(session: string | undefined, context: Promise<string | undefined>): void {
+    if (session === undefined) return;
+    // Kept as it settles: a context that is not yet there when a turn starts stays for the next.
+    const facts = this.facts(session);
+    const pending = context.catch(() => undefined);
+    facts.pending = pending;
+    void pending.then((text) => {
+      if (text === undefined && facts.pending === pending) delete facts.pending;
+    });
+  }
+
+  /** The context SessionStart hooks gave, once: the first turn that finds it answered takes it. */
+  async take(session: string | undefined): Promise<string | undefined> {
+    if (session === undefined) return undefined;
+    const facts = this.sessions.get(session);
+    const pending = facts?.pending;
+    if (facts === undefined || pending === undefined) return undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const late = Symbol("late");
+    const text = await Promise.race([pending, new Promise<typeof late>((resolve) => (timer = setTimeout(() => resolve(late), CONTEXT_WAIT_MS)))]);
+    clearTimeout(timer);
+    if (text === late || facts.pending !== pending) return undefined;
+    delete facts.pending;
+    return text;
+  }
+
+  /** The session ended: nothing of it is kept. */
+  ended(session: string | undefined): void {
+    if (session !== undefined) this.sessions.delete(session);
+  }
+}
+
+/** Why OMP's session started, as Claude's `source`: a session file that already holds messages was resumed. */
+export function startSource(ctx: OmpContext): "startup" | "resume" {
+  try {
+    const entries = ctx.sessionManager.getEntries?.() ?? [];
+    return entries.some((entry) => entry.type === "message") ? "resume" : "startup";
+  } catch {
+    return "startup";
+  }
+}
+
+/** Claude's `source` for a session OMP switched to (/new is Claude's /clear). */
+export function switchSource(event: unknown): string {
+  const reason = event !== null && typeof event === "object" ? (event as { reason?: unknown }).reason : undefined;
+  return (typeof reason === "string" ? SWITCH_SOURCES[reason] : undefined) ?? "startup";
+}
