@@ -1,7 +1,8 @@
 // What Claude Code gives its hooks about the session beyond one event: the id of the
 // user prompt the event belongs to (`prompt_id`), the permission mode, why the session
-// started, and the SessionStart hooks' context, kept until the next model turn takes
-// it (as Claude Code puts it at the top of the conversation). Kept per session in the
+// started, and the SessionStart hooks' context, kept until the next turn takes it: it
+// reaches the model with that turn's prompt (Claude Code puts it at the top of the
+// conversation, before the first prompt). Kept per session in the
 // shell's carry store, so an adapter reload neither loses undelivered context nor
 // delivers it twice; a subagent's session has its own.
 import { randomUUID } from "node:crypto";
@@ -16,11 +17,13 @@ const CARRY_KEY = "tama.claude-sessions.v1";
 interface SessionFacts {
   promptId?: string;
   /** The SessionStart hooks' context, until a turn takes it. */
-  pending?: Promise<string | undefined>;
+  context?: Promise<string | undefined>;
 }
 
 /** Claude's SessionStart `source` for OMP's session_switch reasons. */
 const SWITCH_SOURCES: Readonly<Record<string, string>> = { new: "clear", resume: "resume", fork: "fork" };
+
+export const SESSION_CONTEXT_TYPE = "tama-session-context";
 
 export class ClaudeSession {
   private readonly sessions: Map<string, SessionFacts>;
@@ -54,30 +57,38 @@ export class ClaudeSession {
     if (session !== undefined) this.facts(session).promptId = randomUUID();
   }
 
-  /** SessionStart hooks ran (or run): their context waits for the session's next turn. */
+  /**
+   * SessionStart hooks run: their context waits for the session's next turn. (OMP puts
+   * a message an extension sends while a prompt is being prepared nowhere, so the turn
+   * takes it rather than racing it in.)
+   */
   started(session: string | undefined, context: Promise<string | undefined>): void {
     if (session === undefined) return;
-    // Kept as it settles: a context that is not yet there when a turn starts stays for the next.
     const facts = this.facts(session);
     const pending = context.catch(() => undefined);
-    facts.pending = pending;
+    facts.context = pending;
+    // Nothing to give: nothing kept.
     void pending.then((text) => {
-      if (text === undefined && facts.pending === pending) delete facts.pending;
+      if ((text === undefined || text.length === 0) && facts.context === pending) delete facts.context;
     });
   }
 
-  /** The context SessionStart hooks gave, once: the first turn that finds it answered takes it. */
+  /**
+   * For a turn that starts: the context SessionStart hooks gave, once (the first turn
+   * takes it). Waited for, as Claude Code waits for its SessionStart hooks; one that is
+   * not there in time stays for the next turn.
+   */
   async take(session: string | undefined): Promise<string | undefined> {
     if (session === undefined) return undefined;
     const facts = this.sessions.get(session);
-    const pending = facts?.pending;
+    const pending = facts?.context;
     if (facts === undefined || pending === undefined) return undefined;
     let timer: NodeJS.Timeout | undefined;
     const late = Symbol("late");
     const text = await Promise.race([pending, new Promise<typeof late>((resolve) => (timer = setTimeout(() => resolve(late), CONTEXT_WAIT_MS)))]);
     clearTimeout(timer);
-    if (text === late || facts.pending !== pending) return undefined;
-    delete facts.pending;
+    if (text === late || facts.context !== pending) return undefined;
+    delete facts.context;
     return text;
   }
 

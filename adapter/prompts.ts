@@ -6,13 +6,13 @@
 // it a verdict; with only open hooks the prompt goes on with a warning.
 import type { BeforeAgentStartEvent, BeforeAgentStartEventResult, InputEvent, InputEventResult, OmpContext } from "../modules/omp/api.ts";
 import type { AdapterRuntime } from "./runtime.ts";
-import type { ClaudeSession } from "./claude-session.ts";
+import { SESSION_CONTEXT_TYPE, type ClaudeSession } from "./claude-session.ts";
 
 /** The SessionStart hooks' context and a prompt hook's, as the one message OMP takes before the turn. */
 function contextMessage(session: string | undefined, prompt: string | undefined): BeforeAgentStartEventResult {
   const parts = [session, prompt].filter((p): p is string => p !== undefined && p.length > 0);
   if (parts.length === 0) return undefined;
-  return { message: { customType: prompt === undefined ? "tama-session-context" : "tama-prompt-context", content: parts.join("\n\n"), display: false } };
+  return { message: { customType: prompt === undefined ? SESSION_CONTEXT_TYPE : "tama-prompt-context", content: parts.join("\n\n"), display: false } };
 }
 
 export class Prompts {
