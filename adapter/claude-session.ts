@@ -5,7 +5,11 @@
 // conversation, before the first prompt). Kept per session in the
 // shell's carry store, so an adapter reload neither loses undelivered context nor
 // delivers it twice; a subagent's session has its own.
+import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { readdir, rm, stat } from "node:fs/promises";
+import path from "node:path";
+import { claudeEnvDir } from "../modules/system/paths.ts";
 import type { AdapterHost } from "../modules/omp/adapter-contract.ts";
 import type { OmpContext } from "../modules/omp/api.ts";
 
@@ -18,6 +22,46 @@ interface SessionFacts {
   promptId?: string;
   /** The SessionStart hooks' context, until a turn takes it. */
   context?: Promise<string | undefined>;
+  /** The variables SessionStart hooks wrote to their CLAUDE_ENV_FILE, for the session's bash calls. */
+  env?: Promise<Record<string, string> | undefined>;
+}
+
+/** Variables a shell sets for itself, never carried from the env files. */
+const SHELL_OWN = new Set(["_", "SHLVL", "PWD", "OLDPWD"]);
+const ENV_WAIT_MS = 10_000;
+
+/**
+ * The variables the env files set: sourced once by bash (`set -a`, so a plain
+ * assignment counts too, as it would in the shell Claude Code sources them in),
+ * against this process's environment; only what they add or change is kept.
+ */
+async function sourceEnvFiles(dir: string): Promise<Record<string, string> | undefined> {
+  let names: string[];
+  try {
+    names = (await readdir(dir)).filter((n) => n.endsWith(".sh")).sort();
+  } catch {
+    return undefined;
+  }
+  const files: string[] = [];
+  for (const name of names) {
+    const file = path.join(dir, name);
+    if ((await stat(file).catch(() => undefined))?.size) files.push(file);
+  }
+  if (files.length === 0) return undefined;
+  const script = 'set -a; for f in "$@"; do . "$f"; done; env -0';
+  const out = await new Promise<string | undefined>((resolve) =>
+    execFile("bash", ["-c", script, "tama-env", ...files], { encoding: "utf8", timeout: ENV_WAIT_MS, maxBuffer: 4 * 1024 * 1024 }, (error, stdout) => resolve(error ? undefined : stdout)),
+  );
+  if (out === undefined) return undefined;
+  const vars: Record<string, string> = {};
+  for (const entry of out.split("\0")) {
+    const at = entry.indexOf("=");
+    if (at <= 0) continue;
+    const name = entry.slice(0, at);
+    const value = entry.slice(at + 1);
+    if (!SHELL_OWN.has(name) && process.env[name] !== value) vars[name] = value;
+  }
+  return Object.keys(vars).length > 0 ? vars : undefined;
 }
 
 /** Claude's SessionStart `source` for OMP's session_switch reasons. */
@@ -92,9 +136,27 @@ export class ClaudeSession {
     return text;
   }
 
-  /** The session ended: nothing of it is kept. */
-  ended(session: string | undefined): void {
-    if (session !== undefined) this.sessions.delete(session);
+  /** SessionStart hooks finished: what they wrote to CLAUDE_ENV_FILE is read once, for the bash calls after. */
+  hooksDone(session: string | undefined, done: Promise<unknown>, home: string): void {
+    if (session === undefined) return;
+    this.facts(session).env = done.then(() => sourceEnvFiles(claudeEnvDir(home, session))).catch(() => undefined);
+  }
+
+  /** The variables a bash call of the session gets from its SessionStart hooks' env files. */
+  async envFor(session: string | undefined): Promise<Record<string, string> | undefined> {
+    const env = session === undefined ? undefined : this.sessions.get(session)?.env;
+    if (env === undefined) return undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const vars = await Promise.race([env, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ENV_WAIT_MS)))]);
+    clearTimeout(timer);
+    return vars;
+  }
+
+  /** The session ended: nothing of it is kept, its env files neither. */
+  ended(session: string | undefined, home: string): void {
+    if (session === undefined) return;
+    this.sessions.delete(session);
+    void rm(claudeEnvDir(home, session), { recursive: true, force: true }).catch(() => undefined);
   }
 }
 

@@ -22,10 +22,10 @@ const SESSION_END_WAIT_MS = 500;
 
 export function register(api: AdapterApi): AdapterHooks {
   const runtime = new AdapterRuntime(api.host, import.meta.url);
-  const tools = new ToolEvents(runtime);
+  const claude = new ClaudeSession(api.host);
+  const tools = new ToolEvents(runtime, (session) => claude.envFor(session));
   const stops = new Stops(runtime, tools);
   const model = new ModelGate(runtime);
-  const claude = new ClaudeSession(api.host);
   runtime.sessionFields = (session) => claude.fields(session);
   const prompts = new Prompts(runtime, claude);
   const userBash = new UserBash(runtime);
@@ -45,7 +45,9 @@ export function register(api: AdapterApi): AdapterHooks {
   /** SessionStart hooks, with why the session started; their context waits for the next turn. */
   const sessionStarted = (ctx: OmpContext, source: string): void => {
     const verdict = runtime.verdict("session_start", { ...runtime.basePayload(ctx), source });
-    claude.started(runtime.sessionId(ctx), verdict.then((v) => v.result?.additionalContext));
+    const session = runtime.sessionId(ctx);
+    claude.started(session, verdict.then((v) => v.result?.additionalContext));
+    claude.hooksDone(session, verdict, runtime.home);
     // Nothing waits on the engine here; its answer is logged.
     void verdict.then(() => runtime.refreshStatus());
   };
@@ -68,7 +70,7 @@ export function register(api: AdapterApi): AdapterHooks {
     join(ctx);
     if (previous !== undefined && previous !== joined) {
       void runtime.verdict("session_end", { session_id: previous, cwd: ctx.cwd, ...claude.fields(previous), reason: source === "clear" ? "clear" : source === "resume" ? "resume" : "other" });
-      claude.ended(previous);
+      claude.ended(previous, runtime.home);
     }
     if (joined !== previous) sessionStarted(ctx, source);
     // The socket and record move to the new session id.
@@ -101,7 +103,7 @@ export function register(api: AdapterApi): AdapterHooks {
     }
     const ending = runtime.verdict("session_end", { ...runtime.basePayload(ctx), reason: "other" });
     leaveSession(joined);
-    claude.ended(joined);
+    claude.ended(joined, runtime.home);
     joined = undefined;
     await Promise.race([
       ending,

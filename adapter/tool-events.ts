@@ -52,7 +52,11 @@ export class ToolEvents {
   /** This session's tool checks in flight (pre and post). */
   private readonly checking = new Set<Promise<unknown>>();
 
-  constructor(private readonly runtime: AdapterRuntime) {}
+  constructor(
+    private readonly runtime: AdapterRuntime,
+    /** The variables SessionStart hooks set for the session's bash calls (CLAUDE_ENV_FILE). */
+    private readonly sessionEnv: (session: string | undefined) => Promise<Record<string, string> | undefined> = async () => undefined,
+  ) {}
 
   private tracked<T>(check: Promise<T>): Promise<T> {
     this.checking.add(check);
@@ -71,9 +75,21 @@ export class ToolEvents {
 
   async onToolCall(event: ToolCallEvent, ctx: OmpContext): Promise<ToolCallEventResult> {
     const answer = await this.checkCall(event, ctx);
-    if (answer === undefined || !("block" in answer)) this.started.set(event.toolCallId, Date.now());
-    else this.before.delete(event.toolCallId);
-    return answer;
+    if (answer !== undefined && "block" in answer) {
+      this.before.delete(event.toolCallId);
+      return answer;
+    }
+    const withEnv = event.toolName === "bash" ? await this.withSessionEnv(answer?.input ?? event.input, ctx) : undefined;
+    this.started.set(event.toolCallId, Date.now());
+    return withEnv !== undefined ? { input: withEnv } : answer;
+  }
+
+  /** A bash call with the variables SessionStart hooks set for the session (the call's own `env` wins). */
+  private async withSessionEnv(input: Record<string, unknown>, ctx: OmpContext): Promise<Record<string, unknown> | undefined> {
+    const vars = await this.sessionEnv(this.runtime.sessionId(ctx));
+    if (vars === undefined) return undefined;
+    const own = input.env !== null && typeof input.env === "object" && !Array.isArray(input.env) ? (input.env as Record<string, unknown>) : {};
+    return { ...input, env: { ...vars, ...own } };
   }
 
   private async checkCall(event: ToolCallEvent, ctx: OmpContext): Promise<ToolCallEventResult> {

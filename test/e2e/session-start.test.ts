@@ -3,11 +3,11 @@
 // again after an adapter reload, not lost when the reload comes first; `source` says
 // why the session started (startup, resume, clear for a new session), SessionEnd names
 // its `reason`, and every event of one prompt carries that prompt's `prompt_id`.
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { useOmpFixture } from "../omp/fixture.ts";
-import { defaultScript, parseCallDirectives, type ModelServer, type Script } from "../omp/model-server.ts";
+import { defaultScript, parseCallDirectives, trailingToolResults, type ModelServer, type RecordedRequest, type Script } from "../omp/model-server.ts";
 import type { OmpEnv } from "../omp/omp-env.ts";
 import type { Frame, RpcSession } from "../omp/rpc-session.ts";
 import { newerAdapter } from "./adapter-variants.ts";
@@ -140,5 +140,44 @@ describe("SessionStart in real OMP, as in Claude Code", () => {
     await resumed.close();
     const last = inputs().filter((i) => i.hook_event_name === "SessionStart").at(-1);
     expect(last).toMatchObject({ source: "resume", session_id: starts[1]?.session_id });
+  });
+
+  it("variables a SessionStart hook writes to CLAUDE_ENV_FILE reach the session's later bash calls", async () => {
+    const { server, env } = await omp.setup({ script });
+    const tama = installTama(env);
+    const hook = path.join(env.scratch, "env-hook.sh");
+    writeFileSync(hook, `#!/bin/sh\ncat >/dev/null\nprintf '%s\\n' "export TAMA_TEST_GREETING=hello-from-env-file" 'PLAIN_SET=plain-too' >> "$CLAUDE_ENV_FILE"\n`, { mode: 0o755 });
+    tama.writeRegistry({ schema: 1, release: null, hooks: [{ id: "env", events: ["session_start"], command: [hook] }] });
+    const session = omp.rpc();
+    await session.ready();
+    const from = server.requests.length;
+    await session.prompt('CALL bash {"command":"echo \\"[$TAMA_TEST_GREETING] [$PLAIN_SET]\\""}');
+    const seen = JSON.stringify(server.requests.slice(from).map((r) => r.body));
+    expect(seen).toContain("[hello-from-env-file] [plain-too]");
+    // The file is Tama's, under its protected home.
+    const files = readdirSync(path.join(tama.home, "sessions", "env"));
+    expect(files).toHaveLength(1);
+  });
+
+  it("a subagent's session starts with its own SessionStart context, once", async () => {
+    const isSubagent = (req: RecordedRequest): boolean => JSON.stringify(req.body.tools ?? []).includes('"name":"yield"');
+    const subScript: Script = (req, index) => {
+      if (!isSubagent(req)) return script(req, index);
+      return trailingToolResults(req.turns).length > 0 || !/CALL /.test(JSON.stringify(req.turns))
+        ? { toolCalls: [{ name: "yield", arguments: { data: { answer: "sub done" } } }] }
+        : script(req, index);
+    };
+    const { server, env } = await omp.setup({ script: subScript });
+    const tama = installTama(env);
+    const inputs = recordingHooks(tama, env);
+    const session = omp.rpc();
+    await session.ready();
+    await session.prompt('CALL task {"agent":"task","task":"CALL bash {\\"command\\":\\"echo sub-ran\\"}"}', { timeoutMs: 120_000 });
+    const sub = server.requests.filter(isSubagent);
+    expect(sub.length).toBeGreaterThan(0);
+    for (const req of sub) expect(JSON.stringify(req.body).split(NOTE).length - 1).toBe(1);
+    const starts = inputs().filter((i) => i.hook_event_name === "SessionStart");
+    expect(starts).toHaveLength(2);
+    expect(new Set(starts.map((s) => s.session_id)).size).toBe(2);
   });
 });

@@ -17,7 +17,7 @@ import { EVENT_KINDS, EventKind, isToolEvent } from "../../protocol/engine.ts";
 import { editRegistry, hookIndex, readRegistry, RegistryEditError, UnknownHookError } from "../../registry/edit.ts";
 import { HOOK_ID_PATTERN, type HookEntry, type ToolMatcher } from "../../registry/registry.ts";
 import { HookSelection } from "../../engine/selection.ts";
-import { runsOf, shellJoin, timeoutOf, toolsOf } from "./format.ts";
+import { eventsOf, runsOf, shellJoin, timeoutOf, toolsOf } from "./format.ts";
 import { CliError, printJson, table } from "../io.ts";
 
 export const REGISTRY_OPTIONS = {
@@ -68,14 +68,14 @@ export function listHooks(argv: string[]): number {
     lines.push(
       table([
         ["ID", "EVENTS", "TOOLS", "RUNS", "TIMEOUT", "FAIL", "ENABLED"],
-        ...hooks.map((h) => [h.id, h.events.join(","), toolsOf(h), runsOf(h), timeoutOf(h.timeoutMs), h.failMode, enabledText(h)]),
+        ...hooks.map((h) => [h.id, eventsOf(h), toolsOf(h), runsOf(h), timeoutOf(h.timeoutMs), h.failMode, enabledText(h)]),
       ]),
     );
   }
   if (others.userClaude !== undefined) {
     const u = others.userClaude;
     lines.push("", `${u.file} (Claude Code, the user's: no trust needed): ${!u.present ? "none" : u.error !== undefined ? `broken, none of its hooks run: ${u.error}` : `${u.hooks.length} hooks`}`);
-    if (u.hooks.length > 0) lines.push(table([["ID", "EVENTS", "TOOLS", "RUNS", "TIMEOUT"], ...u.hooks.map((h) => [h.id, h.events.join(","), toolsOf(h), runsOf(h), timeoutOf(h.timeoutMs)])]));
+    if (u.hooks.length > 0) lines.push(table([["ID", "EVENTS", "TOOLS", "RUNS", "TIMEOUT"], ...u.hooks.map((h) => [h.id, eventsOf(h), toolsOf(h), runsOf(h), timeoutOf(h.timeoutMs)])]));
   }
   if (others.project !== undefined) {
     lines.push("", `Project ${others.project.root}: ${trustText(others.project)}`, ...projectLines(others.project));

@@ -19,7 +19,7 @@ import {
 } from "../../claude/settings.ts";
 import { editRegistry } from "../../registry/edit.ts";
 import { commandWarnings, editing, REGISTRY_OPTIONS, registryPath } from "./edit.ts";
-import { runsOf, shorten, timeoutOf, toolsOf } from "./format.ts";
+import { eventsOf, runsOf, shorten, timeoutOf, toolsOf } from "./format.ts";
 import { CliError, printJson, table } from "../io.ts";
 
 interface Imported {
@@ -172,7 +172,7 @@ function report(r: {
       indent(
         table([
           ["ID", "EVENT", "TOOLS", "RUNS", "TIMEOUT", "FROM"],
-          ...r.imported.map((i) => [i.id, i.hook.events.join(","), toolsOf(i.hook), runsOf(i.hook), timeoutOf(i.hook.timeoutMs), tilde(i.source)]),
+          ...r.imported.map((i) => [i.id, eventsOf(i.hook), toolsOf(i.hook), runsOf(i.hook), timeoutOf(i.hook.timeoutMs), tilde(i.source)]),
         ]),
       ),
     );
