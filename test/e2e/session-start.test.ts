@@ -159,7 +159,8 @@ describe("SessionStart in real OMP, as in Claude Code", () => {
     expect(files).toHaveLength(1);
   });
 
-  it("a subagent's session starts with its own SessionStart context, once", async () => {
+  // A subagent ends with `yield` in OMP 18.2.3 only (as test/e2e/subagents.test.ts says).
+  it.skipIf(process.env.TAMA_TEST_OMP !== undefined && process.env.TAMA_TEST_OMP !== "18.2.3")("a subagent's session starts with its own SessionStart context, once", async () => {
     const isSubagent = (req: RecordedRequest): boolean => JSON.stringify(req.body.tools ?? []).includes('"name":"yield"');
     const subScript: Script = (req, index) => {
       if (!isSubagent(req)) return script(req, index);
