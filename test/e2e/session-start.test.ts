@@ -181,4 +181,23 @@ describe("SessionStart in real OMP, as in Claude Code", () => {
     expect(starts).toHaveLength(2);
     expect(new Set(starts.map((s) => s.session_id)).size).toBe(2);
   });
+
+  it("after a compaction SessionStart runs again (source compact) and its context comes with the next prompt", async () => {
+    // Little to keep, so a short session has something to compact.
+    const { server, env } = await omp.setup({ script, configYaml: "compaction:\n  keepRecentTokens: 1" });
+    const tama = installTama(env);
+    const inputs = recordingHooks(tama, env);
+    const session = omp.rpc();
+    await session.ready();
+    await session.prompt("before the compaction");
+    await session.prompt("a second prompt, so there is something to compact");
+    const compacted = await session.send({ type: "compact" }, 120_000);
+    expect(compacted.success, JSON.stringify(compacted)).toBe(true);
+    const next = server.requests.length;
+    await session.prompt("after the compaction");
+    expect(inputs().filter((i) => i.hook_event_name === "SessionStart").map((i) => i.source)).toEqual(["startup", "compact"]);
+    // Given again with the prompt after the compaction (not just kept from before it).
+    const body = JSON.stringify(server.requests[next]?.body ?? "");
+    expect(body.lastIndexOf(NOTE)).toBeGreaterThan(body.indexOf("after the compaction"));
+  });
 });
