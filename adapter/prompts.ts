@@ -55,7 +55,7 @@ export class Prompts {
   async onAgentStart(event: BeforeAgentStartEvent, ctx: OmpContext): Promise<BeforeAgentStartEventResult> {
     const session = this.runtime.sessionId(ctx);
     if (this.checked.delete(event.prompt.trim())) return contextMessage(await this.claude.take(session), undefined);
-    // The prompt's check and the SessionStart context (awaited, not taken, until the prompt may go on).
+    // A refused prompt takes no SessionStart context: it stays for the next one.
     const answer = await this.check(event.prompt, ctx);
     if (answer.refused) {
       this.runtime.refused(answer.refused);
