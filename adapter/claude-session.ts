@@ -67,12 +67,19 @@ async function sourceEnvFiles(dir: string): Promise<Record<string, string> | und
 /** Claude's SessionStart `source` for OMP's session_switch reasons. */
 const SWITCH_SOURCES: Readonly<Record<string, string>> = { new: "clear", resume: "resume", fork: "fork" };
 
+/** OMP's thinking levels that are an effort (not `off` or `inherit`): Claude's names for the same levels. */
+const EFFORTS = new Set(["minimal", "low", "medium", "high", "xhigh", "max"]);
+
 export const SESSION_CONTEXT_TYPE = "tama-session-context";
 
 export class ClaudeSession {
   private readonly sessions: Map<string, SessionFacts>;
 
-  constructor(host: AdapterHost) {
+  constructor(
+    host: AdapterHost,
+    /** OMP's thinking level, which is Claude's effort (the same level names). */
+    private readonly thinkingLevel: () => string | undefined = () => undefined,
+  ) {
     const carried = host.carry?.get(CARRY_KEY);
     if (carried instanceof Map) this.sessions = carried as Map<string, SessionFacts>;
     else {
@@ -90,10 +97,21 @@ export class ClaudeSession {
     return facts;
   }
 
-  /** The fields every event of the session carries. OMP tells extensions no approval or plan mode: Claude's ordinary one. */
+  /**
+   * The fields every event of the session carries (the engine keeps each on the events
+   * Claude Code sends it on). OMP tells extensions no approval or plan mode: Claude's
+   * ordinary one. Effort is the thinking level, when reasoning is on.
+   */
   fields(session: string | undefined): Record<string, unknown> {
     const promptId = session === undefined ? undefined : this.sessions.get(session)?.promptId;
-    return { permission_mode: "default", ...(promptId !== undefined ? { prompt_id: promptId } : {}) };
+    let level: string | undefined;
+    try {
+      level = this.thinkingLevel();
+    } catch {
+      level = undefined;
+    }
+    const effort = level !== undefined && EFFORTS.has(level) ? { effort: { level } } : {};
+    return { permission_mode: "default", ...(promptId !== undefined ? { prompt_id: promptId } : {}), ...effort };
   }
 
   /** A user prompt arrived: its events carry a new id. */

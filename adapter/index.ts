@@ -22,7 +22,7 @@ const SESSION_END_WAIT_MS = 500;
 
 export function register(api: AdapterApi): AdapterHooks {
   const runtime = new AdapterRuntime(api.host, import.meta.url);
-  const claude = new ClaudeSession(api.host);
+  const claude = new ClaudeSession(api.host, () => api.pi.getThinkingLevel?.());
   const tools = new ToolEvents(runtime, (session) => claude.envFor(session));
   const stops = new Stops(runtime, tools);
   const model = new ModelGate(runtime);

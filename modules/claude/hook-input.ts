@@ -419,6 +419,12 @@ function toolInputRecord(name: string, raw: unknown, declared: DeclaredToolKinds
   return asRecord(raw);
 }
 
+/** Claude's `effort`: `{level}`, as the harness sent it. */
+function effortOf(value: unknown): { level: string } | undefined {
+  const level = asRecord(value).level;
+  return typeof level === "string" ? { level } : undefined;
+}
+
 /** Whether a result event reports a failed call (Claude's PostToolUseFailure rather than PostToolUse). */
 export function isFailedResult(event: ParsedEvent, payload: DispatchPayload): boolean {
   return event.kind === "post_tool_use" && payload.is_error === true;
@@ -434,6 +440,7 @@ function commonFields(event: ParsedEvent, payload: DispatchPayload): HookInput {
     // Claude's: one id per user prompt, on that prompt's events (none before the first).
     prompt_id: event.kind === "session_start" ? undefined : text("prompt_id"),
     permission_mode: event.kind === "session_start" || event.kind === "session_end" ? undefined : text("permission_mode"),
+    effort: event.kind === "pre_tool_use" || event.kind === "post_tool_use" || event.kind === "stop" ? effortOf(payload.effort) : undefined,
     hook_event_name: isFailedResult(event, payload) ? "PostToolUseFailure" : HOOK_EVENT_NAMES[event.kind],
     source: event.kind === "session_start" ? text("source") : undefined,
     reason: event.kind === "session_end" ? text("reason") : undefined,

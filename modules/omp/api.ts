@@ -59,6 +59,8 @@ export interface OmpApi {
   registerCommand(name: string, command: OmpCommand): void;
   /** OMP's bundled zod, for tool parameter schemas. */
   zod?: unknown;
+  /** The session's thinking level (`off`, `minimal` … `max`, `inherit`). */
+  getThinkingLevel?(): string | undefined;
 }
 
 // ---- events the adapter reads (fields it uses) ----------------------------

@@ -13,7 +13,11 @@ import { startRpcSession, type RpcSession } from "../omp/rpc-session.ts";
 import { installTama, type TamaInstall } from "../e2e/tama-omp.ts";
 import { CLAUDE_VERSION, makeClaudeHome, runClaude, type ClaudeHome } from "./claude-code.ts";
 
-/** Fields Claude Code sends that Tama in OMP does not, by event (the README's table). */
+/**
+ * Fields Claude Code sends that Tama in OMP does not, by event (the README's table).
+ * `effort` is OMP's thinking level, which the scripted model (no reasoning) does not have;
+ * test/e2e/session-start.test.ts shows it with a model that reasons.
+ */
 const KNOWN_MISSING: Record<string, string[]> = {
   PreToolUse: ["effort"],
   PostToolUse: ["effort"],

@@ -200,4 +200,19 @@ describe("SessionStart in real OMP, as in Claude Code", () => {
     const body = JSON.stringify(server.requests[next]?.body ?? "");
     expect(body.lastIndexOf(NOTE)).toBeGreaterThan(body.indexOf("after the compaction"));
   });
+
+  it("tool events and Stop carry Claude's effort: OMP's thinking level", async () => {
+    const { env } = await omp.setup({ script });
+    // A model that reasons, at a level set on the command line.
+    const models = path.join(env.agentDir, "models.yml");
+    writeFileSync(models, readFileSync(models, "utf8").replace("reasoning: false", "reasoning: true"));
+    const tama = installTama(env);
+    const inputs = recordingHooks(tama, env);
+    const session = omp.rpc({ extraArgs: ["--thinking", "high"] });
+    await session.ready();
+    await session.prompt('CALL bash {"command":"echo effort"}');
+    const seen = inputs();
+    for (const name of ["PreToolUse", "PostToolUse", "Stop"]) expect(seen.find((i) => i.hook_event_name === name)?.effort, name).toEqual({ level: "high" });
+    expect(seen.find((i) => i.hook_event_name === "UserPromptSubmit")).not.toHaveProperty("effort");
+  });
 });
