@@ -135,6 +135,15 @@ export class ClaudeSession {
     });
   }
 
+  /** The SessionStart hooks have answered (or the wait is over): a prompt's hooks run after them, as in Claude Code. */
+  async startAnswered(session: string | undefined): Promise<void> {
+    const pending = session === undefined ? undefined : this.sessions.get(session)?.context;
+    if (pending === undefined) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([pending, new Promise<void>((resolve) => (timer = setTimeout(resolve, CONTEXT_WAIT_MS)))]);
+    clearTimeout(timer);
+  }
+
   /**
    * For a turn that starts: the context SessionStart hooks gave, once (the first turn
    * takes it). Waited for, as Claude Code waits for its SessionStart hooks; one that is

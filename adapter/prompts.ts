@@ -25,7 +25,9 @@ export class Prompts {
   ) {}
 
   private async check(prompt: string, ctx: OmpContext): Promise<{ refused?: string; context?: string }> {
-    this.claude.newPrompt(this.runtime.sessionId(ctx));
+    const session = this.runtime.sessionId(ctx);
+    await this.claude.startAnswered(session);
+    this.claude.newPrompt(session);
     const verdict = await this.runtime.verdict("user_prompt_submit", { ...this.runtime.basePayload(ctx), prompt });
     if (verdict.failure !== undefined) {
       // A check that could not finish is refused when a closed hook owed it a verdict, as a tool call is.
