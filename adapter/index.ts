@@ -12,6 +12,7 @@ import { joinSession, leaveSession, noteTaskCall } from "./process-sessions.ts";
 import { Stops, SUBAGENT_END_TOOL } from "./stop.ts";
 import { ToolEvents } from "./tool-events.ts";
 import { UserBash } from "./user-bash.ts";
+import { ClaudeSession, startSource, switchSource } from "./claude-session.ts";
 
 /**
  * How long session_shutdown waits for the session_end dispatch: OMP gives shutdown
@@ -21,10 +22,12 @@ const SESSION_END_WAIT_MS = 500;
 
 export function register(api: AdapterApi): AdapterHooks {
   const runtime = new AdapterRuntime(api.host, import.meta.url);
-  const tools = new ToolEvents(runtime);
+  const claude = new ClaudeSession(api.host, () => api.pi.getThinkingLevel?.());
+  const tools = new ToolEvents(runtime, (session) => claude.envFor(session));
   const stops = new Stops(runtime, tools);
   const model = new ModelGate(runtime);
-  const prompts = new Prompts(runtime);
+  runtime.sessionFields = (session) => claude.fields(session);
+  const prompts = new Prompts(runtime, claude);
   const userBash = new UserBash(runtime);
   const fullStatus = async () => ({ ...(await runtime.status()), modelRequests: model.status() });
   const control = new SessionControl(api.host, runtime, fullStatus);
@@ -39,6 +42,16 @@ export function register(api: AdapterApi): AdapterHooks {
     joined = session;
   };
 
+  /** SessionStart hooks, with why the session started; their context waits for the next turn. */
+  const sessionStarted = (ctx: OmpContext, source: string): void => {
+    const verdict = runtime.verdict("session_start", { ...runtime.basePayload(ctx), source });
+    const session = runtime.sessionId(ctx);
+    claude.started(session, verdict.then((v) => v.result?.additionalContext));
+    claude.hooksDone(session, verdict, runtime.home);
+    // Nothing waits on the engine here; its answer is logged.
+    void verdict.then(() => runtime.refreshStatus());
+  };
+
   api.on("session_start", async (event, ctx) => {
     runtime.lifetime.revive();
     // Before session control publishes the record: a subagent's record names its parent.
@@ -48,19 +61,25 @@ export function register(api: AdapterApi): AdapterHooks {
     runtime.warnStartup();
     runtime.refreshStatus();
     // An adoption in place starts no session: the session_start hooks ran when OMP's did.
-    // Nothing waits on the engine here; its answer is logged.
-    if (!isAdoption(event)) void runtime.verdict("session_start", runtime.basePayload(ctx)).then(() => runtime.refreshStatus());
+    if (!isAdoption(event)) sessionStarted(ctx, startSource(ctx));
     await serving;
   });
-  // /new, /resume, a fork, a branch: the socket and record move to the new session id.
-  api.on("session_switch", (_event, ctx) => {
+  /** /new, /resume, a fork, a branch: the old session ends and the new one starts, as Claude's /clear and /resume. */
+  const switched = (ctx: OmpContext, source: string): Promise<void> => {
+    const previous = joined;
     join(ctx);
+    if (previous !== undefined && previous !== joined) {
+      void runtime.verdict("session_end", { session_id: previous, cwd: ctx.cwd, ...claude.fields(previous), reason: source === "clear" ? "clear" : source === "resume" ? "resume" : "other" });
+      claude.ended(previous, runtime.home);
+    }
+    if (joined !== previous) sessionStarted(ctx, source);
+    // The socket and record move to the new session id.
     return control.start(ctx);
-  });
-  api.on("session_branch", (_event, ctx) => {
-    join(ctx);
-    return control.start(ctx);
-  });
+  };
+  api.on("session_switch", (event, ctx) => switched(ctx, switchSource(event)));
+  api.on("session_branch", (_event, ctx) => switched(ctx, "fork"));
+  // Compaction summarised the session's context away: SessionStart hooks give it again (Claude's source "compact").
+  api.on("session_compact", (_event, ctx) => sessionStarted(ctx, "compact"));
   api.on("tool_call", async (event, ctx) => {
     const refused = await tools.onToolCall(event, ctx);
     if (refused !== undefined) return refused;
@@ -82,10 +101,12 @@ export function register(api: AdapterApi): AdapterHooks {
       runtime.logger.close();
       return;
     }
+    const ending = runtime.verdict("session_end", { ...runtime.basePayload(ctx), reason: "other" });
     leaveSession(joined);
+    claude.ended(joined, runtime.home);
     joined = undefined;
     await Promise.race([
-      runtime.verdict("session_end", runtime.basePayload(ctx)),
+      ending,
       new Promise((resolve) => setTimeout(resolve, SESSION_END_WAIT_MS)),
     ]);
     // Requests still owed finish on this engine first; OMP's shutdown budget is not spent waiting.

@@ -6,14 +6,28 @@
 // it a verdict; with only open hooks the prompt goes on with a warning.
 import type { BeforeAgentStartEvent, BeforeAgentStartEventResult, InputEvent, InputEventResult, OmpContext } from "../modules/omp/api.ts";
 import type { AdapterRuntime } from "./runtime.ts";
+import { SESSION_CONTEXT_TYPE, type ClaudeSession } from "./claude-session.ts";
+
+/** The SessionStart hooks' context and a prompt hook's, as the one message OMP takes before the turn. */
+function contextMessage(session: string | undefined, prompt: string | undefined): BeforeAgentStartEventResult {
+  const parts = [session, prompt].filter((p): p is string => p !== undefined && p.length > 0);
+  if (parts.length === 0) return undefined;
+  return { message: { customType: prompt === undefined ? SESSION_CONTEXT_TYPE : "tama-prompt-context", content: parts.join("\n\n"), display: false } };
+}
 
 export class Prompts {
   /** Prompts already checked at `input`, so before_agent_start does not check them twice. */
   private readonly checked = new Set<string>();
 
-  constructor(private readonly runtime: AdapterRuntime) {}
+  constructor(
+    private readonly runtime: AdapterRuntime,
+    private readonly claude: ClaudeSession,
+  ) {}
 
   private async check(prompt: string, ctx: OmpContext): Promise<{ refused?: string; context?: string }> {
+    const session = this.runtime.sessionId(ctx);
+    await this.claude.startAnswered(session);
+    this.claude.newPrompt(session);
     const verdict = await this.runtime.verdict("user_prompt_submit", { ...this.runtime.basePayload(ctx), prompt });
     if (verdict.failure !== undefined) {
       // A check that could not finish is refused when a closed hook owed it a verdict, as a tool call is.
@@ -41,7 +55,9 @@ export class Prompts {
   }
 
   async onAgentStart(event: BeforeAgentStartEvent, ctx: OmpContext): Promise<BeforeAgentStartEventResult> {
-    if (this.checked.delete(event.prompt.trim())) return undefined;
+    const session = this.runtime.sessionId(ctx);
+    if (this.checked.delete(event.prompt.trim())) return contextMessage(await this.claude.take(session), undefined);
+    // A refused prompt takes no SessionStart context: it stays for the next one.
     const answer = await this.check(event.prompt, ctx);
     if (answer.refused) {
       this.runtime.refused(answer.refused);
@@ -49,7 +65,7 @@ export class Prompts {
       ctx.abort?.();
       return undefined;
     }
-    // Context a prompt hook adds reaches the model as a message after the prompt.
-    return answer.context ? { message: { customType: "tama-prompt-context", content: answer.context, display: false } } : undefined;
+    // Context reaches the model as a message with the prompt: the session's first, then the prompt hook's.
+    return contextMessage(await this.claude.take(session), answer.context);
   }
 }

@@ -41,6 +41,8 @@ export class AdapterRuntime {
   readonly digest: string | null;
   readonly logger: Logger;
   readonly lifetime: EngineLifetime;
+  /** Claude's per-session fields (prompt_id, permission_mode) every event carries (claude-session.ts). */
+  sessionFields: (session: string | undefined) => Record<string, unknown> = () => ({});
   /** Every engine state the adapter reads (session control follows the loaded generation). */
   onEngineState: ((state: EngineState) => void) | undefined;
   readonly failMode: FailMode;
@@ -120,7 +122,7 @@ export class AdapterRuntime {
   basePayload(ctx: OmpContext): Record<string, unknown> {
     const session = this.sessionId(ctx);
     const file = this.sessionFile(ctx);
-    return { ...(session ? { session_id: session } : {}), cwd: ctx.cwd, ...(file ? { transcript_path: file } : {}) };
+    return { ...(session ? { session_id: session } : {}), cwd: ctx.cwd, ...(file ? { transcript_path: file } : {}), ...this.sessionFields(session) };
   }
 
   /**

@@ -3,6 +3,31 @@
 import type { OmpContext, ToolCallEvent, ToolCallEventResult, ToolResultEvent, ToolResultEventResult } from "../modules/omp/api.ts";
 import type { AdapterRuntime } from "./runtime.ts";
 import { ompInputOf } from "../modules/claude/updated-input.ts";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { detailsToKeep } from "../modules/claude/tool-response.ts";
+import { localRootOf, resolveTargetPath } from "../modules/tools/edit-targets.ts";
+
+/** Largest file whose content before a write is kept for the hooks' `originalFile`. */
+const ORIGINAL_FILE_MAX_BYTES = 1024 * 1024;
+
+/**
+ * The content a `write` replaces (null: no such file), read while the call is checked,
+ * so Claude's Write `tool_response` can say create or update and show the patch.
+ * A device URL or an unreadable or large file gives undefined: the response then says nothing of it.
+ */
+async function contentBefore(input: Record<string, unknown>, ctx: OmpContext, sessionFile: string | undefined, session: string | undefined): Promise<string | null | undefined> {
+  const raw = input.path;
+  if (typeof raw !== "string" || raw.trim().length === 0 || /^\s*\[?xd:\/\//i.test(raw)) return undefined;
+  const file = resolveTargetPath(raw, ctx.cwd, { localRoot: localRootOf(sessionFile, session) });
+  if (!path.isAbsolute(file)) return undefined;
+  try {
+    const bytes = await readFile(file);
+    return bytes.length > ORIGINAL_FILE_MAX_BYTES ? undefined : bytes.toString("utf8");
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ENOENT" ? null : undefined;
+  }
+}
 
 /** The content of a replacement result, when it has OMP's shape ({content: [{type, text?}]}). */
 function replacedContent(response: unknown): { type: string; text?: string }[] | undefined {
@@ -19,13 +44,21 @@ export class ToolEvents {
   private readonly redactionTold = new Set<string>();
   /** Calls a hook answered continue:false for: the call runs, then the run ends. */
   private readonly stopAfter = new Map<string, string>();
+  /** When each allowed call started running (Claude's `duration_ms` excludes hook time). */
+  private readonly started = new Map<string, number>();
+  /** A write's file content before it ran, read while its check runs. */
+  private readonly before = new Map<string, Promise<string | null | undefined>>();
 
   /** Calls a hook rewrote: their result's check always waits for its answer. */
   private readonly rewritten = new Set<string>();
   /** This session's tool checks in flight (pre and post). */
   private readonly checking = new Set<Promise<unknown>>();
 
-  constructor(private readonly runtime: AdapterRuntime) {}
+  constructor(
+    private readonly runtime: AdapterRuntime,
+    /** The variables SessionStart hooks set for the session's bash calls (CLAUDE_ENV_FILE). */
+    private readonly sessionEnv: (session: string | undefined) => Promise<Record<string, string> | undefined> = async () => undefined,
+  ) {}
 
   private tracked<T>(check: Promise<T>): Promise<T> {
     this.checking.add(check);
@@ -43,7 +76,29 @@ export class ToolEvents {
   }
 
   async onToolCall(event: ToolCallEvent, ctx: OmpContext): Promise<ToolCallEventResult> {
+    const answer = await this.checkCall(event, ctx);
+    if (answer !== undefined && "block" in answer) {
+      this.before.delete(event.toolCallId);
+      return answer;
+    }
+    const withEnv = event.toolName === "bash" ? await this.withSessionEnv(answer?.input ?? event.input, ctx) : undefined;
+    this.started.set(event.toolCallId, Date.now());
+    return withEnv !== undefined ? { input: withEnv } : answer;
+  }
+
+  /** A bash call with the variables SessionStart hooks set for the session (the call's own `env` wins). */
+  private async withSessionEnv(input: Record<string, unknown>, ctx: OmpContext): Promise<Record<string, unknown> | undefined> {
+    const vars = await this.sessionEnv(this.runtime.sessionId(ctx));
+    if (vars === undefined) return undefined;
+    const own = input.env !== null && typeof input.env === "object" && !Array.isArray(input.env) ? (input.env as Record<string, unknown>) : {};
+    return { ...input, env: { ...vars, ...own } };
+  }
+
+  private async checkCall(event: ToolCallEvent, ctx: OmpContext): Promise<ToolCallEventResult> {
     this.inputs.set(event.toolCallId, event.input);
+    if (event.toolName === "write") {
+      this.before.set(event.toolCallId, contentBefore(event.input, ctx, this.runtime.sessionFile(ctx), this.runtime.sessionId(ctx)));
+    }
     const verdict = await this.tracked(this.runtime.verdict(`pre_tool_use:${event.toolName}`, {
       ...this.runtime.basePayload(ctx),
       tool_name: event.toolName,
@@ -99,6 +154,12 @@ export class ToolEvents {
     this.inputs.delete(event.toolCallId);
     const stopBefore = this.stopAfter.get(event.toolCallId);
     this.stopAfter.delete(event.toolCallId);
+    const started = this.started.get(event.toolCallId);
+    this.started.delete(event.toolCallId);
+    const before = this.before.get(event.toolCallId);
+    this.before.delete(event.toolCallId);
+    const originalFile = before === undefined ? undefined : await before;
+    const details = detailsToKeep(event.toolName, event.details);
     const verdict = await this.tracked(this.runtime.verdict(`post_tool_use:${event.toolName}`, {
       ...this.runtime.basePayload(ctx),
       tool_name: event.toolName,
@@ -106,6 +167,9 @@ export class ToolEvents {
       tool_call_id: event.toolCallId,
       tool_response: { content: event.content, isError: event.isError },
       is_error: event.isError,
+      ...(details !== undefined ? { tool_details: details } : {}),
+      ...(originalFile !== undefined ? { original_file: originalFile } : {}),
+      ...(started !== undefined ? { duration_ms: Date.now() - started } : {}),
     }, { wait }));
     if (verdict.failure !== undefined) {
       this.runtime.notify(`Tama could not check the result of ${event.toolName}: ${verdict.failure}`, "warning");
@@ -142,5 +206,7 @@ export class ToolEvents {
     this.inputs.clear();
     this.rewritten.clear();
     this.stopAfter.clear();
+    this.started.clear();
+    this.before.clear();
   }
 }

@@ -8,6 +8,7 @@ import type { DispatchPayload, ParsedEvent } from "../protocol/engine.ts";
 import { callKind, codeOf, shellCommandOf, shellEnvOf, toolKind, type DeclaredToolKinds } from "../tools/declaration.ts";
 import { readCode, shellLine } from "../tools/code-reading.ts";
 import { HOOK_EVENT_NAMES, type HookInput } from "../protocol/hook-input.ts";
+import { claudeToolError, claudeToolResponse, type OmpResult } from "./tool-response.ts";
 
 export interface HookTarget {
   input: HookInput;
@@ -17,6 +18,8 @@ export interface HookTarget {
   names: string[];
   /** The file (or device URL) this target writes or reads, when the call names one. */
   target?: string;
+  /** A failed call's result (Claude's PostToolUseFailure): hooks limited to one kind of result match by it. */
+  failed?: boolean;
 }
 
 export type HookTargetsResult = { ok: true; targets: HookTarget[] } | { ok: false; error: string };
@@ -248,7 +251,7 @@ function mapFileWrites(name: string, input: Fields, ctx: MapContext): MapResult 
       const filePath = resolveTargetPath(edit.path, ctx.cwd, ctx.roots);
       if (!isEdit) return { kind: "write", toolInput: input, target: filePath };
       const toolInput = replace
-        ? defined({ file_path: filePath, old_string: input.old_string, new_string: input.new_string, replace_all: input.replace_all })
+        ? { file_path: filePath, old_string: input.old_string, new_string: input.new_string, replace_all: input.replace_all === true }
         : defined({ file_path: filePath, new_string: edit.added });
       return { kind: "write", claudeName: "Edit", toolInput, target: filePath };
     }),
@@ -416,17 +419,61 @@ function toolInputRecord(name: string, raw: unknown, declared: DeclaredToolKinds
   return asRecord(raw);
 }
 
+/** Claude's `effort`: `{level}`, as the harness sent it. */
+function effortOf(value: unknown): { level: string } | undefined {
+  const level = asRecord(value).level;
+  return typeof level === "string" ? { level } : undefined;
+}
+
+/** Whether a result event reports a failed call (Claude's PostToolUseFailure rather than PostToolUse). */
+export function isFailedResult(event: ParsedEvent, payload: DispatchPayload): boolean {
+  return event.kind === "post_tool_use" && payload.is_error === true;
+}
+
 function commonFields(event: ParsedEvent, payload: DispatchPayload): HookInput {
+  const text = (key: string): string | undefined => str(payload[key]);
   return defined({
     session_id: payload.session_id,
     transcript_path: payload.transcript_path,
     // The harness's cwd, else this process's: never a guessed directory.
     cwd: payload.cwd ?? process.cwd(),
-    hook_event_name: HOOK_EVENT_NAMES[event.kind],
+    // Claude's: one id per user prompt, on that prompt's events (none before the first).
+    prompt_id: event.kind === "session_start" ? undefined : text("prompt_id"),
+    permission_mode: event.kind === "session_start" || event.kind === "session_end" ? undefined : text("permission_mode"),
+    effort: event.kind === "pre_tool_use" || event.kind === "post_tool_use" || event.kind === "stop" ? effortOf(payload.effort) : undefined,
+    hook_event_name: isFailedResult(event, payload) ? "PostToolUseFailure" : HOOK_EVENT_NAMES[event.kind],
+    source: event.kind === "session_start" ? text("source") : undefined,
+    reason: event.kind === "session_end" ? text("reason") : undefined,
     prompt: event.kind === "user_prompt_submit" ? payload.prompt : undefined,
     stop_hook_active: event.kind === "stop" ? payload.stop_hook_active : undefined,
     last_assistant_message: event.kind === "stop" && typeof payload.last_assistant_message === "string" ? payload.last_assistant_message : undefined,
   }) as HookInput;
+}
+
+/**
+ * A result's fields as Claude Code gives them: PostToolUse's per-tool `tool_response`, or
+ * PostToolUseFailure's `error` and `is_interrupt`; then `duration_ms`. OMP's own result
+ * stays in `omp.tool_response`. The per-tool response is built when a hook first reads
+ * it (a command hook's stdin, a gate that asks), not for every result.
+ */
+function resultFields(input: HookInput, mapped: Mapped, toolName: string, payload: DispatchPayload, failed: boolean): HookInput {
+  // OMP's own result; a tool without a Claude shape keeps it as it is.
+  const response = asRecord(payload.tool_response);
+  const result: OmpResult = { ...response, content: response.content };
+  const source = { ompTool: mapped.ompName ?? toolName, claudeTool: mapped.claudeName, toolInput: mapped.toolInput, result, details: payload.tool_details };
+  const duration = num(payload.duration_ms);
+  if (failed) return { ...input, ...claudeToolError(source), ...(duration !== undefined ? { duration_ms: Math.round(duration) } : {}) };
+  // A response OMP did not give in its own shape (another harness, a test) is passed on as it is.
+  if (!Array.isArray(result.content)) return { ...input, tool_response: payload.tool_response, ...(duration !== undefined ? { duration_ms: Math.round(duration) } : {}) };
+  const originalFile = payload.original_file === null || typeof payload.original_file === "string" ? payload.original_file : undefined;
+  let built: { value: unknown } | undefined;
+  Object.defineProperty(input, "tool_response", {
+    enumerable: true,
+    configurable: true,
+    get: () => (built ??= { value: claudeToolResponse({ ...source, ...(originalFile !== undefined ? { originalFile } : {}) }) }).value,
+  });
+  if (duration !== undefined) input.duration_ms = Math.round(duration);
+  return input;
 }
 
 /**
@@ -449,22 +496,30 @@ export function toHookTargets(event: ParsedEvent, payload: DispatchPayload, decl
   const mapped = mapTool(toolName, toolInputRecord(toolName, rawInput, declared), { cwd: common.cwd, roots, declared });
   if (!mapped.ok) return mapped;
 
-  const callFields = defined({
-    tool_use_id: payload.tool_call_id,
-    tool_response: event.kind === "post_tool_use" ? payload.tool_response : undefined,
-  });
+  const post = event.kind === "post_tool_use";
+  const failed = isFailedResult(event, payload);
+  const callFields = defined({ tool_use_id: payload.tool_call_id });
   return {
     ok: true,
     targets: mapped.mapped.map((m) => {
       const ompName = m.ompName ?? toolName;
       const hookToolName = m.claudeName ?? ompName;
-      const omp = defined({ tool_name: toolName, tool_input: rawInput ?? {}, target: m.target, origin: payload.origin, kind: m.kind }) as HookInput["omp"];
+      const omp = defined({
+        tool_name: toolName,
+        tool_input: rawInput ?? {},
+        target: m.target,
+        origin: payload.origin,
+        kind: m.kind,
+        tool_response: post ? payload.tool_response : undefined,
+      }) as HookInput["omp"];
       const cwd = m.cwd ?? common.cwd;
+      const input: HookInput = { ...common, cwd, tool_name: hookToolName, tool_input: m.toolInput, ...m.extra, ...callFields, omp };
       return {
-        input: { ...common, cwd, tool_name: hookToolName, tool_input: m.toolInput, ...m.extra, ...callFields, omp },
+        input: post ? resultFields(input, m, toolName, payload, failed) : input,
         kind: m.kind,
         names: [...new Set([ompName, hookToolName])],
         ...(m.target !== undefined ? { target: m.target } : {}),
+        ...(post ? { failed } : {}),
       };
     }),
   };

@@ -55,9 +55,10 @@ export function asSentHookTargets(event: ParsedEvent, payload: DispatchPayload, 
   if (toolName === undefined) return { ok: false, error: `${event.name}: the event names no tool` };
   const kind = callKind(toolName, toolInput, declared);
   const target = kind === "write" ? writeTarget(record(payload.tool_input)) : undefined;
+  const failed = event.kind === "post_tool_use" ? { failed: input.hook_event_name === "PostToolUseFailure" } : {};
   return {
     ok: true,
-    targets: [{ input: { ...input, tool_name: toolName }, kind, names: [toolName], ...(target !== undefined ? { target } : {}) }],
+    targets: [{ input: { ...input, tool_name: toolName }, kind, names: [toolName], ...(target !== undefined ? { target } : {}), ...failed }],
   };
 }
 

@@ -15,11 +15,16 @@ import { describeSchemaError } from "../protocol/schema.ts";
 export const CLAUDE_EVENTS: Readonly<Record<string, EventKind>> = {
   PreToolUse: "pre_tool_use",
   PostToolUse: "post_tool_use",
+  // A failed call's result: the same engine event, read by hooks limited to failures.
+  PostToolUseFailure: "post_tool_use",
   UserPromptSubmit: "user_prompt_submit",
   Stop: "stop",
   SessionStart: "session_start",
   SessionEnd: "session_end",
 };
+
+/** Claude's result events: PostToolUse runs for calls that succeeded, PostToolUseFailure for those that failed. */
+const RESULTS: Readonly<Record<string, "success" | "failure">> = { PostToolUse: "success", PostToolUseFailure: "failure" };
 
 /** A hook as written into the registry (defaults not spelled out). */
 export type NewHook = z.input<typeof HookEntry>;
@@ -200,6 +205,7 @@ function translateHook(
       description: `from Claude Code ${source.file}: ${claudeEvent}${at.matcher !== undefined ? ` ${at.matcher}` : ""}`,
       events: [context.kind],
       ...(context.tools !== undefined ? { tools: context.tools } : {}),
+      ...(RESULTS[claudeEvent] !== undefined ? { results: RESULTS[claudeEvent] } : {}),
       command: argv,
       ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       // A Claude Code hook that crashes does not refuse: the same as failing open.
@@ -322,8 +328,14 @@ export function readSettingsFile(file: string): { ok: true; settings: unknown } 
 }
 
 /** What makes two hooks the same hook, whatever their ids: events, tools and command. */
-export function hookIdentity(hook: Pick<NewHook, "events" | "tools" | "command" | "builtin">): string {
-  return canonicalJson({ events: [...hook.events].sort(), tools: hook.tools ?? "any", command: hook.command, builtin: hook.builtin });
+export function hookIdentity(hook: Pick<NewHook, "events" | "tools" | "command" | "builtin" | "results">): string {
+  return canonicalJson({ events: [...hook.events].sort(), tools: hook.tools ?? "any", command: hook.command, builtin: hook.builtin, results: hook.results });
+}
+
+/** The identities under which a registry hook already covers a candidate: one for every result also covers each kind. */
+export function coveredIdentities(hook: Pick<NewHook, "events" | "tools" | "command" | "builtin" | "results">): string[] {
+  if (hook.results !== undefined || !hook.events.includes("post_tool_use")) return [hookIdentity(hook)];
+  return [hookIdentity(hook), hookIdentity({ ...hook, results: "success" }), hookIdentity({ ...hook, results: "failure" })];
 }
 
 /** An id not in `taken`: `claude.<event>.<slug>`, with `-2`, `-3`… when needed. */

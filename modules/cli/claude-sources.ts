@@ -8,7 +8,7 @@ import { editRegistry, readRegistry } from "../registry/edit.ts";
 import { parseSource } from "../sources/sources.ts";
 import { tamaPaths } from "../system/paths.ts";
 import { editing } from "./hooks/edit.ts";
-import { runsOf } from "./hooks/format.ts";
+import { eventsOf, runsOf } from "./hooks/format.ts";
 import { CliError, printJson } from "./io.ts";
 
 export function setClaudeSources(file: string, on: boolean): { changed: boolean } {
@@ -28,7 +28,7 @@ export function userClaudeHooks(): { file: string; runs: string[]; error?: strin
     return undefined;
   }
   const source = parseSource("claude-user", file, text, undefined);
-  return { file, runs: source.hooks.map((h) => `${h.events.join(",")}: ${runsOf(h)}`), ...(source.error !== undefined ? { error: source.error } : {}) };
+  return { file, runs: source.hooks.map((h) => `${eventsOf(h)}: ${runsOf(h)}`), ...(source.error !== undefined ? { error: source.error } : {}) };
 }
 
 /** What `tama install` says about Claude sources: the change it made, or the offer. */

@@ -9,7 +9,7 @@ import { findProject, PROJECT_SOURCE_FILES } from "../sources/project.ts";
 import { ProjectSources, trustCommand, type LoadedSource } from "../sources/sources.ts";
 import { FileDigests, listTrust, removeTrust, writeTrust, type Manifest, type TrustState } from "../sources/trust.ts";
 import { tamaPaths } from "../system/paths.ts";
-import { runsOf, timeoutOf, toolsOf } from "./hooks/format.ts";
+import { eventsOf, runsOf, timeoutOf, toolsOf } from "./hooks/format.ts";
 import { CliError, printJson, table } from "./io.ts";
 
 const USAGE = `usage: tama trust [DIR] [--dry-run] [--json]     show what the project's hooks run, then trust that content
@@ -103,7 +103,7 @@ export function projectLines(view: ProjectView): string[] {
         indent(
           table([
             ["ID", "EVENTS", "TOOLS", "RUNS", "TIMEOUT"],
-            ...source.hooks.map((h) => [h.id, h.events.join(","), toolsOf(h), runsOf(h), timeoutOf(h.timeoutMs)]),
+            ...source.hooks.map((h) => [h.id, eventsOf(h), toolsOf(h), runsOf(h), timeoutOf(h.timeoutMs)]),
           ]),
           4,
         ),

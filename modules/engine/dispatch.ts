@@ -233,6 +233,7 @@ function unansweredClosed(run: DispatchRun, hooks: HookEntry[], targets: HookTar
 
 /** Whether a hook's tool matcher takes a target (an event without a tool takes every hook). */
 function matches(hook: HookEntry, target: HookTarget): boolean {
+  if (hook.results !== undefined && target.failed !== undefined && (hook.results === "failure") !== target.failed) return false;
   if (target.kind === "other" && target.names.length === 0) return true;
   const matcher = hook.tools;
   if (matcher === "any") return true;

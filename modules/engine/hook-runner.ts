@@ -1,7 +1,10 @@
 // Running one hook of a dispatch: a built-in gate in process, or a command in its
 // own process group (hook-process.ts) with the session's environment, tracked as
 // active while it runs; its answer read and judged by hook-answer.ts.
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import type { HookTarget } from "../claude/hook-input.ts";
+import { claudeEnvFile, tamaHome } from "../system/paths.ts";
 import { builtinGate } from "../gates/index.ts";
 import type { BuiltinGate, GateContext, OptionsParse } from "../gates/types.ts";
 import { SELF_PROTECTION_ID } from "../gates/self-protection.ts";
@@ -124,10 +127,30 @@ export class HookRunner {
     }
   }
 
+  /**
+   * Claude Code's CLAUDE_ENV_FILE for a SessionStart hook: a file of its own whose
+   * variables the session's later bash calls get (the adapter reads them once the
+   * session_start dispatch has answered). A harness that sets one (Claude Code
+   * running `tama run-hook`) keeps its own.
+   */
+  private envFile(run: DispatchRun, hook: SourcedHook): Record<string, string> {
+    if (run.event.kind !== "session_start" || run.session === null || this.options.env.CLAUDE_ENV_FILE !== undefined) return {};
+    const file = claudeEnvFile(tamaHome(this.options.env), run.session, hook.id);
+    try {
+      mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+      // Each start of the session writes it afresh (a resume, a compaction).
+      writeFileSync(file, "", { mode: 0o600 });
+    } catch {
+      return {};
+    }
+    return { CLAUDE_ENV_FILE: file };
+  }
+
   private hookEnv(run: DispatchRun, hook: SourcedHook): NodeJS.ProcessEnv {
     // The session control capability is the operator's grant for the registry's catalog: other sources never get it.
     return this.options.grants.applyTo(hook.origin.label === "registry" ? run : {}, {
       ...this.options.env,
+      ...this.envFile(run, hook),
       TAMA_HOOK_ID: hook.id,
       TAMA_EVENT: run.event.name,
       TAMA_SESSION_ID: run.session ?? "",

@@ -102,7 +102,8 @@ export const redactSecrets = gateWithOptions<Options>({
   options: { help: "patterns: extra regular expressions to redact; assignments: redact NAME=value where NAME says secret", example: { patterns: ["corp_[a-z0-9]{32}"] } },
   schema: Options,
   evaluate(input: HookInput, _context, options): GateVerdict {
-    const response = input.tool_response as { content?: unknown } | undefined;
+    // OMP's own result, which is what the model reads (Claude's per-tool shape is a view of it).
+    const response = (input.omp?.tool_response ?? input.tool_response) as { content?: unknown } | undefined;
     const content = Array.isArray(response?.content) ? (response.content as Part[]) : undefined;
     if (content === undefined) return { decision: "pass" };
     const kinds = new Set<string>();

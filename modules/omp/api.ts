@@ -7,6 +7,8 @@ export interface OmpSessionManager {
   getSessionFile(): string | undefined;
   /** The session file's header; a subagent's names its parent's session file. */
   getHeader?(): { parentSession?: string } | null;
+  /** The session's entries; a resumed session's file already holds messages. */
+  getEntries?(): { type: string }[];
 }
 
 export interface OmpUi {
@@ -57,6 +59,8 @@ export interface OmpApi {
   registerCommand(name: string, command: OmpCommand): void;
   /** OMP's bundled zod, for tool parameter schemas. */
   zod?: unknown;
+  /** The session's thinking level (`off`, `minimal` … `max`, `inherit`). */
+  getThinkingLevel?(): string | undefined;
 }
 
 // ---- events the adapter reads (fields it uses) ----------------------------
@@ -136,6 +140,13 @@ export type ToolCallEventResult = { block: true; reason: string } | { input: Rec
 export type ToolResultEventResult = { content: { type: string; text?: string }[] } | undefined;
 export type InputEventResult = { handled: true } | { text: string } | undefined;
 export type BeforeAgentStartEventResult = { message: { customType: string; content: string; display: boolean } } | undefined;
+
+/** OMP's session_switch: /new, /resume, a fork. */
+export interface SessionSwitchEvent {
+  type: "session_switch";
+  reason: "new" | "resume" | "fork";
+  adoption?: boolean;
+}
 export type SessionStopEventResult = { decision: "block"; reason: string } | undefined;
 
 /**
@@ -144,7 +155,8 @@ export type SessionStopEventResult = { decision: "block"; reason: string } | und
  */
 export interface OmpEvents {
   session_start: { event: SessionLifecycleEvent; result: undefined };
-  session_switch: { event: SessionLifecycleEvent; result: undefined };
+  session_switch: { event: SessionSwitchEvent; result: undefined };
+  session_compact: { event: SessionLifecycleEvent; result: undefined };
   session_branch: { event: SessionLifecycleEvent; result: undefined };
   session_shutdown: { event: SessionLifecycleEvent; result: undefined };
   tool_call: { event: ToolCallEvent; result: ToolCallEventResult };

@@ -64,6 +64,18 @@ export const DispatchPayload = z.looseObject({
   transcript_path: text(8192),
   /** "user": a person's own command (OMP's user_bash), not the agent's tool call. */
   origin: z.optional(z.enum(["user"])),
+  /** The fields of OMP's result details Claude's per-tool `tool_response` is built from. */
+  tool_details: z.optional(z.unknown()),
+  /** A written file's content before the call (null: there was none), for Write's `tool_response`. */
+  original_file: z.optional(z.nullable(z.string())),
+  /** How long the tool ran, hooks excluded. */
+  duration_ms: z.optional(z.number()),
+  /** Claude's: one id per user prompt, carried by that prompt's events. */
+  prompt_id: text(512),
+  permission_mode: text(64),
+  /** Why a session started (`startup`, `resume`, `clear`, `compact`, `fork`) or ended (`other`, `clear`, …). */
+  source: text(64),
+  reason: text(64),
 });
 export type DispatchPayload = z.infer<typeof DispatchPayload>;
 

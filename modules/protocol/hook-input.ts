@@ -15,7 +15,15 @@ export type HookInput = {
   stop_hook_active?: boolean;
   transcript_path?: string;
   /** OMP's own spelling of the call, beside Claude's. */
-  omp?: { tool_name: string; tool_input: unknown; target?: string; origin?: "user"; kind?: "shell" | "write" | "code" | "lookup" | "other" };
+  omp?: {
+    tool_name: string;
+    tool_input: unknown;
+    target?: string;
+    origin?: "user";
+    kind?: "shell" | "write" | "code" | "lookup" | "other";
+    /** OMP's own result, `{content, isError}` (a result event only). */
+    tool_response?: unknown;
+  };
   /** A code-execution call: its code can write files no hook was shown. */
   unnamed_writes?: boolean;
   [key: string]: unknown;

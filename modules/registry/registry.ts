@@ -40,6 +40,11 @@ export const HookEntry = z
     timeoutMs: z._default(z.int().check(z.minimum(1), z.maximum(3_600_000)), DEFAULT_TIMEOUT_MS),
     failMode: z._default(z.enum(["open", "closed"]), "open"),
     enabled: z._default(z.boolean(), true),
+    /**
+     * Which results a post_tool_use hook reads: a call that succeeded (Claude's
+     * PostToolUse) or one that failed (PostToolUseFailure); absent is every result.
+     */
+    results: z.optional(z.enum(["success", "failure"])),
     /** Start the hook's process before its event (engine/prestart.ts); absent is off, so older catalogs keep their checksum. */
     prestart: z.optional(z.boolean()),
   })

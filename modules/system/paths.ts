@@ -62,6 +62,24 @@ export function tamaPaths(env: NodeJS.ProcessEnv = process.env): TamaPaths {
   };
 }
 
+/** A file name made of any text: what cannot be in one is `_`. */
+function fileComponent(value: string): string {
+  const name = value.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 200);
+  return /^[A-Za-z0-9]/.test(name) ? name : `_${name}`;
+}
+
+/**
+ * Where a session's SessionStart hooks write variables for its later bash calls
+ * (Claude Code's CLAUDE_ENV_FILE), one file per hook, under Tama's own (protected) home.
+ */
+export function claudeEnvDir(home: string, session: string): string {
+  return path.join(home, "sessions", "env", fileComponent(session));
+}
+
+export function claudeEnvFile(home: string, session: string, hookId: string): string {
+  return path.join(claudeEnvDir(home, session), `sessionstart-${fileComponent(hookId)}.sh`);
+}
+
 /** Whether a string can be a file name on its own (no separators, no dot names, bounded). */
 export function isSafeFileComponent(value: string): boolean {
   return /^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$/.test(value) && value !== "." && value !== "..";

@@ -101,6 +101,15 @@ describe("tama run-hook on Claude Code's own payloads", () => {
     expect(recorded()).toEqual([payload, failure]);
   });
 
+  it("a result hook limited to failures runs for PostToolUseFailure only, one limited to successes for PostToolUse only", () => {
+    const only = (results: string) => ({ id: `only-${results}`, events: ["post_tool_use"], results, command: ["sh", "-c", `cat >/dev/null; echo ${results} >> '${recordFile}.kinds'`] });
+    registry([only("success"), only("failure")]);
+    const payload = { ...common("PostToolUse"), tool_name: "Bash", tool_input: { command: "make" }, tool_response: { stdout: "" }, tool_use_id: "toolu_2" };
+    expect(runHook("PostToolUse", payload).code).toBe(0);
+    expect(runHook("PostToolUseFailure", { ...payload, hook_event_name: "PostToolUseFailure", error: "Exit code 2" }).code).toBe(0);
+    expect(readFileSync(`${recordFile}.kinds`, "utf8")).toBe("success\nfailure\n");
+  });
+
   it("SessionStart, UserPromptSubmit, Stop and SessionEnd keep every field Claude sends", () => {
     registry([]);
     const payloads: [string, Record<string, unknown>][] = [

@@ -161,6 +161,32 @@ describe("tama hooks import --from-claude", () => {
     }
   });
 
+  it("PostToolUse hooks run for calls that succeeded, PostToolUseFailure hooks for those that failed", async () => {
+    const log = path.join(home.dir, "ran.log");
+    const hook = (name: string) => ({ type: "command", command: `cat >/dev/null; echo ${name} >> '${log}'`, timeout: 10 });
+    settings(path.join(project, ".claude", "settings.json"), {
+      hooks: { PostToolUse: [{ matcher: "Bash", hooks: [hook("post")] }], PostToolUseFailure: [{ matcher: "Bash", hooks: [hook("failure")] }] },
+    });
+    const report = json<ImportReport>(run(["--json"]));
+    expect(report.imported.map((i) => [i.claudeEvent, i.hook.events, i.hook.results])).toEqual([
+      ["PostToolUse", ["post_tool_use"], "success"],
+      ["PostToolUseFailure", ["post_tool_use"], "failure"],
+    ]);
+    // Imported again: both are there already.
+    expect(json<ImportReport>(run(["--json"])).existing).toHaveLength(2);
+    const engine = new EngineClient(home);
+    try {
+      await engine.ready();
+      const result = (isError: boolean) => ({ session_id: "s", cwd: home.dir, tool_input: { command: "make" }, tool_response: { content: [{ type: "text", text: "x" }], isError }, is_error: isError });
+      await engine.dispatch("post_tool_use:bash", result(false));
+      expect(readFileSync(log, "utf8")).toBe("post\n");
+      await engine.dispatch("post_tool_use:bash", result(true));
+      expect(readFileSync(log, "utf8")).toBe("post\nfailure\n");
+    } finally {
+      await engine.close();
+    }
+  });
+
   it("a named file, --dry-run, --disabled and disableAllHooks", () => {
     const file = settings(path.join(home.dir, "elsewhere.json"), { hooks: { Stop: [{ hooks: [{ type: "command", command: "echo x" }] }] } });
     const dry = json<ImportReport>(run([file, "--dry-run", "--json"]));

@@ -59,6 +59,21 @@ describe("tama hooks add/disable/enable/remove", () => {
     expect(hooks[1]).toEqual({ id: "b", events: ["stop"], command: ["sh", "-c", "echo hi"], timeoutMs: 1500 });
   });
 
+  it("Claude's PostToolUse and PostToolUseFailure name which results the hook reads; post_tool_use (or both) reads every one", () => {
+    const add = (id: string, event: string) => tama(home, ["hooks", "add", "--id", id, "--event", event, "--", "true"]);
+    expect(add("on-failure", "PostToolUseFailure").stdout).toContain("Added on-failure (post_tool_use, tools any: true)");
+    expect(add("on-success", "PostToolUse").code).toBe(0);
+    expect(add("on-both", "PostToolUse,PostToolUseFailure").code).toBe(0);
+    expect(add("on-every", "post_tool_use").code).toBe(0);
+    expect(registry().hooks.map((h) => [h.id, h.events, h.results])).toEqual([
+      ["on-failure", ["post_tool_use"], "failure"],
+      ["on-success", ["post_tool_use"], "success"],
+      ["on-both", ["post_tool_use"], undefined],
+      ["on-every", ["post_tool_use"], undefined],
+    ]);
+    expect(tama(home, ["hooks", "list"]).stdout).toMatch(/on-failure +post_tool_use\(failure\)/);
+  });
+
   it("--prestart marks a command hook to start before its event; a built-in gate is refused it", () => {
     const added = tama(home, ["hooks", "add", "--id", "pre", "--event", "pre_tool_use", "--prestart", "--", "sh", "-c", "cat >/dev/null"]);
     expect(added.code).toBe(0);

@@ -30,6 +30,25 @@ function pre(tool: string, toolInput: unknown): HookTarget[] {
   return targets(`pre_tool_use:${tool}`, { cwd: CWD, tool_name: tool, tool_input: toolInput, tool_call_id: "call-1" });
 }
 
+describe("Claude's session fields, each on the events Claude Code sends it on", () => {
+  const session = { cwd: CWD, prompt_id: "p-1", permission_mode: "default", effort: { level: "high" }, source: "resume", reason: "clear" };
+  const fieldsOf = (event: string) => {
+    const input = only(event, { ...session, tool_input: { command: "ls" } }).input;
+    return ["prompt_id", "permission_mode", "effort", "source", "reason"].filter((key) => key in input);
+  };
+
+  it("SessionStart has its source and no prompt yet; SessionEnd its reason and the last prompt's id", () => {
+    expect(fieldsOf("session_start")).toEqual(["source"]);
+    expect(fieldsOf("session_end")).toEqual(["prompt_id", "reason"]);
+    expect(only("session_start", session).input.source).toBe("resume");
+  });
+
+  it("a prompt has its id and mode; tool events and Stop add the effort", () => {
+    expect(fieldsOf("user_prompt_submit")).toEqual(["prompt_id", "permission_mode"]);
+    for (const event of ["pre_tool_use:bash", "post_tool_use:bash", "stop"]) expect(fieldsOf(event), event).toEqual(["prompt_id", "permission_mode", "effort"]);
+  });
+});
+
 describe("event names and common fields", () => {
   const expected: Record<string, string> = {
     session_start: "SessionStart",

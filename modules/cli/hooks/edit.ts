@@ -17,7 +17,7 @@ import { EVENT_KINDS, EventKind, isToolEvent } from "../../protocol/engine.ts";
 import { editRegistry, hookIndex, readRegistry, RegistryEditError, UnknownHookError } from "../../registry/edit.ts";
 import { HOOK_ID_PATTERN, type HookEntry, type ToolMatcher } from "../../registry/registry.ts";
 import { HookSelection } from "../../engine/selection.ts";
-import { runsOf, shellJoin, timeoutOf, toolsOf } from "./format.ts";
+import { eventsOf, runsOf, shellJoin, timeoutOf, toolsOf } from "./format.ts";
 import { CliError, printJson, table } from "../io.ts";
 
 export const REGISTRY_OPTIONS = {
@@ -68,14 +68,14 @@ export function listHooks(argv: string[]): number {
     lines.push(
       table([
         ["ID", "EVENTS", "TOOLS", "RUNS", "TIMEOUT", "FAIL", "ENABLED"],
-        ...hooks.map((h) => [h.id, h.events.join(","), toolsOf(h), runsOf(h), timeoutOf(h.timeoutMs), h.failMode, enabledText(h)]),
+        ...hooks.map((h) => [h.id, eventsOf(h), toolsOf(h), runsOf(h), timeoutOf(h.timeoutMs), h.failMode, enabledText(h)]),
       ]),
     );
   }
   if (others.userClaude !== undefined) {
     const u = others.userClaude;
     lines.push("", `${u.file} (Claude Code, the user's: no trust needed): ${!u.present ? "none" : u.error !== undefined ? `broken, none of its hooks run: ${u.error}` : `${u.hooks.length} hooks`}`);
-    if (u.hooks.length > 0) lines.push(table([["ID", "EVENTS", "TOOLS", "RUNS", "TIMEOUT"], ...u.hooks.map((h) => [h.id, h.events.join(","), toolsOf(h), runsOf(h), timeoutOf(h.timeoutMs)])]));
+    if (u.hooks.length > 0) lines.push(table([["ID", "EVENTS", "TOOLS", "RUNS", "TIMEOUT"], ...u.hooks.map((h) => [h.id, eventsOf(h), toolsOf(h), runsOf(h), timeoutOf(h.timeoutMs)])]));
   }
   if (others.project !== undefined) {
     lines.push("", `Project ${others.project.root}: ${trustText(others.project)}`, ...projectLines(others.project));
@@ -192,7 +192,12 @@ export function addHook(argv: string[]): number {
   const id = values.id ?? gate?.id;
   if (id === undefined) throw new CliError("give the hook an id: --id NAME (letters, digits, '.', '_', ':', '-')", 2);
   if (!HOOK_ID_PATTERN.test(id)) throw new CliError(`--id ${JSON.stringify(id)} is not a hook id: 1-128 letters, digits, '.', '_', ':' or '-', starting with a letter or digit`, 2);
-  const events = [...new Set((values.event ?? []).flatMap((e) => e.split(",")).map((e) => eventOf(e.trim())))];
+  const eventNames = (values.event ?? []).flatMap((e) => e.split(",")).map((e) => e.trim());
+  const events = [...new Set(eventNames.map(eventOf))];
+  // Claude's result events name which results the hook reads; post_tool_use (or both) reads every one.
+  const results = eventNames.includes("post_tool_use") || (eventNames.includes("PostToolUse") && eventNames.includes("PostToolUseFailure"))
+    ? undefined
+    : eventNames.includes("PostToolUseFailure") ? "failure" : eventNames.includes("PostToolUse") ? "success" : undefined;
   if (events.length === 0 && gate) events.push(...gate.events);
   if (events.length === 0) throw new CliError(`name the event(s): --event pre_tool_use (one of ${EVENT_KINDS.join(", ")})`, 2);
   if (values.tools !== undefined && !events.some(isToolEvent)) throw new CliError("--tools applies to pre_tool_use and post_tool_use hooks only", 2);
@@ -207,6 +212,7 @@ export function addHook(argv: string[]): number {
     ...(values.description !== undefined ? { description: values.description } : {}),
     events,
     ...(values.tools !== undefined ? { tools: toolsOption(values.tools) } : {}),
+    ...(results !== undefined ? { results } : {}),
     ...(command !== undefined ? { command } : { builtin: values.builtin }),
     ...(timeout !== undefined ? { timeoutMs: Number(timeout) } : {}),
     ...(failMode !== undefined ? { failMode } : {}),

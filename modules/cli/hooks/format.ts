@@ -17,6 +17,11 @@ export function runsOf(hook: Pick<NewHook, "command" | "builtin">): string {
   return hook.builtin !== undefined ? `builtin ${hook.builtin}` : shorten(shellJoin(hook.command ?? []));
 }
 
+/** The events, a result hook's kind of result beside post_tool_use (`post_tool_use(failure)`). */
+export function eventsOf(hook: Pick<NewHook, "events" | "results">): string {
+  return hook.events.map((e) => (e === "post_tool_use" && hook.results !== undefined ? `${e}(${hook.results})` : e)).join(",");
+}
+
 export function toolsOf(hook: Pick<NewHook, "tools" | "events">): string {
   const toolEvent = hook.events.some((e) => e === "pre_tool_use" || e === "post_tool_use");
   if (!toolEvent) return "-";

@@ -6,6 +6,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import {
   claudeSettingsFiles,
+  coveredIdentities,
   hookIdentity,
   namedSettingsFile,
   readSettingsFile,
@@ -18,7 +19,7 @@ import {
 } from "../../claude/settings.ts";
 import { editRegistry } from "../../registry/edit.ts";
 import { commandWarnings, editing, REGISTRY_OPTIONS, registryPath } from "./edit.ts";
-import { runsOf, shorten, timeoutOf, toolsOf } from "./format.ts";
+import { eventsOf, runsOf, shorten, timeoutOf, toolsOf } from "./format.ts";
 import { CliError, printJson, table } from "../io.ts";
 
 interface Imported {
@@ -85,7 +86,7 @@ export function importHooks(argv: string[]): number {
     editRegistry(
       file,
       (hooks, current) => {
-        const known = new Map(current.hooks.map((h) => [hookIdentity(h), h.id]));
+        const known = new Map(current.hooks.flatMap((h) => coveredIdentities(h).map((identity) => [identity, h.id] as const)));
         const taken = new Set(current.hooks.map((h) => h.id));
         const imported: Imported[] = [];
         const existing: { id: string; source: string; command: string }[] = [];
@@ -171,7 +172,7 @@ function report(r: {
       indent(
         table([
           ["ID", "EVENT", "TOOLS", "RUNS", "TIMEOUT", "FROM"],
-          ...r.imported.map((i) => [i.id, i.hook.events.join(","), toolsOf(i.hook), runsOf(i.hook), timeoutOf(i.hook.timeoutMs), tilde(i.source)]),
+          ...r.imported.map((i) => [i.id, eventsOf(i.hook), toolsOf(i.hook), runsOf(i.hook), timeoutOf(i.hook.timeoutMs), tilde(i.source)]),
         ]),
       ),
     );
