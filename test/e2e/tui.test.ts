@@ -55,7 +55,7 @@ describe.skipIf(!hasTmux)("Tama in OMP's TUI", () => {
     const bashCall = async (session: TuiSession, word: string): Promise<void> => {
       const before = server.requests.length;
       session.submit(`CALL bash {"command":"echo ${word}"}`);
-      const deadline = Date.now() + 60_000;
+      const deadline = Date.now() + 180_000;
       while (server.requests.length < before + 2) {
         if (Date.now() > deadline) throw new Error(`the model never saw the result of ${word}`);
         await new Promise((resolve) => setTimeout(resolve, 100));
@@ -75,7 +75,7 @@ describe.skipIf(!hasTmux)("Tama in OMP's TUI", () => {
 
     // A stray Enter keeps the hooks held: the first choice trusts nothing.
     tui = startTui(env);
-    let dialog = await tui.waitFor(/Trust this content/);
+    let dialog = await tui.waitFor(/Trust this content/, 120_000);
     expect(dialog).toContain(`project ${env.cwd} is not trusted yet`);
     expect(dialog).toMatch(/\.tama\/hooks\.json: pre_tool_use runs sh -c/);
     tui.press("Enter");
@@ -87,11 +87,11 @@ describe.skipIf(!hasTmux)("Tama in OMP's TUI", () => {
 
     // The next session offers it again; choosing trust records it, and the hook runs from the next event.
     tui = startTui(env);
-    dialog = await tui.waitFor(/Trust this content/);
+    dialog = await tui.waitFor(/Trust this content/, 120_000);
     tui.press("Down", "Enter");
-    await tui.waitFor(/trusted at this content and run from the next event/);
+    await tui.waitFor(/trusted at this content and run from the next event/, 120_000);
     expect(trusted()).toHaveLength(1);
     await bashCall(tui, "second-call");
     expect(ran()).toBe(true);
-  });
+  }, 600_000);
 });
