@@ -1,11 +1,11 @@
 // Real Claude Code, offline: an isolated HOME and config dir, the scripted Messages
 // server of test/omp/model-server.ts as its API, hooks from the isolated settings.json.
 // The version under test is the pinned dev dependency; changing it re-checks everything.
-import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ROOT } from "../support/engine-client.ts";
+import { runToExit } from "../support/run-to-exit.ts";
 import { trailingToolResults, type ModelServer, type Script } from "../omp/model-server.ts";
 
 export const CLAUDE_BIN = path.join(ROOT, "node_modules/@anthropic-ai/claude-code/bin/claude.exe");
@@ -86,40 +86,23 @@ export interface ClaudeRun {
 }
 
 /** `claude -p <prompt> --output-format stream-json --verbose` in the project; resolves when it exits. */
-export function runClaude(
+export async function runClaude(
   claude: ClaudeHome,
   server: ModelServer,
   prompt: string,
   options: { env?: NodeJS.ProcessEnv; timeoutMs?: number; args?: string[] } = {},
 ): Promise<ClaudeRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(CLAUDE_BIN, ["-p", prompt, "--output-format", "stream-json", "--verbose", ...(options.args ?? [])], {
-      cwd: claude.project,
-      env: claudeEnv(claude, server, options.env),
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`claude did not finish in ${options.timeoutMs ?? 120_000} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`));
-    }, options.timeoutMs ?? 120_000);
-    child.on("error", (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      const events = stdout
-        .split("\n")
-        .filter((line) => line.trim().startsWith("{"))
-        .map((line) => JSON.parse(line) as StreamEvent);
-      const last = [...events].reverse().find((e) => e.type === "result");
-      resolve({ code, events, result: typeof last?.result === "string" ? last.result : undefined, stderr });
-    });
+  const { code, stdout, stderr } = await runToExit("claude", CLAUDE_BIN, ["-p", prompt, "--output-format", "stream-json", "--verbose", ...(options.args ?? [])], {
+    cwd: claude.project,
+    env: claudeEnv(claude, server, options.env),
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
   });
+  const events = stdout
+    .split("\n")
+    .filter((line) => line.trim().startsWith("{"))
+    .map((line) => JSON.parse(line) as StreamEvent);
+  const last = [...events].reverse().find((e) => e.type === "result");
+  return { code, events, result: typeof last?.result === "string" ? last.result : undefined, stderr };
 }
 
 /** The tool results Claude put in front of the model, by tool_use id, from the stream. */

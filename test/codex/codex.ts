@@ -7,6 +7,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFile
 import os from "node:os";
 import path from "node:path";
 import { ROOT } from "../support/engine-client.ts";
+import { runToExit, type Exited } from "../support/run-to-exit.ts";
 import type { ModelServer } from "../omp/model-server.ts";
 import { isJsonObject, type JsonObject } from "../omp/request-view.ts";
 
@@ -67,36 +68,14 @@ export function makeCodexHome(server: ModelServer, prefix = "tama-codex-"): Code
   };
 }
 
-export interface CodexRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+export type CodexRun = Exited;
 
 /** `codex exec --json <prompt>` in the project; resolves when it exits. */
 export function runCodex(codex: CodexHome, prompt: string, options: { env?: NodeJS.ProcessEnv; args?: string[]; timeoutMs?: number } = {}): Promise<CodexRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CODEX_BIN, "exec", "--json", "--skip-git-repo-check", ...(options.args ?? []), prompt], {
-      cwd: codex.project,
-      env: codexEnv(codex, options.env),
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`codex did not finish in ${options.timeoutMs ?? 120_000} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`));
-    }, options.timeoutMs ?? 120_000);
-    child.on("error", (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
+  return runToExit("codex", process.execPath, [CODEX_BIN, "exec", "--json", "--skip-git-repo-check", ...(options.args ?? []), prompt], {
+    cwd: codex.project,
+    env: codexEnv(codex, options.env),
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
   });
 }
 
