@@ -116,15 +116,23 @@ export function translateMatcher(matcher: string | undefined): { ok: true; tools
 /** Claude Code's own tool names: a matcher that differs from one only in case matches nothing there. */
 const CLAUDE_TOOLS = ["Bash", "Read", "Write", "Edit", "MultiEdit", "Glob", "Grep", "WebFetch", "WebSearch", "Task", "Agent", "NotebookEdit", "TodoWrite", "LSP"];
 
-function caseNotes(matcher: string | undefined): string[] {
-  const tokens = (matcher ?? "").replace(/[\^$()]/g, "").split("|").map((t) => t.trim());
-  return tokens.flatMap((token) => {
-    const named = CLAUDE_TOOLS.find((tool) => tool !== token && tool.toLowerCase() === token.toLowerCase());
-    return named === undefined
-      ? []
-      : [`Claude Code's matchers are case-sensitive, so there ${JSON.stringify(token)} matches no tool; Tama matches names in any case, so here it runs for every ${named} call`];
-  });
+/** A matcher token that is a Claude Code tool's name in another case: it matches nothing in Claude Code. */
+function caseTwin(token: string): string | undefined {
+  return CLAUDE_TOOLS.find((tool) => tool !== token && tool.toLowerCase() === token.toLowerCase());
 }
+
+/**
+ * Claude Code's matchers are case-sensitive and Tama's names are not: the names that
+ * match nothing in Claude Code are left out, so the hook runs where Claude runs it.
+ */
+function keepClaudeCase(tools: ToolMatcher): { tools: ToolMatcher; dropped: string[] } {
+  if (!Array.isArray(tools)) return { tools, dropped: [] };
+  const dropped = tools.filter((name) => caseTwin(name) !== undefined);
+  return { tools: tools.filter((name) => caseTwin(name) === undefined), dropped };
+}
+
+const caseNote = (token: string): string =>
+  `Claude Code's matchers are case-sensitive, so there ${JSON.stringify(token)} matches no tool (${caseTwin(token)} does); it is left out here too`;
 
 /** A readable base for an id: the script's file name, else the command's first word. */
 /** `<…/tama> run-hook …` (quoted or not, by any path): the one-event interface, as `tama install --claude` writes it. */
@@ -158,7 +166,7 @@ function argvOf(command: string, shell: string, source: SettingsSource, notes: s
 
 function translateHook(
   raw: unknown,
-  context: { source: SettingsSource; claudeEvent: string; kind: EventKind; matcher: string | undefined; tools: ToolMatcher | undefined; disabled: boolean; live: boolean },
+  context: { source: SettingsSource; claudeEvent: string; kind: EventKind; matcher: string | undefined; tools: ToolMatcher | undefined; caseDropped: string[]; disabled: boolean; live: boolean },
 ): Candidate | Untranslated {
   const { source, claudeEvent, matcher } = context;
   const at = { source: source.file, claudeEvent, ...(matcher !== undefined && matcher !== "" ? { matcher } : {}) };
@@ -198,7 +206,7 @@ function translateHook(
     }
   }
   for (const cut of ompCutsShort([context.kind], timeoutMs ?? DEFAULT_TIMEOUT_MS)) notes.push(cut.text);
-  notes.push(...caseNotes(matcher));
+  notes.push(...context.caseDropped.map(caseNote));
   const argv = argvOf(command, shell, source, notes, context.live);
   return {
     hook: {
@@ -261,8 +269,13 @@ export function translateClaudeSettings(settings: unknown, source: SettingsSourc
         for (const raw of group.data.hooks) translation.untranslated.push({ ...at, what: whatOf(raw), why: tools.why });
         continue;
       }
+      const cased = tools.tools === undefined ? { tools: undefined, dropped: [] } : keepClaudeCase(tools.tools);
+      if (Array.isArray(cased.tools) && cased.tools.length === 0) {
+        for (const raw of group.data.hooks) translation.untranslated.push({ ...at, what: whatOf(raw), why: `it never runs in Claude Code: ${caseNote(cased.dropped[0]!)}` });
+        continue;
+      }
       for (const raw of group.data.hooks) {
-        const result = translateHook(raw, { source, claudeEvent, kind, matcher, tools: tools.tools, disabled, live: options.live === true });
+        const result = translateHook(raw, { source, claudeEvent, kind, matcher, tools: cased.tools, caseDropped: cased.dropped, disabled, live: options.live === true });
         if ("hook" in result) addCandidate(translation.candidates, result);
         else translation.untranslated.push(result);
       }

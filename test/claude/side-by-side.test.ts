@@ -128,7 +128,6 @@ const SCENARIOS: Scenario[] = [
     hooks: { PreToolUse: [{ matcher: "bash", mode: "exit2" }] },
     command: "echo ran",
     ran: true,
-    ompDiffers: { expect: { ran: false }, why: "Claude Code's matchers are case-sensitive; Tama matches names in any case (import notes it)" },
   },
   {
     name: "every event's input, recorded",
