@@ -113,6 +113,21 @@ export function translateMatcher(matcher: string | undefined): { ok: true; tools
   return { ok: true, tools: [...new Set(names)] };
 }
 
+/**
+ * A SessionStart or SessionEnd matcher names why the session started or ended
+ * (`startup|resume`): the hook runs only for those, as in Claude Code. Names only,
+ * matched exactly (Claude's are case-sensitive); empty or `*` is every one.
+ */
+function sessionMatcher(matcher: string | undefined): { ok: true; when: string[] | undefined } | { ok: false; why: string } {
+  const text = (matcher ?? "").trim();
+  if (text === "" || text === "*" || text === ".*") return { ok: true, when: undefined };
+  const names = text.replace(/^\^?\(?|\)?\$?$/g, "").split("|").map((t) => t.trim());
+  if (names.some((n) => !/^[A-Za-z_-]+$/.test(n))) {
+    return { ok: false, why: "the matcher is a regular expression; Tama reads a SessionStart/SessionEnd matcher as names (startup|resume|clear|compact, or SessionEnd's reasons)" };
+  }
+  return { ok: true, when: [...new Set(names)] };
+}
+
 /** Claude Code's own tool names: a matcher that differs from one only in case matches nothing there. */
 const CLAUDE_TOOLS = ["Bash", "Read", "Write", "Edit", "MultiEdit", "Glob", "Grep", "WebFetch", "WebSearch", "Task", "Agent", "NotebookEdit", "TodoWrite", "LSP"];
 
@@ -166,7 +181,7 @@ function argvOf(command: string, shell: string, source: SettingsSource, notes: s
 
 function translateHook(
   raw: unknown,
-  context: { source: SettingsSource; claudeEvent: string; kind: EventKind; matcher: string | undefined; tools: ToolMatcher | undefined; caseDropped: string[]; disabled: boolean; live: boolean },
+  context: { source: SettingsSource; claudeEvent: string; kind: EventKind; matcher: string | undefined; tools: ToolMatcher | undefined; caseDropped: string[]; when: string[] | undefined; disabled: boolean; live: boolean },
 ): Candidate | Untranslated {
   const { source, claudeEvent, matcher } = context;
   const at = { source: source.file, claudeEvent, ...(matcher !== undefined && matcher !== "" ? { matcher } : {}) };
@@ -193,9 +208,6 @@ function translateHook(
   if (!context.live && (source.scope === "project" || source.scope === "local")) {
     notes.push(`Claude Code runs it only in ${source.projectDir ?? "its project"}; the registry is global, so it runs in every OMP session`);
   }
-  if ((claudeEvent === "SessionStart" || claudeEvent === "SessionEnd") && matcher && matcher !== "*") {
-    notes.push(`the matcher ${JSON.stringify(matcher)} (why the session ${claudeEvent === "SessionStart" ? "started" : "ended"}) is not kept: it runs at every ${context.kind}`);
-  }
   let timeoutMs: number | undefined;
   if (hook.timeout === undefined) notes.push("no timeout: Tama's default 30 s applies (Claude Code's is longer)");
   else {
@@ -214,6 +226,7 @@ function translateHook(
       events: [context.kind],
       ...(context.tools !== undefined ? { tools: context.tools } : {}),
       ...(RESULTS[claudeEvent] !== undefined ? { results: RESULTS[claudeEvent] } : {}),
+      ...(context.when !== undefined ? { when: context.when } : {}),
       command: argv,
       ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       // A Claude Code hook that crashes does not refuse: the same as failing open.
@@ -269,13 +282,18 @@ export function translateClaudeSettings(settings: unknown, source: SettingsSourc
         for (const raw of group.data.hooks) translation.untranslated.push({ ...at, what: whatOf(raw), why: tools.why });
         continue;
       }
+      const when = claudeEvent === "SessionStart" || claudeEvent === "SessionEnd" ? sessionMatcher(matcher) : { ok: true as const, when: undefined };
+      if (!when.ok) {
+        for (const raw of group.data.hooks) translation.untranslated.push({ ...at, what: whatOf(raw), why: when.why });
+        continue;
+      }
       const cased = tools.tools === undefined ? { tools: undefined, dropped: [] } : keepClaudeCase(tools.tools);
       if (Array.isArray(cased.tools) && cased.tools.length === 0) {
         for (const raw of group.data.hooks) translation.untranslated.push({ ...at, what: whatOf(raw), why: `it never runs in Claude Code: ${caseNote(cased.dropped[0]!)}` });
         continue;
       }
       for (const raw of group.data.hooks) {
-        const result = translateHook(raw, { source, claudeEvent, kind, matcher, tools: cased.tools, caseDropped: cased.dropped, disabled, live: options.live === true });
+        const result = translateHook(raw, { source, claudeEvent, kind, matcher, tools: cased.tools, caseDropped: cased.dropped, when: when.when, disabled, live: options.live === true });
         if ("hook" in result) addCandidate(translation.candidates, result);
         else translation.untranslated.push(result);
       }
@@ -298,7 +316,16 @@ function addCandidate(candidates: Candidate[], next: Candidate): void {
   const b = next.hook.tools;
   const tools = a === undefined || b === undefined || a === "any" || b === "any" || !Array.isArray(a) || !Array.isArray(b) ? "any" : [...new Set([...a, ...b])];
   const timeouts = [twin.hook.timeoutMs, next.hook.timeoutMs].filter((t): t is number => t !== undefined);
-  twin.hook = { ...twin.hook, ...(twin.hook.tools !== undefined ? { tools } : {}), ...(timeouts.length > 0 ? { timeoutMs: Math.max(...timeouts) } : {}) };
+  // Session matchers join the same way: either group's reasons, or every one when either takes all.
+  const whenA = twin.hook.when;
+  const whenB = next.hook.when;
+  const { when: _whenBefore, ...rest } = twin.hook;
+  twin.hook = {
+    ...rest,
+    ...(twin.hook.tools !== undefined ? { tools } : {}),
+    ...(timeouts.length > 0 ? { timeoutMs: Math.max(...timeouts) } : {}),
+    ...(whenA !== undefined && whenB !== undefined ? { when: [...new Set([...whenA, ...whenB])] } : {}),
+  };
   twin.notes.push(
     `the same command is in the ${JSON.stringify(next.matcher ?? "*")} group too; Claude Code runs it once when both match, so it is one hook matching either`,
   );
@@ -341,8 +368,8 @@ export function readSettingsFile(file: string): { ok: true; settings: unknown } 
 }
 
 /** What makes two hooks the same hook, whatever their ids: events, tools and command. */
-export function hookIdentity(hook: Pick<NewHook, "events" | "tools" | "command" | "builtin" | "results">): string {
-  return canonicalJson({ events: [...hook.events].sort(), tools: hook.tools ?? "any", command: hook.command, builtin: hook.builtin, results: hook.results });
+export function hookIdentity(hook: Pick<NewHook, "events" | "tools" | "command" | "builtin" | "results" | "when">): string {
+  return canonicalJson({ events: [...hook.events].sort(), tools: hook.tools ?? "any", command: hook.command, builtin: hook.builtin, results: hook.results, when: hook.when });
 }
 
 /** The identities under which a registry hook already covers a candidate: one for every result also covers each kind. */

@@ -231,9 +231,16 @@ function unansweredClosed(run: DispatchRun, hooks: HookEntry[], targets: HookTar
   return [...owed];
 }
 
+/** Why a session started (SessionStart's `source`) or ended (SessionEnd's `reason`); "" on other events. */
+function sessionWhy(input: HookTarget["input"]): string {
+  const why = input.hook_event_name === "SessionStart" ? input.source : input.hook_event_name === "SessionEnd" ? input.reason : undefined;
+  return typeof why === "string" ? why : "";
+}
+
 /** Whether a hook's tool matcher takes a target (an event without a tool takes every hook). */
 function matches(hook: HookEntry, target: HookTarget): boolean {
   if (hook.results !== undefined && target.failed !== undefined && (hook.results === "failure") !== target.failed) return false;
+  if (hook.when !== undefined && !hook.when.includes(sessionWhy(target.input))) return false;
   if (target.kind === "other" && target.names.length === 0) return true;
   const matcher = hook.tools;
   if (matcher === "any") return true;

@@ -45,6 +45,12 @@ export const HookEntry = z
      * PostToolUse) or one that failed (PostToolUseFailure); absent is every result.
      */
     results: z.optional(z.enum(["success", "failure"])),
+    /**
+     * Why the session started or ended, for session_start and session_end hooks: the
+     * `source` (startup, resume, clear, compact) or `reason` values it runs for, as a
+     * Claude Code SessionStart/SessionEnd matcher names them; absent is every one.
+     */
+    when: z.optional(z.array(z.string().check(z.minLength(1))).check(z.minLength(1))),
     /** Start the hook's process before its event (engine/prestart.ts); absent is off, so older catalogs keep their checksum. */
     prestart: z.optional(z.boolean()),
   })
@@ -55,6 +61,10 @@ export const HookEntry = z
     z.refine((hook) => hook.builtin === undefined || builtinGate(hook.builtin) !== undefined, {
       message: "builtin names no built-in gate (see `tama hooks builtins`)",
       path: ["builtin"],
+    }),
+    z.refine((hook) => hook.when === undefined || hook.events.every((e) => e === "session_start" || e === "session_end"), {
+      message: "when (why a session started or ended) is for session_start and session_end hooks only",
+      path: ["when"],
     }),
     z.superRefine((hook, ctx) => {
       const problem = optionsProblem(hook.builtin, hook.options);

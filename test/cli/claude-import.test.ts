@@ -4,6 +4,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { translateMatcher } from "../../modules/claude/settings.ts";
+import { parseRegistry } from "../../modules/registry/registry.ts";
 import { EngineClient, makeTestHome, resultOf, type TestHome } from "../support/engine-client.ts";
 import { json, tama } from "./cli.ts";
 
@@ -95,10 +96,11 @@ describe("tama hooks import --from-claude", () => {
     expect(byId["claude.session_start.start"]?.hook).toMatchObject({
       command: ["env", `CLAUDE_PROJECT_DIR=${project}`, "sh", "-c", 'python3 "$CLAUDE_PROJECT_DIR/.claude/hooks/start.py"'],
       timeoutMs: 30_000,
+      // The matcher names why the session started: it runs for those only, as in Claude Code.
+      when: ["startup"],
     });
     expect(byId["claude.session_start.start"]?.notes).toEqual([
       `Claude Code runs it only in ${project}; the registry is global, so it runs in every OMP session`,
-      'the matcher "startup" (why the session started) is not kept: it runs at every session_start',
       "no timeout: Tama's default 30 s applies (Claude Code's is longer)",
       `CLAUDE_PROJECT_DIR is set to ${project}`,
     ]);
@@ -185,6 +187,45 @@ describe("tama hooks import --from-claude", () => {
     } finally {
       await engine.close();
     }
+  });
+
+  it("a SessionStart or SessionEnd matcher names why the session started or ended: the hook runs for those only", async () => {
+    const log = path.join(home.dir, "ran.log");
+    const hook = (name: string) => ({ type: "command", command: `cat >/dev/null; echo ${name} >> '${log}'`, timeout: 10 });
+    settings(path.join(project, ".claude", "settings.json"), {
+      hooks: {
+        SessionStart: [{ matcher: "startup|resume", hooks: [hook("fresh")] }, { matcher: "compact", hooks: [hook("compacted")] }, { hooks: [hook("always")] }],
+        SessionEnd: [{ matcher: "clear", hooks: [hook("cleared")] }, { matcher: "other.*", hooks: [hook("never")] }],
+      },
+    });
+    const report = json<ImportReport>(run(["--json"]));
+    expect(report.imported.map((i) => [i.claudeEvent, i.hook.when])).toEqual([
+      ["SessionStart", ["startup", "resume"]],
+      ["SessionStart", ["compact"]],
+      ["SessionStart", undefined],
+      ["SessionEnd", ["clear"]],
+    ]);
+    expect(report.notTranslated.map((u) => [u.claudeEvent, u.matcher, u.why])).toEqual([["SessionEnd", "other.*", expect.stringMatching(/^the matcher is a regular expression/)]]);
+    expect(tama(home, ["hooks", "list"]).stdout).toContain("session_start(startup|resume)");
+    const engine = new EngineClient(home);
+    try {
+      await engine.ready();
+      const ran = async (event: string, payload: Record<string, unknown>): Promise<string[]> => {
+        writeFileSync(log, "");
+        await engine.dispatch(event, { session_id: "s", cwd: home.dir, ...payload });
+        return readFileSync(log, "utf8").split("\n").filter((l) => l.length > 0).sort();
+      };
+      expect(await ran("session_start", { source: "startup" })).toEqual(["always", "fresh"]);
+      expect(await ran("session_start", { source: "compact" })).toEqual(["always", "compacted"]);
+      expect(await ran("session_start", { source: "clear" })).toEqual(["always"]);
+      expect(await ran("session_end", { reason: "clear" })).toEqual(["cleared"]);
+      expect(await ran("session_end", { reason: "other" })).toEqual([]);
+    } finally {
+      await engine.close();
+    }
+    // when is for session hooks only: a registry that puts it elsewhere is refused by name.
+    const bad = parseRegistry(JSON.stringify({ schema: 1, hooks: [{ id: "x", events: ["stop"], command: ["true"], when: ["startup"] }] }), "r.json");
+    expect(bad.ok ? "" : bad.error).toContain("when (why a session started or ended) is for session_start and session_end hooks only");
   });
 
   it("a named file, --dry-run, --disabled and disableAllHooks", () => {

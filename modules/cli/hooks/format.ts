@@ -17,9 +17,15 @@ export function runsOf(hook: Pick<NewHook, "command" | "builtin">): string {
   return hook.builtin !== undefined ? `builtin ${hook.builtin}` : shorten(shellJoin(hook.command ?? []));
 }
 
-/** The events, a result hook's kind of result beside post_tool_use (`post_tool_use(failure)`). */
-export function eventsOf(hook: Pick<NewHook, "events" | "results">): string {
-  return hook.events.map((e) => (e === "post_tool_use" && hook.results !== undefined ? `${e}(${hook.results})` : e)).join(",");
+/** The events, with a result hook's kind of result (`post_tool_use(failure)`) and a session hook's reasons (`session_start(startup|resume)`). */
+export function eventsOf(hook: Pick<NewHook, "events" | "results" | "when">): string {
+  return hook.events
+    .map((e) => {
+      if (e === "post_tool_use" && hook.results !== undefined) return `${e}(${hook.results})`;
+      if ((e === "session_start" || e === "session_end") && hook.when !== undefined) return `${e}(${hook.when.join("|")})`;
+      return e;
+    })
+    .join(",");
 }
 
 export function toolsOf(hook: Pick<NewHook, "tools" | "events">): string {
