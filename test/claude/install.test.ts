@@ -6,6 +6,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readJsonl } from "../omp/test-files.ts";
 import { startModelServer, type ModelServer, type ToolCallSpec } from "../omp/model-server.ts";
 import { makeTestHome, ROOT, type TestHome } from "../support/engine-client.ts";
 import { tama } from "../cli/cli.ts";
@@ -79,8 +80,8 @@ function refuseScript(claude: ClaudeHome, reason: string): string {
 }
 
 /** The project's Tama hook's inputs, and Claude Code's own project hook's. */
-const projectHookRan = (claude: ClaudeHome) => records(path.join(claude.dir, "project-hook.jsonl"));
-const claudeProjectHookRan = (claude: ClaudeHome) => records(path.join(claude.dir, "claude-project.jsonl"));
+const projectHookRan = (claude: ClaudeHome) => readJsonl(path.join(claude.dir, "project-hook.jsonl"));
+const claudeProjectHookRan = (claude: ClaudeHome) => readJsonl(path.join(claude.dir, "claude-project.jsonl"));
 
 const trust = (claude: ClaudeHome, home: TestHome) => {
   const trusted = tama(home, ["trust", claude.project]);
@@ -263,15 +264,6 @@ afterAll(async () => {
   await server.close();
 });
 
-/** Hook inputs one recorder wrote, one JSON per line. */
-function records(file: string): Record<string, unknown>[] {
-  if (!existsSync(file)) return [];
-  return readFileSync(file, "utf8")
-    .split("\n")
-    .filter((line) => line.trim().length > 0)
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
-
 describe(`Claude Code ${CLAUDE_VERSION} with tama install --claude`, () => {
   for (const row of ROWS) {
     it(row.name, async () => {
@@ -316,8 +308,8 @@ describe(`Claude Code ${CLAUDE_VERSION} with tama install --claude`, () => {
         row.check(run, claude, (last?.turns ?? []).map((turn) => turn.text).join("\n"), home);
 
         // Every event reached Tama's hooks exactly as Claude sent it.
-        const sent = records(direct);
-        const got = records(viaTama);
+        const sent = readJsonl(direct);
+        const got = readJsonl(viaTama);
         expect(sent.map((r) => r.hook_event_name)).toContain("PreToolUse");
         for (const input of got) expect(sent).toContainEqual(input);
         // …and every event Claude ran hooks for reached Tama's (the recorder runs first, so even a refused call's).

@@ -6,6 +6,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readJsonl } from "../omp/test-files.ts";
 import { startModelServer, type ModelServer, type ToolCallSpec } from "../omp/model-server.ts";
 import { makeTestHome, ROOT, type TestHome } from "../support/engine-client.ts";
 import { tama } from "../cli/cli.ts";
@@ -90,14 +91,6 @@ afterAll(async () => {
   await server.close();
 });
 
-function records(file: string): Record<string, unknown>[] {
-  if (!existsSync(file)) return [];
-  return readFileSync(file, "utf8")
-    .split("\n")
-    .filter((line) => line.trim().length > 0)
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
-
 describe(`Codex ${CODEX_VERSION} with tama install --codex`, () => {
   for (const row of ROWS) {
     it(row.name, async () => {
@@ -146,8 +139,8 @@ describe(`Codex ${CODEX_VERSION} with tama install --codex`, () => {
         expect(run.code, run.stderr).toBe(0);
         row.check(functionOutputs(server.requests.slice(before).at(-1)?.body), codex);
 
-        const sent = records(direct);
-        const got = records(viaTama);
+        const sent = readJsonl(direct);
+        const got = readJsonl(viaTama);
         if (row.untrusted) {
           expect(sent).toEqual([]);
           expect(got).toEqual([]);

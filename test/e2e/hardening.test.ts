@@ -17,12 +17,7 @@ describe("parallel tool calls", () => {
     const { server, env } = await omp.setup();
     const log = path.join(env.scratch, "calls.log");
     const tama = installTama(env, { COUNT_LOG: log });
-    const registry = tama.readRegistry();
-    tama.writeRegistry({
-      ...registry,
-      checksum: undefined,
-      hooks: [...registry.hooks, { id: "count", events: ["pre_tool_use", "post_tool_use"], tools: "shell", command: [path.join(FIX, "count-calls.sh")] }],
-    });
+    tama.addHooks({ id: "count", events: ["pre_tool_use", "post_tool_use"], tools: "shell", command: [path.join(FIX, "count-calls.sh")] });
     let round = 0;
     server.setScript((req: RecordedRequest) => {
       if (req.turns.at(-1)?.role === "tool") return { text: "done" };
@@ -53,16 +48,8 @@ describe("allowlisted logs", () => {
   it("no prompt, tool input, tool output or contract text reaches any file Tama writes", async () => {
     const { env } = await omp.setup();
     const tama = installTama(env);
-    const registry = tama.readRegistry();
     // a failing hook and a blocking one, so refusals and failures are logged too
-    tama.writeRegistry({
-      ...registry,
-      checksum: undefined,
-      hooks: [
-        ...registry.hooks,
-        { id: "crashy", events: ["pre_tool_use", "post_tool_use", "user_prompt_submit", "stop"], command: [path.join(FIX, "crash.sh")] },
-      ],
-    });
+    tama.addHooks({ id: "crashy", events: ["pre_tool_use", "post_tool_use", "user_prompt_submit", "stop"], command: [path.join(FIX, "crash.sh")] });
     const contracts = path.join(env.home, ".omp", "agent", "APPEND_SYSTEM.md");
     mkdirSync(path.dirname(contracts), { recursive: true });
     writeFileSync(contracts, "<!-- jeden contracts: start -->\nCANARY-CONTRACT-5d1e\n<!-- jeden contracts: end -->\n");

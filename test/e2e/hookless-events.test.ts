@@ -32,16 +32,10 @@ describe("events without hooks in real OMP", () => {
     // The first prompt may come before any answer told the adapter its cwd's hooks.
     const wentOn = (await statusOf(session)).eventsWentOn;
     expect(wentOn === 1 || wentOn === 2).toBe(true);
-    const registry = tama.readRegistry();
-    tama.writeRegistry({
-      ...registry,
-      checksum: undefined,
-      hooks: [
-        ...registry.hooks,
-        { id: "no-secrets", events: ["user_prompt_submit"], command: [path.join(FIX, "refuse-prompt.py")] },
-        { id: "stop-once", events: ["stop"], command: [path.join(FIX, "block-stop-once.sh")] },
-      ],
-    });
+    tama.addHooks(
+      { id: "no-secrets", events: ["user_prompt_submit"], command: [path.join(FIX, "refuse-prompt.py")] },
+      { id: "stop-once", events: ["stop"], command: [path.join(FIX, "block-stop-once.sh")] },
+    );
     const from = session.events.length;
     await session.send({ type: "prompt", message: "NOTOOL here is my SECRET" });
     const notice = await session.waitFor((f: Frame) => f.type === "extension_ui_request" && f.method === "notify" && /refused this prompt/.test(String(f.message)), { from });

@@ -43,12 +43,7 @@ describe("OMP killed without shutting down", () => {
   it("SIGKILL of OMP while a TERM-ignoring hook (and its TERM-ignoring child) runs: no process of the hook is left", async () => {
     const { env } = await omp.setup();
     const tama = installTama(env);
-    const registry = tama.readRegistry();
-    tama.writeRegistry({
-      ...registry,
-      checksum: undefined,
-      hooks: [...registry.hooks, { id: "stubborn", events: ["pre_tool_use"], tools: "shell", timeoutMs: 600_000, command: [path.join(FIX, "ignore-term-tree.sh")] }],
-    });
+    tama.addHooks({ id: "stubborn", events: ["pre_tool_use"], tools: "shell", timeoutMs: 600_000, command: [path.join(FIX, "ignore-term-tree.sh")] });
     const session = omp.rpc();
     await session.ready();
     void session.send({ type: "prompt", message: 'CALL bash {"command":"echo never"}' });

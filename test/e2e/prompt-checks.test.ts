@@ -62,12 +62,7 @@ async function supersededPrompt(failMode: "open" | "closed"): Promise<{ server: 
   const fifo = path.join(env.scratch, "nobody-writes.fifo");
   execFileSync("mkfifo", [fifo]);
   const tama = installTama(env, { HOLD_FIFO: fifo, ONCE_FILE: path.join(env.scratch, "held-once") });
-  const registry = tama.readRegistry();
-  tama.writeRegistry({
-    ...registry,
-    checksum: undefined,
-    hooks: [...registry.hooks, { id: "prompt-guard", events: ["user_prompt_submit"], failMode, command: [path.join(FIX, "hold-first-prompt.sh")] }],
-  });
+  tama.addHooks({ id: "prompt-guard", events: ["user_prompt_submit"], failMode, command: [path.join(FIX, "hold-first-prompt.sh")] });
   const { screen, type } = startTui(env.env, env.cwd, env.root);
   shown = screen;
   // the session started: its record is published

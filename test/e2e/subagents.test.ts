@@ -104,8 +104,7 @@ describe("subagents in real OMP", () => {
     const onceDir = path.join(env.scratch, "once");
     mkdirSync(onceDir);
     const tama = installTama(env, { RECORD_FILE: record, ONCE_DIR: onceDir });
-    const registry = tama.readRegistry();
-    tama.writeRegistry({ ...registry, checksum: undefined, hooks: [...registry.hooks, { id: "stop-once", events: ["stop"], command: [path.join(FIX, "stop-once-per-session.py")] }] });
+    tama.addHooks({ id: "stop-once", events: ["stop"], command: [path.join(FIX, "stop-once-per-session.py")] });
     const session = omp.rpc();
     await session.ready();
     await session.prompt(TASK, { timeoutMs: 120_000 });
@@ -130,8 +129,7 @@ describe("subagents in real OMP", () => {
     const { server, env } = await omp.setup({ script, configYaml: "task:\n  agentIdleTtlMs: 200\n" });
     const record = path.join(env.scratch, "ends.jsonl");
     const tama = installTama(env, { RECORD_FILE: record });
-    const registry = tama.readRegistry();
-    tama.writeRegistry({ ...registry, checksum: undefined, hooks: [...registry.hooks, { id: "record-end", events: ["session_end"], command: [path.join(FIX, "record-input.sh")] }] });
+    tama.addHooks({ id: "record-end", events: ["session_end"], command: [path.join(FIX, "record-input.sh")] });
     const session = omp.rpc();
     await session.ready();
     await session.prompt(TASK, { timeoutMs: 120_000 });

@@ -21,6 +21,8 @@ export interface TamaInstall {
   /** Replace the registry (atomically). */
   writeRegistry(registry: unknown): void;
   readRegistry(): { hooks: Record<string, unknown>[] } & Record<string, unknown>;
+  /** Append hooks to the installed registry (its checksum dropped, so the edit loads). */
+  addHooks(...hooks: Record<string, unknown>[]): void;
 }
 
 export function installTama(env: OmpEnv, extraEnv: Record<string, string> = {}): TamaInstall {
@@ -38,7 +40,7 @@ export function installTama(env: OmpEnv, extraEnv: Record<string, string> = {}):
   const installed = cli(["install", "--omp", "--json"]);
   if (installed.code !== 0) throw new Error(`tama install failed: ${installed.stderr}`);
   const report = JSON.parse(installed.stdout) as { registry: { path: string }; adapterPath: string };
-  return {
+  const install: TamaInstall = {
     home,
     registry: report.registry.path,
     adapter: report.adapterPath,
@@ -58,5 +60,10 @@ export function installTama(env: OmpEnv, extraEnv: Record<string, string> = {}):
     readRegistry() {
       return JSON.parse(readFileSync(report.registry.path, "utf8")) as ReturnType<TamaInstall["readRegistry"]>;
     },
+    addHooks(...hooks) {
+      const registry = install.readRegistry();
+      install.writeRegistry({ ...registry, checksum: undefined, hooks: [...registry.hooks, ...hooks] });
+    },
   };
+  return install;
 }

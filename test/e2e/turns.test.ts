@@ -22,8 +22,7 @@ describe("turns in real OMP", () => {
   it("a stop hook's refusal makes OMP continue the turn with the reason", async () => {
     const { server, env } = await omp.setup();
     const tama = installTama(env, { ONCE_FILE: path.join(env.scratch, "once") });
-    const registry = tama.readRegistry();
-    tama.writeRegistry({ ...registry, checksum: undefined, hooks: [...registry.hooks, { id: "stop-once", events: ["stop"], command: [path.join(FIX, "block-stop-once.sh")] }] });
+    tama.addHooks({ id: "stop-once", events: ["stop"], command: [path.join(FIX, "block-stop-once.sh")] });
     const session = omp.rpc();
     await session.ready();
     await session.prompt("NOTOOL say hello");
@@ -34,8 +33,7 @@ describe("turns in real OMP", () => {
   it("a refused prompt never reaches the model, in RPC mode", async () => {
     const { server, env } = await omp.setup();
     const tama = installTama(env);
-    const registry = tama.readRegistry();
-    tama.writeRegistry({ ...registry, checksum: undefined, hooks: [...registry.hooks, { id: "no-secrets", events: ["user_prompt_submit"], command: [path.join(FIX, "refuse-prompt.py")] }] });
+    tama.addHooks({ id: "no-secrets", events: ["user_prompt_submit"], command: [path.join(FIX, "refuse-prompt.py")] });
     const session = omp.rpc();
     await session.ready();
     const from = session.events.length;

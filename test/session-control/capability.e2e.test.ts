@@ -53,8 +53,7 @@ describe("the session control capability for hooks", () => {
     const script = path.join(env.scratch, "probe.mjs");
     writeFileSync(script, probeScript(log));
     const probeHook = { id: "capability-probe", events: ["pre_tool_use"], tools: "shell", command: [process.execPath, script], timeoutMs: 15_000 };
-    const registry = tama.readRegistry();
-    tama.writeRegistry({ ...registry, checksum: undefined, hooks: [...registry.hooks, probeHook] });
+    tama.addHooks(probeHook);
     const cliEnv = { ...env.env, TAMA_HOME: tama.home };
 
     const session = omp.rpc();
