@@ -5,7 +5,7 @@
 // failures) and the next request starts a new one; an engine whose code a newer
 // release replaced is retired once it owes nothing.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { Answer, AnswerEnvelope, MAX_FRAME_BYTES, PROTOCOL_VERSION, ReadyFrame, ReadyHeader, type EngineErrorCode, type EngineState } from "../protocol/engine.ts";
+import { Answer, AnswerEnvelope, MAX_FRAME_BYTES, PROTOCOL_VERSION, ReadyFrame, ReadyHeader, StartedFrame, type EngineErrorCode, type EngineState } from "../protocol/engine.ts";
 import { describeSchemaError } from "../protocol/schema.ts";
 import { BoundedLineSplitter } from "./line-splitter.ts";
 
@@ -67,10 +67,21 @@ export interface EngineClientOptions {
   readyTimeoutMs?: number;
 }
 
+/** A request sent and not yet answered. */
+interface Pending {
+  resolve: (answer: ClientAnswer) => void;
+  /** The frame as written, to ask the next engine when this one died holding it unstarted. */
+  line: string;
+  /** The engine said it started a hook process for it: asking again could run a hook twice. */
+  started: boolean;
+  /** Already asked again once, of the engine after the one that died. */
+  resent: boolean;
+}
+
 interface EngineProcess {
   child: ChildProcessWithoutNullStreams;
   argv: string[];
-  pending: Map<string, (answer: ClientAnswer) => void>;
+  pending: Map<string, Pending>;
   ready: Promise<EngineState>;
   readySeen: boolean;
   exited: Promise<void>;
@@ -227,6 +238,12 @@ export class EngineClient {
           return;
         }
       }
+      const started = StartedFrame.safeParse(raw);
+      if (started.success) {
+        const entry = proc.pending.get(String(started.data.id));
+        if (entry) entry.started = true;
+        return;
+      }
       const answer = this.readAnswer(raw);
       if (typeof answer === "string") {
         this.options.onStderr?.(`tama: the engine wrote a frame that is not an answer: ${answer}`);
@@ -247,9 +264,14 @@ export class EngineClient {
       const tail = proc.stderrTail.slice(-STDERR_TAIL_QUOTED).join(" | ");
       const error = `the Tama engine (pid ${child.pid ?? "?"}) ${why} before answering${tail ? `: ${tail}` : ""}`;
       readyReject(new EngineClientError(code, error));
-      for (const [id, resolve] of proc.pending) resolve({ id, ok: false, code, error });
-      proc.pending.clear();
       if (this.current === proc) this.current = undefined;
+      // A request no hook process started for ran nothing outside the dead engine (it may
+      // have been written after the engine was already gone): the next engine decides it.
+      for (const [id, entry] of proc.pending) {
+        if (entry.started || entry.resent || this.closed) entry.resolve({ id, ok: false, code, error });
+        else void this.resend(id, entry);
+      }
+      proc.pending.clear();
     };
     child.on("error", (error) => onGone(`could not start (${error.message})`, "engine-not-started"));
     child.on("exit", (code, signal) => onGone(signal ? `was ended by ${signal}` : `exited with code ${code}`, "engine-died"));
@@ -284,10 +306,10 @@ export class EngineClient {
     }
     if (answer.state.coreReplacedByRelease) proc.retiring = true;
     const id = String(answer.id);
-    const resolve = proc.pending.get(id);
-    if (!resolve) return;
+    const entry = proc.pending.get(id);
+    if (!entry) return;
     proc.pending.delete(id);
-    resolve(answer);
+    entry.resolve(answer);
     if (proc.drainThenClose && proc.pending.size === 0) proc.child.stdin.end();
   }
 
@@ -351,18 +373,41 @@ export class EngineClient {
     if (Buffer.byteLength(line) > MAX_FRAME_BYTES) {
       return { id, ok: false, code: "request-too-large", error: `the request is ${Buffer.byteLength(line)} bytes, more than the engine reads in one frame (${MAX_FRAME_BYTES})` };
     }
-    const answer = new Promise<ClientAnswer>((resolve) => proc.pending.set(id, resolve));
+    let entry: Pending | undefined;
+    const answer = new Promise<ClientAnswer>((resolve) => {
+      entry = { resolve, line, started: false, resent: false };
+      proc.pending.set(id, entry);
+    });
     proc.child.stdin.write(line);
     if (timeoutMs === undefined) return answer;
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<ClientAnswer>((resolve) => {
       timer = setTimeout(() => {
-        proc.pending.delete(id);
+        // Dropped wherever it waits now (a resent request waits in the next engine).
+        for (const each of [proc, this.current]) if (each !== undefined && each.pending.get(id) === entry) each.pending.delete(id);
         resolve({ id, ok: false, code: "request-timeout", error: `the Tama engine (pid ${proc.child.pid ?? "?"}) gave no answer to ${String(frame.op)} within ${timeoutMs} ms` });
       }, timeoutMs);
       timer.unref?.();
     });
     return Promise.race([answer, late]).finally(() => clearTimeout(timer));
+  }
+
+  /** Ask the next engine a request the dead one held unstarted, under the same id; once. */
+  private async resend(id: string, entry: Pending): Promise<void> {
+    entry.resent = true;
+    let proc: EngineProcess;
+    try {
+      proc = await this.readyEngine();
+    } catch (error) {
+      entry.resolve(failure(id, error));
+      return;
+    }
+    if (proc.dead) {
+      entry.resolve({ id, ok: false, code: "engine-died", error: `the Tama engine (pid ${proc.child.pid ?? "?"}) is gone` });
+      return;
+    }
+    proc.pending.set(id, entry);
+    proc.child.stdin.write(entry.line);
   }
 
   dispatch(event: string, payload: Record<string, unknown>): Promise<ClientAnswer> {

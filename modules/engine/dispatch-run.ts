@@ -38,13 +38,24 @@ export class DispatchRun {
   projectRoot: string | undefined;
   private notStarted_: string | undefined;
 
+  private processStarted = false;
+
   constructor(
     readonly id: RequestId,
     readonly event: ParsedEvent,
     readonly session: string | null,
     /** Session, tool and input of a tool event: one call's identity. */
     readonly callKey: string | undefined,
+    /** Told once, before the dispatch's first hook process starts (the serve loop's started frame). */
+    private readonly onProcessStart?: () => void,
   ) {}
+
+  /** A hook process of this dispatch is about to start or be fed. */
+  processStarting(): void {
+    if (this.processStarted) return;
+    this.processStarted = true;
+    this.onProcessStart?.();
+  }
 
   /** Set when a signal proved nobody waits: the answer is an error, and no further hook starts. */
   get ending(): Ending | undefined {

@@ -52,12 +52,12 @@ export class Dispatcher {
   private readonly trustNotes = new Map<string, string>();
   constructor(private readonly options: DispatcherOptions) {}
 
-  async dispatch(id: RequestId, eventName: string, payload: DispatchPayload): Promise<Outcome> {
+  async dispatch(id: RequestId, eventName: string, payload: DispatchPayload, onProcessStart?: () => void): Promise<Outcome> {
     const event = parseEvent(eventName);
     if (!event) return { ok: false, code: "unknown-event", error: `unknown event ${JSON.stringify(eventName)}` };
     const session = typeof payload.session_id === "string" && payload.session_id.length > 0 ? payload.session_id : null;
     const tool = event.tool ?? payload.tool_name;
-    const run = new DispatchRun(id, event, session, isToolEvent(event.kind) ? callKeyOf(session, tool, payload.tool_input) : undefined);
+    const run = new DispatchRun(id, event, session, isToolEvent(event.kind) ? callKeyOf(session, tool, payload.tool_input) : undefined, onProcessStart);
     this.options.lifecycle.arrived(run);
     this.options.inFlight.set(id, run);
     try {

@@ -155,8 +155,11 @@ export class Engine {
     };
   }
 
-  /** Answer one validated request. Never throws: every failure is an answer. */
-  async handle(request: Request): Promise<Answer> {
+  /**
+   * Answer one validated request. Never throws: every failure is an answer.
+   * `onProcessStart`: told before a dispatch's first hook process starts.
+   */
+  async handle(request: Request, onProcessStart?: () => void): Promise<Answer> {
     let outcome: Outcome;
     let status: StatusResult | undefined;
     try {
@@ -172,7 +175,7 @@ export class Engine {
           outcome = this.cancel(request.target);
           break;
         case "dispatch":
-          outcome = await this.dispatcher.dispatch(request.id, request.event, request.payload);
+          outcome = await this.dispatcher.dispatch(request.id, request.event, request.payload, onProcessStart);
           break;
       }
     } catch (error) {

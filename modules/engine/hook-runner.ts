@@ -67,6 +67,7 @@ export class HookRunner {
       const request = { argv: hook.command ?? [], cwd: context.cwd, env: { ...this.hookEnv(run, hook), ...context.env } };
       const input = JSON.stringify(target.input);
       const { pool } = this.options;
+      run.processStarting();
       let process_: HookProcess | undefined;
       if (run.session !== null && run.generation !== undefined && pool.wants(hook)) {
         const identity: PrestartIdentity = { session: run.session, event: run.event.name, hook: hook.id, generation: run.generation, ...request };

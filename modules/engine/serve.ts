@@ -12,6 +12,7 @@ import {
   type Answer,
   type EngineErrorCode,
   type RequestId,
+  type StartedFrame,
 } from "../protocol/engine.ts";
 import { describeSchemaError } from "../protocol/schema.ts";
 
@@ -91,7 +92,8 @@ export async function serve({ engine, input, output }: ServeOptions): Promise<vo
       refuse(request.id, "duplicate-id", `request id ${JSON.stringify(request.id)} is already in flight; each request needs its own id`);
       return;
     }
-    const task = engine.handle(request).then(write, (error: unknown) => refuse(request.id, "internal", `internal error: ${String(error)}`));
+    const started = (): void => write({ type: "started", id: request.id } satisfies StartedFrame);
+    const task = engine.handle(request, started).then(write, (error: unknown) => refuse(request.id, "internal", `internal error: ${String(error)}`));
     pending.add(task);
     void task.finally(() => pending.delete(task));
   };

@@ -4,8 +4,11 @@ import * as z from "./schema.ts";
 
 /** Largest frame the engine reads; a longer line is refused whole (and skipped). */
 export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
-/** The version of this vocabulary; a client refuses an engine whose ready frame names another. */
-export const PROTOCOL_VERSION = 1;
+/**
+ * The version of this vocabulary; a client refuses an engine whose ready frame names another.
+ * 2: a started frame precedes a dispatch's first hook process.
+ */
+export const PROTOCOL_VERSION = 2;
 
 export const EVENT_KINDS = [
   "session_start",
@@ -398,6 +401,14 @@ export type Answer = z.infer<typeof Answer>;
  * The first thing read of a ready frame: its version, before the rest is trusted to
  * have this version's shape (an engine speaking another may describe its state otherwise).
  */
+/**
+ * Written once per dispatch, before its first hook process starts (cold or pre-started).
+ * A request an engine died holding without one ran nothing outside the engine, so a
+ * client may ask the next engine instead; after one, a hook may have acted.
+ */
+export const StartedFrame = z.strictObject({ type: z.literal("started"), id: RequestId });
+export type StartedFrame = z.infer<typeof StartedFrame>;
+
 export const ReadyHeader = z.object({ type: z.literal("ready"), protocolVersion: z.number() });
 
 export const ReadyFrame = z.object({

@@ -1,5 +1,6 @@
 // The adapter's engine client against a real engine: a core whose release was
 // replaced is retired once it owes nothing; a dead engine's requests are answered.
+import { readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EngineClient as Client } from "../../modules/engine/client.ts";
 import { ENGINE_RUNTIME, makeTestHome, settleProcesses, TAMA_BIN, type TestHome } from "../support/engine-client.ts";
@@ -18,6 +19,12 @@ afterEach(async () => {
 });
 
 const pidOf = (answer: { state?: { processId: number } }) => answer.state?.processId;
+/** The engine's pid from an answer; throws rather than let kill(-1) reach every process of the user. */
+function enginePid(answer: { state?: { processId: number } }): number {
+  const pid = pidOf(answer);
+  if (pid === undefined || pid <= 1) throw new Error(`the answer names no engine pid: ${JSON.stringify(answer)}`);
+  return pid;
+}
 
 describe("engine client", () => {
   it("retires an engine whose code another release replaced: the next request gets a new engine on that release, then the same one", async () => {
@@ -48,7 +55,7 @@ describe("engine client", () => {
     const status = await client.request({ op: "status" });
     const held = [1, 2, 3].map((n) => client.dispatch("stop", { session_id: `s${n}`, cwd: home.dir }));
     await new Promise((r) => setTimeout(r, 200));
-    process.kill(pidOf(status) ?? -1, "SIGKILL");
+    process.kill(enginePid(status), "SIGKILL");
     for (const answer of await Promise.all(held)) {
       expect(answer.ok).toBe(false);
       expect(answer.error).toMatch(/the Tama engine \(pid \d+\) was ended by SIGKILL before answering/);
@@ -60,10 +67,42 @@ describe("engine client", () => {
   });
 });
 
+describe("engine client after an engine died", () => {
+  it("asks the next engine a request the dead one started no hook for: decided once, not refused", async () => {
+    const runs = `${home.dir}/runs`;
+    const count = home.script("count.sh", `#!/bin/sh\ncat >/dev/null\necho ran >> ${runs}\n`);
+    home.writeRegistry({ schema: 1, release: { id: "r1" }, hooks: [{ id: "count", events: ["stop"], command: [count] }] });
+    const status = await client.request({ op: "status" });
+    // killed and asked in the same tick: the client cannot have seen the death before writing
+    process.kill(enginePid(status), "SIGKILL");
+    const answer = await client.dispatch("stop", { session_id: "s1", cwd: home.dir });
+    expect(answer.ok).toBe(true);
+    expect(pidOf(answer)).not.toBe(pidOf(status));
+    expect(readFileSync(runs, "utf8")).toBe("ran\n");
+  });
+
+  it("reads the started frame a dispatch sends before its first hook process, and none for a built-in gate", async () => {
+    const { spawn } = await import("node:child_process");
+    const pass = home.script("pass.sh", "#!/bin/sh\ncat >/dev/null\n");
+    home.writeRegistry({ schema: 1, release: { id: "r1" }, hooks: [{ id: "pass", events: ["stop"], command: [pass] }] });
+    const engine = spawn(ENGINE_RUNTIME, [TAMA_BIN, "run-hook", "--serve", "omp"], { env: { ...process.env, TAMA_HOME: home.home } });
+    let out = "";
+    engine.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    engine.stdin.write(`${JSON.stringify({ id: "b", op: "dispatch", event: "pre_tool_use:bash", payload: { session_id: "s1", cwd: home.dir, tool_input: { command: "ls" } } })}\n`);
+    engine.stdin.write(`${JSON.stringify({ id: "c", op: "dispatch", event: "stop", payload: { session_id: "s1", cwd: home.dir } })}\n`);
+    engine.stdin.end();
+    await new Promise((resolve) => engine.once("close", resolve));
+    const frames = out.trim().split("\n").map((line) => JSON.parse(line) as { type?: string; id?: string });
+    expect(frames.filter((f) => f.type === "started")).toEqual([{ type: "started", id: "c" }]);
+    // the started frame comes before its answer
+    expect(frames.findIndex((f) => f.type === "started")).toBeLessThan(frames.findIndex((f) => f.type === undefined && f.id === "c"));
+  });
+});
+
 describe("engine client bounds", () => {
   it("a request with a bound fails by name when the engine does not answer in time", async () => {
     // a stand-in engine that says ready and then never answers
-    const mute = home.script("mute.js", `process.stdout.write(JSON.stringify({ type: "ready", protocolVersion: 1, state: { processId: process.pid, generation: 0, loadedReleaseId: null, catalogChecksum: null, registeredHookCount: 0, reloadCount: 0, lastReloadAtMs: null, lastReloadError: null, coreReleaseId: null, coreReplacedByRelease: false, registryPath: "x", protocolVersion: 1 } }) + "\\n"); process.stdin.resume(); process.stdin.on("end", () => process.exit(0));`);
+    const mute = home.script("mute.js", `process.stdout.write(JSON.stringify({ type: "ready", protocolVersion: 2, state: { processId: process.pid, generation: 0, loadedReleaseId: null, catalogChecksum: null, registeredHookCount: 0, reloadCount: 0, lastReloadAtMs: null, lastReloadError: null, coreReleaseId: null, coreReplacedByRelease: false, registryPath: "x", protocolVersion: 2 } }) + "\\n"); process.stdin.resume(); process.stdin.on("end", () => process.exit(0));`);
     const muted = new Client({ command: () => [process.execPath, mute], env: { ...process.env, TAMA_HOME: home.home } });
     const answer = await muted.request({ op: "status" }, 300);
     expect(answer.ok).toBe(false);
@@ -77,7 +116,7 @@ describe("engine client bounds", () => {
 function otherVersionEngine(): string {
   return home.script(
     "other-version.js",
-    `process.stdout.write(JSON.stringify({ type: "ready", protocolVersion: 2, engine: { pid: process.pid } }) + "\\n"); process.stdin.resume(); process.stdin.on("end", () => process.exit(0));`,
+    `process.stdout.write(JSON.stringify({ type: "ready", protocolVersion: 1, engine: { pid: process.pid } }) + "\\n"); process.stdin.resume(); process.stdin.on("end", () => process.exit(0));`,
   );
 }
 
@@ -94,10 +133,10 @@ describe("engine client version check", () => {
     });
     const answer = await checked.request({ op: "status" });
     expect(answer.ok).toBe(true);
-    expect(answer.state?.protocolVersion).toBe(1);
+    expect(answer.state?.protocolVersion).toBe(2);
     expect(starts).toBe(2);
     expect(said).toContainEqual(
-      expect.stringMatching(/^tama: the Tama engine \(pid \d+: .*other-version\.js\) speaks engine protocol version 2 and this client speaks version 1, so it was ended unused$/),
+      expect.stringMatching(/^tama: the Tama engine \(pid \d+: .*other-version\.js\) speaks engine protocol version 1 and this client speaks version 2, so it was ended unused$/),
     );
     await checked.close();
   });
@@ -109,7 +148,7 @@ describe("engine client version check", () => {
     for (const answer of answers) {
       expect(answer.ok).toBe(false);
       expect(answer.code).toBe("protocol-mismatch");
-      expect(answer.error).toMatch(/speaks engine protocol version 2 and this client speaks version 1/);
+      expect(answer.error).toMatch(/speaks engine protocol version 1 and this client speaks version 2/);
     }
     await checked.close();
   });
@@ -135,11 +174,11 @@ describe("engine client failure codes", () => {
 
 describe("engine client reading", () => {
   it("skips an endless line from the engine by the frame bound, and reads the answers after it", async () => {
-    const state = `{ processId: process.pid, generation: 0, loadedReleaseId: null, catalogChecksum: null, registeredHookCount: 0, reloadCount: 0, lastReloadAtMs: null, lastReloadError: null, coreReleaseId: null, coreReplacedByRelease: false, registryPath: "x", protocolVersion: 1 }`;
+    const state = `{ processId: process.pid, generation: 0, loadedReleaseId: null, catalogChecksum: null, registeredHookCount: 0, reloadCount: 0, lastReloadAtMs: null, lastReloadError: null, coreReleaseId: null, coreReplacedByRelease: false, registryPath: "x", protocolVersion: 2 }`;
     const flooding = home.script(
       "flooding.js",
       `const state = ${state};
-process.stdout.write(JSON.stringify({ type: "ready", protocolVersion: 1, state }) + "\\n");
+process.stdout.write(JSON.stringify({ type: "ready", protocolVersion: 2, state }) + "\\n");
 let buffered = "";
 process.stdin.on("data", (chunk) => {
   buffered += chunk;
@@ -162,11 +201,11 @@ process.stdin.on("end", () => process.exit(0));`,
   });
 
   it("reads an answer whose state equals the last one validated without validating it again, and still refuses a bad frame", async () => {
-    const state = `{ processId: process.pid, generation: 0, loadedReleaseId: null, catalogChecksum: null, registeredHookCount: 0, reloadCount: 0, lastReloadAtMs: null, lastReloadError: null, coreReleaseId: null, coreReplacedByRelease: false, registryPath: "x", protocolVersion: 1 }`;
+    const state = `{ processId: process.pid, generation: 0, loadedReleaseId: null, catalogChecksum: null, registeredHookCount: 0, reloadCount: 0, lastReloadAtMs: null, lastReloadError: null, coreReleaseId: null, coreReplacedByRelease: false, registryPath: "x", protocolVersion: 2 }`;
     const scripted = home.script(
       "scripted.js",
       `const state = ${state};
-process.stdout.write(JSON.stringify({ type: "ready", protocolVersion: 1, state }) + "\\n");
+process.stdout.write(JSON.stringify({ type: "ready", protocolVersion: 2, state }) + "\\n");
 const answers = [
   (id) => ({ id, ok: true, result: 1, state }),
   (id) => ({ id, ok: "yes", result: 2, state }),
