@@ -54,6 +54,7 @@ export class BenchEngine {
     readline.createInterface({ input: this.child.stdout }).on("line", (line) => {
       const frame = JSON.parse(line) as Record<string, unknown>;
       if (frame.type === "ready") return readyResolve();
+      if (frame.type === "started") return;
       const id = String(frame.id);
       this.waiting.get(id)?.(frame);
       this.waiting.delete(id);

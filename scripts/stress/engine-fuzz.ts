@@ -86,6 +86,7 @@ export async function engineFuzz(options: { tamaBin: string; home: string; cwd: 
   readline.createInterface({ input: child.stdout }).on("line", (line) => {
     const f = JSON.parse(line) as Record<string, unknown>;
     if (f.type === "ready") return ready();
+    if (f.type === "started") return;
     if (typeof f.id === "string") answers.set(f.id, [...(answers.get(f.id) ?? []), f]);
   });
   let exited = false;

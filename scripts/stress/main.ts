@@ -47,12 +47,13 @@ function registry(home: string, hooks: unknown[]): void {
 {
   const home = scratch("tama-stress-kill-");
   const hook = writeExecutable(path.join(home, "forever.sh"), "#!/bin/sh\ncat >/dev/null\nsleep 1000 &\nexec sleep 1001\n");
-  registry(home, [{ id: "forever", events: ["pre_tool_use"], command: [hook] }]);
+  // bounded: a request asked again of the next engine is answered at the bound
+  registry(home, [{ id: "forever", events: ["pre_tool_use"], timeoutMs: 1500, command: [hook] }]);
   const s = await engineKillTrials({ tamaBin, home, cwd: home, trials: count("TAMA_STRESS_KILLS", 40), seed: Date.now() & 0xffff, inFlight: 6 });
   const left = spawnSync("sh", ["-c", `grep -l "TAMA_HOME=${home}" /proc/[0-9]*/environ 2>/dev/null | wc -l`], { encoding: "utf8" }).stdout.trim();
   rows.push([
     "engine SIGKILLed mid-dispatch",
-    `${s.trials} trials, ${s.requests} requests: ${s.answered} answered (worst ${s.worstAnswerAfterKillMs.toFixed(0)} ms after the kill), ${s.freshEngines} fresh engines, ${left} hook processes left`,
+    `${s.trials} trials, ${s.requests} requests: ${s.answered} answered (${s.failures} refused as started, ${s.askedAgain} asked again of the next engine; worst ${s.worstAnswerAfterKillMs.toFixed(0)} ms after the kill), ${s.freshEngines} fresh engines, ${left} hook processes left`,
     s.answered === s.requests && left === "0" ? "pass" : "FAIL",
   ]);
 }

@@ -57,6 +57,8 @@ export function makeTestHome(prefix = "tama-test-"): TestHome {
 export class EngineClient {
   readonly child: ChildProcessWithoutNullStreams;
   readonly frames: Frame[] = [];
+  /** Ids of the dispatches the engine said started a hook process, in order. */
+  readonly started: string[] = [];
   stderr = "";
   private waiters: { pred: (f: Frame) => boolean; resolve: (f: Frame) => void }[] = [];
   private seq = 0;
@@ -71,6 +73,11 @@ export class EngineClient {
     const rl = readline.createInterface({ input: this.child.stdout });
     rl.on("line", (line) => {
       const frame = JSON.parse(line) as Frame;
+      // The notice before a dispatch's first hook process is not an answer: kept apart.
+      if (frame.type === "started") {
+        this.started.push(String(frame.id));
+        return;
+      }
       this.frames.push(frame);
       for (const w of [...this.waiters]) {
         if (w.pred(frame)) {
