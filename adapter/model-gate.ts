@@ -4,7 +4,7 @@
 // so waiting here would let prose through exactly when the gates are slow.
 // Then the installed contracts are spliced in place of the block the payload carries.
 import os from "node:os";
-import { contractsFilePath, contractsPathOptionsFromEnv, readInstalledContracts, spliceContracts, unreadableContractsMessage } from "../modules/model-requests/contracts.ts";
+import { contractsPathOptionsFromEnv, InstalledContractsReader, spliceContracts, unreadableContractsMessage } from "../modules/model-requests/contracts.ts";
 import { decidedInPlace, decideRequest, type RequestVerdict } from "../modules/model-requests/payload.ts";
 import type { OmpContext } from "../modules/omp/api.ts";
 import { ENDED_BY_HARNESS, type AdapterRuntime } from "./runtime.ts";
@@ -23,6 +23,7 @@ export class ModelGate {
   private readonly verdicts = new Map<string, SessionVerdict>();
   private readonly refreshing = new Set<string>();
   private readonly saidOnce = new Set<string>();
+  private readonly contracts = new InstalledContractsReader();
   /** Refresh dispatches started (never two at once per session: see `refreshing`). */
   dispatches = 0;
 
@@ -66,8 +67,7 @@ export class ModelGate {
   }
 
   private splice(payload: unknown, ctx: OmpContext): unknown {
-    const file = contractsFilePath(ctx.cwd, process.env.HOME || os.homedir(), contractsPathOptionsFromEnv());
-    const installed = readInstalledContracts(file);
+    const { file, installed } = this.contracts.read(ctx.cwd, process.env.HOME || os.homedir(), contractsPathOptionsFromEnv());
     switch (installed.kind) {
       case "missing":
         return payload;

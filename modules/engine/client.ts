@@ -238,8 +238,13 @@ export class EngineClient {
           return;
         }
       }
-      const started = StartedFrame.safeParse(raw);
-      if (started.success) {
+      // Looked at by its type first: validating every answer as a started frame would fail slowly.
+      if ((raw as { type?: unknown } | null)?.type === "started") {
+        const started = StartedFrame.safeParse(raw);
+        if (!started.success) {
+          this.options.onStderr?.(`tama: the engine's started frame is not valid: ${describeSchemaError(started.error, "the frame")}`);
+          return;
+        }
         const entry = proc.pending.get(String(started.data.id));
         if (entry) entry.started = true;
         return;

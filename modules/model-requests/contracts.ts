@@ -2,8 +2,9 @@
 // APPEND_SYSTEM.md, but OMP appends that file to a session's system prompt once, at
 // session start. Tama reads the installed block on every model request and puts it in
 // place of the marked block the request carries, wherever that block sits.
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { ABSENT, statKey } from "../system/stat-key.ts";
 
 export const CONTRACTS_START = "<!-- jeden contracts: start -->";
 export const CONTRACTS_END = "<!-- jeden contracts: end -->";
@@ -163,9 +164,35 @@ export function contractsPathOptionsFromEnv(env: NodeJS.ProcessEnv = process.env
 }
 
 export function contractsFilePath(cwd: string, home: string, options: ContractsPathOptions = {}): string {
+  return candidateKeys(cwd, home, options).file;
+}
+
+/** The file OMP would use (see contractsFilePath) and its stat key: one stat per candidate tried. */
+function candidateKeys(cwd: string, home: string, options: ContractsPathOptions): { file: string; key: string } {
   const userPath = join(home, userAgentDir(options), FILE_NAME);
-  const candidates = [...PROJECT_DIRS.map((dir) => resolve(cwd, dir, FILE_NAME)), userPath];
-  return candidates.find((candidate) => existsSync(candidate)) ?? userPath;
+  for (const candidate of [...PROJECT_DIRS.map((dir) => resolve(cwd, dir, FILE_NAME)), userPath]) {
+    const key = statKey(candidate);
+    if (key !== ABSENT) return { file: candidate, key };
+  }
+  return { file: userPath, key: ABSENT };
+}
+
+/**
+ * The installed contracts for each model request, found and read as OMP would find
+ * them; the bytes are read again only when the file's stat key changed (a request
+ * comes twice a turn, and the file almost never changes).
+ */
+export class InstalledContractsReader {
+  private last: { file: string; key: string; installed: InstalledContracts } | undefined;
+
+  read(cwd: string, home: string, options: ContractsPathOptions = {}): { file: string; installed: InstalledContracts } {
+    const { file, key } = candidateKeys(cwd, home, options);
+    const last = this.last;
+    if (last !== undefined && last.file === file && last.key === key && key !== ABSENT) return { file, installed: last.installed };
+    const installed = readInstalledContracts(file);
+    this.last = { file, key, installed };
+    return { file, installed };
+  }
 }
 
 function userAgentDir({ configDirName = ".omp", profile }: ContractsPathOptions): string {

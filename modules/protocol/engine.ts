@@ -393,14 +393,6 @@ export const AnswerEnvelope = z.object({
   catalog: z.optional(z.unknown()),
 });
 
-/** An answer frame, as a client reads it. */
-export const Answer = z.extend(AnswerEnvelope, { state: EngineState });
-export type Answer = z.infer<typeof Answer>;
-
-/**
- * The first thing read of a ready frame: its version, before the rest is trusted to
- * have this version's shape (an engine speaking another may describe its state otherwise).
- */
 /**
  * Written once per dispatch, before its first hook process starts (cold or pre-started).
  * A request an engine died holding without one ran nothing outside the engine, so a
@@ -409,6 +401,14 @@ export type Answer = z.infer<typeof Answer>;
 export const StartedFrame = z.strictObject({ type: z.literal("started"), id: RequestId });
 export type StartedFrame = z.infer<typeof StartedFrame>;
 
+/** An answer frame, as a client reads it. */
+export const Answer = z.extend(AnswerEnvelope, { state: EngineState });
+export type Answer = z.infer<typeof Answer>;
+
+/**
+ * The first thing read of a ready frame: its version, before the rest is trusted to
+ * have this version's shape (an engine speaking another may describe its state otherwise).
+ */
 export const ReadyHeader = z.object({ type: z.literal("ready"), protocolVersion: z.number() });
 
 export const ReadyFrame = z.object({

@@ -7,6 +7,7 @@ import {
   CONTRACTS_START,
   contractsFilePath,
   extractContractBlock,
+  InstalledContractsReader,
   readInstalledContracts,
   spliceContracts,
   unreadableContractsMessage,
@@ -203,6 +204,20 @@ describe("installed contracts file", () => {
     const directory = join(home, "dir.md");
     mkdirSync(directory);
     expect(readInstalledContracts(directory)).toEqual({ kind: "unreadable", reason: "EISDIR: illegal operation on a directory" });
+  });
+
+  it("a reader finds the same file, and gives each change at the next request: a rewrite, a project file appearing, removal", () => {
+    const reader = new InstalledContractsReader();
+    const user = place(join(home, ".omp", "agent", "APPEND_SYSTEM.md"), `${OLD}\n`);
+    expect(reader.read(cwd, home)).toEqual({ file: user, installed: { kind: "ok", block: OLD } });
+    expect(reader.read(cwd, home)).toEqual({ file: user, installed: { kind: "ok", block: OLD } });
+    place(user, `${NEW}\n`);
+    expect(reader.read(cwd, home)).toEqual({ file: user, installed: { kind: "ok", block: NEW } });
+    const project = place(join(cwd, ".omp", "APPEND_SYSTEM.md"), `${OLD}\n`);
+    expect(reader.read(cwd, home)).toEqual({ file: project, installed: { kind: "ok", block: OLD } });
+    rmSync(project);
+    rmSync(user);
+    expect(reader.read(cwd, home)).toEqual({ file: user, installed: { kind: "missing" } });
   });
 
   it("words the unreadable-file sentence as the seed does", () => {
