@@ -2,9 +2,9 @@
 // APPEND_SYSTEM.md, but OMP appends that file to a session's system prompt once, at
 // session start. Tama reads the installed block on every model request and puts it in
 // place of the marked block the request carries, wherever that block sits.
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync, type Stats } from "node:fs";
 import { join, resolve } from "node:path";
-import { ABSENT, statKey } from "../system/stat-key.ts";
+import { keyOfStats } from "../system/stat-key.ts";
 
 export const CONTRACTS_START = "<!-- jeden contracts: start -->";
 export const CONTRACTS_END = "<!-- jeden contracts: end -->";
@@ -164,18 +164,32 @@ export function contractsPathOptionsFromEnv(env: NodeJS.ProcessEnv = process.env
 }
 
 export function contractsFilePath(cwd: string, home: string, options: ContractsPathOptions = {}): string {
-  return candidateKeys(cwd, home, options).file;
+  return candidateStats(cwd, home, options).file;
 }
 
-/** The file OMP would use (see contractsFilePath) and its stat key: one stat per candidate tried. */
-function candidateKeys(cwd: string, home: string, options: ContractsPathOptions): { file: string; key: string } {
+/** The file OMP would use (see contractsFilePath) and its stat: one stat per candidate tried. */
+function candidateStats(cwd: string, home: string, options: ContractsPathOptions): { file: string; stats?: Stats } {
   const userPath = join(home, userAgentDir(options), FILE_NAME);
   for (const candidate of [...PROJECT_DIRS.map((dir) => resolve(cwd, dir, FILE_NAME)), userPath]) {
-    const key = statKey(candidate);
-    if (key !== ABSENT) return { file: candidate, key };
+    const stats = statOrUndefined(candidate);
+    if (stats !== undefined) return { file: candidate, stats };
   }
-  return { file: userPath, key: ABSENT };
+  return { file: userPath };
 }
+
+function statOrUndefined(file: string): Stats | undefined {
+  try {
+    return statSync(file, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A file changed this close to a read may change again under the same timestamp (the
+ * kernel's file clock is coarse): its bytes are read again, as git treats a racily clean file.
+ */
+const RACY_MS = 100;
 
 /**
  * The installed contracts for each model request, found and read as OMP would find
@@ -186,11 +200,14 @@ export class InstalledContractsReader {
   private last: { file: string; key: string; installed: InstalledContracts } | undefined;
 
   read(cwd: string, home: string, options: ContractsPathOptions = {}): { file: string; installed: InstalledContracts } {
-    const { file, key } = candidateKeys(cwd, home, options);
+    const { file, stats } = candidateStats(cwd, home, options);
+    const key = stats === undefined ? undefined : keyOfStats(stats);
     const last = this.last;
-    if (last !== undefined && last.file === file && last.key === key && key !== ABSENT) return { file, installed: last.installed };
+    if (key !== undefined && last !== undefined && last.file === file && last.key === key) return { file, installed: last.installed };
+    const readAt = Date.now();
     const installed = readInstalledContracts(file);
-    this.last = { file, key, installed };
+    const settled = stats !== undefined && key !== undefined && Math.max(stats.mtimeMs, stats.ctimeMs) < readAt - RACY_MS;
+    this.last = settled ? { file, key, installed } : undefined;
     return { file, installed };
   }
 }
