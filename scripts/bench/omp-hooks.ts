@@ -84,6 +84,12 @@ async function startMode(tamaBin: string, mode: Mode, kind: HookKind, count: num
 
 /** Every configuration's turn p50, measured side by side: one prompt each, in turn, per round. */
 async function sideBySide(tamaBin: string, modes: Mode[], kind: HookKind, count: number, rounds: number, thinkMs: number): Promise<Map<Mode, number>> {
+  const times = await roundTimes(tamaBin, modes, kind, count, rounds, thinkMs);
+  return new Map(modes.map((m) => [m, median(times.get(m) ?? [])]));
+}
+
+/** Each mode's turn times, round by round (one turn of every mode per round, in rotating order). */
+async function roundTimes(tamaBin: string, modes: Mode[], kind: HookKind, count: number, rounds: number, thinkMs: number): Promise<Map<Mode, number[]>> {
   const running = new Map<Mode, TimedSession>();
   const times = new Map<Mode, number[]>(modes.map((m) => [m, []]));
   const warm = 3;
@@ -100,7 +106,7 @@ async function sideBySide(tamaBin: string, modes: Mode[], kind: HookKind, count:
   } finally {
     for (const r of running.values()) await r.close();
   }
-  return new Map(modes.map((m) => [m, median(times.get(m) ?? [])]));
+  return times;
 }
 
 /** Per-tool-call overhead of `count` hooks of one kind: Tama cold and pre-started against both bridges. */
@@ -149,16 +155,19 @@ export async function ompHookRows(tamaBin: string): Promise<Row[]> {
 
 /** A turn with Tama's built-in gates only, over a turn with an extension that listens and does nothing. */
 export async function ompFixedCostRows(tamaBin: string): Promise<Row[]> {
-  const rounds = Math.max(ROUNDS, 20);
-  const t = await sideBySide(tamaBin, ["plain", "noop", "tama-builtins"], "sh", 0, rounds, 0);
-  const plain = t.get("plain") ?? Number.NaN;
-  const noop = t.get("noop") ?? Number.NaN;
-  const tama = t.get("tama-builtins") ?? Number.NaN;
-  const over = tama - noop;
+  const rounds = Math.max(ROUNDS, 40);
+  const t = await roundTimes(tamaBin, ["plain", "noop", "tama-builtins"], "sh", 0, rounds, 0);
+  const of = (mode: Mode) => t.get(mode) ?? [];
+  const plain = median(of("plain"));
+  const noop = median(of("noop"));
+  const tama = median(of("tama-builtins"));
+  // Paired by round: both sessions are the same length and ran back to back, so a
+  // round's difference cancels what the machine was doing then.
+  const over = median(of("tama-builtins").map((ms, i) => ms - (of("noop")[i] ?? Number.NaN)));
   return [
     {
       name: "OMP turn, built-in gates only: Tama's cost over a no-op extension",
-      measured: `${signed(over)} (turn p50 ${fmtMs(tama)} vs no-op ${fmtMs(noop)} vs plain ${fmtMs(plain)}, n=${rounds})`,
+      measured: `${signed(over)} (median of ${rounds} paired rounds; turn p50 ${fmtMs(tama)} vs no-op ${fmtMs(noop)} vs plain ${fmtMs(plain)})`,
       ratio: tama / noop,
       goal: "≤ +1 ms",
       met: over <= 1,
