@@ -2,9 +2,9 @@
 // APPEND_SYSTEM.md, but OMP appends that file to a session's system prompt once, at
 // session start. Tama reads the installed block on every model request and puts it in
 // place of the marked block the request carries, wherever that block sits.
-import { readFileSync, statSync, type Stats } from "node:fs";
+import { readFileSync, type Stats } from "node:fs";
 import { join, resolve } from "node:path";
-import { keyOfStats } from "../system/stat-key.ts";
+import { keyOfStats, settledAt, statOf } from "../system/stat-key.ts";
 
 export const CONTRACTS_START = "<!-- jeden contracts: start -->";
 export const CONTRACTS_END = "<!-- jeden contracts: end -->";
@@ -171,25 +171,11 @@ export function contractsFilePath(cwd: string, home: string, options: ContractsP
 function candidateStats(cwd: string, home: string, options: ContractsPathOptions): { file: string; stats?: Stats } {
   const userPath = join(home, userAgentDir(options), FILE_NAME);
   for (const candidate of [...PROJECT_DIRS.map((dir) => resolve(cwd, dir, FILE_NAME)), userPath]) {
-    const stats = statOrUndefined(candidate);
+    const stats = statOf(candidate);
     if (stats !== undefined) return { file: candidate, stats };
   }
   return { file: userPath };
 }
-
-function statOrUndefined(file: string): Stats | undefined {
-  try {
-    return statSync(file, { throwIfNoEntry: false });
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * A file changed this close to a read may change again under the same timestamp (the
- * kernel's file clock is coarse): its bytes are read again, as git treats a racily clean file.
- */
-const RACY_MS = 100;
 
 /**
  * The installed contracts for each model request, found and read as OMP would find
@@ -206,7 +192,7 @@ export class InstalledContractsReader {
     if (key !== undefined && last !== undefined && last.file === file && last.key === key) return { file, installed: last.installed };
     const readAt = Date.now();
     const installed = readInstalledContracts(file);
-    const settled = stats !== undefined && key !== undefined && Math.max(stats.mtimeMs, stats.ctimeMs) < readAt - RACY_MS;
+    const settled = stats !== undefined && key !== undefined && settledAt(stats, readAt);
     this.last = settled ? { file, key, installed } : undefined;
     return { file, installed };
   }

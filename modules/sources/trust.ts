@@ -9,7 +9,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync,
 import path from "node:path";
 import * as z from "../protocol/schema.ts";
 import { describeSchemaError } from "../protocol/schema.ts";
-import { ABSENT, keyOfStats } from "../system/stat-key.ts";
+import { ABSENT, keyOfStats, settledAt, unsettledKey } from "../system/stat-key.ts";
 
 export const TRUST_SCHEMA_VERSION = 1;
 
@@ -157,10 +157,14 @@ export class FileDigests {
 
   digest(file: string): string | null {
     let key: string;
+    let settled = true;
     try {
       const stat = statSync(file, { throwIfNoEntry: false });
       if (stat === undefined || !stat.isFile()) key = ABSENT;
-      else key = keyOfStats(stat);
+      else {
+        key = keyOfStats(stat);
+        settled = settledAt(stat, Date.now());
+      }
     } catch {
       key = ABSENT;
     }
@@ -175,7 +179,9 @@ export class FileDigests {
       }
     }
     if (this.known.size > 4096) this.known.clear();
-    this.known.set(file, { key, digest });
+    // A script changed too recently may change again under the same key: its bytes are digested again next time.
+    if (settled) this.known.set(file, { key, digest });
+    else this.known.set(file, { key: unsettledKey(key), digest });
     return digest;
   }
 }

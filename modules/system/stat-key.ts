@@ -1,28 +1,41 @@
 // A file's identity for "unchanged": inode, size, mtime and ctime (µs). Any write
 // moves ctime (which no user call can set back), so an equal key means the bytes last
-// read. One stat costs a quarter of a read's system calls. The engine keys the files
+// read, once the file has been still a while (RACY_MS: the file clock is coarse). One stat costs a quarter of a read's system calls. The engine keys the files
 // a dispatch's hooks came from; the adapter checks the same keys before it lets an
 // event without hooks go on unanswered.
-import { fstatSync, statSync, type Stats } from "node:fs";
+import { statSync, type Stats } from "node:fs";
 
 /** What a path that is not there (or cannot be stat'ed) is keyed as. */
 export const ABSENT = "absent";
 
 export const keyOfStats = (stat: Stats): string => `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
 
-export function statKey(file: string): string {
+/**
+ * How long after a file's last change its key is not taken to stand for its bytes.
+ * The kernel stamps files from a coarse clock (a tick of a few ms; a file server's own
+ * clock), so a second same-size write that soon can leave the key unchanged. Git
+ * treats such a file as racily clean the same way: its bytes are read again.
+ */
+export const RACY_MS = 2_000;
+
+/** Whether a file stat'ed before a read at `readAtMs` had been still long enough for its key to stand for the bytes read. */
+export function settledAt(stat: Stats, readAtMs: number): boolean {
+  return Math.max(stat.mtimeMs, stat.ctimeMs) < readAtMs - RACY_MS;
+}
+
+/** A key no stat yields: what a caller reports for a file too freshly changed to be keyed, so no later check matches it. */
+export const unsettledKey = (key: string): string => `unsettled:${key}`;
+
+/** A file's stat, undefined when it is not there or cannot be stat'ed. */
+export function statOf(file: string): Stats | undefined {
   try {
-    const stat = statSync(file, { throwIfNoEntry: false });
-    return stat === undefined ? ABSENT : keyOfStats(stat);
+    return statSync(file, { throwIfNoEntry: false });
   } catch {
-    return ABSENT;
+    return undefined;
   }
 }
 
-export function fstatKey(fd: number): string {
-  try {
-    return keyOfStats(fstatSync(fd));
-  } catch {
-    return ABSENT;
-  }
+export function statKey(file: string): string {
+  const stat = statOf(file);
+  return stat === undefined ? ABSENT : keyOfStats(stat);
 }

@@ -6,9 +6,12 @@
 import { spawnSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
+import { RACY_MS } from "../../modules/system/stat-key.ts";
 import { BenchEngine, fmtMs, median, writeExecutable, type Row } from "./support.ts";
 
 const GOAL_MS = 0.1;
+
+const settled = () => new Promise((resolve) => setTimeout(resolve, RACY_MS + 100));
 
 async function stageP50(tamaBin: string, runtime: string, env: NodeJS.ProcessEnv, cwd: string, rounds: number): Promise<number> {
   const engine = new BenchEngine(tamaBin, env, runtime);
@@ -46,11 +49,14 @@ export async function sourcesRows(home: string, tamaBin: string, bun: string, ro
   const trusted = spawnSync(process.execPath, [tamaBin, "trust", project], { env, encoding: "utf8" });
   if (trusted.status !== 0) throw new Error(`tama trust failed: ${trusted.stderr}`);
 
+  // Unchanged sources, as a session's are: files changed this recently are read again every time (stat-key.ts).
+  await settled();
   const five = await stageP50(tamaBin, bun, env, project, rounds);
   // The registry alone: Claude sources off, and a cwd in no project.
   writeExecutable(path.join(tamaHome, "hooks/registry.json"), registry(false));
   const loose = path.join(home, "loose");
   mkdirSync(loose, { recursive: true });
+  await settled();
   const one = await stageP50(tamaBin, bun, env, loose, rounds);
   return [
     {

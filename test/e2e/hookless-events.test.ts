@@ -5,6 +5,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { useOmpFixture } from "../omp/fixture.ts";
 import type { Frame } from "../omp/rpc-session.ts";
+import { RACY_MS } from "../../modules/system/stat-key.ts";
 import { ROOT } from "../support/engine-client.ts";
 import { installTama } from "./tama-omp.ts";
 
@@ -25,6 +26,8 @@ describe("events without hooks in real OMP", () => {
     const tama = installTama(env, { ONCE_FILE: path.join(env.scratch, "once") });
     const session = omp.rpc();
     await session.ready();
+    // The registry install just wrote is keyed only once it has been still a while (stat-key.ts).
+    await new Promise((resolve) => setTimeout(resolve, RACY_MS + 100));
     // The default registry has no prompt hook: these prompts go on without their answer.
     await session.prompt('CALL bash {"command":"echo first"}');
     await session.prompt("NOTOOL here is my SECRET, before any prompt hook");

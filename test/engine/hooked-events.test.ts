@@ -5,7 +5,7 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { HookedEvents } from "../../modules/protocol/engine.ts";
-import { statKey } from "../../modules/system/stat-key.ts";
+import { RACY_MS, statKey } from "../../modules/system/stat-key.ts";
 import { tama } from "../cli/cli.ts";
 import { EngineClient, makeTestHome, type TestHome } from "../support/engine-client.ts";
 
@@ -24,6 +24,8 @@ async function hooked(cwd: string): Promise<HookedEvents> {
 }
 /** What the adapter checks: every file still has the key the engine read it under. */
 const holds = (known: HookedEvents): boolean => known.files.every(([file, key]) => statKey(file) === key);
+/** Until a file has been still this long its key does not stand for its bytes (stat-key.ts): wait it out. */
+const settle = () => new Promise((resolve) => setTimeout(resolve, RACY_MS + 100));
 
 beforeEach(async () => {
   home = makeTestHome();
@@ -42,8 +44,13 @@ describe("hookedEvents in dispatch answers", () => {
   it("names the kinds with hooks, and a registry change breaks its keys", async () => {
     const cwd = path.join(home.dir, "work");
     mkdirSync(cwd, { recursive: true });
+    // Just written: the registry's key cannot stand for its bytes yet, so nothing holds.
+    const fresh = await hooked(cwd);
+    expect(fresh.events).toEqual(["pre_tool_use"]);
+    expect(fresh.files.find(([file]) => file === home.registry)?.[1]).toMatch(/^unsettled:/);
+    expect(holds(fresh)).toBe(false);
+    await settle();
     const first = await hooked(cwd);
-    expect(first.events).toEqual(["pre_tool_use"]);
     expect(first.files.map(([file]) => file)).toContain(home.registry);
     expect(holds(first)).toBe(true);
     // Disabled hooks run for nothing.
@@ -68,6 +75,7 @@ describe("hookedEvents in dispatch answers", () => {
     mkdirSync(path.dirname(source), { recursive: true });
     writeFileSync(source, JSON.stringify(registry([{ id: "stop", events: ["stop"], command: ["true"] }])));
     expect(holds(none)).toBe(false);
+    await settle();
     const untrusted = await hooked(cwd);
     expect(untrusted.events).toEqual(["pre_tool_use"]);
     expect(holds(untrusted)).toBe(true);

@@ -9,6 +9,7 @@ import { findProject } from "../../modules/sources/project.ts";
 import { scriptsNamed, shellWords } from "../../modules/sources/scripts.ts";
 import { HookSources, trustProject, type SourcesOutcome } from "../../modules/sources/sources.ts";
 import { FileDigests, readTrust, removeTrust, trustFile, writeTrust } from "../../modules/sources/trust.ts";
+import { RACY_MS, statKey } from "../../modules/system/stat-key.ts";
 
 let dir: string;
 let home: string;
@@ -95,6 +96,16 @@ describe("trust records", () => {
     expect(!read.ok && read.error).toContain("writable by other users");
     expect(removeTrust(tamaHome, root)).toBe(true);
     expect(removeTrust(tamaHome, root)).toBe(false);
+  });
+
+  it("keys a script changed too recently as unsettled, so its bytes are digested again until it has been still", async () => {
+    const digests = new FileDigests();
+    const file = write(path.join(dir, "fresh.sh"), "one");
+    expect(digests.digest(file)).not.toBeNull();
+    expect(digests.keyOf(file)).toBe(`unsettled:${statKey(file)}`);
+    await new Promise((resolve) => setTimeout(resolve, RACY_MS + 100));
+    digests.digest(file);
+    expect(digests.keyOf(file)).toBe(statKey(file));
   });
 
   it("digests a file again only when its stat moved", () => {
