@@ -1,9 +1,9 @@
 // The adapter's side of the engine protocol: one persistent engine process, every
 // request in flight side by side and matched by id. The first frame is a version
 // check: an engine speaking another protocol version is refused by name and the
-// installed one started instead. A dead engine's requests are all answered (as
-// failures) and the next request starts a new one; an engine whose code a newer
-// release replaced is retired once it owes nothing.
+// installed one started instead. A dead engine's requests are all answered: as
+// failures when it had started a hook for them, else by the next engine, asked once;
+// an engine whose code a newer release replaced is retired once it owes nothing.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { Answer, AnswerEnvelope, MAX_FRAME_BYTES, PROTOCOL_VERSION, ReadyFrame, ReadyHeader, StartedFrame, type EngineErrorCode, type EngineState } from "../protocol/engine.ts";
 import { describeSchemaError } from "../protocol/schema.ts";
