@@ -3,6 +3,7 @@
 import { readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EngineClient as Client } from "../../modules/engine/client.ts";
+import { PROTOCOL_VERSION } from "../../modules/protocol/engine.ts";
 import { ENGINE_RUNTIME, makeTestHome, settleProcesses, TAMA_BIN, type TestHome } from "../support/engine-client.ts";
 
 let home: TestHome;
@@ -19,6 +20,8 @@ afterEach(async () => {
 });
 
 const pidOf = (answer: { state?: { processId: number } }) => answer.state?.processId;
+/** The state a stand-in engine reports, as source for its script. */
+const STAND_IN_STATE = `{ processId: process.pid, generation: 0, loadedReleaseId: null, catalogChecksum: null, registeredHookCount: 0, reloadCount: 0, lastReloadAtMs: null, lastReloadError: null, coreReleaseId: null, coreReplacedByRelease: false, registryPath: "x", protocolVersion: ${PROTOCOL_VERSION} }`;
 /** The engine's pid from an answer; throws rather than let kill(-1) reach every process of the user. */
 function enginePid(answer: { state?: { processId: number } }): number {
   const pid = pidOf(answer);
@@ -102,7 +105,7 @@ describe("engine client after an engine died", () => {
 describe("engine client bounds", () => {
   it("a request with a bound fails by name when the engine does not answer in time", async () => {
     // a stand-in engine that says ready and then never answers
-    const mute = home.script("mute.js", `process.stdout.write(JSON.stringify({ type: "ready", protocolVersion: 2, state: { processId: process.pid, generation: 0, loadedReleaseId: null, catalogChecksum: null, registeredHookCount: 0, reloadCount: 0, lastReloadAtMs: null, lastReloadError: null, coreReleaseId: null, coreReplacedByRelease: false, registryPath: "x", protocolVersion: 2 } }) + "\\n"); process.stdin.resume(); process.stdin.on("end", () => process.exit(0));`);
+    const mute = home.script("mute.js", `process.stdout.write(JSON.stringify({ type: "ready", protocolVersion: ${PROTOCOL_VERSION}, state: ${STAND_IN_STATE} }) + "\\n"); process.stdin.resume(); process.stdin.on("end", () => process.exit(0));`);
     const muted = new Client({ command: () => [process.execPath, mute], env: { ...process.env, TAMA_HOME: home.home } });
     const answer = await muted.request({ op: "status" }, 300);
     expect(answer.ok).toBe(false);
@@ -116,7 +119,7 @@ describe("engine client bounds", () => {
 function otherVersionEngine(): string {
   return home.script(
     "other-version.js",
-    `process.stdout.write(JSON.stringify({ type: "ready", protocolVersion: 1, engine: { pid: process.pid } }) + "\\n"); process.stdin.resume(); process.stdin.on("end", () => process.exit(0));`,
+    `process.stdout.write(JSON.stringify({ type: "ready", protocolVersion: ${PROTOCOL_VERSION - 1}, engine: { pid: process.pid } }) + "\\n"); process.stdin.resume(); process.stdin.on("end", () => process.exit(0));`,
   );
 }
 
@@ -133,10 +136,10 @@ describe("engine client version check", () => {
     });
     const answer = await checked.request({ op: "status" });
     expect(answer.ok).toBe(true);
-    expect(answer.state?.protocolVersion).toBe(2);
+    expect(answer.state?.protocolVersion).toBe(PROTOCOL_VERSION);
     expect(starts).toBe(2);
     expect(said).toContainEqual(
-      expect.stringMatching(/^tama: the Tama engine \(pid \d+: .*other-version\.js\) speaks engine protocol version 1 and this client speaks version 2, so it was ended unused$/),
+      expect.stringMatching(new RegExp(`^tama: the Tama engine \\(pid \\d+: .*other-version\\.js\\) speaks engine protocol version ${PROTOCOL_VERSION - 1} and this client speaks version ${PROTOCOL_VERSION}, so it was ended unused$`)),
     );
     await checked.close();
   });
@@ -148,7 +151,7 @@ describe("engine client version check", () => {
     for (const answer of answers) {
       expect(answer.ok).toBe(false);
       expect(answer.code).toBe("protocol-mismatch");
-      expect(answer.error).toMatch(/speaks engine protocol version 1 and this client speaks version 2/);
+      expect(answer.error).toMatch(`speaks engine protocol version ${PROTOCOL_VERSION - 1} and this client speaks version ${PROTOCOL_VERSION}`);
     }
     await checked.close();
   });
@@ -174,11 +177,10 @@ describe("engine client failure codes", () => {
 
 describe("engine client reading", () => {
   it("skips an endless line from the engine by the frame bound, and reads the answers after it", async () => {
-    const state = `{ processId: process.pid, generation: 0, loadedReleaseId: null, catalogChecksum: null, registeredHookCount: 0, reloadCount: 0, lastReloadAtMs: null, lastReloadError: null, coreReleaseId: null, coreReplacedByRelease: false, registryPath: "x", protocolVersion: 2 }`;
     const flooding = home.script(
       "flooding.js",
-      `const state = ${state};
-process.stdout.write(JSON.stringify({ type: "ready", protocolVersion: 2, state }) + "\\n");
+      `const state = ${STAND_IN_STATE};
+process.stdout.write(JSON.stringify({ type: "ready", protocolVersion: ${PROTOCOL_VERSION}, state }) + "\\n");
 let buffered = "";
 process.stdin.on("data", (chunk) => {
   buffered += chunk;
@@ -201,11 +203,10 @@ process.stdin.on("end", () => process.exit(0));`,
   });
 
   it("reads an answer whose state equals the last one validated without validating it again, and still refuses a bad frame", async () => {
-    const state = `{ processId: process.pid, generation: 0, loadedReleaseId: null, catalogChecksum: null, registeredHookCount: 0, reloadCount: 0, lastReloadAtMs: null, lastReloadError: null, coreReleaseId: null, coreReplacedByRelease: false, registryPath: "x", protocolVersion: 2 }`;
     const scripted = home.script(
       "scripted.js",
-      `const state = ${state};
-process.stdout.write(JSON.stringify({ type: "ready", protocolVersion: 2, state }) + "\\n");
+      `const state = ${STAND_IN_STATE};
+process.stdout.write(JSON.stringify({ type: "ready", protocolVersion: ${PROTOCOL_VERSION}, state }) + "\\n");
 const answers = [
   (id) => ({ id, ok: true, result: 1, state }),
   (id) => ({ id, ok: "yes", result: 2, state }),
