@@ -7,6 +7,16 @@ import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
+/** projectRoot, each cwd looked up once in `known` (one walk of one call). */
+export function projectRootIn(known: Map<string, string>, cwd: string): string {
+  let root = known.get(cwd);
+  if (root === undefined) {
+    root = projectRoot(cwd);
+    known.set(cwd, root);
+  }
+  return root;
+}
+
 export function projectRoot(cwd: string): string {
   for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
     if (existsSync(path.join(dir, ".git"))) return dir;
@@ -14,17 +24,35 @@ export function projectRoot(cwd: string): string {
   }
 }
 
-/** The real path of `target`, resolving links in the part that exists. */
-export function realPath(target: string): string {
+/**
+ * The real path of `target`, resolving links in the part that exists. `known`: the
+ * directories one reading of one call already resolved (its words share parents, and
+ * the disk does not change between them), each looked up once.
+ */
+export function realPath(target: string, known?: Map<string, string | undefined>): string {
   const absolute = path.resolve(target);
   const rest: string[] = [];
   for (let dir = absolute; ; dir = path.dirname(dir)) {
-    try {
-      return path.join(realpathSync(dir), ...rest.reverse());
-    } catch {
-      if (path.dirname(dir) === dir) return absolute;
-      rest.push(path.basename(dir));
+    let real: string | undefined;
+    if (known?.has(dir)) real = known.get(dir);
+    else {
+      real = existingRealPath(dir);
+      known?.set(dir, real);
     }
+    if (real !== undefined) return path.join(real, ...rest.reverse());
+    if (path.dirname(dir) === dir) return absolute;
+    rest.push(path.basename(dir));
+  }
+}
+
+/** The real path of `file` when it exists and resolves. Most words a gate resolves name nothing on disk: asking first spares an exception per missing part. */
+function existingRealPath(file: string): string | undefined {
+  if (!existsSync(file)) return undefined;
+  try {
+    return realpathSync.native(file);
+  } catch {
+    // gone since, or a part cannot be searched: resolved from the part above, as when missing
+    return undefined;
   }
 }
 

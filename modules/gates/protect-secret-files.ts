@@ -100,11 +100,16 @@ type Found = { file: string; pattern: string; how: string } | { unread: string }
 
 function findSecret(input: HookInput, options: Options): Found | undefined {
   const cwd = input.cwd;
+  // This reading's resolved directories: a call's words share their parents.
+  const known = new Map<string, string | undefined>();
   const check = (word: string, how: string, shown = word): { file: string; pattern: string; how: string } | undefined => {
     const file = wordPath(word, cwd);
     if (options.allow.some((allowed) => wordPath(allowed, cwd) === file)) return undefined;
     // A link to a secret file reads it too.
-    const pattern = secretPattern(file, options) ?? secretPattern(realPath(file), options);
+    const direct = secretPattern(file, options);
+    if (direct !== undefined) return { file: shown, pattern: direct, how };
+    const real = realPath(file, known);
+    const pattern = real === file ? undefined : secretPattern(real, options);
     return pattern === undefined ? undefined : { file: shown, pattern, how };
   };
   const fields = (input.tool_input ?? {}) as Record<string, unknown>;

@@ -11,7 +11,7 @@ import path from "node:path";
 import type { CodeLanguage } from "../tools/declaration.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
 import { gitAliases, normalizeKey, type GitConfigEntry } from "./git-config.ts";
-import { projectRoot } from "./paths.ts";
+import { projectRoot, projectRootIn } from "./paths.ts";
 import { parseShell, type ShellCommand } from "./shell-words.ts";
 
 /** `bash -c "sh -c '…'"` nests; deeper than this is not a command line anyone writes. */
@@ -37,6 +37,8 @@ export interface Scope {
   budget?: { left: number };
   /** Symbolic links the script makes before this command (`ln -s / l`), absolute link → absolute target. */
   links?: ReadonlyMap<string, string>;
+  /** Project roots this walk already looked up, by cwd, shared by every nested script (the disk does not change within a walk). */
+  roots?: Map<string, string>;
 }
 
 /** One simple command as it will run: the program's argv after every wrapper, and its environment. */
@@ -65,9 +67,10 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
   // What nests deeper, or expands to more, than a reader follows is refused, not passed unread.
   if (depth > MAX_DEPTH) return TOO_DEEP;
   const budget = scope.budget ?? { left: MAX_COMMANDS };
+  const roots = scope.roots ?? new Map<string, string>();
   // Variables the script sets for itself (`d=$TAMA_HOME; cp x "$d/…"`, `export D=…`) reach the commands after them.
   const shellVars = new Map(scope.env);
-  let here: Scope = { ...scope, budget };
+  let here: Scope = { ...scope, budget, roots };
   const withFunctions = (scope_: Scope): Scope => ({ ...scope_, functions });
   const dirs: Scope[] = [];
   const aliases = new Map<string, string>();
@@ -176,7 +179,7 @@ function varsOf(shellVars: ReadonlyMap<string, string>, scope: Scope): Map<strin
   if (!vars.has("TMPDIR")) vars.set("TMPDIR", os.tmpdir());
   if (scope.cwd !== undefined && scope.unknownCwd === undefined) {
     vars.set("PWD", scope.cwd);
-    vars.set(TOPLEVEL, projectRoot(scope.cwd));
+    vars.set(TOPLEVEL, scope.roots ? projectRootIn(scope.roots, scope.cwd) : projectRoot(scope.cwd));
   }
   return vars;
 }
@@ -353,14 +356,57 @@ export const GIT_COMMANDS = new Set(
 
 /** Every command a call runs, for gates that look at each (the first reason wins; its prefix says where it came from). */
 export function walkCall(input: HookInput, visit: (run: RunCommand) => string | undefined, home?: string): string | undefined {
-  const call = readableScripts(input);
+  const call = walkedCall(input, home);
   if (call === undefined) return undefined;
-  const scope: Scope = { env: new Map(Object.entries(call.env ?? {})), cwd: input.cwd, ...(home !== undefined ? { home } : {}) };
-  for (const script of call.scripts) {
-    const reason = walkShell(script, scope, visit);
-    if (reason !== undefined) return call.prefix + reason;
+  for (const walk of call.walks) {
+    for (const run of walk.runs) {
+      const reason = visit(run);
+      if (reason !== undefined) return call.prefix + reason;
+    }
+    if (walk.end !== undefined) return call.prefix + walk.end;
   }
   return undefined;
+}
+
+/** One script's walk: the commands it runs, in the order a visitor sees them, and the walker's own refusal after them (too deep), if any. */
+interface Walk {
+  runs: RunCommand[];
+  end: string | undefined;
+}
+
+/**
+ * Every shell gate of a dispatch reads the same call (the same input object): it is
+ * walked once, and each gate's visitor is handed the same commands in the same order,
+ * stopping where the visitor refuses, as a walk of its own would. Kept by the input
+ * object only, so no walk outlives its dispatch: a later call with the same text is
+ * walked again against the files as they are then (a git alias defined in between).
+ */
+const walksByInput = new WeakMap<HookInput, Map<string, { walks: Walk[]; prefix: string } | undefined>>();
+
+function walkedCall(input: HookInput, home: string | undefined): { walks: Walk[]; prefix: string } | undefined {
+  let byHome = walksByInput.get(input);
+  if (byHome === undefined) {
+    byHome = new Map();
+    walksByInput.set(input, byHome);
+  }
+  const key = home ?? "";
+  if (byHome.has(key)) return byHome.get(key);
+  const call = readableScripts(input);
+  let walked: { walks: Walk[]; prefix: string } | undefined;
+  if (call !== undefined) {
+    const scope: Scope = { env: new Map(Object.entries(call.env ?? {})), cwd: input.cwd, ...(home !== undefined ? { home } : {}) };
+    const walks = call.scripts.map((script): Walk => {
+      const runs: RunCommand[] = [];
+      const end = walkShell(script, scope, (run) => {
+        runs.push(run);
+        return undefined;
+      });
+      return { runs, end };
+    });
+    walked = { walks, prefix: call.prefix };
+  }
+  byHome.set(key, walked);
+  return walked;
 }
 
 /**
