@@ -76,6 +76,8 @@ interface Pending {
   started: boolean;
   /** Already asked again once, of the engine after the one that died. */
   resent: boolean;
+  /** The engine it waits in now. */
+  owner: EngineProcess;
 }
 
 interface EngineProcess {
@@ -380,7 +382,7 @@ export class EngineClient {
     }
     let entry: Pending | undefined;
     const answer = new Promise<ClientAnswer>((resolve) => {
-      entry = { resolve, line, started: false, resent: false };
+      entry = { resolve, line, started: false, resent: false, owner: proc };
       proc.pending.set(id, entry);
     });
     proc.child.stdin.write(line);
@@ -388,8 +390,7 @@ export class EngineClient {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<ClientAnswer>((resolve) => {
       timer = setTimeout(() => {
-        // Dropped wherever it waits now (a resent request waits in the next engine).
-        for (const each of [proc, this.current]) if (each !== undefined && each.pending.get(id) === entry) each.pending.delete(id);
+        if (entry !== undefined && entry.owner.pending.get(id) === entry) entry.owner.pending.delete(id);
         resolve({ id, ok: false, code: "request-timeout", error: `the Tama engine (pid ${proc.child.pid ?? "?"}) gave no answer to ${String(frame.op)} within ${timeoutMs} ms` });
       }, timeoutMs);
       timer.unref?.();
@@ -411,6 +412,7 @@ export class EngineClient {
       entry.resolve({ id, ok: false, code: "engine-died", error: `the Tama engine (pid ${proc.child.pid ?? "?"}) is gone` });
       return;
     }
+    entry.owner = proc;
     proc.pending.set(id, entry);
     proc.child.stdin.write(entry.line);
   }

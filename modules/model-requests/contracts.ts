@@ -4,7 +4,7 @@
 // place of the marked block the request carries, wherever that block sits.
 import { readFileSync, type Stats } from "node:fs";
 import { join, resolve } from "node:path";
-import { keyOfStats, settledAt, statOf } from "../system/stat-key.ts";
+import { ABSENT, readKey, statOf } from "../system/stat-key.ts";
 
 export const CONTRACTS_START = "<!-- jeden contracts: start -->";
 export const CONTRACTS_END = "<!-- jeden contracts: end -->";
@@ -187,13 +187,11 @@ export class InstalledContractsReader {
 
   read(cwd: string, home: string, options: ContractsPathOptions = {}): { file: string; installed: InstalledContracts } {
     const { file, stats } = candidateStats(cwd, home, options);
-    const key = stats === undefined ? undefined : keyOfStats(stats);
+    const key = readKey(stats);
     const last = this.last;
-    if (key !== undefined && last !== undefined && last.file === file && last.key === key) return { file, installed: last.installed };
-    const readAt = Date.now();
+    if (key !== ABSENT && last !== undefined && last.file === file && last.key === key) return { file, installed: last.installed };
     const installed = readInstalledContracts(file);
-    const settled = stats !== undefined && key !== undefined && settledAt(stats, readAt);
-    this.last = settled ? { file, key, installed } : undefined;
+    this.last = { file, key, installed };
     return { file, installed };
   }
 }

@@ -4,7 +4,7 @@
 import { createHash } from "node:crypto";
 import { closeSync, fstatSync, openSync, readFileSync } from "node:fs";
 import { trustProblem } from "../system/strict-modes.ts";
-import { ABSENT, keyOfStats, settledAt, unsettledKey } from "../system/stat-key.ts";
+import { ABSENT, readKey } from "../system/stat-key.ts";
 import { lineColumn, locateJsonError } from "./json-error.ts";
 import { EventKind } from "../protocol/engine.ts";
 import * as z from "../protocol/schema.ts";
@@ -242,9 +242,7 @@ export class RegistryStore {
       // async read takes four thread-pool round trips.
       this.lastKey = ABSENT;
       fd = openSync(this.path, "r");
-      // Reported to callers that check later whether the file is unchanged; a file changed too recently cannot be keyed yet.
-      const stat = fstatSync(fd);
-      this.lastKey = settledAt(stat, Date.now()) ? keyOfStats(stat) : unsettledKey(keyOfStats(stat));
+      this.lastKey = readKey(fstatSync(fd));
       // A registry someone else can write is not this user's policy: a rejected replacement.
       const untrusted = trustProblem(this.path, { fd });
       if (untrusted !== undefined) return this.fail(`hook registry ${this.path} is not trusted: ${untrusted}`);

@@ -17,7 +17,7 @@ import { HookEntry as HookEntrySchema } from "../registry/registry.ts";
 import { findProject, PROJECT_SOURCE_FILES, type Project } from "./project.ts";
 import { scriptsNamed } from "./scripts.ts";
 import type { BrokenSource, HeldProject } from "../protocol/engine.ts";
-import { ABSENT, keyOfStats, settledAt, statKey as statKeyOf, statOf, unsettledKey } from "../system/stat-key.ts";
+import { ABSENT, readKey, statKey as statKeyOf, statOf } from "../system/stat-key.ts";
 import { FileDigests, readTrustText, sha256, trustFile, trustStateOf, writeTrust, type Manifest, type TrustRead, type TrustState } from "./trust.ts";
 
 /** Where a hook comes from: the prefix of its id outside the user registry. */
@@ -165,14 +165,10 @@ class SourceFile {
   ) {}
 
   read(): LoadedSource {
-    const stat = statOf(this.file);
-    const key = stat === undefined ? undefined : keyOfStats(stat);
-    const readAt = Date.now();
-    // A file changed too recently for its key to stand for its bytes is read (and keyed for callers) as changed.
-    const settled = stat !== undefined && settledAt(stat, readAt);
-    this.key = key === undefined ? ABSENT : settled ? key : unsettledKey(key);
-    if (key !== undefined && key === this.lastKey && this.last !== undefined) return this.last;
-    this.lastKey = settled ? key : undefined;
+    const key = readKey(statOf(this.file));
+    this.key = key;
+    if (key !== ABSENT && key === this.lastKey && this.last !== undefined) return this.last;
+    this.lastKey = key;
     let text: string;
     try {
       text = readFileSync(this.file, "utf8");

@@ -9,7 +9,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync,
 import path from "node:path";
 import * as z from "../protocol/schema.ts";
 import { describeSchemaError } from "../protocol/schema.ts";
-import { ABSENT, keyOfStats, settledAt, unsettledKey } from "../system/stat-key.ts";
+import { ABSENT, readKey } from "../system/stat-key.ts";
 
 export const TRUST_SCHEMA_VERSION = 1;
 
@@ -157,14 +157,9 @@ export class FileDigests {
 
   digest(file: string): string | null {
     let key: string;
-    let settled = true;
     try {
       const stat = statSync(file, { throwIfNoEntry: false });
-      if (stat === undefined || !stat.isFile()) key = ABSENT;
-      else {
-        key = keyOfStats(stat);
-        settled = settledAt(stat, Date.now());
-      }
+      key = stat?.isFile() === true ? readKey(stat) : ABSENT;
     } catch {
       key = ABSENT;
     }
@@ -179,9 +174,7 @@ export class FileDigests {
       }
     }
     if (this.known.size > 4096) this.known.clear();
-    // A script changed too recently may change again under the same key: its bytes are digested again next time.
-    if (settled) this.known.set(file, { key, digest });
-    else this.known.set(file, { key: unsettledKey(key), digest });
+    this.known.set(file, { key, digest });
     return digest;
   }
 }

@@ -18,13 +18,19 @@ export const keyOfStats = (stat: Stats): string => `${stat.dev}:${stat.ino}:${st
  */
 export const RACY_MS = 2_000;
 
-/** Whether a file stat'ed before a read at `readAtMs` had been still long enough for its key to stand for the bytes read. */
-export function settledAt(stat: Stats, readAtMs: number): boolean {
-  return Math.max(stat.mtimeMs, stat.ctimeMs) < readAtMs - RACY_MS;
-}
+let unsettledReads = 0;
 
-/** A key no stat yields: what a caller reports for a file too freshly changed to be keyed, so no later check matches it. */
-export const unsettledKey = (key: string): string => `unsettled:${key}`;
+/**
+ * The key for bytes about to be read, from the stat taken just before: the file's key
+ * once it has been still RACY_MS, `absent` when it is not there, else a key no stat and
+ * no other read yields (`unsettled:…`), so a cache keyed by it never hits and a caller
+ * checking it later never matches: the file is read again until it has been still.
+ */
+export function readKey(stat: Stats | undefined, readAtMs = Date.now()): string {
+  if (stat === undefined) return ABSENT;
+  const key = keyOfStats(stat);
+  return Math.max(stat.mtimeMs, stat.ctimeMs) < readAtMs - RACY_MS ? key : `unsettled:${++unsettledReads}:${key}`;
+}
 
 /** A file's stat, undefined when it is not there or cannot be stat'ed. */
 export function statOf(file: string): Stats | undefined {

@@ -115,6 +115,27 @@ describe("engine client bounds", () => {
   });
 });
 
+/** A stand-in engine that says ready and runs `onRequest` (JS, with `request` and `state` in scope) for each request line, after `prelude`. */
+function lineEngine(name: string, prelude: string, onRequest: string): string {
+  return home.script(
+    name,
+    `const state = ${STAND_IN_STATE};
+process.stdout.write(JSON.stringify({ type: "ready", protocolVersion: ${PROTOCOL_VERSION}, state }) + "\\n");
+${prelude}
+let buffered = "";
+process.stdin.on("data", (chunk) => {
+  buffered += chunk;
+  let lf;
+  while ((lf = buffered.indexOf("\\n")) !== -1) {
+    const request = JSON.parse(buffered.slice(0, lf));
+    buffered = buffered.slice(lf + 1);
+    ${onRequest}
+  }
+});
+process.stdin.on("end", () => process.exit(0));`,
+  );
+}
+
 /** A stand-in engine whose ready frame names another protocol version; it exits when its input closes. */
 function otherVersionEngine(): string {
   return home.script(
@@ -177,22 +198,11 @@ describe("engine client failure codes", () => {
 
 describe("engine client reading", () => {
   it("skips an endless line from the engine by the frame bound, and reads the answers after it", async () => {
-    const flooding = home.script(
+    const flooding = lineEngine(
       "flooding.js",
-      `const state = ${STAND_IN_STATE};
-process.stdout.write(JSON.stringify({ type: "ready", protocolVersion: ${PROTOCOL_VERSION}, state }) + "\\n");
-let buffered = "";
-process.stdin.on("data", (chunk) => {
-  buffered += chunk;
-  let lf;
-  while ((lf = buffered.indexOf("\\n")) !== -1) {
-    const request = JSON.parse(buffered.slice(0, lf));
-    buffered = buffered.slice(lf + 1);
-    process.stdout.write("x".repeat(17 * 1024 * 1024) + "\\n");
-    process.stdout.write(JSON.stringify({ id: request.id, ok: true, result: { echoed: request.op }, state }) + "\\n");
-  }
-});
-process.stdin.on("end", () => process.exit(0));`,
+      "",
+      `process.stdout.write("x".repeat(17 * 1024 * 1024) + "\\n");
+    process.stdout.write(JSON.stringify({ id: request.id, ok: true, result: { echoed: request.op }, state }) + "\\n");`,
     );
     const said: string[] = [];
     const reader = new Client({ command: () => [process.execPath, flooding], env: { ...process.env, TAMA_HOME: home.home }, onStderr: (line) => said.push(line) });
@@ -203,29 +213,17 @@ process.stdin.on("end", () => process.exit(0));`,
   });
 
   it("reads an answer whose state equals the last one validated without validating it again, and still refuses a bad frame", async () => {
-    const scripted = home.script(
+    const scripted = lineEngine(
       "scripted.js",
-      `const state = ${STAND_IN_STATE};
-process.stdout.write(JSON.stringify({ type: "ready", protocolVersion: ${PROTOCOL_VERSION}, state }) + "\\n");
-const answers = [
+      `const answers = [
   (id) => ({ id, ok: true, result: 1, state }),
   (id) => ({ id, ok: "yes", result: 2, state }),
   (id) => ({ id, ok: true, result: 3, state: { ...state, registeredHookCount: "many" } }),
   (id) => ({ id, ok: true, result: 4, state: { ...state, registeredHookCount: 7 } }),
   (id) => ({ id, ok: true, result: 5, state: { ...state, registeredHookCount: 7 } }),
 ];
-let buffered = "";
-let n = 0;
-process.stdin.on("data", (chunk) => {
-  buffered += chunk;
-  let lf;
-  while ((lf = buffered.indexOf("\\n")) !== -1) {
-    const request = JSON.parse(buffered.slice(0, lf));
-    buffered = buffered.slice(lf + 1);
-    process.stdout.write(JSON.stringify(answers[n++](request.id)) + "\\n");
-  }
-});
-process.stdin.on("end", () => process.exit(0));`,
+let n = 0;`,
+      `process.stdout.write(JSON.stringify(answers[n++](request.id)) + "\\n");`,
     );
     const said: string[] = [];
     const reader = new Client({ command: () => [process.execPath, scripted], env: { ...process.env, TAMA_HOME: home.home }, onStderr: (line) => said.push(line) });

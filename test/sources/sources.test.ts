@@ -102,7 +102,8 @@ describe("trust records", () => {
     const digests = new FileDigests();
     const file = write(path.join(dir, "fresh.sh"), "one");
     expect(digests.digest(file)).not.toBeNull();
-    expect(digests.keyOf(file)).toBe(`unsettled:${statKey(file)}`);
+    expect(digests.keyOf(file)?.startsWith("unsettled:")).toBe(true);
+    expect(digests.keyOf(file)?.endsWith(`:${statKey(file)}`)).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, RACY_MS + 100));
     digests.digest(file);
     expect(digests.keyOf(file)).toBe(statKey(file));
