@@ -1,6 +1,7 @@
 // The default gate library in real OMP, driven by the scripted model: each gate refuses
 // (or, for the reading gates, rewrites or adds context) on what the model actually
 // receives next, and a harmless call in the same session runs.
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -80,5 +81,23 @@ describe("the gates that guard places and users, in real OMP", () => {
     tama.writeRegistry(registry);
     expect(await seen('CALL bash {"command":"sudo -n true"}')).toMatch(/sudo runs the command as another user/);
     expect(await seen('CALL bash {"command":"echo sudo-is-a-word"}')).toMatch(/sudo-is-a-word/);
+  });
+});
+
+describe("a call walked again in real OMP", () => {
+  it("the same text after the agent defines a git alias is walked against the repository as it is then", async () => {
+    const { server, env } = await omp.setup();
+    installTama(env);
+    const git = (args: string[]) => spawnSync("git", args, { cwd: env.cwd, encoding: "utf8" });
+    expect(git(["init", "-q", "-b", "topic"]).status).toBe(0);
+    const session = omp.rpc();
+    await session.ready();
+    const seen = seenBy(session, server);
+    const call = 'CALL bash {"command":"git pf origin topic"}';
+    // No alias yet: git itself refuses an unknown command, and no gate does.
+    expect(await seen(call)).toMatch(/is not a git command/);
+    await seen('CALL bash {"command":"git config alias.pf \\"push --force\\""}');
+    expect(git(["config", "alias.pf"]).stdout.trim()).toBe("push --force");
+    expect(await seen(call)).toMatch(/push --force rewrites history/);
   });
 });
