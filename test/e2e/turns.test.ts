@@ -64,6 +64,20 @@ describe("turns in real OMP", () => {
     expect(session.events.some((f) => f.type === "extension_ui_request" && f.method === "notify" && /^Tama's engine restarted \(pid \d+\)\.$/.test(String(f.message)))).toBe(true);
   });
 
+  it("an engine the agent kills from its own call is replaced, and its next call is still decided", async () => {
+    const { server, env } = await omp.setup();
+    installTama(env);
+    const session = omp.rpc();
+    await session.ready();
+    await session.prompt('CALL bash {"command":"echo first"}');
+    const pid = ((await statusOf(session)).engine as { processId: number }).processId;
+    await session.prompt(`CALL bash {"command":"kill -9 ${pid}; echo killed"}`);
+    const before = server.requests.length;
+    await session.prompt('CALL bash {"command":"git commit --no-verify -m after-kill"}');
+    expect(lastToolText(server.requests[before + 1]?.body)).toMatch(/--no-verify/);
+    expect(((await statusOf(session)).engine as { processId: number }).processId).not.toBe(pid);
+  });
+
   it("with a registry that cannot load, tool calls are refused with the cause", async () => {
     const { server, env } = await omp.setup();
     const tama = installTama(env);
