@@ -194,6 +194,8 @@ describe("pre-started hooks", () => {
   it("ends a process left unused past the idle bound", async () => {
     const e = await start([{ id: "no-rm", events: ["pre_tool_use"], command: [refuser()], prestart: true }], { TAMA_PRESTART_IDLE_MS: "300" });
     await e.dispatch("pre_tool_use:bash", bash("ls"));
+    // The replacement starts after the answer: held 0 counts only once it has started (its start line).
+    for (let i = 0; i < 400 && starts().length < 2; i++) await new Promise((r) => setTimeout(r, 25));
     await untilHeld(e, 0);
     expect(starts()).toHaveLength(2);
   });
