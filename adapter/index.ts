@@ -2,6 +2,7 @@
 // is its identity. The shell imports it and calls register(); everything here can be
 // replaced in place by /tama_reload_hook_runtime.
 import { isAdoption, type AdapterApi, type AdapterHooks } from "../modules/omp/adapter-contract.ts";
+import { HandlerWaits } from "./handler-waits.ts";
 import { ModelGate } from "./model-gate.ts";
 import { Prompts } from "./prompts.ts";
 import { AdapterRuntime, PERSON_WAIT_MS } from "./runtime.ts";
@@ -20,7 +21,16 @@ import { ClaudeSession, startSource, switchSource } from "./claude-session.ts";
  */
 const SESSION_END_WAIT_MS = 500;
 
-export function register(api: AdapterApi): AdapterHooks {
+export function register(omp: AdapterApi): AdapterHooks {
+  const waits = new HandlerWaits();
+  // Every handler is timed from OMP's call to the settling of what it returns.
+  const api: AdapterApi = {
+    on: (event, handler) => omp.on(event, waits.timed(event, handler)),
+    registerTool: (tool) => omp.registerTool(tool),
+    registerCommand: (name, command) => omp.registerCommand(name, command),
+    host: omp.host,
+    pi: omp.pi,
+  };
   const runtime = new AdapterRuntime(api.host, import.meta.url);
   const claude = new ClaudeSession(api.host, () => api.pi.getThinkingLevel?.());
   const tools = new ToolEvents(runtime, (session) => claude.envFor(session));
@@ -29,7 +39,7 @@ export function register(api: AdapterApi): AdapterHooks {
   runtime.sessionFields = (session) => claude.fields(session);
   const prompts = new Prompts(runtime, claude);
   const userBash = new UserBash(runtime);
-  const fullStatus = async () => ({ ...(await runtime.status()), modelRequests: model.status() });
+  const fullStatus = async () => ({ ...(await runtime.status()), modelRequests: model.status(), handlerWaits: waits.summary() });
   const control = new SessionControl(api.host, runtime, fullStatus);
   runtime.onEngineState = (state) => control.observe(state);
 

@@ -2,6 +2,7 @@
 // prints the whole status object (the same one session control serves).
 import type { OmpContext } from "../modules/omp/api.ts";
 import type { EngineState } from "../modules/protocol/engine.ts";
+import type { HandlerWaitsView } from "./handler-waits.ts";
 
 export interface StatusView {
   ompPid: number;
@@ -20,6 +21,8 @@ export interface StatusView {
   engineSharedBy?: number;
   /** Prompts, results and turn ends no hook ran for that went on without waiting for their answer. */
   eventsWentOn?: number;
+  /** How long OMP waited on each of Tama's handlers (handler-waits.ts). */
+  handlerWaits?: HandlerWaitsView;
 }
 
 const short = (digest: string | null): string => (digest ? digest.slice(0, 12) : "(no digest)");

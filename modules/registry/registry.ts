@@ -4,7 +4,7 @@
 import { createHash } from "node:crypto";
 import { closeSync, fstatSync, openSync, readFileSync } from "node:fs";
 import { trustProblem } from "../system/strict-modes.ts";
-import { ABSENT, readKey } from "../system/stat-key.ts";
+import { ABSENT, readKey, statOf } from "../system/stat-key.ts";
 import { lineColumn, locateJsonError } from "./json-error.ts";
 import { EventKind } from "../protocol/engine.ts";
 import * as z from "../protocol/schema.ts";
@@ -235,6 +235,15 @@ export class RegistryStore {
   }
 
   private async read(): Promise<RefreshOutcome> {
+    // A settled file whose key is the one the loaded text was read under holds that
+    // text still, and passed its trust check then: a change of its bytes, mode or
+    // owner, or another file put in its place (what a parent others can write would
+    // let them do), gives another key. One stat, where a read is five calls and the
+    // trust check one per guarding directory.
+    if (this.current !== undefined && this.lastText !== undefined && readKey(statOf(this.path)) === this.lastKey) {
+      this.lastReloadError = null;
+      return { ok: true, generation: this.current, changed: false };
+    }
     let text: string;
     let fd: number | undefined;
     try {

@@ -11,6 +11,7 @@ import { startModelServer, type RecordedRequest } from "../../test/omp/model-ser
 import { makeOmpEnv } from "../../test/omp/omp-env.ts";
 import { noopExtension, timedSession, type TimedSession } from "./omp-session.ts";
 import { fmtMs, median, writeExecutable, type Row } from "./support.ts";
+import * as z from "../../modules/protocol/schema.ts";
 
 const ROUNDS = Number(process.env.TAMA_BENCH_OMP_ROUNDS ?? 10);
 /**
@@ -89,7 +90,15 @@ async function sideBySide(tamaBin: string, modes: Mode[], kind: HookKind, count:
 }
 
 /** Each mode's turn times, round by round (one turn of every mode per round, in rotating order). */
-async function roundTimes(tamaBin: string, modes: Mode[], kind: HookKind, count: number, rounds: number, thinkMs: number): Promise<Map<Mode, number[]>> {
+async function roundTimes(
+  tamaBin: string,
+  modes: Mode[],
+  kind: HookKind,
+  count: number,
+  rounds: number,
+  thinkMs: number,
+  beforeClose?: (running: Map<Mode, TimedSession>) => void,
+): Promise<Map<Mode, number[]>> {
   const running = new Map<Mode, TimedSession>();
   const times = new Map<Mode, number[]>(modes.map((m) => [m, []]));
   const warm = 3;
@@ -103,6 +112,7 @@ async function roundTimes(tamaBin: string, modes: Mode[], kind: HookKind, count:
         if (i >= warm) times.get(mode)?.push(ms);
       }
     }
+    beforeClose?.(running);
   } finally {
     for (const r of running.values()) await r.close();
   }
@@ -156,7 +166,11 @@ export async function ompHookRows(tamaBin: string): Promise<Row[]> {
 /** A turn with Tama's built-in gates only, over a turn with an extension that listens and does nothing. */
 export async function ompFixedCostRows(tamaBin: string): Promise<Row[]> {
   const rounds = Math.max(ROUNDS, 40);
-  const t = await roundTimes(tamaBin, ["plain", "noop", "tama-builtins"], "sh", 0, rounds, 0);
+  let waits: HandlerWaits | undefined;
+  const t = await roundTimes(tamaBin, ["plain", "noop", "tama-builtins"], "sh", 0, rounds, 0, (running) => {
+    const session = running.get("tama-builtins");
+    if (session !== undefined) waits = handlerWaits(tamaBin, session);
+  });
   const of = (mode: Mode) => t.get(mode) ?? [];
   const plain = median(of("plain"));
   const noop = median(of("noop"));
@@ -172,5 +186,37 @@ export async function ompFixedCostRows(tamaBin: string): Promise<Row[]> {
       goal: "≤ +1 ms",
       met: over <= 1,
     },
+    waitsRow(waits, rounds, noop),
   ];
+}
+
+const HandlerWaits = z.record(z.string(), z.object({ count: z.number(), p50Ms: z.number(), maxMs: z.number() }));
+type HandlerWaits = z.infer<typeof HandlerWaits>;
+
+/** What the session's adapter measured of OMP's waits on its handlers, asked over session control. */
+function handlerWaits(tamaBin: string, session: TimedSession): HandlerWaits {
+  const ask = (args: string[]): unknown => {
+    const run = spawnSync(process.execPath, [tamaBin, "sessions", ...args, "--json"], { env: { ...process.env, ...session.env.env }, encoding: "utf8" });
+    if (run.status !== 0) throw new Error(`tama sessions ${args[0]}: ${run.stderr}`);
+    return JSON.parse(run.stdout);
+  };
+  const listed = z.object({ sessions: z.array(z.object({ session: z.string() })).check(z.minLength(1)) }).parse(ask(["list"]));
+  const status = z.object({ adapter: z.object({ handlerWaits: HandlerWaits }) }).parse(ask(["status", "--session", listed.sessions[0]?.session ?? ""]));
+  return status.adapter.handlerWaits;
+}
+
+/** The per-turn sum of the handlers' median waits: Tama's share of a turn, with none of the turn's noise. */
+function waitsRow(waits: HandlerWaits | undefined, rounds: number, turnMs: number): Row {
+  const handlers = Object.entries(waits ?? {}).filter(([event]) => event !== "session_start" && event !== "session_shutdown");
+  // Once-a-turn handlers were called once per prompt, warm-up included: the fewest calls.
+  const turns = Math.max(1, Math.min(...handlers.map(([, w]) => w.count)));
+  const perTurn = handlers.reduce((sum, [, w]) => sum + (w.p50Ms * w.count) / turns, 0);
+  const parts = handlers.map(([event, w]) => `${event} ${fmtMs(w.p50Ms)}${w.count > turns ? ` ×${Math.round(w.count / turns)}` : ""}`).join(", ");
+  return {
+    name: "  OMP waiting on Tama's handlers per turn (their median waits, as the adapter measured them)",
+    measured: `${fmtMs(perTurn)}: ${parts} (n=${rounds}; ratio: of the no-op turn)`,
+    ratio: perTurn / turnMs,
+    goal: "(no goal)",
+    met: true,
+  };
 }

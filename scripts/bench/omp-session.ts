@@ -8,6 +8,8 @@ import type { OmpEnv } from "../../test/omp/omp-env.ts";
 import { startRpcSession } from "../../test/omp/rpc-session.ts";
 
 export interface TimedSession {
+  /** The session's isolated environment (HOME, TAMA_HOME, agent dir). */
+  env: OmpEnv;
   prompt(i: number): Promise<number>;
   close(): Promise<void>;
 }
@@ -24,6 +26,7 @@ export async function timedSession(server: ModelServer, env: OmpEnv, extensionPa
   const session = startRpcSession({ env: env.env, cwd: env.cwd, extensionPaths });
   await session.ready(60_000);
   return {
+    env,
     async prompt(i) {
       const t = performance.now();
       await session.prompt(`call ${i}`);
