@@ -5,9 +5,12 @@
 // engine's ordering, supersession and turn-end rules and its records need it), but
 // nobody waits for its answer. Any change to a hook source fails the check, and the
 // event waits as before. Tool calls always wait: a changed trusted project or a call
-// that cannot be read is refused without any hook.
+// that cannot be read is refused without any hook. The same check lets a turn end whose
+// only hooks are memoryless built-in gates be decided in OMP's process (the answers'
+// `local` plan; modules/engine/local-decision.ts).
 import { HookedEvents } from "../modules/protocol/engine.ts";
 import { statKey } from "../modules/system/stat-key.ts";
+import { localPlan, type LocalPlan } from "../modules/engine/local-decision.ts";
 
 /** The event kinds that may go on without their answer when no hook runs for them. */
 const MAY_GO_ON: ReadonlySet<string> = new Set(["user_prompt_submit", "stop", "post_tool_use"]);
@@ -16,6 +19,8 @@ interface Known {
   /** The answer's JSON, so that an unchanged one is not validated again. */
   text: string;
   hooked: HookedEvents;
+  /** The kinds OMP's process may decide itself, and their hooks. */
+  plan: LocalPlan | undefined;
 }
 
 export class HooklessEvents {
@@ -36,17 +41,30 @@ export class HooklessEvents {
       return;
     }
     if (this.byCwd.size >= 64 && !this.byCwd.has(cwd)) this.byCwd.clear();
-    this.byCwd.set(cwd, { text, hooked: parsed.data });
+    this.byCwd.set(cwd, { text, hooked: parsed.data, plan: localPlan(parsed.data.local) });
   }
 
   /** Whether `event` in `cwd` runs no hook on engine `pid`, as far as its sources' files tell. */
   none(pid: number | undefined, event: string, cwd: unknown): boolean {
     const kind = event.split(":", 1)[0] ?? event;
-    if (pid === undefined || !MAY_GO_ON.has(kind) || typeof cwd !== "string") return false;
-    this.forEngine(pid);
-    const known = this.byCwd.get(cwd);
+    if (!MAY_GO_ON.has(kind)) return false;
+    const known = this.current(pid, cwd);
     if (known === undefined || (known.hooked.events as string[]).includes(kind)) return false;
-    return known.hooked.files.every(([file, key]) => statKey(file) === key);
+    return unchanged(known);
+  }
+
+  /** The plan to decide `event` in OMP's process by, when its hooks allow it and their sources' files are as they were. */
+  plan(pid: number | undefined, event: string, cwd: unknown): LocalPlan | undefined {
+    const kind = event.split(":", 1)[0] ?? event;
+    const known = this.current(pid, cwd);
+    if (known?.plan?.byEvent.has(kind) !== true) return undefined;
+    return unchanged(known) ? known.plan : undefined;
+  }
+
+  private current(pid: number | undefined, cwd: unknown): Known | undefined {
+    if (pid === undefined || typeof cwd !== "string") return undefined;
+    this.forEngine(pid);
+    return this.byCwd.get(cwd);
   }
 
   /** Another engine process may read other sources (another release, environment): start over. */
@@ -56,3 +74,6 @@ export class HooklessEvents {
     this.byCwd.clear();
   }
 }
+
+/** Every file the hooks came from still has the stat key the engine read it under. */
+const unchanged = (known: Known): boolean => known.hooked.files.every(([file, key]) => statKey(file) === key);

@@ -10,6 +10,7 @@ import { DispatchResult, heldNotice, type EngineState } from "../modules/protoco
 import { tamaHome } from "../modules/system/paths.ts";
 import { EngineLifetime } from "./engine-lifetime.ts";
 import { HooklessEvents } from "./hookless.ts";
+import { LocalDecisions } from "../modules/engine/local-decision.ts";
 import { parentOf, subagentsOf } from "./process-sessions.ts";
 import type { StatusView } from "./status-command.ts";
 import { TrustDialog } from "./trust-dialog.ts";
@@ -55,6 +56,8 @@ export class AdapterRuntime {
   private statusShown = "";
   /** Which events run no hook, per cwd, from the engine's answers. */
   readonly hookless = new HooklessEvents();
+  /** Events whose only hooks are memoryless built-in gates, decided here. */
+  readonly local: LocalDecisions;
 
   constructor(
     readonly host: AdapterHost,
@@ -62,6 +65,7 @@ export class AdapterRuntime {
   ) {
     // The identity is the URL the shell imported this module under, never the file on disk.
     this.digest = digestFromUrl(moduleUrl);
+    this.local = new LocalDecisions({ tamaHome: this.home, env: process.env });
     // A log that cannot be written is one warning in the session, never OMP's crash.
     this.logger = fileLogger(path.join(this.home, "logs"), "adapter", (message) => this.warnOnce(message));
     const mode = process.env.TAMA_FAIL_MODE;
@@ -135,7 +139,30 @@ export class AdapterRuntime {
       void this.engine.dispatch(event, payload).then((answer) => this.wentOn(event, this.read(answer, payload)));
       return {};
     }
-    return this.read(await this.engine.dispatch(event, payload), payload);
+    const plan = options.wait === true ? undefined : this.hookless.plan(this.engine.pid, event, payload.cwd);
+    // Sent first either way: the engine sees the event when it would have.
+    const sent = this.engine.dispatch(event, payload);
+    if (plan !== undefined) {
+      const decided = await this.local.decide(event, payload, plan);
+      if (decided !== undefined) {
+        void sent.then((answer) => this.compareLate(event, decided, this.read(answer, payload)));
+        return { result: decided };
+      }
+    }
+    return this.read(await sent, payload);
+  }
+
+  /** The engine's answer to an event decided in OMP's process: a different verdict is told, never lost. */
+  private compareLate(event: string, decided: DispatchResult, verdict: Verdict): void {
+    if (verdict.failure !== undefined) {
+      if (verdict.code === undefined || !ENDED_BY_HARNESS.has(verdict.code)) this.notify(`Tama's engine could not check ${event}, which OMP's process decided (${decided.decision}): ${verdict.failure}`, "warning");
+      return;
+    }
+    const result = verdict.result;
+    if (result === undefined || (result.decision === decided.decision && result.reason === decided.reason)) return;
+    // Its hook sources changed as it arrived: the engine read the new ones.
+    this.logger.warn({ event, decision: result.decision, note: `engine answered otherwise than OMP's process (${decided.decision})` }, "late verdict");
+    this.notify(`Tama: ${event} was decided in OMP's process (${decided.decision}) as its hook sources changed; the engine's verdict, which came after, is ${result.decision}${result.reason ? `: ${result.reason}` : ""}`, "warning");
   }
 
   /** An answer nobody waited for: what it says is told, never lost. */
@@ -265,6 +292,7 @@ export class AdapterRuntime {
       subagents: subagentsOf(session),
       engineSharedBy: EngineLifetime.sharedBy(),
       eventsWentOn: this.hookless.wentOn,
+      eventsDecidedHere: this.local.decided,
       engine: answer.ok ? { processId: answer.state?.processId, state: answer.state } : { error: answer.error, code: answer.code },
     };
   }

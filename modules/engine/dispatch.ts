@@ -17,9 +17,11 @@ import {
   type RequestId,
 } from "../protocol/engine.ts";
 import type { Generation, HookEntry } from "../registry/registry.ts";
+import { builtinGate } from "../gates/index.ts";
 import { heldProject, type HookSources, type SourcedHook } from "../sources/sources.ts";
 import type { SessionGrants } from "../session-control/grants.ts";
 import type { Logger } from "../system/log.ts";
+import { aggregate } from "./aggregate.ts";
 import { recordActivity } from "./activity.ts";
 import { callKeyOf, DispatchRun, type InFlight } from "./dispatch-run.ts";
 import type { HookRunner } from "./hook-runner.ts";
@@ -102,7 +104,7 @@ export class Dispatcher {
     const sourced = {
       ...(held !== undefined ? { held } : {}),
       ...(refreshed.broken.length > 0 ? { brokenSources: refreshed.broken } : {}),
-      hookedEvents: hookedEvents(running, refreshed.refusal !== undefined, refreshed.files),
+      hookedEvents: hookedEvents(running, refreshed.refusal !== undefined, refreshed.files, generation),
     };
     grants.read(run, run.session, generation);
     // A process waiting for this event of a hook the event no longer runs (turned off, no longer trusted) is ended.
@@ -203,11 +205,26 @@ export class Dispatcher {
   }
 }
 
-/** What this dispatch's sources run hooks for; a trusted project that changed refuses its tool calls even without one. */
-function hookedEvents(hooks: readonly HookEntry[], refusesToolCalls: boolean, files: [string, string][]): HookedEvents {
+/** The event kinds OMP's process may decide itself when only memoryless built-in gates run for them. */
+const LOCAL_EVENTS: readonly EventKind[] = ["stop"];
+
+/**
+ * What this dispatch's sources run hooks for; a trusted project that changed refuses
+ * its tool calls even without one. With it, the hooks of each kind OMP's process may
+ * decide itself, when each of them is a memoryless built-in gate.
+ */
+function hookedEvents(hooks: readonly SourcedHook[], refusesToolCalls: boolean, files: [string, string][], generation: Generation): HookedEvents {
   const events = new Set<EventKind>(refusesToolCalls ? ["pre_tool_use"] : []);
   for (const hook of hooks) for (const kind of hook.events) events.add(kind);
-  return { events: [...events], files };
+  const byEvent: Record<string, HookEntry[]> = {};
+  for (const kind of LOCAL_EVENTS) {
+    const of = hooks.filter((hook) => hook.events.includes(kind));
+    if (of.length > 0 && of.every((hook) => hook.builtin !== undefined && builtinGate(hook.builtin)?.memoryless === true)) {
+      byEvent[kind] = of.map(({ origin: _origin, ...entry }) => entry);
+    }
+  }
+  const local = Object.keys(byEvent).length > 0 ? { local: { generation: generation.number, releaseId: generation.releaseId, byEvent } } : {};
+  return { events: [...events], files, ...local };
 }
 
 /**
@@ -253,35 +270,3 @@ function matches(hook: HookEntry, target: HookTarget): boolean {
   });
 }
 
-/** The hooks' results as one decision: any refusal blocks, else any ask asks, else it passes. */
-function aggregate(run: DispatchRun, generation: Generation, results: HookResult[], forced?: { decision: "block"; reason: string }): DispatchResult {
-  const refusals = results.filter((r) => r.outcome === "block" || r.outcome === "failed-closed");
-  const asks = results.filter((r) => r.outcome === "ask");
-  const contexts = results.map((r) => r.additionalContext).filter((c): c is string => c !== undefined);
-  const updatedToolResponse = [...results].reverse().find((r) => r.updatedToolResponse !== undefined)?.updatedToolResponse;
-  const updatedInput = [...results].reverse().find((r) => r.updatedInput !== undefined)?.updatedInput;
-  const stops = results.map((r) => r.stopReason).filter((c): c is string => c !== undefined);
-  const decision = forced?.decision ?? (refusals.length > 0 ? "block" : asks.length > 0 ? "ask" : "pass");
-  const reason =
-    forced?.reason ??
-    (refusals.length > 0
-      ? refusals.map((r) => r.reason ?? `hook ${r.hook} refused`).join("\n\n")
-      : asks.length > 0
-        ? asks.map((r) => r.reason ?? `hook ${r.hook} asks`).join("\n\n")
-        : undefined);
-  return {
-    event: run.event.name,
-    sessionId: run.session,
-    generation: generation.number,
-    releaseId: generation.releaseId,
-    decision,
-    ...(reason !== undefined ? { reason } : {}),
-    failedOpen: results.filter((r) => r.outcome === "failed-open").map((r) => ({ hook: r.hook, reason: r.reason ?? "failed" })),
-    results,
-    ...(contexts.length > 0 ? { additionalContext: contexts.join("\n\n") } : {}),
-    ...(updatedToolResponse !== undefined ? { updatedToolResponse } : {}),
-    ...(updatedInput !== undefined && decision === "pass" ? { updatedInput } : {}),
-    ...(stops.length > 0 ? { stopReason: stops.join("\n\n") } : {}),
-    ...(results.some((r) => r.outcome === "cancelled") ? { cancelled: true } : {}),
-  };
-}

@@ -5,8 +5,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { HookTarget } from "../claude/hook-input.ts";
 import { claudeEnvFile, tamaHome } from "../system/paths.ts";
-import { builtinGate } from "../gates/index.ts";
-import type { BuiltinGate, GateContext, OptionsParse } from "../gates/types.ts";
+import type { GateContext } from "../gates/types.ts";
 import { SELF_PROTECTION_ID } from "../gates/self-protection.ts";
 import type { HookResult } from "../protocol/engine.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
@@ -16,6 +15,7 @@ import type { SessionGrants } from "../session-control/grants.ts";
 import { HOOK_RUN_VARIABLE } from "../system/process-groups.ts";
 import { round, type ActiveHook, type DispatchRun } from "./dispatch-run.ts";
 import { commandOutcome, judgeAnswer, type HookAnswer, type JudgedAnswer } from "./hook-answer.ts";
+import { GateRuns } from "./gate-run.ts";
 import { startHookProcess, type HookProcess } from "./hook-process.ts";
 import type { PrestartIdentity, PrestartPool } from "./prestart.ts";
 import type { Lifecycle } from "./lifecycle.ts";
@@ -38,19 +38,11 @@ export class HookRunner {
   /** Tool calls the self-protection gate refused in this process (the engine's state counts them). */
   selfProtectionRefusals = 0;
 
-  /** Each registry entry's options, parsed once per generation (entries are new objects per generation). */
-  private readonly parsedOptions = new WeakMap<HookEntry, OptionsParse>();
+  private readonly gates: GateRuns;
 
-  private gateOptions(hook: HookEntry, gate: BuiltinGate): OptionsParse {
-    let parsed = this.parsedOptions.get(hook);
-    if (parsed === undefined) {
-      parsed = gate.parseOptions ? gate.parseOptions(hook.options) : { ok: true, options: undefined };
-      this.parsedOptions.set(hook, parsed);
-    }
-    return parsed;
+  constructor(private readonly options: HookRunnerOptions) {
+    this.gates = new GateRuns(options.gateContext);
   }
-
-  constructor(private readonly options: HookRunnerOptions) {}
 
   async run(run: DispatchRun, hook: SourcedHook, target: HookTarget, multiTarget: boolean): Promise<HookResult> {
     const startMs = round(performance.now() - run.receivedAt);
@@ -110,22 +102,9 @@ export class HookRunner {
   }
 
   private async runBuiltin(hook: HookEntry, id: string, input: HookInput): Promise<HookAnswer> {
-    const gate = builtinGate(id);
-    if (!gate) return { verdict: "failed", why: `names the built-in gate ${id}, which this engine does not have` };
-    try {
-      const options = this.gateOptions(hook, gate);
-      if (!options.ok) return { verdict: "failed", why: `has options its gate refuses: ${options.error}` };
-      const verdict = await gate.evaluate(input, this.options.gateContext, options.options);
-      if (id === SELF_PROTECTION_ID && verdict.decision === "block") this.selfProtectionRefusals += 1;
-      if (verdict.decision === "block") return { verdict: "block", reason: verdict.reason };
-      return {
-        verdict: "pass",
-        ...(verdict.additionalContext !== undefined ? { additionalContext: verdict.additionalContext } : {}),
-        ...(verdict.updatedToolResponse !== undefined ? { updatedToolResponse: verdict.updatedToolResponse } : {}),
-      };
-    } catch (error) {
-      return { verdict: "failed", why: `threw: ${(error as Error).message}` };
-    }
+    const answer = await this.gates.run(hook, id, input);
+    if (id === SELF_PROTECTION_ID && answer.verdict === "block") this.selfProtectionRefusals += 1;
+    return answer;
   }
 
   /**

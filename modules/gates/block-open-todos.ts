@@ -8,6 +8,7 @@ export const blockOpenTodos: BuiltinGate = {
   id: "block-open-todos",
   description: "refuse to end the turn while the session's todo list has pending or in-progress tasks",
   events: ["stop"],
+  memoryless: true,
   evaluate(input) {
     const open = openTodosOf(input);
     if (open.length === 0) return { decision: "pass" };

@@ -38,6 +38,11 @@ export interface BuiltinGate {
   tools?: "any" | "shell" | "write";
   /** Whether `tama install` turns it on. */
   onByDefault?: boolean;
+  /**
+   * It decides from its input and the files it names alone and keeps nothing from one
+   * call to the next, so OMP's process may run it as the engine would (engine/local-decision.ts).
+   */
+  memoryless?: boolean;
   /** Options: how they read, and an example for `tama hooks builtins`. */
   options?: { help: string; example: unknown };
   /** Parse a registry entry's `options` (undefined when it has none). Gates without options accept none. */

@@ -186,9 +186,22 @@ export type BrokenSource = z.infer<typeof BrokenSource>;
  * taken before the read. While every key still holds, an event of another kind runs
  * no hook and can give no verdict: a caller may let it go on without its answer.
  */
+/**
+ * The hooks of the event kinds OMP's process may decide itself (engine/local-decision.ts):
+ * every hook that runs for the kind is a memoryless built-in gate. The entries are the
+ * registry's (the reader checks them with the registry's own schema).
+ */
+export const LocalHooks = z.object({
+  generation: z.number(),
+  releaseId: z.nullable(z.string()),
+  byEvent: z.record(z.string(), z.array(z.unknown())),
+});
+export type LocalHooks = z.infer<typeof LocalHooks>;
+
 export const HookedEvents = z.object({
   events: z.array(EventKind),
   files: z.array(z.tuple([z.string(), z.string()])),
+  local: z.optional(LocalHooks),
 });
 export type HookedEvents = z.infer<typeof HookedEvents>;
 

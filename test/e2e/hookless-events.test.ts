@@ -1,6 +1,7 @@
 // Events without hooks go on at once (adapter/hookless.ts), in real OMP: a hook added
 // mid-session still answers the very next such event, because the registry's stat
-// key moved since the engine last read it.
+// key moved since the engine last read it. A turn end only built-in gates check is
+// decided in OMP's process (engine/local-decision.ts) and still refused.
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { useOmpFixture } from "../omp/fixture.ts";
@@ -48,5 +49,27 @@ describe("events without hooks in real OMP", () => {
     expect(server.requests.length).toBe(5);
     expect((await statusOf(session)).eventsWentOn).toBe(wentOn);
     expect(allText(server.requests[4]?.body)).toMatch(/STOP-REFUSED: run the tests before you finish/);
+  });
+
+  it("a turn end with open todos is refused in OMP's process, and let end once they are done", async () => {
+    const { server, env } = await omp.setup();
+    installTama(env);
+    const session = omp.rpc();
+    await session.ready();
+    await new Promise((resolve) => setTimeout(resolve, RACY_MS + 100));
+    // The first turn teaches the adapter its cwd's hooks; its end is the engine's.
+    await session.prompt("NOTOOL hello");
+    const before = (await statusOf(session)).eventsDecidedHere as number;
+    await session.prompt('CALL todo {"op":"init","list":[{"phase":"P1","items":["first"]}]}');
+    const refused = server.requests.filter((r) => /open task/.test(allText(r.body)));
+    expect(refused.length).toBeGreaterThan(0);
+    expect(allText(refused[0]?.body)).toMatch(/Your todo list still has 1 open task/);
+    const decided = (await statusOf(session)).eventsDecidedHere as number;
+    expect(decided).toBeGreaterThan(before);
+    const count = server.requests.length;
+    await session.prompt('CALL todo {"op":"done","task":"first"}');
+    // The call, its result, and an end nobody refused: two model requests.
+    expect(server.requests.length).toBe(count + 2);
+    expect((await statusOf(session)).eventsDecidedHere as number).toBeGreaterThan(decided);
   });
 });
