@@ -4,10 +4,10 @@
 // the engine read it under, no verdict can come back: the dispatch is still sent (the
 // engine's ordering, supersession and turn-end rules and its records need it), but
 // nobody waits for its answer. Any change to a hook source fails the check, and the
-// event waits as before. Tool calls always wait: a changed trusted project or a call
-// that cannot be read is refused without any hook. The same check lets a turn end whose
-// only hooks are memoryless built-in gates be decided in OMP's process (the answers'
-// `local` plan; modules/engine/local-decision.ts).
+// event waits as before. Tool calls never go on unanswered: a changed trusted project
+// or a call that cannot be read is refused without any hook. The same check lets a tool
+// call or a turn end whose only hooks are memoryless built-in gates be decided in OMP's
+// process (the answers' `local` plan; modules/engine/local-decision.ts).
 import { HookedEvents } from "../modules/protocol/engine.ts";
 import { statKey } from "../modules/system/stat-key.ts";
 import { localPlan, type LocalPlan } from "../modules/engine/local-decision.ts";

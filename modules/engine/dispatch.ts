@@ -22,6 +22,7 @@ import { heldProject, type HookSources, type SourcedHook } from "../sources/sour
 import type { SessionGrants } from "../session-control/grants.ts";
 import type { Logger } from "../system/log.ts";
 import { aggregate } from "./aggregate.ts";
+import { matches } from "./matching.ts";
 import { recordActivity } from "./activity.ts";
 import { callKeyOf, DispatchRun, type InFlight } from "./dispatch-run.ts";
 import type { HookRunner } from "./hook-runner.ts";
@@ -48,6 +49,8 @@ export interface DispatcherOptions {
   lastByEvent: LastByEvent;
   pool: PrestartPool;
   hookTargets?: HookTargetsOf;
+  /** What the built-in gates read beside their input (a decision in OMP's process is told it too). */
+  gates: { registry: string; hookFiles: () => readonly string[] };
 }
 
 export class Dispatcher {
@@ -104,7 +107,7 @@ export class Dispatcher {
     const sourced = {
       ...(held !== undefined ? { held } : {}),
       ...(refreshed.broken.length > 0 ? { brokenSources: refreshed.broken } : {}),
-      hookedEvents: hookedEvents(running, refreshed.refusal !== undefined, refreshed.files, generation),
+      hookedEvents: hookedEvents(running, refreshed.refusal !== undefined, refreshed.files, generation, { registry: this.options.gates.registry, hookFiles: this.options.gates.hookFiles() }),
     };
     grants.read(run, run.session, generation);
     // A process waiting for this event of a hook the event no longer runs (turned off, no longer trusted) is ended.
@@ -206,24 +209,27 @@ export class Dispatcher {
 }
 
 /** The event kinds OMP's process may decide itself when only memoryless built-in gates run for them. */
-const LOCAL_EVENTS: readonly EventKind[] = ["stop"];
+const LOCAL_EVENTS: readonly EventKind[] = ["stop", "pre_tool_use"];
 
 /**
  * What this dispatch's sources run hooks for; a trusted project that changed refuses
  * its tool calls even without one. With it, the hooks of each kind OMP's process may
  * decide itself, when each of them is a memoryless built-in gate.
  */
-function hookedEvents(hooks: readonly SourcedHook[], refusesToolCalls: boolean, files: [string, string][], generation: Generation): HookedEvents {
+function hookedEvents(hooks: readonly SourcedHook[], refusesToolCalls: boolean, files: [string, string][], generation: Generation, gates: { registry: string; hookFiles: readonly string[] }): HookedEvents {
   const events = new Set<EventKind>(refusesToolCalls ? ["pre_tool_use"] : []);
   for (const hook of hooks) for (const kind of hook.events) events.add(kind);
   const byEvent: Record<string, HookEntry[]> = {};
   for (const kind of LOCAL_EVENTS) {
+    // A changed trusted project refuses its tool calls without any hook: only the engine says so.
+    if (kind === "pre_tool_use" && refusesToolCalls) continue;
     const of = hooks.filter((hook) => hook.events.includes(kind));
     if (of.length > 0 && of.every((hook) => hook.builtin !== undefined && builtinGate(hook.builtin)?.memoryless === true)) {
       byEvent[kind] = of.map(({ origin: _origin, ...entry }) => entry);
     }
   }
-  const local = Object.keys(byEvent).length > 0 ? { local: { generation: generation.number, releaseId: generation.releaseId, byEvent } } : {};
+  const toolKinds = generation.file.toolKinds !== undefined ? { toolKinds: generation.file.toolKinds } : {};
+  const local = Object.keys(byEvent).length > 0 ? { local: { generation: generation.number, releaseId: generation.releaseId, byEvent, ...toolKinds, registry: gates.registry, hookFiles: [...gates.hookFiles] } } : {};
   return { events: [...events], files, ...local };
 }
 
@@ -248,25 +254,4 @@ function unansweredClosed(run: DispatchRun, hooks: HookEntry[], targets: HookTar
   return [...owed];
 }
 
-/** Why a session started (SessionStart's `source`) or ended (SessionEnd's `reason`); "" on other events. */
-function sessionWhy(input: HookTarget["input"]): string {
-  const why = input.hook_event_name === "SessionStart" ? input.source : input.hook_event_name === "SessionEnd" ? input.reason : undefined;
-  return typeof why === "string" ? why : "";
-}
-
-/** Whether a hook's tool matcher takes a target (an event without a tool takes every hook). */
-function matches(hook: HookEntry, target: HookTarget): boolean {
-  if (hook.results !== undefined && target.failed !== undefined && (hook.results === "failure") !== target.failed) return false;
-  if (hook.when !== undefined && !hook.when.includes(sessionWhy(target.input))) return false;
-  if (target.kind === "other" && target.names.length === 0) return true;
-  const matcher = hook.tools;
-  if (matcher === "any") return true;
-  // Code execution runs commands and writes files: both shell and write hooks see it.
-  if (matcher === "shell" || matcher === "write") return target.kind === matcher || target.kind === "code";
-  const names = target.names.map((n) => n.toLowerCase());
-  return matcher.some((pattern) => {
-    const p = pattern.toLowerCase();
-    return p.endsWith("*") ? names.some((n) => n.startsWith(p.slice(0, -1))) : names.includes(p);
-  });
-}
 

@@ -109,6 +109,7 @@ export class Engine {
       lastByEvent: this.lastByEvent,
       pool: this.pool,
       ...(options.hookTargets ? { hookTargets: options.hookTargets } : {}),
+      gates: { registry: options.paths.registry, hookFiles: () => this.hookFiles() },
     });
   }
 

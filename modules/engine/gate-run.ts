@@ -11,9 +11,9 @@ export class GateRuns {
   /** Each registry entry's options, parsed once per generation (entries are new objects per generation). */
   private readonly parsedOptions = new WeakMap<HookEntry, OptionsParse>();
 
-  constructor(private readonly context: GateContext) {}
+  constructor(private readonly context: GateContext = { tamaHome: "" }) {}
 
-  async run(hook: HookEntry, id: string, input: HookInput): Promise<HookAnswer> {
+  async run(hook: HookEntry, id: string, input: HookInput, context: GateContext = this.context): Promise<HookAnswer> {
     const gate = builtinGate(id);
     if (!gate) return { verdict: "failed", why: `names the built-in gate ${id}, which this engine does not have` };
     try {
@@ -23,7 +23,7 @@ export class GateRuns {
         this.parsedOptions.set(hook, options);
       }
       if (!options.ok) return { verdict: "failed", why: `has options its gate refuses: ${options.error}` };
-      const verdict = await gate.evaluate(input, this.context, options.options);
+      const verdict = await gate.evaluate(input, context, options.options);
       if (verdict.decision === "block") return { verdict: "block", reason: verdict.reason };
       return {
         verdict: "pass",

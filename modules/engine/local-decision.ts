@@ -4,22 +4,27 @@
 // for the engine's would cost OMP a round trip to another process between its own
 // work. The dispatch still goes to the engine at once (its records, its turn-end
 // rules), and its answer is compared with this one when it comes (adapter/runtime.ts).
-// Only the engine's stop rules are mirrored here: built-in gates in registry order,
-// the first refusal ends.
+// The engine's rules for the two kinds decided here are mirrored: a stop's built-in
+// gates in registry order, the first refusal ends; a tool call's hooks per hook input
+// (target), each that matches it in registry order, the first refusal or ask ends.
 import { DispatchPayload, parseEvent, type DispatchResult, type HookResult, type LocalHooks } from "../protocol/engine.ts";
 import { toHookTargets } from "../claude/hook-input.ts";
 import type { GateContext } from "../gates/types.ts";
-import { HookEntry } from "../registry/registry.ts";
+import { HookEntry, ToolKinds } from "../registry/registry.ts";
 import { aggregate } from "./aggregate.ts";
 import { round } from "./dispatch-run.ts";
 import { GateRuns } from "./gate-run.ts";
 import { judgeAnswer } from "./hook-answer.ts";
+import { matches } from "./matching.ts";
 
 /** What an engine answer said OMP's process may decide, its entries checked. */
 export interface LocalPlan {
   generation: number;
   releaseId: string | null;
   byEvent: ReadonlyMap<string, HookEntry[]>;
+  toolKinds?: ToolKinds;
+  registry: string;
+  hookFiles: readonly string[];
 }
 
 /** The plan in an answer's `hookedEvents.local`; undefined when there is none or an entry is not a registry entry. */
@@ -35,17 +40,27 @@ export function localPlan(local: LocalHooks | undefined): LocalPlan | undefined 
     }
     byEvent.set(kind, hooks);
   }
-  return { generation: local.generation, releaseId: local.releaseId, byEvent };
+  const toolKinds = local.toolKinds === undefined ? undefined : ToolKinds.safeParse(local.toolKinds);
+  if (toolKinds !== undefined && !toolKinds.success) return undefined;
+  return {
+    generation: local.generation,
+    releaseId: local.releaseId,
+    byEvent,
+    ...(toolKinds !== undefined ? { toolKinds: toolKinds.data } : {}),
+    registry: local.registry,
+    hookFiles: local.hookFiles,
+  };
 }
 
+/** The kinds this module decides, and how each runs its hooks. */
+const KINDS = new Set(["stop", "pre_tool_use"]);
+
 export class LocalDecisions {
-  private readonly gates: GateRuns;
+  private readonly gates = new GateRuns();
   /** Events decided here (for /tama_status). */
   decided = 0;
 
-  constructor(context: GateContext) {
-    this.gates = new GateRuns(context);
-  }
+  constructor(private readonly context: { tamaHome: string; env?: NodeJS.ProcessEnv }) {}
 
   /**
    * The verdict on `eventName` from the plan's hooks; undefined when it must come from
@@ -54,22 +69,31 @@ export class LocalDecisions {
    */
   async decide(eventName: string, payload: Record<string, unknown>, plan: LocalPlan): Promise<DispatchResult | undefined> {
     const event = parseEvent(eventName);
-    const hooks = event === undefined || event.kind !== "stop" ? undefined : plan.byEvent.get(event.kind);
+    const hooks = event === undefined || !KINDS.has(event.kind) ? undefined : plan.byEvent.get(event.kind);
     if (event === undefined || hooks === undefined) return undefined;
     const parsed = DispatchPayload.safeParse(payload);
     if (!parsed.success) return undefined;
-    const shaped = toHookTargets(event, parsed.data);
-    const target = shaped.ok ? shaped.targets[0] : undefined;
-    if (target === undefined) return undefined;
+    // A call that cannot be read is refused by the engine, by name.
+    const shaped = toHookTargets(event, { ...parsed.data, tool_name: event.tool ?? parsed.data.tool_name }, plan.toolKinds);
+    if (!shaped.ok || shaped.targets.length === 0) return undefined;
     const session = typeof parsed.data.session_id === "string" && parsed.data.session_id.length > 0 ? parsed.data.session_id : null;
+    const context: GateContext = { ...this.context, registry: plan.registry, hookFiles: () => plan.hookFiles };
     const began = performance.now();
     const results: HookResult[] = [];
-    for (const hook of hooks) {
-      const started = performance.now();
-      const judged = judgeAnswer(hook, await this.gates.run(hook, hook.builtin ?? "", target.input));
-      results.push({ hook: hook.id, startMs: round(started - began), builtin: true, ms: round(performance.now() - started), ...judged });
-      if (judged.outcome === "block" || judged.outcome === "failed-closed") break;
+    const stop = event.kind === "stop";
+    const targets = stop ? shaped.targets.slice(0, 1) : shaped.targets;
+    const several = !stop && targets.length > 1;
+    run: for (const target of targets) {
+      for (const hook of hooks) {
+        if (!stop && !matches(hook, target)) continue;
+        const started = performance.now();
+        const judged = judgeAnswer(hook, await this.gates.run(hook, hook.builtin ?? "", target.input, context));
+        const named = several && target.target ? { target: target.target } : {};
+        results.push({ hook: hook.id, startMs: round(started - began), ...named, builtin: true, ms: round(performance.now() - started), ...judged });
+        if (judged.outcome === "block" || judged.outcome === "failed-closed" || (!stop && judged.outcome === "ask")) break run;
+      }
     }
+    // A gate that failed is the engine's to report, once.
     if (results.some((r) => r.outcome === "failed-open" || r.outcome === "failed-closed")) return undefined;
     this.decided += 1;
     return aggregate({ event, session }, { number: plan.generation, releaseId: plan.releaseId }, results);

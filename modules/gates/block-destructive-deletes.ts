@@ -22,6 +22,7 @@ export const blockDestructiveDeletes = gateWithOptions<Options>({
   id: "block-destructive-deletes",
   description: "Refuses rm -r of /, ~, the project root or anything outside the project, find -delete over them, and git clean -x.",
   events: ["pre_tool_use"],
+  memoryless: true,
   tools: "shell",
   onByDefault: true,
   options: { help: "allow: paths where recursive deletes are fine", example: { allow: ["/tmp/scratch"] } },

@@ -20,6 +20,7 @@ export const blockGitHookBypass: BuiltinGate = {
   id: "block-git-hook-bypass",
   description: "Refuses shell commands and code that skip the repository's git hooks (--no-verify, core.hooksPath, HUSKY=0, …).",
   events: ["pre_tool_use"],
+  memoryless: true,
   tools: "shell",
   evaluate(input: HookInput): GateVerdict {
     const call = readableScripts(input);

@@ -17,6 +17,7 @@ export const blockPipeToShell: BuiltinGate = {
   id: "block-pipe-to-shell",
   description: "Refuses running a download unread: curl … | sh, bash <(curl …), sh -c \"$(curl …)\".",
   events: ["pre_tool_use"],
+  memoryless: true,
   tools: "shell",
   onByDefault: true,
   evaluate(input: HookInput): GateVerdict {

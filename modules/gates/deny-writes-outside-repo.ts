@@ -48,6 +48,7 @@ export const denyWritesOutsideRepo = gateWithOptions<Options>({
   id: "deny-writes-outside-repo",
   description: "Refuses writes, edits, patches, code and shell writers that change files outside the session's project.",
   events: ["pre_tool_use"],
+  memoryless: true,
   tools: "any",
   onByDefault: true,
   options: { help: "allow: other paths writes may change; allowTemp: allow the temporary directory (default true)", example: { allow: ["~/notes"], allowTemp: false } },

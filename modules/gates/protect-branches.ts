@@ -18,6 +18,7 @@ export const protectBranches = gateWithOptions<Options>({
   id: "protect-branches",
   description: "Refuses force pushes, direct pushes to protected branches (main, master), deleting them, and reset --hard on them.",
   events: ["pre_tool_use"],
+  memoryless: true,
   tools: "shell",
   onByDefault: true,
   options: { help: "branches: the protected branch names", example: { branches: ["main", "release"] } },

@@ -81,6 +81,7 @@ export const protectSecretFiles = gateWithOptions<Options>({
   id: "protect-secret-files",
   description: "Refuses reading or writing .env files, private keys and credential stores, by tool, shell or code.",
   events: ["pre_tool_use"],
+  memoryless: true,
   tools: "any",
   onByDefault: true,
   options: { help: "patterns: file-name globs that hold secrets; allow: files that are fine", example: { patterns: [".env", "*.pem"], allow: ["test/fixtures/.env"] } },

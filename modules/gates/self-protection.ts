@@ -451,6 +451,7 @@ export const selfProtection: BuiltinGate = {
   id: SELF_PROTECTION_ID,
   description: "Refuses tool calls that change Tama's own policy: writes, moves, deletes or mode changes of TAMA_HOME, the registry, hook scripts, hook sources, OMP's extensions and settings, and `tama` policy or consent verbs.",
   events: ["pre_tool_use"],
+  memoryless: true,
   // Every tool: shell, write and code execution all can change a file.
   tools: "any",
   evaluate(input: HookInput, context: GateContext): GateVerdict {

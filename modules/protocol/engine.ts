@@ -195,6 +195,11 @@ export const LocalHooks = z.object({
   generation: z.number(),
   releaseId: z.nullable(z.string()),
   byEvent: z.record(z.string(), z.array(z.unknown())),
+  /** The registry's tool declaration (how a call's tool reads), as the engine shapes hook inputs by it. */
+  toolKinds: z.optional(z.unknown()),
+  /** What the gates read beside their input, as the engine hands it to them. */
+  registry: z.string(),
+  hookFiles: z.array(z.string()),
 });
 export type LocalHooks = z.infer<typeof LocalHooks>;
 
