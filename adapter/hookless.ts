@@ -11,6 +11,7 @@
 import { HookedEvents } from "../modules/protocol/engine.ts";
 import { statKey } from "../modules/system/stat-key.ts";
 import { localPlan, type LocalPlan } from "../modules/engine/local-decision.ts";
+import { CODE_BUILD } from "../modules/system/build-id.ts";
 
 /** The event kinds that may go on without their answer when no hook runs for them. */
 const MAY_GO_ON: ReadonlySet<string> = new Set(["user_prompt_submit", "stop", "post_tool_use"]);
@@ -41,7 +42,9 @@ export class HooklessEvents {
       return;
     }
     if (this.byCwd.size >= 64 && !this.byCwd.has(cwd)) this.byCwd.clear();
-    this.byCwd.set(cwd, { text, hooked: parsed.data, plan: localPlan(parsed.data.local) });
+    // An engine of another build runs other gate code: its plan is not this adapter's to follow.
+    const plan = parsed.data.local?.build === CODE_BUILD ? localPlan(parsed.data.local) : undefined;
+    this.byCwd.set(cwd, { text, hooked: parsed.data, plan });
   }
 
   /** Whether `event` in `cwd` runs no hook on engine `pid`, as far as its sources' files tell. */

@@ -22,6 +22,25 @@ const sha256 = (bytes) => createHash("sha256").update(bytes).digest("hex");
 // Bundled CommonJS dependencies (pino, ws) call require(); ESM output needs one made for them.
 const requireShim = "import { createRequire as __tamaCreateRequire } from 'node:module'; const require = __tamaCreateRequire(import.meta.url);";
 
+/**
+ * The code every bundle of one build is made from: a digest of the sources. A
+ * decision taken in OMP's process is one the engine would take only when both run
+ * the same code (modules/system/build-id.ts).
+ */
+function sourcesDigest() {
+  const hash = createHash("sha256");
+  const walk = (dir) => {
+    for (const name of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const file = path.join(dir, name.name);
+      if (name.isDirectory()) walk(file);
+      else if (name.name.endsWith(".ts")) hash.update(`${path.relative(root, file)}\0`).update(readFileSync(file)).update("\0");
+    }
+  };
+  for (const dir of ["modules", "adapter", "shell"]) walk(path.join(root, dir));
+  hash.update(readFileSync(path.join(root, "package-lock.json")));
+  return hash.digest("hex");
+}
+
 const common = {
   bundle: true,
   platform: "node",
@@ -35,7 +54,7 @@ const common = {
   logLevel: "warning",
   banner: { js: requireShim },
   // `tama --version`.
-  define: { __TAMA_VERSION__: JSON.stringify(pkg.version) },
+  define: { __TAMA_VERSION__: JSON.stringify(pkg.version), __TAMA_BUILD__: JSON.stringify(sourcesDigest()) },
 };
 
 const single = [

@@ -18,6 +18,7 @@ import {
 } from "../protocol/engine.ts";
 import type { Generation, HookEntry } from "../registry/registry.ts";
 import { builtinGate } from "../gates/index.ts";
+import { CODE_BUILD } from "../system/build-id.ts";
 import { heldProject, type HookSources, type SourcedHook } from "../sources/sources.ts";
 import type { SessionGrants } from "../session-control/grants.ts";
 import type { Logger } from "../system/log.ts";
@@ -229,7 +230,7 @@ function hookedEvents(hooks: readonly SourcedHook[], refusesToolCalls: boolean, 
     }
   }
   const toolKinds = generation.file.toolKinds !== undefined ? { toolKinds: generation.file.toolKinds } : {};
-  const local = Object.keys(byEvent).length > 0 ? { local: { generation: generation.number, releaseId: generation.releaseId, byEvent, ...toolKinds, registry: gates.registry, hookFiles: [...gates.hookFiles] } } : {};
+  const local = Object.keys(byEvent).length > 0 ? { local: { build: CODE_BUILD, generation: generation.number, releaseId: generation.releaseId, byEvent, ...toolKinds, registry: gates.registry, hookFiles: [...gates.hookFiles] } } : {};
   return { events: [...events], files, ...local };
 }
 

@@ -7,7 +7,7 @@
 // The engine's rules for the two kinds decided here are mirrored: a stop's built-in
 // gates in registry order, the first refusal ends; a tool call's hooks per hook input
 // (target), each that matches it in registry order, the first refusal or ask ends.
-import { DispatchPayload, parseEvent, type DispatchResult, type HookResult, type LocalHooks } from "../protocol/engine.ts";
+import { DispatchPayload, MAX_FRAME_BYTES, parseEvent, type DispatchResult, type HookResult, type LocalHooks } from "../protocol/engine.ts";
 import { toHookTargets } from "../claude/hook-input.ts";
 import type { GateContext } from "../gates/types.ts";
 import { HookEntry, ToolKinds } from "../registry/registry.ts";
@@ -73,6 +73,8 @@ export class LocalDecisions {
     if (event === undefined || hooks === undefined) return undefined;
     const parsed = DispatchPayload.safeParse(payload);
     if (!parsed.success) return undefined;
+    // A request the engine would not read (too large for one frame) fails closed there: not passed here.
+    if (JSON.stringify(payload).length > MAX_FRAME_BYTES / 4) return undefined;
     // A call that cannot be read is refused by the engine, by name.
     const shaped = toHookTargets(event, { ...parsed.data, tool_name: event.tool ?? parsed.data.tool_name }, plan.toolKinds);
     if (!shaped.ok || shaped.targets.length === 0) return undefined;

@@ -6,7 +6,7 @@
 // allowed. What a static reading cannot see (obfuscation, code that detaches) is
 // held by the CLI's own refusal and by the adapter digest check; the README says
 // what remains.
-import { existsSync, realpathSync, statSync } from "node:fs";
+import { existsSync, lstatSync, realpathSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ompAgentDir } from "../system/paths.ts";
@@ -61,20 +61,48 @@ export interface ProtectedPath {
 
 /** A path with the symbolic links of its longest existing prefix resolved. */
 export function canonicalPath(file: string): string {
+  return resolvedWithCheck(file).path;
+}
+
+/**
+ * What a resolution stood on: the deepest part of the path that existed (by its
+ * identity, seen without following it) and the next part, absent then. A link made,
+ * moved or replaced anywhere on the way changes one of them.
+ */
+interface ResolutionCheck {
+  existing: string;
+  key: string;
+  next?: string;
+}
+
+const identityOf = (file: string): string => {
+  const stat = lstatSync(file, { throwIfNoEntry: false });
+  return stat === undefined ? "absent" : `${stat.dev}:${stat.ino}:${stat.mode}`;
+};
+
+function resolvedWithCheck(file: string): { path: string; check?: ResolutionCheck } {
   const resolved = path.resolve(file);
   let existing = resolved;
+  let next: string | undefined;
   // existsSync does not throw: finding the existing prefix costs no exceptions.
   while (!existsSync(existing)) {
     const parent = path.dirname(existing);
-    if (parent === existing) return resolved;
+    if (parent === existing) return { path: resolved };
+    next = existing;
     existing = parent;
   }
+  // A link that points nowhere yet resolves elsewhere once its target appears: never kept.
+  const check = next !== undefined && identityOf(next) !== "absent" ? undefined : { existing, key: identityOf(existing), ...(next !== undefined ? { next } : {}) };
   try {
-    return path.join(realpathSync(existing), path.relative(existing, resolved));
+    return { path: path.join(realpathSync(existing), path.relative(existing, resolved)), ...(check !== undefined ? { check } : {}) };
   } catch {
-    return resolved;
+    return { path: resolved };
   }
 }
+
+/** Whether a resolution still stands: two lstat calls, where resolving again is one per part. */
+const stillHolds = (check: ResolutionCheck | undefined): boolean =>
+  check !== undefined && identityOf(check.existing) === check.key && (check.next === undefined || identityOf(check.next) === "absent");
 
 /** The files registered command hooks run: absolute program and script paths, and `sh -c /path/…`. */
 export function hookFilesOf(hooks: readonly { command?: readonly string[] | undefined }[]): string[] {
@@ -100,10 +128,11 @@ export function hookFilesOf(hooks: readonly { command?: readonly string[] | unde
 
 /**
  * Resolved protected lists by what they are made of: resolving a dozen paths through
- * the file system on every tool call cost milliseconds, and what they resolve to (the
- * links above TAMA_HOME, OMP's dir and the project) does not change under a session.
+ * the file system on every tool call cost milliseconds. Each entry is kept with what
+ * its resolution stood on and used only while that still holds: the agent can make a
+ * link (a project's `.omp` pointing elsewhere) between two calls.
  */
-const protectedCache = new Map<string, ProtectedPath[]>();
+const protectedCache = new Map<string, { list: ProtectedPath[]; checks: (ResolutionCheck | undefined)[] }>();
 const PROTECTED_CACHE_SIZE = 64;
 
 /** Everything the gate keeps out of an agent's reach, for a call made in `cwd`. */
@@ -112,14 +141,14 @@ export function protectedPaths(context: GateContext, cwd: string): ProtectedPath
   const hookFiles = context.hookFiles?.() ?? [];
   const key = [cwd, context.tamaHome, context.registry ?? "", env.HOME ?? "", env.CODEX_HOME ?? "", env.PI_CODING_AGENT_DIR ?? "", env.PI_CONFIG_DIR ?? "", env.OMP_PROFILE ?? "", env.PI_PROFILE ?? "", ...hookFiles].join("\0");
   const cached = protectedCache.get(key);
-  if (cached) return cached;
-  const list = resolveProtectedPaths(context, cwd, hookFiles);
+  if (cached && cached.checks.every(stillHolds)) return cached.list;
+  const resolved = resolveProtectedPaths(context, cwd, hookFiles);
   if (protectedCache.size >= PROTECTED_CACHE_SIZE) protectedCache.delete(protectedCache.keys().next().value as string);
-  protectedCache.set(key, list);
-  return list;
+  protectedCache.set(key, resolved);
+  return resolved.list;
 }
 
-function resolveProtectedPaths(context: GateContext, cwd: string, hookFiles: readonly string[]): ProtectedPath[] {
+function resolveProtectedPaths(context: GateContext, cwd: string, hookFiles: readonly string[]): { list: ProtectedPath[]; checks: (ResolutionCheck | undefined)[] } {
   const env = context.env ?? process.env;
   const home = env.HOME || os.homedir();
   const agentDir = ompAgentDir({}, env);
@@ -141,7 +170,8 @@ function resolveProtectedPaths(context: GateContext, cwd: string, hookFiles: rea
   add(path.join(codexHome, "hooks.json"), "Codex's hooks, where Tama's entries are", false);
   add(path.join(codexHome, "config.toml"), "Codex's settings (which hooks it trusts)", false);
   for (const file of hookFiles) add(file, "a script a registered hook runs", false);
-  return list.map(({ raw, what, tree }) => ({ path: canonicalPath(raw), what, tree }));
+  const resolved = list.map(({ raw, what, tree }) => ({ ...resolvedWithCheck(raw), what, tree }));
+  return { list: resolved.map(({ path: file, what, tree }) => ({ path: file, what, tree })), checks: resolved.map((r) => r.check) };
 }
 
 // ---------------------------------------------------------------------------

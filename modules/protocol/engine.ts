@@ -192,6 +192,8 @@ export type BrokenSource = z.infer<typeof BrokenSource>;
  * registry's (the reader checks them with the registry's own schema).
  */
 export const LocalHooks = z.object({
+  /** The engine's build (system/build-id.ts): a plan is for an adapter running the same gate code. */
+  build: z.string(),
   generation: z.number(),
   releaseId: z.nullable(z.string()),
   byEvent: z.record(z.string(), z.array(z.unknown())),

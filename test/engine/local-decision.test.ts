@@ -141,8 +141,8 @@ describe("a stop or a tool call decided in OMP's process", () => {
   });
 
   it("reads no plan whose entries are not registry entries", () => {
-    expect(localPlan({ generation: 1, releaseId: null, byEvent: { stop: [{ id: "x", events: ["stop"] }] }, registry: "", hookFiles: [] })).toBeUndefined();
-    expect(localPlan({ generation: 1, releaseId: null, byEvent: { stop: [{ id: "x", events: ["stop"], command: ["/bin/true"] }] }, registry: "", hookFiles: [] })).toBeUndefined();
+    expect(localPlan({ build: "source", generation: 1, releaseId: null, byEvent: { stop: [{ id: "x", events: ["stop"] }] }, registry: "", hookFiles: [] })).toBeUndefined();
+    expect(localPlan({ build: "source", generation: 1, releaseId: null, byEvent: { stop: [{ id: "x", events: ["stop"], command: ["/bin/true"] }] }, registry: "", hookFiles: [] })).toBeUndefined();
     expect(localPlan(undefined)).toBeUndefined();
   });
 });

@@ -210,3 +210,23 @@ describe("self-protection lets through", () => {
     expect(refused({ hook_event_name: "PreToolUse", cwd: repo, tool_name: "Read", tool_input: { file_path: registry }, omp: { tool_name: "read", tool_input: { path: registry } } })).toBeUndefined();
   });
 });
+
+describe("a link the agent makes between two calls", () => {
+  it("is followed at the next call: the project's OMP extensions stay protected through it and where it points", () => {
+    const project = path.join(root, "linked-project");
+    const elsewhere = path.join(project, "elsewhere");
+    mkdirSync(path.join(elsewhere, "extensions"), { recursive: true });
+    const at = (file: string): HookInput => ({
+      hook_event_name: "PreToolUse",
+      cwd: project,
+      tool_name: "Write",
+      tool_input: { file_path: path.resolve(project, file), content: "x" },
+      omp: { tool_name: "write", tool_input: { path: file }, target: path.resolve(project, file) },
+    });
+    // The first call resolves the protected paths while .omp is absent.
+    expect(findSelfProtectionBreach(at("notes.md"), context)).toBeUndefined();
+    symlinkSync("elsewhere", path.join(project, ".omp"));
+    expect(findSelfProtectionBreach(at(".omp/extensions/x.ts"), context)).toMatch(/the project's OMP extensions/);
+    expect(findSelfProtectionBreach(at("elsewhere/extensions/y.ts"), context)).toMatch(/the project's OMP extensions/);
+  });
+});
