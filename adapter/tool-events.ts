@@ -51,6 +51,8 @@ export class ToolEvents {
 
   /** Calls a hook rewrote: their result's check always waits for its answer. */
   private readonly rewritten = new Set<string>();
+  /** Per session, the newest result's call and how many times in a row it was made (repeated-call-loop reads the count). */
+  private readonly lastCall = new Map<string, { key: string; count: number }>();
   /** This session's tool checks in flight (pre and post). */
   private readonly checking = new Set<Promise<unknown>>();
 
@@ -160,6 +162,7 @@ export class ToolEvents {
     this.before.delete(event.toolCallId);
     const originalFile = before === undefined ? undefined : await before;
     const details = detailsToKeep(event.toolName, event.details);
+    const repeats = this.repeats(this.runtime.sessionId(ctx) ?? "", event.toolName, input);
     const verdict = await this.tracked(this.runtime.verdict(`post_tool_use:${event.toolName}`, {
       ...this.runtime.basePayload(ctx),
       tool_name: event.toolName,
@@ -167,6 +170,7 @@ export class ToolEvents {
       tool_call_id: event.toolCallId,
       tool_response: { content: event.content, isError: event.isError },
       is_error: event.isError,
+      call_repeats: repeats,
       ...(details !== undefined ? { tool_details: details } : {}),
       ...(originalFile !== undefined ? { original_file: originalFile } : {}),
       ...(started !== undefined ? { duration_ms: Date.now() - started } : {}),
@@ -191,6 +195,17 @@ export class ToolEvents {
     if (notes.length === 0) return content === event.content ? undefined : { content };
     if (result?.decision === "block") this.runtime.refused(result.reason ?? "result refused");
     return { content: [...content, { type: "text", text: notes.join("\n\n") }] };
+  }
+
+  /** How many times in a row the session has now made this call (same tool, same input). */
+  private repeats(session: string, tool: string, input: unknown): number {
+    const key = `${tool}\u0000${JSON.stringify(input ?? null)}`;
+    const last = this.lastCall.get(session);
+    const count = last?.key === key ? last.count + 1 : 1;
+    this.lastCall.delete(session);
+    this.lastCall.set(session, { key, count });
+    if (this.lastCall.size > 256) this.lastCall.delete(this.lastCall.keys().next().value ?? "");
+    return count;
   }
 
   /** Once per session: a gate rewrote a result (redact-secrets) before the model read it. */

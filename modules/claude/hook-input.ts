@@ -511,6 +511,7 @@ export function toHookTargets(event: ParsedEvent, payload: DispatchPayload, decl
         origin: payload.origin,
         kind: m.kind,
         tool_response: post ? payload.tool_response : undefined,
+        call_repeats: post ? payload.call_repeats : undefined,
       }) as HookInput["omp"];
       const cwd = m.cwd ?? common.cwd;
       const input: HookInput = { ...common, cwd, tool_name: hookToolName, tool_input: m.toolInput, ...m.extra, ...callFields, omp };

@@ -210,7 +210,7 @@ export class Dispatcher {
 }
 
 /** The event kinds OMP's process may decide itself when only memoryless built-in gates run for them. */
-const LOCAL_EVENTS: readonly EventKind[] = ["stop", "pre_tool_use"];
+const LOCAL_EVENTS: readonly EventKind[] = ["stop", "pre_tool_use", "post_tool_use"];
 
 /**
  * What this dispatch's sources run hooks for; a trusted project that changed refuses

@@ -4,9 +4,9 @@
 // for the engine's would cost OMP a round trip to another process between its own
 // work. The dispatch still goes to the engine at once (its records, its turn-end
 // rules), and its answer is compared with this one when it comes (adapter/runtime.ts).
-// The engine's rules for the two kinds decided here are mirrored: a stop's built-in
-// gates in registry order, the first refusal ends; a tool call's hooks per hook input
-// (target), each that matches it in registry order, the first refusal or ask ends.
+// The engine's rules for the kinds decided here are mirrored: a stop's built-in gates
+// in registry order, the first refusal ends; a tool call's or a result's hooks per hook
+// input (target), each that matches it in registry order, the first refusal or ask ends.
 import { DispatchPayload, MAX_FRAME_BYTES, parseEvent, type DispatchResult, type HookResult, type LocalHooks } from "../protocol/engine.ts";
 import { toHookTargets } from "../claude/hook-input.ts";
 import type { GateContext } from "../gates/types.ts";
@@ -53,7 +53,7 @@ export function localPlan(local: LocalHooks | undefined): LocalPlan | undefined 
 }
 
 /** The kinds this module decides, and how each runs its hooks. */
-const KINDS = new Set(["stop", "pre_tool_use"]);
+const KINDS = new Set(["stop", "pre_tool_use", "post_tool_use"]);
 
 export class LocalDecisions {
   private readonly gates = new GateRuns();

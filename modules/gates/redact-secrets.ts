@@ -97,6 +97,7 @@ export const redactSecrets = gateWithOptions<Options>({
   id: "redact-secrets",
   description: "Replaces tokens and keys in a tool's result before the model reads it.",
   events: ["post_tool_use"],
+  memoryless: true,
   tools: "any",
   onByDefault: true,
   options: { help: "patterns: extra regular expressions to redact; assignments: redact NAME=value where NAME says secret", example: { patterns: ["corp_[a-z0-9]{32}"] } },

@@ -2,7 +2,10 @@
 // in a row in one session gets context telling the model so — never a silent block:
 // a loop is a sign the model misreads a result, and saying it is what helps. It reads
 // results (post_tool_use), whose context OMP hands the model beside the result.
-// The count lives in the engine's memory, per session, bounded.
+// OMP's adapter counts the session's calls and puts the count in the input
+// (`omp.call_repeats`), so in OMP the verdict is a function of the input alone, the same
+// in the engine and in OMP's process; without it (another harness) the count lives in
+// the engine's memory, per session, bounded.
 import { createHash } from "node:crypto";
 import * as z from "../protocol/schema.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
@@ -21,22 +24,31 @@ function callKey(input: HookInput): string {
     .digest("hex");
 }
 
+/** The count from this process's memory of the session's calls. */
+function remembered(input: HookInput): number {
+  const session = input.session_id ?? "";
+  const key = callKey(input);
+  const last = lastCalls.get(session);
+  const count = last?.key === key ? last.count + 1 : 1;
+  lastCalls.delete(session);
+  lastCalls.set(session, { key, count });
+  if (lastCalls.size > MAX_SESSIONS) lastCalls.delete(lastCalls.keys().next().value as string);
+  return count;
+}
+
 export const repeatedCallLoop = gateWithOptions<Options>({
   id: "repeated-call-loop",
   description: "Tells the model when it makes the same tool call several times in a row.",
   events: ["post_tool_use"],
   tools: "any",
   onByDefault: true,
+  // In OMP the count comes in the input: see above. A plan is only for OMP's adapter.
+  memoryless: true,
   options: { help: "limit: how many identical calls in a row before the model is told (default 3)", example: { limit: 4 } },
   schema: Options,
   evaluate(input: HookInput, _context, options): GateVerdict {
-    const session = input.session_id ?? "";
-    const key = callKey(input);
-    const last = lastCalls.get(session);
-    const count = last?.key === key ? last.count + 1 : 1;
-    lastCalls.delete(session);
-    lastCalls.set(session, { key, count });
-    if (lastCalls.size > MAX_SESSIONS) lastCalls.delete(lastCalls.keys().next().value as string);
+    const told = input.omp?.call_repeats;
+    const count = typeof told === "number" ? told : remembered(input);
     if (count < options.limit) return { decision: "pass" };
     return {
       decision: "pass",

@@ -62,6 +62,8 @@ export const DispatchPayload = z.looseObject({
   tool_call_id: text(512),
   tool_response: z.optional(z.unknown()),
   is_error: z.optional(z.boolean()),
+  /** A result's call: how many times in a row the session made it, this one included (the adapter counts). */
+  call_repeats: z.optional(z.int().check(z.minimum(1))),
   prompt: z.optional(z.string()),
   stop_hook_active: z.optional(z.boolean()),
   transcript_path: text(8192),

@@ -23,6 +23,8 @@ export type HookInput = {
     kind?: "shell" | "write" | "code" | "lookup" | "other";
     /** OMP's own result, `{content, isError}` (a result event only). */
     tool_response?: unknown;
+    /** How many times in a row the session made this same call, this one included (a result event only). */
+    call_repeats?: number;
   };
   /** A code-execution call: its code can write files no hook was shown. */
   unnamed_writes?: boolean;

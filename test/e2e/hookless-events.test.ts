@@ -72,4 +72,25 @@ describe("events without hooks in real OMP", () => {
     expect(server.requests.length).toBe(count + 2);
     expect((await statusOf(session)).eventsDecidedHere as number).toBeGreaterThan(decided);
   });
+
+  it("results are decided in OMP's process too: a repeated call is told so, a secret is redacted", async () => {
+    const { server, env } = await omp.setup();
+    installTama(env);
+    const session = omp.rpc();
+    await session.ready();
+    await new Promise((resolve) => setTimeout(resolve, RACY_MS + 100));
+    await session.prompt("NOTOOL hello");
+    const before = (await statusOf(session)).eventsDecidedHere as number;
+    for (let i = 0; i < 3; i++) await session.prompt('CALL bash {"command":"echo same"}');
+    const told = server.requests.filter((r) => /same Bash call 3 times in a row/.test(allText(r.body)));
+    expect(told.length).toBe(1);
+    await session.prompt('CALL bash {"command":"echo AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}');
+    // The result the model reads: the value replaced (the command that printed it is the model's own).
+    const last = (server.requests.at(-1)?.body as { messages?: { role: string; content: unknown }[] }).messages?.at(-1);
+    expect(last?.role).toBe("tool");
+    expect(JSON.stringify(last?.content)).toMatch(/AWS_SECRET_ACCESS_KEY=\[REDACTED\]/);
+    expect(JSON.stringify(last?.content)).not.toMatch(/wJalrXUtnFEMI/);
+    // Three calls, three results and four turn ends at least, none waiting on the engine.
+    expect((await statusOf(session)).eventsDecidedHere as number).toBeGreaterThanOrEqual(before + 10);
+  });
 });

@@ -39,7 +39,17 @@ async function engineAnswer(event: string, payload: Record<string, unknown>) {
   return { frame, result, plan: localPlan(hooked.local) };
 }
 
-const verdictOf = (r: DispatchResult) => ({ decision: r.decision, reason: r.reason, outcomes: r.results.map((x) => `${x.hook}:${x.outcome}`), generation: r.generation, releaseId: r.releaseId, event: r.event, sessionId: r.sessionId });
+const verdictOf = (r: DispatchResult) => ({
+  decision: r.decision,
+  reason: r.reason,
+  outcomes: r.results.map((x) => `${x.hook}:${x.outcome}`),
+  additionalContext: r.additionalContext,
+  updatedToolResponse: r.updatedToolResponse,
+  generation: r.generation,
+  releaseId: r.releaseId,
+  event: r.event,
+  sessionId: r.sessionId,
+});
 
 describe("a stop or a tool call decided in OMP's process", () => {
   it("gives the engine's verdict with the default gates: a session without todos, with open ones, and a repeated stop", async () => {
@@ -79,9 +89,9 @@ describe("a stop or a tool call decided in OMP's process", () => {
     expect(resultOf(stop.frame).decision).toBe("pass");
     // The tool calls' gates are all built-in: those stay in the plan.
     expect(stop.plan?.byEvent.has("pre_tool_use")).toBe(true);
-    // A plan names the kinds it holds: a result is never decided from it, nor a payload the engine would refuse.
+    // A plan names the kinds it holds: a session's start is never decided from it, nor a payload the engine would refuse.
     const local = new LocalDecisions({ tamaHome: home.home });
-    expect(await local.decide("post_tool_use:bash", { session_id: "s", cwd, tool_name: "bash", tool_input: { command: "true" }, tool_response: { content: [] } }, stop.plan!)).toBeUndefined();
+    expect(await local.decide("session_start", { session_id: "s", cwd, source: "startup" }, stop.plan!)).toBeUndefined();
     expect(await local.decide("stop", { session_id: 5, cwd }, stop.plan!)).toBeUndefined();
   });
 
@@ -130,13 +140,50 @@ describe("a stop or a tool call decided in OMP's process", () => {
     expect(decisions.filter((d) => d.startsWith("block")).length, decisions.join("\n")).toBeGreaterThanOrEqual(8);
   });
 
+  it("gives the engine's verdict on results: a secret redacted, a call repeated, a failure, a plain one", async () => {
+    home.writeRegistry(defaultRegistry(null));
+    engine = new EngineClient(home);
+    await engine.ready();
+    const local = new LocalDecisions({ tamaHome: home.home });
+    const cwd = path.join(home.home, "work");
+    mkdirSync(cwd, { recursive: true });
+    const result = (command: string, text: string, extra: Record<string, unknown> = {}) => ({
+      session_id: "r",
+      cwd,
+      tool_name: "bash",
+      tool_input: { command },
+      tool_call_id: `c-${command}`,
+      tool_response: { content: [{ type: "text", text }], isError: extra.is_error === true },
+      ...extra,
+    });
+    const cases = [
+      result("env", "PATH=/bin\nAWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n", { call_repeats: 1 }),
+      result("ls", "a b c", { call_repeats: 3 }),
+      result("ls", "a b c", { call_repeats: 1 }),
+      result("false", "", { is_error: true, call_repeats: 2 }),
+      ["post_tool_use:read", { session_id: "r", cwd, tool_name: "read", tool_input: { path: path.join(cwd, "x") }, tool_response: { content: [{ type: "text", text: "token: ghp_0123456789abcdefghijABCDEFGHIJ012345" }] }, call_repeats: 1 }] as const,
+    ].map((c) => (Array.isArray(c) ? c : (["post_tool_use:bash", c] as const)));
+    const seen: string[] = [];
+    for (const [event, payload] of cases) {
+      const { frame, result: answer, plan } = await engineAnswer(event, payload as Record<string, unknown>);
+      expect(frame.ok, JSON.stringify(frame)).toBe(true);
+      expect(plan?.byEvent.get("post_tool_use")?.map((h) => h.id)).toEqual(["redact-secrets", "repeated-call-loop"]);
+      const decided = await local.decide(event, payload as Record<string, unknown>, plan!);
+      expect(decided).toBeDefined();
+      expect(verdictOf(decided!)).toEqual(verdictOf(answer));
+      seen.push(`${decided!.updatedToolResponse !== undefined ? "redacted" : "as-is"}${decided!.additionalContext !== undefined ? "+context" : ""}`);
+    }
+    // Both rewrites and the loop's words are among them, so the comparison covered each.
+    expect(seen).toEqual(["redacted+context", "as-is+context", "as-is", "as-is", "redacted+context"]);
+  });
+
   it("names the kinds it holds, and what the gates read beside their input", async () => {
     home.writeRegistry(defaultRegistry(null));
     engine = new EngineClient(home);
     await engine.ready();
     const cwd = path.join(home.home, "work");
     const stop = await engineAnswer("stop", { session_id: "s", cwd, transcript_path: session("z", []) });
-    expect([...(stop.plan?.byEvent.keys() ?? [])].sort()).toEqual(["pre_tool_use", "stop"]);
+    expect([...(stop.plan?.byEvent.keys() ?? [])].sort()).toEqual(["post_tool_use", "pre_tool_use", "stop"]);
     expect(stop.plan?.registry).toBe(home.registry);
   });
 
