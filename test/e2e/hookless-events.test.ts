@@ -21,6 +21,18 @@ async function statusOf(session: { events: Frame[]; prompt(m: string): Promise<u
   return JSON.parse(String(frame.message)) as Record<string, unknown>;
 }
 
+/** A session with the default registry, once that file is settled and a first turn taught the adapter its cwd's hooks. */
+async function settledSession() {
+  const { server, env } = await omp.setup();
+  installTama(env);
+  const session = omp.rpc();
+  await session.ready();
+  await new Promise((resolve) => setTimeout(resolve, RACY_MS + 100));
+  // The first turn's events are the engine's: no answer has named the cwd's hooks yet.
+  await session.prompt("NOTOOL hello");
+  return { server, session, before: (await statusOf(session)).eventsDecidedHere as number };
+}
+
 describe("events without hooks in real OMP", () => {
   it("a prompt hook and a stop hook added mid-session answer the next prompt and turn end", async () => {
     const { server, env } = await omp.setup();
@@ -52,14 +64,7 @@ describe("events without hooks in real OMP", () => {
   });
 
   it("a turn end with open todos is refused in OMP's process, and let end once they are done", async () => {
-    const { server, env } = await omp.setup();
-    installTama(env);
-    const session = omp.rpc();
-    await session.ready();
-    await new Promise((resolve) => setTimeout(resolve, RACY_MS + 100));
-    // The first turn teaches the adapter its cwd's hooks; its end is the engine's.
-    await session.prompt("NOTOOL hello");
-    const before = (await statusOf(session)).eventsDecidedHere as number;
+    const { server, session, before } = await settledSession();
     await session.prompt('CALL todo {"op":"init","list":[{"phase":"P1","items":["first"]}]}');
     const refused = server.requests.filter((r) => /open task/.test(allText(r.body)));
     expect(refused.length).toBeGreaterThan(0);
@@ -74,13 +79,7 @@ describe("events without hooks in real OMP", () => {
   });
 
   it("results are decided in OMP's process too: a repeated call is told so, a secret is redacted", async () => {
-    const { server, env } = await omp.setup();
-    installTama(env);
-    const session = omp.rpc();
-    await session.ready();
-    await new Promise((resolve) => setTimeout(resolve, RACY_MS + 100));
-    await session.prompt("NOTOOL hello");
-    const before = (await statusOf(session)).eventsDecidedHere as number;
+    const { server, session, before } = await settledSession();
     for (let i = 0; i < 3; i++) await session.prompt('CALL bash {"command":"echo same"}');
     const told = server.requests.filter((r) => /same Bash call 3 times in a row/.test(allText(r.body)));
     expect(told.length).toBe(1);

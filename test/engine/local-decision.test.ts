@@ -39,6 +39,14 @@ async function engineAnswer(event: string, payload: Record<string, unknown>) {
   return { frame, result, plan: localPlan(hooked.local) };
 }
 
+/** A real engine over the default registry, and a local decision beside it. */
+async function withDefaults(): Promise<LocalDecisions> {
+  home.writeRegistry(defaultRegistry(null));
+  engine = new EngineClient(home);
+  await engine.ready();
+  return new LocalDecisions({ tamaHome: home.home });
+}
+
 const verdictOf = (r: DispatchResult) => ({
   decision: r.decision,
   reason: r.reason,
@@ -51,12 +59,9 @@ const verdictOf = (r: DispatchResult) => ({
   sessionId: r.sessionId,
 });
 
-describe("a stop or a tool call decided in OMP's process", () => {
+describe("a stop, a tool call or a result decided in OMP's process", () => {
   it("gives the engine's verdict with the default gates: a session without todos, with open ones, and a repeated stop", async () => {
-    home.writeRegistry(defaultRegistry(null));
-    engine = new EngineClient(home);
-    await engine.ready();
-    const local = new LocalDecisions({ tamaHome: home.home });
+    const local = await withDefaults();
     const cwd = path.join(home.home, "work");
     const cases = [
       { session_id: "s1", cwd, transcript_path: session("none", []) },
@@ -96,10 +101,7 @@ describe("a stop or a tool call decided in OMP's process", () => {
   });
 
   it("gives the engine's verdict on tool calls the default gates refuse and pass, by every kind of tool", async () => {
-    home.writeRegistry(defaultRegistry(null));
-    engine = new EngineClient(home);
-    await engine.ready();
-    const local = new LocalDecisions({ tamaHome: home.home });
+    const local = await withDefaults();
     // Outside TAMA_HOME, which self-protection keeps whole.
     const repo = path.join(mkdtempSync(path.join(os.tmpdir(), "tama-local-repo-")), "repo");
     mkdirSync(path.join(repo, ".git"), { recursive: true });
@@ -141,10 +143,7 @@ describe("a stop or a tool call decided in OMP's process", () => {
   });
 
   it("gives the engine's verdict on results: a secret redacted, a call repeated, a failure, a plain one", async () => {
-    home.writeRegistry(defaultRegistry(null));
-    engine = new EngineClient(home);
-    await engine.ready();
-    const local = new LocalDecisions({ tamaHome: home.home });
+    const local = await withDefaults();
     const cwd = path.join(home.home, "work");
     mkdirSync(cwd, { recursive: true });
     const result = (command: string, text: string, extra: Record<string, unknown> = {}) => ({
@@ -178,9 +177,7 @@ describe("a stop or a tool call decided in OMP's process", () => {
   });
 
   it("names the kinds it holds, and what the gates read beside their input", async () => {
-    home.writeRegistry(defaultRegistry(null));
-    engine = new EngineClient(home);
-    await engine.ready();
+    await withDefaults();
     const cwd = path.join(home.home, "work");
     const stop = await engineAnswer("stop", { session_id: "s", cwd, transcript_path: session("z", []) });
     expect([...(stop.plan?.byEvent.keys() ?? [])].sort()).toEqual(["post_tool_use", "pre_tool_use", "stop"]);
