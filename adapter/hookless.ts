@@ -6,7 +6,7 @@
 // nobody waits for its answer. Any change to a hook source fails the check, and the
 // event waits as before. Tool calls never go on unanswered: a changed trusted project
 // or a call that cannot be read is refused without any hook. The same check lets a tool
-// call or a turn end whose only hooks are memoryless built-in gates be decided in OMP's
+// call, a result or a turn end whose only hooks are memoryless built-in gates be decided in OMP's
 // process (the answers' `local` plan; modules/engine/local-decision.ts).
 import { HookedEvents } from "../modules/protocol/engine.ts";
 import { statKey } from "../modules/system/stat-key.ts";

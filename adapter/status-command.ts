@@ -21,7 +21,7 @@ export interface StatusView {
   engineSharedBy?: number;
   /** Prompts, results and turn ends no hook ran for that went on without waiting for their answer. */
   eventsWentOn?: number;
-  /** Turn ends whose only hooks are memoryless built-in gates, decided in OMP's process. */
+  /** Tool calls, results and turn ends whose only hooks are memoryless built-in gates, decided in OMP's process. */
   eventsDecidedHere?: number;
   /** How long OMP waited on each of Tama's handlers (handler-waits.ts). */
   handlerWaits?: HandlerWaitsView;
