@@ -11,9 +11,7 @@ export class GateRuns {
   /** Each registry entry's options, parsed once per generation (entries are new objects per generation). */
   private readonly parsedOptions = new WeakMap<HookEntry, OptionsParse>();
 
-  constructor(private readonly context: GateContext = { tamaHome: "" }) {}
-
-  async run(hook: HookEntry, id: string, input: HookInput, context: GateContext = this.context): Promise<HookAnswer> {
+  async run(hook: HookEntry, id: string, input: HookInput, context: GateContext): Promise<HookAnswer> {
     const gate = builtinGate(id);
     if (!gate) return { verdict: "failed", why: `names the built-in gate ${id}, which this engine does not have` };
     try {

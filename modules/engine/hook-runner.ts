@@ -38,11 +38,9 @@ export class HookRunner {
   /** Tool calls the self-protection gate refused in this process (the engine's state counts them). */
   selfProtectionRefusals = 0;
 
-  private readonly gates: GateRuns;
+  private readonly gates = new GateRuns();
 
-  constructor(private readonly options: HookRunnerOptions) {
-    this.gates = new GateRuns(options.gateContext);
-  }
+  constructor(private readonly options: HookRunnerOptions) {}
 
   async run(run: DispatchRun, hook: SourcedHook, target: HookTarget, multiTarget: boolean): Promise<HookResult> {
     const startMs = round(performance.now() - run.receivedAt);
@@ -102,7 +100,7 @@ export class HookRunner {
   }
 
   private async runBuiltin(hook: HookEntry, id: string, input: HookInput): Promise<HookAnswer> {
-    const answer = await this.gates.run(hook, id, input);
+    const answer = await this.gates.run(hook, id, input, this.options.gateContext);
     if (id === SELF_PROTECTION_ID && answer.verdict === "block") this.selfProtectionRefusals += 1;
     return answer;
   }

@@ -100,9 +100,19 @@ function resolvedWithCheck(file: string): { path: string; check?: ResolutionChec
   }
 }
 
-/** Whether a resolution still stands: two lstat calls, where resolving again is one per part. */
-const stillHolds = (check: ResolutionCheck | undefined): boolean =>
-  check !== undefined && identityOf(check.existing) === check.key && (check.next === undefined || identityOf(check.next) === "absent");
+/**
+ * Whether a resolution still stands: two lstat calls, where resolving again is one per
+ * part. Entries share their existing parts (the cwd, OMP's dir): each is looked at once.
+ */
+function stillHolds(check: ResolutionCheck | undefined, seen: Map<string, string>): boolean {
+  if (check === undefined) return false;
+  const identity = (file: string): string => {
+    let known = seen.get(file);
+    if (known === undefined) seen.set(file, (known = identityOf(file)));
+    return known;
+  };
+  return identity(check.existing) === check.key && (check.next === undefined || identity(check.next) === "absent");
+}
 
 /** The files registered command hooks run: absolute program and script paths, and `sh -c /path/…`. */
 export function hookFilesOf(hooks: readonly { command?: readonly string[] | undefined }[]): string[] {
@@ -141,7 +151,8 @@ export function protectedPaths(context: GateContext, cwd: string): ProtectedPath
   const hookFiles = context.hookFiles?.() ?? [];
   const key = [cwd, context.tamaHome, context.registry ?? "", env.HOME ?? "", env.CODEX_HOME ?? "", env.PI_CODING_AGENT_DIR ?? "", env.PI_CONFIG_DIR ?? "", env.OMP_PROFILE ?? "", env.PI_PROFILE ?? "", ...hookFiles].join("\0");
   const cached = protectedCache.get(key);
-  if (cached && cached.checks.every(stillHolds)) return cached.list;
+  const seen = new Map<string, string>();
+  if (cached && cached.checks.every((check) => stillHolds(check, seen))) return cached.list;
   const resolved = resolveProtectedPaths(context, cwd, hookFiles);
   if (protectedCache.size >= PROTECTED_CACHE_SIZE) protectedCache.delete(protectedCache.keys().next().value as string);
   protectedCache.set(key, resolved);

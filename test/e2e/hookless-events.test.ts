@@ -92,4 +92,17 @@ describe("events without hooks in real OMP", () => {
     // Three calls, three results and four turn ends at least, none waiting on the engine.
     expect((await statusOf(session)).eventsDecidedHere as number).toBeGreaterThanOrEqual(before + 10);
   });
+
+  it("the agent's ways around the gates are refused in OMP's process as by the engine: a bypass flag, a link to swap in extensions", async () => {
+    const { server, session, before } = await settledSession();
+    const refusedLast = (): string => JSON.stringify((server.requests.at(-1)?.body as { messages?: unknown[] }).messages?.at(-1));
+    await session.prompt('CALL bash {"command":"eval \'git commit --no-verify -m x\'"}');
+    expect(refusedLast()).toMatch(/no-verify/);
+    await session.prompt('CALL bash {"command":"mkdir -p elsewhere/extensions && ln -s elsewhere .omp && echo linked"}');
+    await session.prompt('CALL write {"path":".omp/extensions/x.ts","content":"export default () => {}"}');
+    expect(refusedLast()).toMatch(/the project's OMP extensions/);
+    await session.prompt('CALL write {"path":"elsewhere/extensions/y.ts","content":"export default () => {}"}');
+    expect(refusedLast()).toMatch(/the project's OMP extensions/);
+    expect((await statusOf(session)).eventsDecidedHere as number).toBeGreaterThan(before + 4);
+  });
 });

@@ -18,6 +18,16 @@ function lastToolText(body: unknown): string {
   return typeof last?.content === "string" ? last.content : JSON.stringify(last?.content ?? "");
 }
 
+/** A session that made one call, and the pid of the engine that decided it. */
+async function servedSession() {
+  const { server, env } = await omp.setup();
+  installTama(env);
+  const session = omp.rpc();
+  await session.ready();
+  await session.prompt('CALL bash {"command":"echo first"}');
+  return { server, session, pid: ((await statusOf(session)).engine as { processId: number }).processId };
+}
+
 describe("turns in real OMP", () => {
   it("a stop hook's refusal makes OMP continue the turn with the reason", async () => {
     const { server, env } = await omp.setup();
@@ -47,13 +57,7 @@ describe("turns in real OMP", () => {
   });
 
   it("an engine killed mid-session is replaced, and the next tool call is still decided", async () => {
-    const { server, env } = await omp.setup();
-    installTama(env);
-    const session = omp.rpc();
-    await session.ready();
-    await session.prompt('CALL bash {"command":"echo first"}');
-    const status = await statusOf(session);
-    const pid = (status.engine as { processId: number }).processId;
+    const { server, session, pid } = await servedSession();
     process.kill(pid, "SIGKILL");
     const before = server.requests.length;
     await session.prompt('CALL bash {"command":"git commit --no-verify -m after-kill"}');
@@ -65,12 +69,7 @@ describe("turns in real OMP", () => {
   });
 
   it("an engine the agent kills from its own call is replaced, and its next call is still decided", async () => {
-    const { server, env } = await omp.setup();
-    installTama(env);
-    const session = omp.rpc();
-    await session.ready();
-    await session.prompt('CALL bash {"command":"echo first"}');
-    const pid = ((await statusOf(session)).engine as { processId: number }).processId;
+    const { server, session, pid } = await servedSession();
     await session.prompt(`CALL bash {"command":"kill -9 ${pid}; echo killed"}`);
     const before = server.requests.length;
     await session.prompt('CALL bash {"command":"git commit --no-verify -m after-kill"}');
