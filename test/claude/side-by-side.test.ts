@@ -210,6 +210,8 @@ beforeAll(async () => {
   server = await startModelServer();
   // Claude's Edit is OMP's replace-mode edit.
   omp = makeOmpEnv({ modelServerUrl: server.url, configYaml: "edit:\n  mode: replace" });
+  // `npm run test:claude-prestart` runs the suite with every command hook pre-started: the verdicts must not change.
+  if (process.env.TAMA_PRESTART !== undefined) omp.env.TAMA_PRESTART = process.env.TAMA_PRESTART;
   tama = installTama(omp);
   root = path.join(omp.root, "side-by-side");
   mkdirSync(root, { recursive: true });
