@@ -17,7 +17,9 @@ import { CODE_BUILD } from "../modules/system/build-id.ts";
 const MAY_GO_ON: ReadonlySet<string> = new Set(["user_prompt_submit", "stop", "post_tool_use"]);
 
 interface Known {
-  /** The answer's JSON, so that an unchanged one is not validated again. */
+  /** What the answer carried: the engine client hands an unchanged one on as the same object. */
+  raw: unknown;
+  /** Its JSON, so that an equal one is not validated again. */
   text: string;
   hooked: HookedEvents;
   /** The kinds OMP's process may decide itself, and their hooks. */
@@ -34,8 +36,13 @@ export class HooklessEvents {
   learn(pid: number | undefined, cwd: unknown, hooked: unknown): void {
     if (typeof cwd !== "string" || hooked === undefined) return;
     this.forEngine(pid);
+    const known = this.byCwd.get(cwd);
+    if (known?.raw === hooked) return;
     const text = JSON.stringify(hooked);
-    if (this.byCwd.get(cwd)?.text === text) return;
+    if (known?.text === text) {
+      known.raw = hooked;
+      return;
+    }
     const parsed = HookedEvents.safeParse(hooked);
     if (!parsed.success) {
       this.byCwd.delete(cwd);
@@ -44,7 +51,7 @@ export class HooklessEvents {
     if (this.byCwd.size >= 64 && !this.byCwd.has(cwd)) this.byCwd.clear();
     // An engine of another build runs other gate code: its plan is not this adapter's to follow.
     const plan = parsed.data.local?.build === CODE_BUILD ? localPlan(parsed.data.local) : undefined;
-    this.byCwd.set(cwd, { text, hooked: parsed.data, plan });
+    this.byCwd.set(cwd, { raw: hooked, text, hooked: parsed.data, plan });
   }
 
   /** Whether `event` in `cwd` runs no hook on engine `pid`, as far as its sources' files tell. */

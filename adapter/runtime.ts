@@ -53,6 +53,8 @@ export class AdapterRuntime {
   private readonly trustDialog: TrustDialog;
   /** The newest hooks that failed open (hook: reason), for /tama_status. */
   readonly failedOpen: string[] = [];
+  /** Answers to events OMP's process went on with that only said the engine agreed (engine/agreement.ts). */
+  private engineAgreed = 0;
   private statusShown = "";
   /** Which events run no hook, per cwd, from the engine's answers. */
   readonly hookless = new HooklessEvents();
@@ -134,22 +136,30 @@ export class AdapterRuntime {
    * no hook runs for goes on at once (hookless.ts) unless `wait` says it must not.
    */
   async verdict(event: string, payload: Record<string, unknown>, options: { wait?: boolean } = {}): Promise<Verdict> {
+    // Either way the dispatch is still sent: the engine's records, ordering, supersession
+    // and turn-end rules need the event. Told what OMP's process went on with, an engine
+    // whose own verdict is the same answers in a few bytes (engine/agreement.ts).
     if (options.wait !== true && this.hookless.none(this.engine.pid, event, payload.cwd)) {
       this.hookless.wentOn += 1;
-      void this.engine.dispatch(event, payload).then((answer) => this.wentOn(event, this.read(answer, payload)));
+      void this.engine.dispatchDecided(event, payload, { decision: "pass" }).then((answer) => {
+        if ("agreed" in answer) this.engineAgreed += 1;
+        else this.wentOn(event, this.read(answer, payload));
+      });
       return {};
     }
     const plan = options.wait === true ? undefined : this.hookless.plan(this.engine.pid, event, payload.cwd);
-    // Sent first either way: the engine sees the event when it would have.
-    const sent = this.engine.dispatch(event, payload);
     if (plan !== undefined) {
       const decided = await this.local.decide(event, payload, plan);
       if (decided !== undefined) {
-        void sent.then((answer) => this.compareLate(event, decided, this.read(answer, payload)));
+        const here = { decision: decided.decision, ...(decided.reason !== undefined ? { reason: decided.reason } : {}), ...(decided.additionalContext !== undefined ? { additionalContext: decided.additionalContext } : {}) };
+        void this.engine.dispatchDecided(event, payload, here).then((answer) => {
+          if ("agreed" in answer) this.engineAgreed += 1;
+          else this.compareLate(event, decided, this.read(answer, payload));
+        });
         return { result: decided };
       }
     }
-    return this.read(await sent, payload);
+    return this.read(await this.engine.dispatch(event, payload), payload);
   }
 
   /** The engine's answer to an event decided in OMP's process: a different verdict is told, never lost. */
@@ -293,6 +303,7 @@ export class AdapterRuntime {
       engineSharedBy: EngineLifetime.sharedBy(),
       eventsWentOn: this.hookless.wentOn,
       eventsDecidedHere: this.local.decided,
+      engineAgreed: this.engineAgreed,
       engine: answer.ok ? { processId: answer.state?.processId, state: answer.state } : { error: answer.error, code: answer.code },
     };
   }

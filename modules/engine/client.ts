@@ -5,7 +5,8 @@
 // failures when it had started a hook for them, else by the next engine, asked once;
 // an engine whose code a newer release replaced is retired once it owes nothing.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { Answer, AnswerEnvelope, MAX_FRAME_BYTES, PROTOCOL_VERSION, ReadyFrame, ReadyHeader, StartedFrame, type EngineErrorCode, type EngineState } from "../protocol/engine.ts";
+import { HookedEventsCache } from "./hooked-events-cache.ts";
+import { AgreedFrame, Answer, AnswerEnvelope, MAX_FRAME_BYTES, type DecidedHere, PROTOCOL_VERSION, ReadyFrame, ReadyHeader, StartedFrame, type EngineErrorCode, type EngineState } from "../protocol/engine.ts";
 import { describeSchemaError } from "../protocol/schema.ts";
 import { BoundedLineSplitter } from "./line-splitter.ts";
 
@@ -28,6 +29,8 @@ export const CLIENT_ERROR_CODES = [
   "request-too-large",
   /** The request's own bound passed without an answer. */
   "request-timeout",
+  /** The engine answered "agreed" to a request that told it no verdict to agree with. */
+  "unexpected-agreement",
 ] as const;
 export type ClientErrorCode = (typeof CLIENT_ERROR_CODES)[number];
 
@@ -42,6 +45,14 @@ export interface Failure {
   catalog?: undefined;
 }
 export type ClientAnswer = Answer | Failure;
+/** The engine's verdict on an event OMP's process went on with was the same, with nothing else to tell (AgreedFrame). */
+export interface Agreed {
+  id: string;
+  ok: true;
+  agreed: true;
+}
+/** What the engine decided of an event OMP's process went on with. */
+export type DecidedAnswer = ClientAnswer | Agreed;
 /** Every code an answer through this client can carry. */
 export type AnswerCode = EngineErrorCode | ClientErrorCode;
 
@@ -69,7 +80,7 @@ export interface EngineClientOptions {
 
 /** A request sent and not yet answered. */
 interface Pending {
-  resolve: (answer: ClientAnswer) => void;
+  resolve: (answer: DecidedAnswer) => void;
   /** The frame as written, to ask the next engine when this one died holding it unstarted. */
   line: string;
   /** The engine said it started a hook process for it: asking again could run a hook twice. */
@@ -78,6 +89,10 @@ interface Pending {
   resent: boolean;
   /** The engine it waits in now. */
   owner: EngineProcess;
+  /** A dispatch's cwd, whose `hookedEvents` its answer names. */
+  cwd: string | undefined;
+  /** The frame without `knownHookedEvents` and `decidedHere`, for an engine not yet seen to answer by keys. */
+  plainLine: string;
 }
 
 interface EngineProcess {
@@ -92,6 +107,8 @@ interface EngineProcess {
   /** Close the engine's input once the last request it owes is answered. */
   drainThenClose: boolean;
   stderrTail: string[];
+  /** It answered a dispatch with a `hookedEventsKey`: it reads `knownHookedEvents` and `decidedHere`. */
+  keysHooked: boolean;
 }
 
 /**
@@ -115,6 +132,13 @@ const STDERR_TAIL_QUOTED = 3;
  */
 export const ENGINE_CLIENT_CARRY_VERSION = 2;
 
+const cwdOf = (payload: Record<string, unknown>): string | undefined => (typeof payload.cwd === "string" ? payload.cwd : undefined);
+
+/** Only a request sent with `decidedHere` is answered by an agreed frame: one for another is the engine's mistake. */
+function whole(answer: DecidedAnswer): ClientAnswer {
+  return "agreed" in answer ? { id: answer.id, ok: false, code: "unexpected-agreement", error: "the engine answered with an agreement a request that told it no verdict" } : answer;
+}
+
 function failure(id: string, error: unknown): Failure {
   if (error instanceof EngineClientError) return { id, ok: false, code: error.code, error: error.message };
   return { id, ok: false, code: "engine-not-started", error: (error as Error).message };
@@ -133,6 +157,7 @@ export class EngineClient {
   lastState: EngineState | undefined;
   /** The last state an answer carried that was validated, with its JSON. */
   private stateSeen: { text: string; state: EngineState } | undefined;
+  private readonly hooked = new HookedEventsCache();
 
   constructor(private options: EngineClientOptions) {}
 
@@ -165,6 +190,7 @@ export class EngineClient {
         readyReject = reject;
       }),
       readySeen: false,
+      keysHooked: false,
       exited: new Promise<void>((resolve) => child.once("close", () => resolve())),
       dead: false,
       retiring: false,
@@ -251,6 +277,20 @@ export class EngineClient {
         if (entry) entry.started = true;
         return;
       }
+      if ((raw as { type?: unknown } | null)?.type === "agreed") {
+        const agreed = AgreedFrame.safeParse(raw);
+        if (!agreed.success) {
+          this.options.onStderr?.(`tama: the engine's agreed frame is not valid: ${describeSchemaError(agreed.error, "the frame")}`);
+          return;
+        }
+        const id = String(agreed.data.id);
+        const entry = proc.pending.get(id);
+        if (!entry) return;
+        proc.pending.delete(id);
+        entry.resolve({ id, ok: true, agreed: true });
+        if (proc.drainThenClose && proc.pending.size === 0) proc.child.stdin.end();
+        return;
+      }
       const answer = this.readAnswer(raw);
       if (typeof answer === "string") {
         this.options.onStderr?.(`tama: the engine wrote a frame that is not an answer: ${answer}`);
@@ -316,7 +356,9 @@ export class EngineClient {
     const entry = proc.pending.get(id);
     if (!entry) return;
     proc.pending.delete(id);
-    entry.resolve(answer);
+    if (answer.ok && typeof (answer.result as { hookedEventsKey?: unknown } | undefined)?.hookedEventsKey === "string") proc.keysHooked = true;
+    const result = answer.ok ? this.hooked.complete(entry.cwd, answer.result) : answer.result;
+    entry.resolve(result === answer.result ? answer : { ...answer, result });
     if (proc.drainThenClose && proc.pending.size === 0) proc.child.stdin.end();
   }
 
@@ -365,6 +407,14 @@ export class EngineClient {
    * Dispatches have none: OMP's own handler budget bounds them.
    */
   async request(frame: Record<string, unknown>, timeoutMs?: number): Promise<ClientAnswer> {
+    return whole(await this.send(frame, timeoutMs, undefined, undefined));
+  }
+
+  /**
+   * `cwd`: a dispatch's, whose known `hookedEvents` key goes with it; `decided`: what
+   * OMP's process went on with, so that an engine agreeing answers in a few bytes.
+   */
+  private async send(frame: Record<string, unknown>, timeoutMs: number | undefined, cwd: string | undefined, decided: DecidedHere | undefined): Promise<DecidedAnswer> {
     const id = `a${process.pid}-${++this.seq}`;
     if (this.closed) return { id, ok: false, code: "client-closed", error: "the Tama engine client is closed" };
     let proc: EngineProcess;
@@ -375,20 +425,24 @@ export class EngineClient {
     }
     if (proc.dead) return { id, ok: false, code: "engine-died", error: `the Tama engine (pid ${proc.child.pid ?? "?"}) is gone` };
     const withChecksum = this.catalogChecksum ? { knownCatalogChecksum: this.catalogChecksum } : { knownCatalogChecksum: "" };
-    const line = `${JSON.stringify({ ...frame, ...withChecksum, id })}\n`;
+    const plainLine = `${JSON.stringify({ ...frame, ...withChecksum, id })}\n`;
+    // An engine of an older build refuses a field it does not know: only one seen to answer by keys is sent one.
+    const known = proc.keysHooked ? this.hooked.knownFor(cwd) : undefined;
+    const extra = { ...(known !== undefined ? { knownHookedEvents: known } : {}), ...(proc.keysHooked && decided !== undefined ? { decidedHere: decided } : {}) };
+    const line = Object.keys(extra).length === 0 ? plainLine : `${JSON.stringify({ ...frame, ...withChecksum, ...extra, id })}\n`;
     // The engine refuses a longer frame without an id to answer by: fail it here, by name.
     if (Buffer.byteLength(line) > MAX_FRAME_BYTES) {
       return { id, ok: false, code: "request-too-large", error: `the request is ${Buffer.byteLength(line)} bytes, more than the engine reads in one frame (${MAX_FRAME_BYTES})` };
     }
     let entry: Pending | undefined;
-    const answer = new Promise<ClientAnswer>((resolve) => {
-      entry = { resolve, line, started: false, resent: false, owner: proc };
+    const answer = new Promise<DecidedAnswer>((resolve) => {
+      entry = { resolve, line, started: false, resent: false, owner: proc, cwd, plainLine };
       proc.pending.set(id, entry);
     });
     proc.child.stdin.write(line);
     if (timeoutMs === undefined) return answer;
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<ClientAnswer>((resolve) => {
+    const late = new Promise<DecidedAnswer>((resolve) => {
       timer = setTimeout(() => {
         if (entry !== undefined && entry.owner.pending.get(id) === entry) entry.owner.pending.delete(id);
         resolve({ id, ok: false, code: "request-timeout", error: `the Tama engine (pid ${proc.child.pid ?? "?"}) gave no answer to ${String(frame.op)} within ${timeoutMs} ms` });
@@ -414,11 +468,16 @@ export class EngineClient {
     }
     entry.owner = proc;
     proc.pending.set(id, entry);
-    proc.child.stdin.write(entry.line);
+    proc.child.stdin.write(proc.keysHooked ? entry.line : entry.plainLine);
   }
 
-  dispatch(event: string, payload: Record<string, unknown>): Promise<ClientAnswer> {
-    return this.request({ op: "dispatch", event, payload });
+  async dispatch(event: string, payload: Record<string, unknown>): Promise<ClientAnswer> {
+    return whole(await this.send({ op: "dispatch", event, payload }, undefined, cwdOf(payload), undefined));
+  }
+
+  /** A dispatch of an event OMP's process went on with as `decided`: the engine's own verdict, or that it agreed. */
+  dispatchDecided(event: string, payload: Record<string, unknown>, decided: DecidedHere): Promise<DecidedAnswer> {
+    return this.send({ op: "dispatch", event, payload }, undefined, cwdOf(payload), decided);
   }
 
   /**

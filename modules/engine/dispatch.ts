@@ -1,6 +1,7 @@
 // The dispatch pipeline: refresh the registry, select the event's hooks, shape the
 // Claude Code input, run the hooks in their order, and aggregate their results
 // into one decision. The lifecycle rules may end a dispatch midway (lifecycle.ts).
+import { createHash } from "node:crypto";
 import { toHookTargets, type HookTarget, type HookTargetsResult } from "../claude/hook-input.ts";
 import type { DeclaredToolKinds } from "../tools/declaration.ts";
 import {
@@ -58,7 +59,11 @@ export class Dispatcher {
   private readonly trustNotes = new Map<string, string>();
   constructor(private readonly options: DispatcherOptions) {}
 
-  async dispatch(id: RequestId, eventName: string, payload: DispatchPayload, onProcessStart?: () => void): Promise<Outcome> {
+  /** The newest `hookedEvents` JSON and its key: most dispatches of a session name the same. */
+  private lastHooked: { text: string; key: string } | undefined;
+
+  /** `knownHookedEvents`: the key of what the caller holds for this cwd (the answer then names it by key). */
+  async dispatch(id: RequestId, eventName: string, payload: DispatchPayload, onProcessStart?: () => void, knownHookedEvents?: string): Promise<Outcome> {
     const event = parseEvent(eventName);
     if (!event) return { ok: false, code: "unknown-event", error: `unknown event ${JSON.stringify(eventName)}` };
     const session = typeof payload.session_id === "string" && payload.session_id.length > 0 ? payload.session_id : null;
@@ -67,13 +72,28 @@ export class Dispatcher {
     this.options.lifecycle.arrived(run);
     this.options.inFlight.set(id, run);
     try {
-      return await this.run(run, payload);
+      return await this.run(run, payload, knownHookedEvents);
     } finally {
       this.options.inFlight.delete(id);
       run.mark("answered");
       this.options.lastByEvent.set(event.name, { id, ...run.timings() });
       this.afterAnswer(run);
     }
+  }
+
+  /**
+   * `hooked` with its key, or its key alone when the caller holds it already: the
+   * plan is a few KB that every answer of a session would otherwise carry unchanged,
+   * and OMP's process reads each answer on its own thread.
+   */
+  private keyed(hooked: HookedEvents, known: string | undefined): { hookedEvents?: HookedEvents; hookedEventsKey: string } {
+    const text = JSON.stringify(hooked);
+    let last = this.lastHooked;
+    if (last?.text !== text) {
+      last = { text, key: createHash("sha256").update(text).digest("base64url").slice(0, 32) };
+      this.lastHooked = last;
+    }
+    return last.key === known ? { hookedEventsKey: last.key } : { hookedEvents: hooked, hookedEventsKey: last.key };
   }
 
   /** Pre-start what the session's next events will run, once the answer is on its way; a session's end ends its processes. */
@@ -86,7 +106,7 @@ export class Dispatcher {
     if (run.prestartNext.length > 0) setImmediate(() => runner.prestartAfter(run));
   }
 
-  private async run(run: DispatchRun, payload: DispatchPayload): Promise<Outcome> {
+  private async run(run: DispatchRun, payload: DispatchPayload, knownHookedEvents: string | undefined): Promise<Outcome> {
     const { sources, selection, grants, logger } = this.options;
     // Node runs one thread: "the runtime lock" is the registry refresh every dispatch shares.
     run.mark("runtimeLocked");
@@ -108,7 +128,10 @@ export class Dispatcher {
     const sourced = {
       ...(held !== undefined ? { held } : {}),
       ...(refreshed.broken.length > 0 ? { brokenSources: refreshed.broken } : {}),
-      hookedEvents: hookedEvents(running, refreshed.refusal !== undefined, refreshed.files, generation, { registry: this.options.gates.registry, hookFiles: this.options.gates.hookFiles() }),
+      ...this.keyed(
+        hookedEvents(running, refreshed.refusal !== undefined, refreshed.files, generation, { registry: this.options.gates.registry, hookFiles: this.options.gates.hookFiles() }),
+        knownHookedEvents,
+      ),
     };
     grants.read(run, run.session, generation);
     // A process waiting for this event of a hook the event no longer runs (turned off, no longer trusted) is ended.

@@ -176,7 +176,7 @@ export class Engine {
           outcome = this.cancel(request.target);
           break;
         case "dispatch":
-          outcome = await this.dispatcher.dispatch(request.id, request.event, request.payload, onProcessStart);
+          outcome = await this.dispatcher.dispatch(request.id, request.event, request.payload, onProcessStart, request.knownHookedEvents);
           break;
       }
     } catch (error) {

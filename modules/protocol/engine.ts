@@ -94,6 +94,21 @@ const ReloadRequest = z.strictObject({
   op: z.literal("reload"),
   knownCatalogChecksum: z.optional(Checksum),
 });
+export const Decision = z.enum(["pass", "block", "ask"]);
+export type Decision = z.infer<typeof Decision>;
+
+/**
+ * What OMP's process already went on with for this event: decided there by the same
+ * gates (engine/local-decision.ts), or let go on because no hook runs for it. An answer
+ * that agrees and says nothing new is an AgreedFrame.
+ */
+export const DecidedHere = z.strictObject({
+  decision: Decision,
+  reason: z.optional(z.string()),
+  additionalContext: z.optional(z.string()),
+});
+export type DecidedHere = z.infer<typeof DecidedHere>;
+
 const DispatchRequest = z.strictObject({
   id: RequestId,
   op: z.literal("dispatch"),
@@ -105,6 +120,12 @@ const DispatchRequest = z.strictObject({
   ),
   payload: DispatchPayload,
   knownCatalogChecksum: z.optional(Checksum),
+  /**
+   * The key of the `hookedEvents` the client holds for this payload's cwd: an answer
+   * whose own has that key names it by key alone (DispatchResult.hookedEventsKey).
+   */
+  knownHookedEvents: z.optional(Checksum),
+  decidedHere: z.optional(DecidedHere),
 });
 const CancelRequest = z.strictObject({
   id: RequestId,
@@ -155,9 +176,6 @@ export const HookResult = z.object({
   prestartNote: z.optional(z.string()),
 });
 export type HookResult = z.infer<typeof HookResult>;
-
-export const Decision = z.enum(["pass", "block", "ask"]);
-export type Decision = z.infer<typeof Decision>;
 
 /** A project whose hooks a dispatch did not run: never trusted, or changed since it was trusted. */
 export const HeldProject = z.object({
@@ -241,7 +259,10 @@ export const DispatchResult = z.object({
   /** The session's project, when its hooks were held. */
   held: z.optional(HeldProject),
   brokenSources: z.optional(z.array(BrokenSource)),
+  /** Left out when the request's `knownHookedEvents` is already its key. */
   hookedEvents: z.optional(HookedEvents),
+  /** A digest of `hookedEvents`' JSON: equal keys, equal content, from any engine. */
+  hookedEventsKey: z.optional(z.string()),
 });
 export type DispatchResult = z.infer<typeof DispatchResult>;
 
@@ -422,6 +443,14 @@ export const AnswerEnvelope = z.object({
  */
 export const StartedFrame = z.strictObject({ type: z.literal("started"), id: RequestId });
 export type StartedFrame = z.infer<typeof StartedFrame>;
+
+/**
+ * The whole answer to a dispatch whose `decidedHere` the engine's own verdict matches,
+ * with nothing else to tell: no other context, rewrite, failed-open hook, held project,
+ * broken source or new hookedEvents. Nobody waits for it; it only closes the request.
+ */
+export const AgreedFrame = z.strictObject({ type: z.literal("agreed"), id: RequestId });
+export type AgreedFrame = z.infer<typeof AgreedFrame>;
 
 /** An answer frame, as a client reads it. */
 export const Answer = z.extend(AnswerEnvelope, { state: EngineState });

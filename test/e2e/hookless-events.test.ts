@@ -90,7 +90,12 @@ describe("events without hooks in real OMP", () => {
     expect(JSON.stringify(last?.content)).toMatch(/AWS_SECRET_ACCESS_KEY=\[REDACTED\]/);
     expect(JSON.stringify(last?.content)).not.toMatch(/wJalrXUtnFEMI/);
     // Three calls, three results and four turn ends at least, none waiting on the engine.
-    expect((await statusOf(session)).eventsDecidedHere as number).toBeGreaterThanOrEqual(before + 10);
+    const status = await statusOf(session);
+    expect(status.eventsDecidedHere as number).toBeGreaterThanOrEqual(before + 10);
+    // The engine ran them too, and most of its answers only said it agreed; the redacted
+    // result's and the told repeat's came whole (they carry a rewrite and context).
+    expect(status.engineAgreed as number).toBeGreaterThanOrEqual(6);
+    expect(status.engineAgreed as number).toBeLessThan((status.eventsDecidedHere as number) + (status.eventsWentOn as number));
   });
 
   it("the agent's ways around the gates are refused in OMP's process as by the engine: a bypass flag, a link to swap in extensions", async () => {

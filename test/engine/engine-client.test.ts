@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EngineClient as Client } from "../../modules/engine/client.ts";
 import { PROTOCOL_VERSION } from "../../modules/protocol/engine.ts";
+import { RACY_MS } from "../../modules/system/stat-key.ts";
 import { ENGINE_RUNTIME, makeTestHome, settleProcesses, TAMA_BIN, type TestHome } from "../support/engine-client.ts";
 
 let home: TestHome;
@@ -143,6 +144,58 @@ function otherVersionEngine(): string {
     `process.stdout.write(JSON.stringify({ type: "ready", protocolVersion: ${PROTOCOL_VERSION - 1}, engine: { pid: process.pid } }) + "\\n"); process.stdin.resume(); process.stdin.on("end", () => process.exit(0));`,
   );
 }
+
+describe("engine client and hookedEvents", () => {
+  it("sends the key it holds for a cwd, and hands on the same hookedEvents object for an answer that names it by key", async () => {
+    home.writeRegistry({ schema: 1, release: { id: "r1" }, hooks: [{ id: "pre", events: ["pre_tool_use"], command: ["true"] }] });
+    const payload = { session_id: "s", cwd: home.dir, prompt: "hi" };
+    // A file just written has no key that stands for its bytes yet (stat-key.ts): each answer would differ.
+    const settle = () => new Promise((resolve) => setTimeout(resolve, RACY_MS + 100));
+    await settle();
+    const hookedOf = (answer: { ok: boolean; result?: unknown }) => {
+      expect(answer.ok).toBe(true);
+      return (answer.result as { hookedEvents?: { events: string[] } }).hookedEvents;
+    };
+    const first = hookedOf(await client.dispatch("user_prompt_submit", payload));
+    expect(first?.events).toEqual(["pre_tool_use"]);
+    const second = hookedOf(await client.dispatch("user_prompt_submit", payload));
+    expect(second).toBe(first);
+    // Another cwd knows no key yet: its answer carries the whole, equal content.
+    const elsewhere = hookedOf(await client.dispatch("user_prompt_submit", { ...payload, cwd: home.home }));
+    expect(elsewhere?.events).toEqual(["pre_tool_use"]);
+    // A changed registry: a new whole one, then that one by key.
+    home.writeRegistry({ schema: 1, release: { id: "r1" }, hooks: [{ id: "stop", events: ["stop"], command: ["true"] }] });
+    expect(hookedOf(await client.dispatch("user_prompt_submit", payload))?.events).toEqual(["stop"]);
+    await settle();
+    const changed = hookedOf(await client.dispatch("user_prompt_submit", payload));
+    expect(changed?.events).toEqual(["stop"]);
+    expect(hookedOf(await client.dispatch("user_prompt_submit", payload))).toBe(changed);
+  });
+
+  it("sends no key and no local decision to an engine not yet seen to answer by keys (an older build refuses fields it does not know)", async () => {
+    const frames: string[] = [];
+    const older = home.script(
+      "older.js",
+      `const rl = require("node:readline").createInterface({ input: process.stdin });
+const state = ${STAND_IN_STATE};
+process.stdout.write(JSON.stringify({ type: "ready", protocolVersion: ${PROTOCOL_VERSION}, state }) + "\\n");
+rl.on("line", (line) => { const f = JSON.parse(line); require("node:fs").appendFileSync(${JSON.stringify(home.dir + "/frames")}, line + "\\n");
+  process.stdout.write(JSON.stringify({ id: f.id, ok: true, result: { event: f.event, sessionId: null, generation: 0, releaseId: null, decision: "pass", failedOpen: [], results: [], hookedEvents: { events: [], files: [] } }, state }) + "\\n"); });
+rl.on("close", () => process.exit(0));`,
+    );
+    const checked = new Client({ command: () => [process.execPath, older], env: { ...process.env, TAMA_HOME: home.home } });
+    for (let i = 0; i < 3; i++) expect((await checked.dispatch("user_prompt_submit", { session_id: "s", cwd: home.dir })).ok).toBe(true);
+    // Nor what OMP's process decided: the whole answer comes, and is read.
+    expect(await checked.dispatchDecided("user_prompt_submit", { session_id: "s", cwd: home.dir }, { decision: "pass" })).toMatchObject({ ok: true, result: { decision: "pass" } });
+    await checked.close();
+    frames.push(...readFileSync(`${home.dir}/frames`, "utf8").trim().split("\n"));
+    expect(frames).toHaveLength(4);
+    for (const frame of frames) {
+      expect(JSON.parse(frame)).not.toHaveProperty("knownHookedEvents");
+      expect(JSON.parse(frame)).not.toHaveProperty("decidedHere");
+    }
+  });
+});
 
 describe("engine client version check", () => {
   it("refuses an engine speaking another protocol version by name, then starts the installed one", async () => {

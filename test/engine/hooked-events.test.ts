@@ -104,4 +104,28 @@ describe("hookedEvents in dispatch answers", () => {
     // Its hooks are held, and its tool calls refused: pre_tool_use has a verdict without any hook.
     expect((await hooked(root)).events).toEqual(["pre_tool_use", "user_prompt_submit"]);
   });
+
+  it("names an unchanged hookedEvents by its key alone when the request knows that key, and sends a changed one whole", async () => {
+    const cwd = path.join(home.dir, "work");
+    mkdirSync(cwd, { recursive: true });
+    const ask = async (known?: string) => {
+      const answer = await engine.dispatch("user_prompt_submit", { session_id: "s", cwd, prompt: "hi" }, known === undefined ? {} : { knownHookedEvents: known });
+      expect(answer.ok).toBe(true);
+      return answer.result as { hookedEvents?: HookedEvents; hookedEventsKey?: string };
+    };
+    await settle();
+    const whole = await ask();
+    expect(whole.hookedEvents?.events).toEqual(["pre_tool_use"]);
+    expect(whole.hookedEventsKey).toMatch(/^[\w-]{32}$/);
+    const keyed = await ask(whole.hookedEventsKey);
+    expect(keyed.hookedEvents).toBeUndefined();
+    expect(keyed.hookedEventsKey).toBe(whole.hookedEventsKey);
+    // Another key (a client holding something else) gets it whole.
+    expect((await ask("x".repeat(32))).hookedEvents).toEqual(whole.hookedEvents);
+    // Changed hooks make another key: the old one known still gets the new content whole.
+    home.writeRegistry(registry([preHook, promptHook]));
+    const changed = await ask(whole.hookedEventsKey);
+    expect(changed.hookedEvents?.events).toEqual(["pre_tool_use", "user_prompt_submit"]);
+    expect(changed.hookedEventsKey).not.toBe(whole.hookedEventsKey);
+  });
 });
