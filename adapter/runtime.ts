@@ -53,8 +53,6 @@ export class AdapterRuntime {
   private readonly trustDialog: TrustDialog;
   /** The newest hooks that failed open (hook: reason), for /tama_status. */
   readonly failedOpen: string[] = [];
-  /** Answers to events OMP's process went on with that only said the engine agreed (engine/agreement.ts). */
-  private engineAgreed = 0;
   private statusShown = "";
   /** Which events run no hook, per cwd, from the engine's answers. */
   readonly hookless = new HooklessEvents();
@@ -137,14 +135,11 @@ export class AdapterRuntime {
    */
   async verdict(event: string, payload: Record<string, unknown>, options: { wait?: boolean } = {}): Promise<Verdict> {
     // Either way the dispatch is still sent: the engine's records, ordering, supersession
-    // and turn-end rules need the event. Told what OMP's process went on with, an engine
-    // whose own verdict is the same answers in a few bytes (engine/agreement.ts).
+    // and turn-end rules need the event. Nobody waits for it, and the engine answers it
+    // only when it has something to tell (engine/agreement.ts, engine/told-dispatches.ts).
     if (options.wait !== true && this.hookless.none(this.engine.pid, event, payload.cwd)) {
       this.hookless.wentOn += 1;
-      void this.engine.dispatchDecided(event, payload, { decision: "pass" }).then((answer) => {
-        if ("agreed" in answer) this.engineAgreed += 1;
-        else this.wentOn(event, this.read(answer, payload));
-      });
+      this.engine.tell(event, payload, { decision: "pass" }, (answer) => this.wentOn(event, this.read(answer, payload)));
       return {};
     }
     const plan = options.wait === true ? undefined : this.hookless.plan(this.engine.pid, event, payload.cwd);
@@ -152,10 +147,7 @@ export class AdapterRuntime {
       const decided = await this.local.decide(event, payload, plan);
       if (decided !== undefined) {
         const here = { decision: decided.decision, ...(decided.reason !== undefined ? { reason: decided.reason } : {}), ...(decided.additionalContext !== undefined ? { additionalContext: decided.additionalContext } : {}) };
-        void this.engine.dispatchDecided(event, payload, here).then((answer) => {
-          if ("agreed" in answer) this.engineAgreed += 1;
-          else this.compareLate(event, decided, this.read(answer, payload));
-        });
+        this.engine.tell(event, payload, here, (answer) => this.compareLate(event, decided, this.read(answer, payload)));
         return { result: decided };
       }
     }
@@ -303,7 +295,6 @@ export class AdapterRuntime {
       engineSharedBy: EngineLifetime.sharedBy(),
       eventsWentOn: this.hookless.wentOn,
       eventsDecidedHere: this.local.decided,
-      engineAgreed: this.engineAgreed,
       engine: answer.ok ? { processId: answer.state?.processId, state: answer.state } : { error: answer.error, code: answer.code },
     };
   }

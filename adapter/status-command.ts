@@ -23,8 +23,6 @@ export interface StatusView {
   eventsWentOn?: number;
   /** Tool calls, results and turn ends whose only hooks are memoryless built-in gates, decided in OMP's process. */
   eventsDecidedHere?: number;
-  /** Of those two, the ones whose engine answer agreed with what OMP's process went on with (an agreed frame). */
-  engineAgreed?: number;
   /** How long OMP waited on each of Tama's handlers (handler-waits.ts). */
   handlerWaits?: HandlerWaitsView;
 }

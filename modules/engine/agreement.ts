@@ -1,15 +1,15 @@
 // The answer to an event OMP's process already went on with (decided there by the same
-// gates, or let go on with no hook to run): when the engine's own verdict is the same and
-// there is nothing else to tell, a few bytes close the request instead of the whole
-// answer, which OMP's process would read on its own thread only to find nothing new.
-import type { AgreedFrame, Answer, DispatchResult, Request } from "../protocol/engine.ts";
+// gates, or let go on with no hook to run): nobody waits for it, so when the engine's own
+// verdict is the same and there is nothing else to tell it is not written. Reading each
+// answer, and being woken for it, was most of what these dispatches cost OMP's thread.
+import type { Answer, DispatchResult, Request } from "../protocol/engine.ts";
 
-/** The agreed frame for `answer`, or undefined when the whole answer must go. */
-export function agreedFrame(request: Request, answer: Answer): AgreedFrame | undefined {
+/** Whether `answer` only agrees with what the request says OMP's process went on with. */
+export function onlyAgrees(request: Request, answer: Answer): boolean {
   // A new catalog, or a core another release replaced (the client retires it), is news too.
-  if (request.op !== "dispatch" || request.decidedHere === undefined || !answer.ok || answer.catalog !== undefined || answer.state.coreReplacedByRelease) return undefined;
+  if (request.op !== "dispatch" || request.decidedHere === undefined || !answer.ok || answer.catalog !== undefined || answer.state.coreReplacedByRelease) return false;
   const result = answer.result as DispatchResult | undefined;
-  if (result === undefined) return undefined;
+  if (result === undefined) return false;
   const here = request.decidedHere;
   const same =
     result.decision === here.decision &&
@@ -24,5 +24,5 @@ export function agreedFrame(request: Request, answer: Answer): AgreedFrame | und
     result.brokenSources === undefined &&
     result.hookedEvents === undefined &&
     result.hookedEventsKey !== undefined;
-  return same ? { type: "agreed", id: request.id } : undefined;
+  return same;
 }

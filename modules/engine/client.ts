@@ -6,7 +6,8 @@
 // an engine whose code a newer release replaced is retired once it owes nothing.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { HookedEventsCache } from "./hooked-events-cache.ts";
-import { AgreedFrame, Answer, AnswerEnvelope, MAX_FRAME_BYTES, type DecidedHere, PROTOCOL_VERSION, ReadyFrame, ReadyHeader, StartedFrame, type EngineErrorCode, type EngineState } from "../protocol/engine.ts";
+import { ToldDispatches } from "./told-dispatches.ts";
+import { Answer, AnswerEnvelope, MAX_FRAME_BYTES, type DecidedHere, PROTOCOL_VERSION, ReadyFrame, ReadyHeader, StartedFrame, type EngineErrorCode, type EngineState } from "../protocol/engine.ts";
 import { describeSchemaError } from "../protocol/schema.ts";
 import { BoundedLineSplitter } from "./line-splitter.ts";
 
@@ -29,8 +30,6 @@ export const CLIENT_ERROR_CODES = [
   "request-too-large",
   /** The request's own bound passed without an answer. */
   "request-timeout",
-  /** The engine answered "agreed" to a request that told it no verdict to agree with. */
-  "unexpected-agreement",
 ] as const;
 export type ClientErrorCode = (typeof CLIENT_ERROR_CODES)[number];
 
@@ -45,14 +44,6 @@ export interface Failure {
   catalog?: undefined;
 }
 export type ClientAnswer = Answer | Failure;
-/** The engine's verdict on an event OMP's process went on with was the same, with nothing else to tell (AgreedFrame). */
-export interface Agreed {
-  id: string;
-  ok: true;
-  agreed: true;
-}
-/** What the engine decided of an event OMP's process went on with. */
-export type DecidedAnswer = ClientAnswer | Agreed;
 /** Every code an answer through this client can carry. */
 export type AnswerCode = EngineErrorCode | ClientErrorCode;
 
@@ -80,7 +71,7 @@ export interface EngineClientOptions {
 
 /** A request sent and not yet answered. */
 interface Pending {
-  resolve: (answer: DecidedAnswer) => void;
+  resolve: (answer: ClientAnswer) => void;
   /** The frame as written, to ask the next engine when this one died holding it unstarted. */
   line: string;
   /** The engine said it started a hook process for it: asking again could run a hook twice. */
@@ -91,7 +82,7 @@ interface Pending {
   owner: EngineProcess;
   /** A dispatch's cwd, whose `hookedEvents` its answer names. */
   cwd: string | undefined;
-  /** The frame without `knownHookedEvents` and `decidedHere`, for an engine not yet seen to answer by keys. */
+  /** The frame without `knownHookedEvents`, for an engine not yet seen to answer by keys. */
   plainLine: string;
 }
 
@@ -109,6 +100,8 @@ interface EngineProcess {
   stderrTail: string[];
   /** It answered a dispatch with a `hookedEventsKey`: it reads `knownHookedEvents` and `decidedHere`. */
   keysHooked: boolean;
+  /** Dispatches of events OMP's process went on with, queued and awaiting an answer that may never come. */
+  told: ToldDispatches<ClientAnswer>;
 }
 
 /**
@@ -134,10 +127,13 @@ export const ENGINE_CLIENT_CARRY_VERSION = 2;
 
 const cwdOf = (payload: Record<string, unknown>): string | undefined => (typeof payload.cwd === "string" ? payload.cwd : undefined);
 
-/** Only a request sent with `decidedHere` is answered by an agreed frame: one for another is the engine's mistake. */
-function whole(answer: DecidedAnswer): ClientAnswer {
-  return "agreed" in answer ? { id: answer.id, ok: false, code: "unexpected-agreement", error: "the engine answered with an agreement a request that told it no verdict" } : answer;
-}
+
+const tooLarge = (id: string, line: string): Failure => ({
+  id,
+  ok: false,
+  code: "request-too-large",
+  error: `the request is ${Buffer.byteLength(line)} bytes, more than the engine reads in one frame (${MAX_FRAME_BYTES})`,
+});
 
 function failure(id: string, error: unknown): Failure {
   if (error instanceof EngineClientError) return { id, ok: false, code: error.code, error: error.message };
@@ -196,6 +192,7 @@ export class EngineClient {
       retiring: false,
       drainThenClose: false,
       stderrTail: [],
+      told: new ToldDispatches<ClientAnswer>(() => this.write(proc, "")),
     };
     const readyTimeoutMs = this.options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS;
     const readyTimer = setTimeout(() => {
@@ -277,20 +274,6 @@ export class EngineClient {
         if (entry) entry.started = true;
         return;
       }
-      if ((raw as { type?: unknown } | null)?.type === "agreed") {
-        const agreed = AgreedFrame.safeParse(raw);
-        if (!agreed.success) {
-          this.options.onStderr?.(`tama: the engine's agreed frame is not valid: ${describeSchemaError(agreed.error, "the frame")}`);
-          return;
-        }
-        const id = String(agreed.data.id);
-        const entry = proc.pending.get(id);
-        if (!entry) return;
-        proc.pending.delete(id);
-        entry.resolve({ id, ok: true, agreed: true });
-        if (proc.drainThenClose && proc.pending.size === 0) proc.child.stdin.end();
-        return;
-      }
       const answer = this.readAnswer(raw);
       if (typeof answer === "string") {
         this.options.onStderr?.(`tama: the engine wrote a frame that is not an answer: ${answer}`);
@@ -319,6 +302,7 @@ export class EngineClient {
         else void this.resend(id, entry);
       }
       proc.pending.clear();
+      proc.told.drop();
     };
     child.on("error", (error) => onGone(`could not start (${error.message})`, "engine-not-started"));
     child.on("exit", (code, signal) => onGone(signal ? `was ended by ${signal}` : `exited with code ${code}`, "engine-died"));
@@ -353,13 +337,28 @@ export class EngineClient {
     }
     if (answer.state.coreReplacedByRelease) proc.retiring = true;
     const id = String(answer.id);
-    const entry = proc.pending.get(id);
+    const entry = proc.pending.get(id) ?? proc.told.claim(id);
     if (!entry) return;
-    proc.pending.delete(id);
     if (answer.ok && typeof (answer.result as { hookedEventsKey?: unknown } | undefined)?.hookedEventsKey === "string") proc.keysHooked = true;
     const result = answer.ok ? this.hooked.complete(entry.cwd, answer.result) : answer.result;
-    entry.resolve(result === answer.result ? answer : { ...answer, result });
-    if (proc.drainThenClose && proc.pending.size === 0) proc.child.stdin.end();
+    const completed = result === answer.result ? answer : { ...answer, result };
+    if ("resolve" in entry) {
+      proc.pending.delete(id);
+      entry.resolve(completed);
+    } else entry.onAnswer(completed);
+    if (proc.drainThenClose && proc.pending.size === 0) this.endInput(proc);
+  }
+
+  /** `line` to the engine, after what is queued for it (told dispatches keep their order). */
+  private write(proc: EngineProcess, line: string): void {
+    const text = proc.told.take() + line;
+    if (text.length > 0 && !proc.dead) proc.child.stdin.write(text);
+  }
+
+  /** Close the engine's input, after what is queued for it. */
+  private endInput(proc: EngineProcess): void {
+    this.write(proc, "");
+    proc.child.stdin.end();
   }
 
   /** The engine to send to: a new one when none runs, or when a retiring one owes nothing. */
@@ -368,7 +367,7 @@ export class EngineClient {
     const current = this.current;
     if (current && !current.dead && current.retiring && current.pending.size === 0) {
       this.switching = (async () => {
-        current.child.stdin.end();
+        this.endInput(current);
         // An engine that does not exit once its input closed must not hold every later request.
         const bound = new Promise<void>((resolve) => setTimeout(resolve, RETIRE_BOUND_MS).unref?.());
         await Promise.race([current.exited, bound]);
@@ -406,43 +405,29 @@ export class EngineClient {
    * person): past it the request fails by name, and a late answer is dropped.
    * Dispatches have none: OMP's own handler budget bounds them.
    */
-  async request(frame: Record<string, unknown>, timeoutMs?: number): Promise<ClientAnswer> {
-    return whole(await this.send(frame, timeoutMs, undefined, undefined));
+  request(frame: Record<string, unknown>, timeoutMs?: number): Promise<ClientAnswer> {
+    return this.send(frame, timeoutMs, undefined);
   }
 
-  /**
-   * `cwd`: a dispatch's, whose known `hookedEvents` key goes with it; `decided`: what
-   * OMP's process went on with, so that an engine agreeing answers in a few bytes.
-   */
-  private async send(frame: Record<string, unknown>, timeoutMs: number | undefined, cwd: string | undefined, decided: DecidedHere | undefined): Promise<DecidedAnswer> {
-    const id = `a${process.pid}-${++this.seq}`;
-    if (this.closed) return { id, ok: false, code: "client-closed", error: "the Tama engine client is closed" };
-    let proc: EngineProcess;
-    try {
-      proc = await this.readyEngine();
-    } catch (error) {
-      return failure(id, error);
-    }
-    if (proc.dead) return { id, ok: false, code: "engine-died", error: `the Tama engine (pid ${proc.child.pid ?? "?"}) is gone` };
-    const withChecksum = this.catalogChecksum ? { knownCatalogChecksum: this.catalogChecksum } : { knownCatalogChecksum: "" };
-    const plainLine = `${JSON.stringify({ ...frame, ...withChecksum, id })}\n`;
+  /** `cwd`: a dispatch's, whose known `hookedEvents` key goes with it. */
+  private async send(frame: Record<string, unknown>, timeoutMs: number | undefined, cwd: string | undefined): Promise<ClientAnswer> {
+    const id = this.nextId();
+    const proc = await this.usableEngine(id);
+    if ("ok" in proc) return proc;
+    const plainLine = this.frameLine(proc, frame, id, undefined);
     // An engine of an older build refuses a field it does not know: only one seen to answer by keys is sent one.
-    const known = proc.keysHooked ? this.hooked.knownFor(cwd) : undefined;
-    const extra = { ...(known !== undefined ? { knownHookedEvents: known } : {}), ...(proc.keysHooked && decided !== undefined ? { decidedHere: decided } : {}) };
-    const line = Object.keys(extra).length === 0 ? plainLine : `${JSON.stringify({ ...frame, ...withChecksum, ...extra, id })}\n`;
+    const line = proc.keysHooked ? this.frameLine(proc, frame, id, this.hooked.knownFor(cwd)) : plainLine;
     // The engine refuses a longer frame without an id to answer by: fail it here, by name.
-    if (Buffer.byteLength(line) > MAX_FRAME_BYTES) {
-      return { id, ok: false, code: "request-too-large", error: `the request is ${Buffer.byteLength(line)} bytes, more than the engine reads in one frame (${MAX_FRAME_BYTES})` };
-    }
+    if (Buffer.byteLength(line) > MAX_FRAME_BYTES) return tooLarge(id, line);
     let entry: Pending | undefined;
-    const answer = new Promise<DecidedAnswer>((resolve) => {
+    const answer = new Promise<ClientAnswer>((resolve) => {
       entry = { resolve, line, started: false, resent: false, owner: proc, cwd, plainLine };
       proc.pending.set(id, entry);
     });
-    proc.child.stdin.write(line);
+    this.write(proc, line);
     if (timeoutMs === undefined) return answer;
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<DecidedAnswer>((resolve) => {
+    const late = new Promise<ClientAnswer>((resolve) => {
       timer = setTimeout(() => {
         if (entry !== undefined && entry.owner.pending.get(id) === entry) entry.owner.pending.delete(id);
         resolve({ id, ok: false, code: "request-timeout", error: `the Tama engine (pid ${proc.child.pid ?? "?"}) gave no answer to ${String(frame.op)} within ${timeoutMs} ms` });
@@ -468,16 +453,59 @@ export class EngineClient {
     }
     entry.owner = proc;
     proc.pending.set(id, entry);
-    proc.child.stdin.write(proc.keysHooked ? entry.line : entry.plainLine);
+    this.write(proc, proc.keysHooked ? entry.line : entry.plainLine);
   }
 
-  async dispatch(event: string, payload: Record<string, unknown>): Promise<ClientAnswer> {
-    return whole(await this.send({ op: "dispatch", event, payload }, undefined, cwdOf(payload), undefined));
+  dispatch(event: string, payload: Record<string, unknown>): Promise<ClientAnswer> {
+    return this.send({ op: "dispatch", event, payload }, undefined, cwdOf(payload));
   }
 
-  /** A dispatch of an event OMP's process went on with as `decided`: the engine's own verdict, or that it agreed. */
-  dispatchDecided(event: string, payload: Record<string, unknown>, decided: DecidedHere): Promise<DecidedAnswer> {
-    return this.send({ op: "dispatch", event, payload }, undefined, cwdOf(payload), decided);
+  /**
+   * Dispatch an event OMP's process already went on with as `decided` (decided there, or
+   * let go on with no hook to run); nobody waits. `onAnswer` gets the engine's answer when
+   * it has one to give (another verdict, news of the hooks, a failure) and is not called
+   * when it only agrees. The frame goes out with the next one to the engine, or within
+   * FLUSH_MS (told-dispatches.ts). An engine not yet seen to read `decidedHere` is sent an
+   * ordinary dispatch, whose answer `onAnswer` always gets.
+   */
+  tell(event: string, payload: Record<string, unknown>, decided: DecidedHere, onAnswer: (answer: ClientAnswer) => void): void {
+    void this.told(event, payload, decided, onAnswer);
+  }
+
+  private async told(event: string, payload: Record<string, unknown>, decided: DecidedHere, onAnswer: (answer: ClientAnswer) => void): Promise<void> {
+    const frame = { op: "dispatch", event, payload };
+    const cwd = cwdOf(payload);
+    const id = this.nextId();
+    const proc = await this.usableEngine(id);
+    if ("ok" in proc) return onAnswer(proc);
+    if (!proc.keysHooked) return onAnswer(await this.send(frame, undefined, cwd));
+    const line = this.frameLine(proc, { ...frame, decidedHere: decided }, id, this.hooked.knownFor(cwd));
+    if (Buffer.byteLength(line) > MAX_FRAME_BYTES) return onAnswer(tooLarge(id, line));
+    proc.told.add(id, line, { onAnswer, cwd });
+  }
+
+  private nextId(): string {
+    return `a${process.pid}-${++this.seq}`;
+  }
+
+  /** The engine to write a request to, or the failure that answers it. */
+  private async usableEngine(id: string): Promise<EngineProcess | Failure> {
+    if (this.closed) return { id, ok: false, code: "client-closed", error: "the Tama engine client is closed" };
+    let proc: EngineProcess;
+    try {
+      proc = await this.readyEngine();
+    } catch (error) {
+      return failure(id, error);
+    }
+    if (proc.dead) return { id, ok: false, code: "engine-died", error: `the Tama engine (pid ${proc.child.pid ?? "?"}) is gone` };
+    return proc;
+  }
+
+  /** A request's line: with the catalog checksum the client holds and, when given, its known `hookedEvents` key. */
+  private frameLine(proc: EngineProcess, frame: Record<string, unknown>, id: string, knownHookedEvents: string | undefined): string {
+    const withChecksum = this.catalogChecksum ? { knownCatalogChecksum: this.catalogChecksum } : { knownCatalogChecksum: "" };
+    const known = proc.keysHooked && knownHookedEvents !== undefined ? { knownHookedEvents } : {};
+    return `${JSON.stringify({ ...frame, ...withChecksum, ...known, id })}\n`;
   }
 
   /**
@@ -491,7 +519,7 @@ export class EngineClient {
     const proc = this.current;
     this.current = undefined;
     if (!proc || proc.dead) return;
-    if (proc.pending.size === 0) proc.child.stdin.end();
+    if (proc.pending.size === 0) this.endInput(proc);
     else proc.drainThenClose = true;
     if (wait === false) return;
     if (wait === true) return proc.exited;

@@ -2,7 +2,7 @@
 // line on stdin and one answer per line on stdout, written as requests finish.
 import type { Readable, Writable } from "node:stream";
 import { Engine } from "./engine.ts";
-import { agreedFrame } from "./agreement.ts";
+import { onlyAgrees } from "./agreement.ts";
 import { BoundedLineSplitter } from "./line-splitter.ts";
 import {
   MAX_FRAME_BYTES,
@@ -95,7 +95,9 @@ export async function serve({ engine, input, output }: ServeOptions): Promise<vo
     }
     const started = (): void => write({ type: "started", id: request.id } satisfies StartedFrame);
     const task = engine.handle(request, started).then(
-      (answer) => write(agreedFrame(request, answer) ?? answer),
+      (answer) => {
+        if (!onlyAgrees(request, answer)) write(answer);
+      },
       (error: unknown) => refuse(request.id, "internal", `internal error: ${String(error)}`),
     );
     pending.add(task);

@@ -99,8 +99,9 @@ export type Decision = z.infer<typeof Decision>;
 
 /**
  * What OMP's process already went on with for this event: decided there by the same
- * gates (engine/local-decision.ts), or let go on because no hook runs for it. An answer
- * that agrees and says nothing new is an AgreedFrame.
+ * gates (engine/local-decision.ts), or let go on because no hook runs for it. Nobody
+ * waits for such a dispatch's answer: one that agrees and says nothing new is not
+ * written at all (engine/agreement.ts).
  */
 export const DecidedHere = z.strictObject({
   decision: Decision,
@@ -444,13 +445,6 @@ export const AnswerEnvelope = z.object({
 export const StartedFrame = z.strictObject({ type: z.literal("started"), id: RequestId });
 export type StartedFrame = z.infer<typeof StartedFrame>;
 
-/**
- * The whole answer to a dispatch whose `decidedHere` the engine's own verdict matches,
- * with nothing else to tell: no other context, rewrite, failed-open hook, held project,
- * broken source or new hookedEvents. Nobody waits for it; it only closes the request.
- */
-export const AgreedFrame = z.strictObject({ type: z.literal("agreed"), id: RequestId });
-export type AgreedFrame = z.infer<typeof AgreedFrame>;
 
 /** An answer frame, as a client reads it. */
 export const Answer = z.extend(AnswerEnvelope, { state: EngineState });

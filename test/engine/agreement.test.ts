@@ -1,10 +1,11 @@
 // An event OMP's process already went on with: the engine still runs it, and when its
-// own verdict is the one OMP's process went on with and it has nothing else to tell,
-// it answers with an agreed frame of a few bytes instead of the whole answer.
+// own verdict is the one OMP's process went on with and it has nothing else to tell, it
+// writes no answer at all; any other verdict or news comes whole.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { EngineClient as Client } from "../../modules/engine/client.ts";
+import { EngineClient as Client, type ClientAnswer } from "../../modules/engine/client.ts";
+import type { DecidedHere } from "../../modules/protocol/engine.ts";
 import { defaultRegistry } from "../../modules/registry/default.ts";
 import { RACY_MS } from "../../modules/system/stat-key.ts";
 import { EngineClient, ENGINE_RUNTIME, makeTestHome, TAMA_BIN, type TestHome } from "../support/engine-client.ts";
@@ -30,41 +31,52 @@ afterEach(async () => {
 });
 
 const call = (command: string) => ({ session_id: "s", cwd, tool_name: "bash", tool_input: { command } });
+/**
+ * Send a told dispatch and wait until the engine has finished it (its status names it
+ * as the event's last dispatch): an answer it wrote came before that status answer.
+ */
+async function told(event: string, payload: Record<string, unknown>, extra: Record<string, unknown>): Promise<Record<string, unknown> | undefined> {
+  const id = engine.nextId();
+  engine.send({ op: "dispatch", event, payload, ...extra, id });
+  for (;;) {
+    const status = await engine.request({ op: "status" });
+    const last = (status.result as { dispatchStages: { lastByEvent: Record<string, { id: string }> } }).dispatchStages.lastByEvent[event];
+    if (last?.id === id) break;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return engine.frames.find((frame) => frame.id === id);
+}
 const keyOf = async (): Promise<string> => {
   const answer = await engine.dispatch("pre_tool_use:bash", call("true"));
   return String((answer.result as { hookedEventsKey?: string }).hookedEventsKey);
 };
 
 describe("agreed answers", () => {
-  it("closes a dispatch whose verdict OMP's process went on with in an agreed frame, and sends any other answer whole", async () => {
+  it("writes no answer to a dispatch whose verdict OMP's process went on with, and any other answer whole", async () => {
     const known = await keyOf();
-    const agreed = await engine.dispatch("pre_tool_use:bash", call("true"), { knownHookedEvents: known, decidedHere: { decision: "pass" } });
-    expect(agreed).toEqual({ type: "agreed", id: agreed.id });
+    expect(await told("pre_tool_use:bash", call("true"), { knownHookedEvents: known, decidedHere: { decision: "pass" } })).toBeUndefined();
     // Another verdict than the engine's own: the whole answer, with the engine's.
-    const refused = await engine.dispatch("pre_tool_use:bash", call("git commit --no-verify -m x"), { knownHookedEvents: known, decidedHere: { decision: "pass" } });
-    expect(refused.ok).toBe(true);
-    expect((refused.result as { decision: string }).decision).toBe("block");
-    const reason = (refused.result as { reason: string }).reason;
-    // The same refusal, with the same reason: agreed.
-    const same = await engine.dispatch("pre_tool_use:bash", call("git commit --no-verify -m x"), { knownHookedEvents: known, decidedHere: { decision: "block", reason } });
-    expect(same.type).toBe("agreed");
-    const otherReason = await engine.dispatch("pre_tool_use:bash", call("git commit --no-verify -m x"), { knownHookedEvents: known, decidedHere: { decision: "block", reason: "another" } });
-    expect(otherReason.ok).toBe(true);
-    // A client that does not hold the hookedEvents: it has news to read, so the whole answer.
-    const unknown = await engine.dispatch("pre_tool_use:bash", call("true"), { decidedHere: { decision: "pass" } });
-    expect(unknown.ok).toBe(true);
-    expect((unknown.result as { hookedEvents?: unknown }).hookedEvents).toBeDefined();
+    const refused = await told("pre_tool_use:bash", call("git commit --no-verify -m x"), { knownHookedEvents: known, decidedHere: { decision: "pass" } });
+    expect(refused?.ok).toBe(true);
+    expect((refused?.result as { decision: string }).decision).toBe("block");
+    const reason = (refused?.result as { reason: string }).reason;
+    // The same refusal, with the same reason: nothing to say.
+    expect(await told("pre_tool_use:bash", call("git commit --no-verify -m x"), { knownHookedEvents: known, decidedHere: { decision: "block", reason } })).toBeUndefined();
+    expect(await told("pre_tool_use:bash", call("git commit --no-verify -m x"), { knownHookedEvents: known, decidedHere: { decision: "block", reason: "another" } })).toMatchObject({ ok: true });
+    // A client that does not hold the hookedEvents has news to read: the whole answer.
+    const unknown = await told("pre_tool_use:bash", call("true"), { decidedHere: { decision: "pass" } });
+    expect((unknown?.result as { hookedEvents?: unknown }).hookedEvents).toBeDefined();
   });
 
   it("sends a result rewritten by the engine's gates whole, and refuses a malformed decidedHere by name", async () => {
     const known = await keyOf();
-    const secret = await engine.dispatch(
+    const secret = await told(
       "post_tool_use:bash",
       { ...call("cat .env"), tool_response: { content: [{ type: "text", text: "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY" }] } },
       { knownHookedEvents: known, decidedHere: { decision: "pass" } },
     );
-    expect(secret.ok).toBe(true);
-    expect((secret.result as { updatedToolResponse?: unknown }).updatedToolResponse).toBeDefined();
+    expect(secret?.ok).toBe(true);
+    expect((secret?.result as { updatedToolResponse?: unknown }).updatedToolResponse).toBeDefined();
     const bad = await engine.dispatch("pre_tool_use:bash", call("true"), { decidedHere: { decision: "maybe" } });
     expect(bad.ok).toBe(false);
     expect(String(bad.error)).toContain("decidedHere");
@@ -73,21 +85,35 @@ describe("agreed answers", () => {
   });
 });
 
-describe("engine client agreed answers", () => {
-  it("tells an engine that answered by keys what OMP's process decided, and reads its agreement", async () => {
+describe("engine client told dispatches", () => {
+  it("tells an engine that answered by keys what OMP's process decided, and hears back only when it says otherwise", async () => {
     const client = new Client({ command: () => [ENGINE_RUNTIME, TAMA_BIN, "run-hook", "--serve", "omp"], env: { ...process.env, TAMA_HOME: home.home, HOME: path.join(home.dir, "user") } });
+    const heard: { event: string; answer: ClientAnswer }[] = [];
+    const tell = (command: string, decided: DecidedHere) => client.tell("pre_tool_use:bash", call(command), decided, (answer) => heard.push({ event: command, answer }));
     try {
-      // The first answer of an engine is whole: the client does not yet know it reads decidedHere.
-      const first = await client.dispatchDecided("pre_tool_use:bash", call("true"), { decision: "pass" });
-      expect("agreed" in first).toBe(false);
-      expect(first.ok).toBe(true);
-      expect(await client.dispatchDecided("pre_tool_use:bash", call("true"), { decision: "pass" })).toMatchObject({ ok: true, agreed: true });
-      const refused = await client.dispatchDecided("pre_tool_use:bash", call("git commit --no-verify -m x"), { decision: "pass" });
-      expect(refused).toMatchObject({ ok: true, result: { decision: "block" } });
-      // A dispatch that told no verdict always gets the whole answer.
+      // An engine not yet seen to read decidedHere gets an ordinary dispatch, whose answer is always heard.
+      tell("true", { decision: "pass" });
+      await until(() => heard.length === 1);
+      expect(heard[0]?.answer).toMatchObject({ ok: true, result: { decision: "pass" } });
+      // Now told: an agreeing verdict says nothing, another one is heard.
+      tell("true", { decision: "pass" });
+      tell("git commit --no-verify -m x", { decision: "pass" });
+      await until(() => heard.length === 2);
+      expect(heard[1]).toMatchObject({ event: "git commit --no-verify -m x", answer: { ok: true, result: { decision: "block" } } });
+      // The told frames went out in order, with the next request: its answer comes after theirs.
       expect((await client.dispatch("pre_tool_use:bash", call("true"))).ok).toBe(true);
+      expect(heard).toHaveLength(2);
     } finally {
       await client.close();
     }
   });
 });
+
+/** Wait (bounded) for a condition that the engine's answers make true. */
+async function until(condition: () => boolean, boundMs = 20_000): Promise<void> {
+  const deadline = Date.now() + boundMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("the condition never held");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}

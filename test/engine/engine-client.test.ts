@@ -185,8 +185,9 @@ rl.on("close", () => process.exit(0));`,
     );
     const checked = new Client({ command: () => [process.execPath, older], env: { ...process.env, TAMA_HOME: home.home } });
     for (let i = 0; i < 3; i++) expect((await checked.dispatch("user_prompt_submit", { session_id: "s", cwd: home.dir })).ok).toBe(true);
-    // Nor what OMP's process decided: the whole answer comes, and is read.
-    expect(await checked.dispatchDecided("user_prompt_submit", { session_id: "s", cwd: home.dir }, { decision: "pass" })).toMatchObject({ ok: true, result: { decision: "pass" } });
+    // Nor what OMP's process decided: an ordinary dispatch goes, and its answer is heard.
+    const heard = await new Promise((resolve) => checked.tell("user_prompt_submit", { session_id: "s", cwd: home.dir }, { decision: "pass" }, resolve));
+    expect(heard).toMatchObject({ ok: true, result: { decision: "pass" } });
     await checked.close();
     frames.push(...readFileSync(`${home.dir}/frames`, "utf8").trim().split("\n"));
     expect(frames).toHaveLength(4);
