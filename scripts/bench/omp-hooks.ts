@@ -10,6 +10,7 @@ import path from "node:path";
 import { startModelServer, type RecordedRequest } from "../../test/omp/model-server.ts";
 import { makeOmpEnv } from "../../test/omp/omp-env.ts";
 import { noopExtension, timedSession, type TimedSession } from "./omp-session.ts";
+import { spent, treeCpu, type TreeCpu } from "./process-cpu.ts";
 import { fmtMs, median, writeExecutable, type Row } from "./support.ts";
 import * as z from "../../modules/protocol/schema.ts";
 
@@ -97,7 +98,7 @@ async function roundTimes(
   count: number,
   rounds: number,
   thinkMs: number,
-  beforeClose?: (running: Map<Mode, TimedSession>) => void,
+  around?: { afterWarmUp(running: Map<Mode, TimedSession>): void; beforeClose(running: Map<Mode, TimedSession>): void },
 ): Promise<Map<Mode, number[]>> {
   const running = new Map<Mode, TimedSession>();
   const times = new Map<Mode, number[]>(modes.map((m) => [m, []]));
@@ -105,6 +106,7 @@ async function roundTimes(
   try {
     for (const mode of modes) running.set(mode, await startMode(tamaBin, mode, kind, count, thinkMs));
     for (let i = 0; i < rounds + warm; i++) {
+      if (i === warm) around?.afterWarmUp(running);
       // The order rotates so that no configuration always follows the same one.
       for (let j = 0; j < modes.length; j++) {
         const mode = modes[(i + j) % modes.length] as Mode;
@@ -112,7 +114,7 @@ async function roundTimes(
         if (i >= warm) times.get(mode)?.push(ms);
       }
     }
-    beforeClose?.(running);
+    around?.beforeClose(running);
   } finally {
     for (const r of running.values()) await r.close();
   }
@@ -167,9 +169,17 @@ export async function ompHookRows(tamaBin: string): Promise<Row[]> {
 export async function ompFixedCostRows(tamaBin: string): Promise<Row[]> {
   const rounds = Math.max(ROUNDS, 40);
   let waits: HandlerWaits | undefined;
-  const t = await roundTimes(tamaBin, ["plain", "noop", "tama-builtins"], "sh", 0, rounds, 0, (running) => {
-    const session = running.get("tama-builtins");
-    if (session !== undefined) waits = handlerWaits(tamaBin, session);
+  const cpu = new Map<Mode, { before?: TreeCpu; after?: TreeCpu }>();
+  const read = (running: Map<Mode, TimedSession>, when: "before" | "after") => {
+    for (const [mode, session] of running) cpu.set(mode, { ...cpu.get(mode), [when]: treeCpu(session.pid) });
+  };
+  const t = await roundTimes(tamaBin, ["plain", "noop", "tama-builtins"], "sh", 0, rounds, 0, {
+    afterWarmUp: (running) => read(running, "before"),
+    beforeClose: (running) => {
+      read(running, "after");
+      const session = running.get("tama-builtins");
+      if (session !== undefined) waits = handlerWaits(tamaBin, session);
+    },
   });
   const of = (mode: Mode) => t.get(mode) ?? [];
   const plain = median(of("plain"));
@@ -187,7 +197,29 @@ export async function ompFixedCostRows(tamaBin: string): Promise<Row[]> {
       met: over <= 1,
     },
     waitsRow(waits, rounds, noop),
+    cpuRow(cpu.get("noop"), cpu.get("tama-builtins"), rounds),
   ];
+}
+
+/** CPU per turn, Tama's session over the no-op's: OMP's thread, OMP's other threads (JIT, GC), and the engine. */
+function cpuRow(noop: { before?: TreeCpu; after?: TreeCpu } | undefined, tama: { before?: TreeCpu; after?: TreeCpu } | undefined, rounds: number): Row {
+  const name = "  CPU per turn, Tama's session over the no-op's (OMP's thread, its other threads, the engine)";
+  if (noop?.before === undefined || noop.after === undefined || tama?.before === undefined || tama.after === undefined) {
+    return { name, measured: "not measured (no /proc)", ratio: Number.NaN, goal: "(no goal)", met: true };
+  }
+  const a = spent(noop.before, noop.after);
+  const b = spent(tama.before, tama.after);
+  const per = (ms: number) => ms / rounds;
+  const main = per(b.main - a.main);
+  const other = per(b.otherThreads - a.otherThreads);
+  const engine = per(b.descendants - a.descendants);
+  return {
+    name,
+    measured: `${signed(main + other + engine)}: OMP's thread ${signed(main)}, its other threads ${signed(other)}, the engine ${fmtMs(engine)} (no-op OMP: ${fmtMs(per(a.main + a.otherThreads))}; ratio: of it)`,
+    ratio: (main + other + engine) / per(a.main + a.otherThreads),
+    goal: "(no goal)",
+    met: true,
+  };
 }
 
 const HandlerWaits = z.record(z.string(), z.object({ count: z.number(), p50Ms: z.number(), maxMs: z.number() }));

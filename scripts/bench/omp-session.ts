@@ -10,6 +10,8 @@ import { startRpcSession } from "../../test/omp/rpc-session.ts";
 export interface TimedSession {
   /** The session's isolated environment (HOME, TAMA_HOME, agent dir). */
   env: OmpEnv;
+  /** OMP's process. */
+  pid: number;
   prompt(i: number): Promise<number>;
   close(): Promise<void>;
 }
@@ -27,6 +29,7 @@ export async function timedSession(server: ModelServer, env: OmpEnv, extensionPa
   await session.ready(60_000);
   return {
     env,
+    pid: session.pid,
     async prompt(i) {
       const t = performance.now();
       await session.prompt(`call ${i}`);
