@@ -48,6 +48,8 @@ export class DispatchRun {
     readonly callKey: string | undefined,
     /** Told once, before the dispatch's first hook process starts (the serve loop's started frame). */
     private readonly onProcessStart?: () => void,
+    /** OMP's process already went on with the event (the request's decidedHere): nobody waits for this dispatch. */
+    readonly told = false,
   ) {}
 
   /** A hook process of this dispatch is about to start or be fed. */

@@ -59,16 +59,19 @@ export class Dispatcher {
   private readonly trustNotes = new Map<string, string>();
   constructor(private readonly options: DispatcherOptions) {}
 
-  /** The newest `hookedEvents` JSON and its key: most dispatches of a session name the same. */
-  private lastHooked: { text: string; key: string } | undefined;
+  /** The newest `hookedEvents`, what it was made from, and its key: most dispatches of a session name the same. */
+  private lastHooked: { of: string; hooked: HookedEvents; key: string } | undefined;
 
-  /** `knownHookedEvents`: the key of what the caller holds for this cwd (the answer then names it by key). */
-  async dispatch(id: RequestId, eventName: string, payload: DispatchPayload, onProcessStart?: () => void, knownHookedEvents?: string): Promise<Outcome> {
+  /**
+   * `knownHookedEvents`: the key of what the caller holds for this cwd (the answer then
+   * names it by key); `told`: OMP's process already went on with the event.
+   */
+  async dispatch(id: RequestId, eventName: string, payload: DispatchPayload, onProcessStart?: () => void, knownHookedEvents?: string, told = false): Promise<Outcome> {
     const event = parseEvent(eventName);
     if (!event) return { ok: false, code: "unknown-event", error: `unknown event ${JSON.stringify(eventName)}` };
     const session = typeof payload.session_id === "string" && payload.session_id.length > 0 ? payload.session_id : null;
     const tool = event.tool ?? payload.tool_name;
-    const run = new DispatchRun(id, event, session, isToolEvent(event.kind) ? callKeyOf(session, tool, payload.tool_input) : undefined, onProcessStart);
+    const run = new DispatchRun(id, event, session, isToolEvent(event.kind) ? callKeyOf(session, tool, payload.tool_input) : undefined, onProcessStart, told);
     this.options.lifecycle.arrived(run);
     this.options.inFlight.set(id, run);
     try {
@@ -82,18 +85,31 @@ export class Dispatcher {
   }
 
   /**
-   * `hooked` with its key, or its key alone when the caller holds it already: the
-   * plan is a few KB that every answer of a session would otherwise carry unchanged,
-   * and OMP's process reads each answer on its own thread.
+   * The dispatch's `hookedEvents` with its key, or its key alone when the caller holds
+   * it already: the plan is a few KB that every answer of a session would otherwise
+   * carry unchanged, and OMP's process reads each answer on its own thread. It is made
+   * (and its JSON digested) again only when what it is made from changed: the generation,
+   * the hooks that run, each source file's stat key (an unsettled one never matches
+   * another), the refusal, and the files the gates read.
    */
-  private keyed(hooked: HookedEvents, known: string | undefined): { hookedEvents?: HookedEvents; hookedEventsKey: string } {
-    const text = JSON.stringify(hooked);
+  private keyed(running: readonly SourcedHook[], refusal: string | undefined, files: [string, string][], generation: Generation, known: string | undefined): { hookedEvents?: HookedEvents; hookedEventsKey: string } {
+    const gates = { registry: this.options.gates.registry, hookFiles: this.options.gates.hookFiles() };
+    const of = [
+      generation.number,
+      generation.checksum,
+      refusal ?? "",
+      gates.registry,
+      gates.hookFiles.join("\n"),
+      files.map(([file, key]) => `${file}\u0000${key}`).join("\n"),
+      running.map((hook) => `${hook.origin.label}\u0000${hook.id}`).join("\n"),
+    ].join("\u0001");
     let last = this.lastHooked;
-    if (last?.text !== text) {
-      last = { text, key: createHash("sha256").update(text).digest("base64url").slice(0, 32) };
+    if (last?.of !== of) {
+      const hooked = hookedEvents(running, refusal !== undefined, files, generation, gates);
+      last = { of, hooked, key: createHash("sha256").update(JSON.stringify(hooked)).digest("base64url").slice(0, 32) };
       this.lastHooked = last;
     }
-    return last.key === known ? { hookedEventsKey: last.key } : { hookedEvents: hooked, hookedEventsKey: last.key };
+    return last.key === known ? { hookedEventsKey: last.key } : { hookedEvents: last.hooked, hookedEventsKey: last.key };
   }
 
   /** Pre-start what the session's next events will run, once the answer is on its way; a session's end ends its processes. */
@@ -128,10 +144,7 @@ export class Dispatcher {
     const sourced = {
       ...(held !== undefined ? { held } : {}),
       ...(refreshed.broken.length > 0 ? { brokenSources: refreshed.broken } : {}),
-      ...this.keyed(
-        hookedEvents(running, refreshed.refusal !== undefined, refreshed.files, generation, { registry: this.options.gates.registry, hookFiles: this.options.gates.hookFiles() }),
-        knownHookedEvents,
-      ),
+      ...this.keyed(running, refreshed.refusal, refreshed.files, generation, knownHookedEvents),
     };
     grants.read(run, run.session, generation);
     // A process waiting for this event of a hook the event no longer runs (turned off, no longer trusted) is ended.

@@ -45,12 +45,17 @@ export interface EngineOptions {
 
 export type { Outcome };
 
+/** How long a status waits at most for told dispatches still running (see Engine.toldBefore). */
+const TOLD_WAIT_MS = 1_000;
+
 export class Engine {
   readonly store: RegistryStore;
   /** Every hook source of a dispatch: the user registry (the store), Claude Code's files, the session's project. */
   readonly sources: HookSources;
   private readonly inFlight: InFlight = new Map();
   private readonly lastByEvent: LastByEvent = new Map();
+  /** Dispatches of events OMP's process already went on with, still running. */
+  private readonly told = new Set<Promise<Outcome>>();
   private readonly abandonments: Abandonments;
   private readonly records: RunningRecordWriter;
   private readonly lifecycle: Lifecycle;
@@ -157,6 +162,19 @@ export class Engine {
   }
 
   /**
+   * A status reflects the events OMP's process went on with that were sent before it
+   * (they came in the same write, and run only built-in gates unless their sources just
+   * changed): it waits for them, TOLD_WAIT_MS at the most.
+   */
+  private async toldBefore(): Promise<void> {
+    if (this.told.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, TOLD_WAIT_MS)));
+    await Promise.race([Promise.allSettled([...this.told]), bound]);
+    clearTimeout(timer);
+  }
+
+  /**
    * Answer one validated request. Never throws: every failure is an answer.
    * `onProcessStart`: told before a dispatch's first hook process starts.
    */
@@ -166,6 +184,7 @@ export class Engine {
     try {
       switch (request.op) {
         case "status":
+          await this.toldBefore();
           status = this.status();
           outcome = { ok: true, result: status };
           break;
@@ -175,9 +194,15 @@ export class Engine {
         case "cancel":
           outcome = this.cancel(request.target);
           break;
-        case "dispatch":
-          outcome = await this.dispatcher.dispatch(request.id, request.event, request.payload, onProcessStart, request.knownHookedEvents);
+        case "dispatch": {
+          const running = this.dispatcher.dispatch(request.id, request.event, request.payload, onProcessStart, request.knownHookedEvents, request.decidedHere !== undefined);
+          if (request.decidedHere !== undefined) {
+            this.told.add(running);
+            void running.finally(() => this.told.delete(running));
+          }
+          outcome = await running;
           break;
+        }
       }
     } catch (error) {
       outcome = { ok: false, code: "internal", error: `internal error: ${(error as Error).message}` };

@@ -52,7 +52,9 @@ export class Lifecycle {
   private turnEnd(run: DispatchRun, session: string): void {
     if (!TURN_EVENTS.has(run.event.kind)) return;
     for (const other of this.inFlight.values()) {
-      if (other === run || other.session !== session || !isToolEvent(other.event.kind)) continue;
+      // A dispatch OMP's process already went on with ends nothing anyone waits for: it
+      // runs to its end, so that what it would say otherwise is still told.
+      if (other === run || other.told || other.session !== session || !isToolEvent(other.event.kind)) continue;
       // Named when no hook was left unstarted: the one the turn end caught mid-run.
       const runningAtEnd = [...other.active][0]?.hook;
       const ending: Ending = {
@@ -76,7 +78,7 @@ export class Lifecycle {
   private callResult(run: DispatchRun, session: string): void {
     if (run.event.kind !== "post_tool_use" || run.callKey === undefined) return;
     for (const other of this.inFlight.values()) {
-      if (other.event.kind !== "pre_tool_use" || other.callKey !== run.callKey || other.ending !== undefined) continue;
+      if (other.event.kind !== "pre_tool_use" || other.told || other.callKey !== run.callKey || other.ending !== undefined) continue;
       const tool = other.event.tool ?? "?";
       const error = `the result of the ${tool} call already arrived, so the harness stopped waiting for this check`;
       this.stderr(`tama: ended pre-tool dispatch ${String(other.id)} of ${tool} in session ${session}: ${error}`);

@@ -85,6 +85,30 @@ describe("agreed answers", () => {
   });
 });
 
+describe("told dispatches in one write", () => {
+  it("a call and its result told together: the result ends nothing, and a status after them counts both", async () => {
+    const known = await keyOf();
+    const pre = { op: "dispatch", event: "pre_tool_use:bash", payload: call("echo one"), knownHookedEvents: known, decidedHere: { decision: "pass" }, id: "told-pre" };
+    const post = {
+      op: "dispatch",
+      event: "post_tool_use:bash",
+      payload: { ...call("echo one"), tool_response: { content: [{ type: "text", text: "one" }] }, call_repeats: 1 },
+      knownHookedEvents: known,
+      decidedHere: { decision: "pass" },
+      id: "told-post",
+    };
+    const status = { op: "status", id: "after-told" };
+    engine.sendRaw([pre, post, status].map((frame) => `${JSON.stringify(frame)}\n`).join(""));
+    const answer = await engine.waitFor((frame) => frame.id === "after-told");
+    const last = (answer.result as { dispatchStages: { lastByEvent: Record<string, { id: string }> } }).dispatchStages.lastByEvent;
+    expect(last["pre_tool_use:bash"]?.id).toBe("told-pre");
+    expect(last["post_tool_use:bash"]?.id).toBe("told-post");
+    // Both agreed: no answer, and the result did not end the call's check (nobody waited for it).
+    expect(engine.frames.filter((frame) => frame.id === "told-pre" || frame.id === "told-post")).toEqual([]);
+    expect(engine.stderr).not.toMatch(/ended pre-tool dispatch/);
+  });
+});
+
 describe("engine client told dispatches", () => {
   it("tells an engine that answered by keys what OMP's process decided, and hears back only when it says otherwise", async () => {
     const client = new Client({ command: () => [ENGINE_RUNTIME, TAMA_BIN, "run-hook", "--serve", "omp"], env: { ...process.env, TAMA_HOME: home.home, HOME: path.join(home.dir, "user") } });
