@@ -146,8 +146,8 @@ export class AdapterRuntime {
     if (plan !== undefined) {
       const decided = await this.local.decide(event, payload, plan);
       if (decided !== undefined) {
-        const here = { decision: decided.decision, ...(decided.reason !== undefined ? { reason: decided.reason } : {}), ...(decided.additionalContext !== undefined ? { additionalContext: decided.additionalContext } : {}) };
-        this.engine.tell(event, payload, here, (answer) => this.compareLate(event, decided, this.read(answer, payload)));
+        const { decision, reason, additionalContext } = decided;
+        this.engine.tell(event, payload, { decision, reason, additionalContext }, (answer) => this.compareLate(event, decided, this.read(answer, payload)));
         return { result: decided };
       }
     }

@@ -127,7 +127,6 @@ export const ENGINE_CLIENT_CARRY_VERSION = 2;
 
 const cwdOf = (payload: Record<string, unknown>): string | undefined => (typeof payload.cwd === "string" ? payload.cwd : undefined);
 
-
 const tooLarge = (id: string, line: string): Failure => ({
   id,
   ok: false,
@@ -415,8 +414,7 @@ export class EngineClient {
     const proc = await this.usableEngine(id);
     if ("ok" in proc) return proc;
     const plainLine = this.frameLine(proc, frame, id, undefined);
-    // An engine of an older build refuses a field it does not know: only one seen to answer by keys is sent one.
-    const line = proc.keysHooked ? this.frameLine(proc, frame, id, this.hooked.knownFor(cwd)) : plainLine;
+    const line = this.frameLine(proc, frame, id, this.hooked.knownFor(cwd));
     // The engine refuses a longer frame without an id to answer by: fail it here, by name.
     if (Buffer.byteLength(line) > MAX_FRAME_BYTES) return tooLarge(id, line);
     let entry: Pending | undefined;
@@ -501,7 +499,11 @@ export class EngineClient {
     return proc;
   }
 
-  /** A request's line: with the catalog checksum the client holds and, when given, its known `hookedEvents` key. */
+  /**
+   * A request's line: with the catalog checksum the client holds and, when given, its
+   * known `hookedEvents` key, which only an engine seen to answer by keys is sent (an
+   * older build refuses a field it does not know).
+   */
   private frameLine(proc: EngineProcess, frame: Record<string, unknown>, id: string, knownHookedEvents: string | undefined): string {
     const withChecksum = this.catalogChecksum ? { knownCatalogChecksum: this.catalogChecksum } : { knownCatalogChecksum: "" };
     const known = proc.keysHooked && knownHookedEvents !== undefined ? { knownHookedEvents } : {};
