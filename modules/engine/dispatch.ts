@@ -73,6 +73,8 @@ export class Dispatcher {
     const tool = event.tool ?? payload.tool_name;
     const run = new DispatchRun(id, event, session, isToolEvent(event.kind) ? callKeyOf(session, tool, payload.tool_input) : undefined, onProcessStart, told);
     this.options.lifecycle.arrived(run);
+    // The model is asked: the session's pre-start processes start while it thinks.
+    if (session !== null && event.kind === "before_provider_request") this.options.pool.modelAsked(session);
     this.options.inFlight.set(id, run);
     try {
       return await this.run(run, payload, knownHookedEvents);
@@ -112,14 +114,15 @@ export class Dispatcher {
     return last.key === known ? { hookedEventsKey: last.key } : { hookedEvents: last.hooked, hookedEventsKey: last.key };
   }
 
-  /** Pre-start what the session's next events will run, once the answer is on its way; a session's end ends its processes. */
+  /** Offer to pre-start what the session's next events will run (they start later, prestart.ts); a session's end ends its processes. */
   private afterAnswer(run: DispatchRun): void {
     const { pool, runner } = this.options;
     if (run.session !== null && run.event.kind === "session_end") {
       pool.endSession(run.session);
       return;
     }
-    if (run.prestartNext.length > 0) setImmediate(() => runner.prestartAfter(run));
+    // Offered before the answer is written: a model request the caller sends on the answer finds them.
+    if (run.prestartNext.length > 0) runner.prestartAfter(run);
   }
 
   private async run(run: DispatchRun, payload: DispatchPayload, knownHookedEvents: string | undefined): Promise<Outcome> {

@@ -89,9 +89,8 @@ export class HookRunner {
   }
 
   /**
-   * After a dispatch answered: pre-start its pre-start hooks again for the session's
-   * next such event, each with a fresh run mark. Deferred by the caller past the
-   * answer, so the spawns never delay it.
+   * As a dispatch answers: offer its pre-start hooks again for the session's next such
+   * event, each with a fresh run mark. The pool spawns them later, never before the answer.
    */
   prestartAfter(run: DispatchRun): void {
     for (const { identity, request } of run.prestartNext) {

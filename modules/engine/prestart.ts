@@ -4,7 +4,12 @@
 // of that hook is spawned for the session's next such event — same argv, cwd and
 // environment the event will give it, its own process group — and waits on stdin.
 // The next event feeds it (hook-process.ts) if nothing about it would differ, and
-// starts it cold otherwise. Which hooks: those the registry marks `prestart: true`
+// starts it cold otherwise. When: once the session's model is asked again (its next
+// before_provider_request), since the model's thinking is the time nobody waits on the
+// machine — not at once after the event, when the tool it let through and the rest of
+// the turn still run; and one at a time, each once the one before has settled (asleep
+// on its stdin, process-settle.ts), so that five interpreters starting never take
+// both cores of a small machine from the session at once. Which hooks: those the registry marks `prestart: true`
 // (a script that does work before it reads stdin would see the state from before the
 // event, which only its author can rule out), or every command hook under
 // TAMA_PRESTART=all; TAMA_PRESTART=off turns it off.
@@ -12,6 +17,7 @@ import { readFileSync } from "node:fs";
 import type { HookEntry } from "../registry/registry.ts";
 import type { Logger } from "../system/log.ts";
 import { HOOK_RUN_VARIABLE, processStartTicks } from "../system/process-groups.ts";
+import { whenSettled } from "../system/process-settle.ts";
 import { readEnvText } from "../system/paths.ts";
 import { CAPABILITY_KEY_ENV, CAPABILITY_SOCKET_ENV } from "../session-control/grants.ts";
 import { spawnHookProcess, type SpawnedHook, type SpawnRequest } from "./hook-process.ts";
@@ -90,6 +96,14 @@ interface Held {
   idle: NodeJS.Timeout;
 }
 
+/** A process offered for a slot and not started yet: it waits for its session's model to be asked, then for the one starting before it. */
+interface Offer {
+  slot: string;
+  identity: PrestartIdentity;
+  request: SpawnRequest;
+  modelAsked: boolean;
+}
+
 /** What a hook run gets from the pool: a process to feed, or why it starts cold (undefined: none was held). */
 export type Taken = { spawned: SpawnedHook } | { note: string } | undefined;
 
@@ -117,6 +131,10 @@ function rssKb(pid: number | undefined): number | null {
 
 export class PrestartPool {
   private readonly held = new Map<string, Held>();
+  /** Offered, not started yet, in the order offered. */
+  private readonly queue: Offer[] = [];
+  /** The process started last, until it settles: the next one waits for it. */
+  private starting: { held: Held; stopLooking: () => void } | undefined;
   /** Slots whose process ended on its own before its event: it does not wait for its input, so it is not pre-started again. */
   private readonly declined = new Set<string>();
   /** Slots whose process ended before its event, with how: the next run there says so in its record. */
@@ -141,6 +159,11 @@ export class PrestartPool {
     const slot = slotOf(identity.session, identity.event, identity.hook);
     const held = this.held.get(slot);
     if (!held) {
+      const queued = this.queue.findIndex((offer) => offer.slot === slot);
+      if (queued >= 0) {
+        this.queue.splice(queued, 1);
+        return { note: "the pre-started process had not started yet (they start while the model is asked, one at a time); started cold" };
+      }
       const early = this.endedEarly.get(slot);
       this.endedEarly.delete(slot);
       return early === undefined ? undefined : { note: `the pre-started process ${early} before its event; started cold` };
@@ -156,20 +179,59 @@ export class PrestartPool {
     return { spawned: held.spawned };
   }
 
-  /** Start a hook's process for the session's next such event, within the bounds. */
+  /** Start a hook's process for the session's next such event, within the bounds: now, or once those offered before it settled. */
   offer(identity: PrestartIdentity, request: SpawnRequest): void {
     const slot = slotOf(identity.session, identity.event, identity.hook);
-    if (this.held.has(slot) || this.declined.has(slot) || this.endedSessions.has(identity.session)) return;
+    if (this.held.has(slot) || this.queue.some((offer) => offer.slot === slot)) return;
+    if (this.declined.has(slot) || this.endedSessions.has(identity.session)) return;
     if (identity.generation !== this.generation) return;
-    if (this.held.size >= this.settings.total) return;
+    if (this.held.size + this.queue.length >= this.settings.total) return;
     let inSession = 0;
     for (const held of this.held.values()) if (held.identity.session === identity.session) inSession += 1;
+    for (const offer of this.queue) if (offer.identity.session === identity.session) inSession += 1;
     if (inSession >= this.settings.perSession) return;
+    // A hook of the model request itself was offered just as that request went out: the model thinks now.
+    this.queue.push({ slot, identity, request, modelAsked: identity.event === "before_provider_request" });
+    this.startSoon();
+  }
+
+  /** The session's model is asked (a before_provider_request arrived): its offers may start now. */
+  modelAsked(session: string): void {
+    let any = false;
+    for (const offer of this.queue) {
+      if (offer.identity.session !== session || offer.modelAsked) continue;
+      offer.modelAsked = true;
+      any = true;
+    }
+    if (any) this.startSoon();
+  }
+
+  /** Spawns wait for the turn of the event loop after: neither an answer nor a dispatch ever waits on one. */
+  private startSoon(): void {
+    setImmediate(() => this.startNext());
+  }
+
+  /** Start the oldest offer whose model was asked, unless a process is still starting. */
+  private startNext(): void {
+    if (this.starting !== undefined) return;
+    const next = this.queue.findIndex((offer) => offer.modelAsked);
+    if (next < 0) return;
+    const [offer] = this.queue.splice(next, 1) as [Offer];
+    const { slot, identity, request } = offer;
     const spawned = spawnHookProcess(request);
     const idle = setTimeout(() => this.discard(slot, `unused for ${this.settings.idleMs} ms`), this.settings.idleMs);
     idle.unref();
     const held: Held = { identity, spawned, startedAt: performance.now(), idle };
     this.held.set(slot, held);
+    if (spawned.pgid !== undefined) {
+      const starting = { held, stopLooking: () => {} };
+      this.starting = starting;
+      starting.stopLooking = whenSettled(spawned.pgid, () => {
+        if (this.starting !== starting) return;
+        this.starting = undefined;
+        this.startNext();
+      });
+    }
     spawned.onEndedBeforeFeed((why) => {
       // Ended by the pool itself (discarded, taken): nothing to learn.
       if (this.held.get(slot) !== held) return;
@@ -182,14 +244,22 @@ export class PrestartPool {
       this.logger.info({ session: identity.session, event: identity.event, hook: identity.hook, note: exited ? `${why}; not pre-started again` : why }, "pre-started hook ended before its event");
     });
     this.changed();
+    // It could not start at all: the next offer need not wait for it.
+    if (spawned.pgid === undefined) this.startNext();
+  }
+
+  /** Offers not started yet that `drop` says to forget. */
+  private forgetOffers(drop: (offer: Offer) => boolean): void {
+    for (let i = this.queue.length - 1; i >= 0; i--) if (drop(this.queue[i] as Offer)) this.queue.splice(i, 1);
   }
 
   /** This event of the session runs only `hooks`: a process waiting for it of any other hook is ended. */
   keepOnly(session: string, event: string, hooks: readonly HookEntry[]): void {
-    if (this.held.size === 0) return;
+    const runs = (hookId: string) => hooks.some((hook) => hook.id === hookId && this.wants(hook));
+    this.forgetOffers((offer) => offer.identity.session === session && offer.identity.event === event && !runs(offer.identity.hook));
     for (const [slot, held] of this.held) {
       if (held.identity.session !== session || held.identity.event !== event) continue;
-      if (!hooks.some((hook) => hook.id === held.identity.hook && this.wants(hook))) this.discard(slot, "the event no longer runs this hook");
+      if (!runs(held.identity.hook)) this.discard(slot, "the event no longer runs this hook");
     }
   }
 
@@ -197,6 +267,7 @@ export class PrestartPool {
   adopt(generation: number): void {
     if (this.generation === generation) return;
     this.generation = generation;
+    this.forgetOffers((offer) => offer.identity.generation !== generation);
     for (const [slot, held] of this.held) if (held.identity.generation !== generation) this.discard(slot, "the hook registry changed");
     // A changed registry may have changed a declined hook.
     this.declined.clear();
@@ -206,6 +277,7 @@ export class PrestartPool {
   endSession(session: string): void {
     this.endedSessions.add(session);
     if (this.endedSessions.size > 10_000) this.endedSessions.delete(this.endedSessions.values().next().value ?? "");
+    this.forgetOffers((offer) => offer.identity.session === session);
     for (const [slot, held] of this.held) if (held.identity.session === session) this.discard(slot, "the session ended");
     for (const slot of this.endedEarly.keys()) if (slot.startsWith(`${session}\u0000`)) this.endedEarly.delete(slot);
   }
@@ -214,6 +286,7 @@ export class PrestartPool {
   closeAll(): void {
     this.endedSessions.clear();
     this.generation = Number.NaN;
+    this.queue.length = 0;
     for (const [slot] of this.held) this.discard(slot, "the engine is closing");
   }
 
@@ -229,9 +302,9 @@ export class PrestartPool {
     }));
   }
 
-  bounds(): { mode: PrestartMode; perSession: number; total: number; held: number; rssKb: number } {
+  bounds(): { mode: PrestartMode; perSession: number; total: number; held: number; queued: number; rssKb: number } {
     const rss = this.list().reduce((sum, view) => sum + (view.rssKb ?? 0), 0);
-    return { mode: this.settings.mode, perSession: this.settings.perSession, total: this.settings.total, held: this.held.size, rssKb: rss };
+    return { mode: this.settings.mode, perSession: this.settings.perSession, total: this.settings.total, held: this.held.size, queued: this.queue.length, rssKb: rss };
   }
 
   /** The waiting processes, for the engine's record (so that they are named and reaped like running hooks). */
@@ -255,6 +328,12 @@ export class PrestartPool {
     clearTimeout(held.idle);
     this.held.delete(slot);
     this.changed();
+    // Fed or ended while still starting: the next offer need not wait for it any more.
+    if (this.starting?.held === held) {
+      this.starting.stopLooking();
+      this.starting = undefined;
+      this.startSoon();
+    }
   }
 
   private discard(slot: string, why: string): void {

@@ -28,7 +28,7 @@ export const EngineRecord = z.object({
   updatedAtMs: z.number(),
   hooks: z.array(RecordedHook),
   /** The engine's bounds on pre-started processes and how many it holds. */
-  prestart: z.optional(z.object({ mode: z.string(), perSession: z.number(), total: z.number(), held: z.number(), rssKb: z.number() })),
+  prestart: z.optional(z.object({ mode: z.string(), perSession: z.number(), total: z.number(), held: z.number(), queued: z.optional(z.number()), rssKb: z.number() })),
 });
 export type EngineRecord = z.infer<typeof EngineRecord>;
 

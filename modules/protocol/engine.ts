@@ -363,6 +363,8 @@ export const PrestartBounds = z.object({
   perSession: z.number(),
   total: z.number(),
   held: z.number(),
+  /** Offered and not started yet: they start one at a time. */
+  queued: z.optional(z.number()),
   rssKb: z.number(),
 });
 export const RunningHooks = z.object({

@@ -26,9 +26,19 @@ let prestart: "opt-in" | "all" = "opt-in";
 
 async function start(hooks: unknown[], env: NodeJS.ProcessEnv = {}): Promise<EngineClient> {
   home.writeRegistry({ schema: 1, release: { id: "r1" }, hooks });
-  engine = new EngineClient(home, { TAMA_PRESTART: prestart, ...env });
-  await engine.ready();
-  return engine;
+  const e = new EngineClient(home, { TAMA_PRESTART: prestart, ...env });
+  engine = e;
+  await e.ready();
+  if (prestart === "all") {
+    // As in an agent's loop, the model is asked after each event: the next one's hooks are pre-started meanwhile.
+    const dispatch = e.dispatch.bind(e);
+    e.dispatch = async (event, payload, extra) => {
+      const answer = await dispatch(event, payload, extra);
+      if (typeof payload.session_id === "string" && event !== "before_provider_request") await e.modelAsked(payload.session_id, String(payload.cwd ?? home.dir));
+      return answer;
+    };
+  }
+  return e;
 }
 
 const bash = (command: string, session = "s1") => ({ session_id: session, cwd: home.dir, tool_name: "bash", tool_input: { command } });

@@ -43,6 +43,8 @@ async function start(hooks: unknown[], env: NodeJS.ProcessEnv = {}): Promise<Eng
 }
 
 const bash = (command: string, session = "s1", cwd = home.dir) => ({ session_id: session, cwd, tool_name: "bash", tool_input: { command } });
+/** The session's model is asked: what its last events offered to pre-start starts now. */
+const asked = (e: EngineClient, session = "s1") => e.modelAsked(session, home.dir);
 
 async function status(e: EngineClient): Promise<StatusResult> {
   const frame = await e.request({ op: "status" });
@@ -80,6 +82,7 @@ describe("pre-started hooks", () => {
     expect(resultOf(cold).decision).toBe("block");
     expect(resultOf(cold).results[0]).not.toHaveProperty("prestarted");
 
+    await asked(e);
     const held = await untilHeld(e, 1);
     const waiting = held.runningHooks.prestarted?.[0];
     expect(waiting).toMatchObject({ session: "s1", event: "pre_tool_use:bash", hook: "no-rm" });
@@ -92,10 +95,56 @@ describe("pre-started hooks", () => {
     expect(resultOf(fed).decision).toBe("block");
     expect(resultOf(fed).reason).toBe("no rm");
     expect(resultOf(fed).results[0]).toMatchObject({ prestarted: true, processGroup: waiting?.processGroup });
+    await asked(e);
     await untilHeld(e, 1);
     const passed = await e.dispatch("pre_tool_use:bash", bash("ls"));
     expect(resultOf(passed).decision).toBe("pass");
     expect(resultOf(passed).results[0]).toMatchObject({ prestarted: true });
+  });
+
+  it("a process for the next event starts once the session's model is asked, not while the event's own turn goes on", async () => {
+    const e = await start([{ id: "no-rm", events: ["pre_tool_use"], command: [refuser()], prestart: true }]);
+    await e.dispatch("pre_tool_use:bash", bash("ls"));
+    // Offered, not started: the tool it let through and the rest of the turn run first.
+    await e.dispatch("post_tool_use:bash", { ...bash("ls"), tool_response: { content: [] } });
+    await e.dispatch("pre_tool_use:bash", bash("ls", "s2"));
+    await asked(e, "s2");
+    await untilHeld(e, 1);
+    const before = await status(e);
+    expect(before.runningHooks.prestarted?.map((p) => p.session)).toEqual(["s2"]);
+    expect(before.runningHooks.prestart).toMatchObject({ held: 1, queued: 1 });
+    // An event that comes before the model was asked starts cold, and says why.
+    const early = await e.dispatch("pre_tool_use:bash", bash("rm -rf x"));
+    expect(resultOf(early).decision).toBe("block");
+    expect(resultOf(early).results[0]).toMatchObject({
+      prestartNote: "the pre-started process had not started yet (they start while the model is asked, one at a time); started cold",
+    });
+    await asked(e);
+    const after = await untilHeld(e, 2);
+    expect(after.runningHooks.prestart).toMatchObject({ held: 2, queued: 0 });
+    const fed = await e.dispatch("pre_tool_use:bash", bash("rm -rf y"));
+    expect(resultOf(fed).results[0]).toMatchObject({ prestarted: true });
+  });
+
+  it("processes start one at a time, each once the one before sleeps on its input", async () => {
+    // Busy before reading stdin: while one works, the next must not have started.
+    const busy = home.script(
+      "busy.sh",
+      `#!/bin/sh
+echo "start $TAMA_HOOK_ID" >> "$STARTS"
+i=0; while [ $i -lt 60000 ]; do i=$((i+1)); done
+echo "ready $TAMA_HOOK_ID" >> "$STARTS"
+cat >/dev/null
+`,
+    );
+    const e = await start(["a", "b", "c"].map((id) => ({ id, events: ["pre_tool_use"], command: [busy], prestart: true })));
+    await e.dispatch("pre_tool_use:bash", bash("ls"));
+    await asked(e);
+    await untilHeld(e, 3);
+    for (let i = 0; i < 400 && starts().length < 12; i++) await new Promise((r) => setTimeout(r, 25));
+    // The dispatch's own runs (one after another, as the spec orders), then the three pre-started ones.
+    const pairs = ["a", "b", "c"].flatMap((id) => [`start ${id}`, `ready ${id}`]);
+    expect(starts()).toEqual([...pairs, ...pairs]);
   });
 
   it("without prestart (and under TAMA_PRESTART=off) nothing is started before its event", async () => {
@@ -107,7 +156,10 @@ describe("pre-started hooks", () => {
       { TAMA_PRESTART: "off" },
     );
     await e.dispatch("pre_tool_use:bash", bash("ls"));
+    await asked(e);
     await e.dispatch("pre_tool_use:bash", bash("ls"));
+    await asked(e);
+    await new Promise((r) => setTimeout(r, 200));
     const s = await status(e);
     expect(s.runningHooks.prestarted).toEqual([]);
     expect(s.runningHooks.prestart?.mode).toBe("off");
@@ -117,6 +169,7 @@ describe("pre-started hooks", () => {
   it("a pre-started process killed before its event is never fed: the hook starts cold and the record says so", async () => {
     const e = await start([{ id: "no-rm", events: ["pre_tool_use"], command: [refuser()], prestart: true }]);
     await e.dispatch("pre_tool_use:bash", bash("ls"));
+    await asked(e);
     const pgid = (await untilHeld(e, 1)).runningHooks.prestarted?.[0]?.processGroup;
     expect(typeof pgid).toBe("number");
     process.kill(-(pgid as number), "SIGKILL");
@@ -128,6 +181,7 @@ describe("pre-started hooks", () => {
     expect(result.prestartNote).toBe("the pre-started process was killed by SIGKILL before its event; started cold");
     expect(result.processGroup).not.toBe(pgid);
     // Killed from outside, not exited on its own: the next event is pre-started again.
+    await asked(e);
     await untilHeld(e, 1);
   });
 
@@ -135,9 +189,11 @@ describe("pre-started hooks", () => {
     const quick = home.script("quick.sh", '#!/bin/sh\necho "$$" >> "$STARTS"\nexit 0\n');
     const e = await start([{ id: "quick", events: ["pre_tool_use"], command: [quick], prestart: true }]);
     await e.dispatch("pre_tool_use:bash", bash("ls"));
+    await asked(e);
     for (let i = 0; i < 200 && starts().length < 2; i++) await new Promise((r) => setTimeout(r, 25));
     await untilHeld(e, 0);
     const second = await e.dispatch("pre_tool_use:bash", bash("ls"));
+    await asked(e);
     expect(resultOf(second).decision).toBe("pass");
     expect(resultOf(second).results[0]).toMatchObject({ prestartNote: "the pre-started process exited with code 0 before its event; started cold" });
     await new Promise((r) => setTimeout(r, 300));
@@ -151,6 +207,7 @@ describe("pre-started hooks", () => {
     const hook = { id: "no-rm", events: ["pre_tool_use", "session_end"], command: [refuser()], prestart: true };
     const e = await start([hook]);
     await e.dispatch("pre_tool_use:bash", bash("ls"));
+    await asked(e);
     const first = (await untilHeld(e, 1)).runningHooks.prestarted?.[0]?.processGroup;
     const moved = await e.dispatch("pre_tool_use:bash", bash("rm -rf x", "s1", other));
     expect(resultOf(moved).decision).toBe("block");
@@ -158,9 +215,11 @@ describe("pre-started hooks", () => {
     expect(resultOf(moved).results[0]?.processGroup).not.toBe(first);
 
     // Another session's event never takes this session's process.
+    await asked(e);
     await untilHeld(e, 1);
     const elsewhere = await e.dispatch("pre_tool_use:bash", bash("ls", "s2", other));
     expect(resultOf(elsewhere).results[0]).not.toHaveProperty("prestarted");
+    await asked(e, "s2");
     await untilHeld(e, 2);
 
     // A registry change ends every process of the older generation as the next event adopts it.
@@ -169,6 +228,7 @@ describe("pre-started hooks", () => {
     const after = await e.dispatch("pre_tool_use:bash", bash("ls", "s1", other));
     expect(resultOf(after).results[0]).not.toHaveProperty("prestarted");
     for (const pgid of older) expect(await groupGone(pgid as number)).toBe(true);
+    await asked(e);
     const s = await untilHeld(e, 1);
     expect(s.runningHooks.prestarted?.[0]).toMatchObject({ session: "s1" });
 
@@ -183,8 +243,10 @@ describe("pre-started hooks", () => {
     const hooks = ["a", "b", "c"].map((id) => ({ id, events: ["pre_tool_use"], command: [refuser()], prestart: true }));
     const e = await start(hooks, { TAMA_PRESTART_PER_SESSION: "2", TAMA_PRESTART_TOTAL: "3" });
     await e.dispatch("pre_tool_use:bash", bash("ls", "s1"));
+    await asked(e);
     await untilHeld(e, 2);
     await e.dispatch("pre_tool_use:bash", bash("ls", "s2"));
+    await asked(e, "s2");
     const s = await untilHeld(e, 3);
     expect(s.runningHooks.prestart).toMatchObject({ perSession: 2, total: 3, held: 3 });
     await new Promise((r) => setTimeout(r, 200));
@@ -194,6 +256,7 @@ describe("pre-started hooks", () => {
   it("ends a process left unused past the idle bound", async () => {
     const e = await start([{ id: "no-rm", events: ["pre_tool_use"], command: [refuser()], prestart: true }], { TAMA_PRESTART_IDLE_MS: "300" });
     await e.dispatch("pre_tool_use:bash", bash("ls"));
+    await asked(e);
     // The replacement starts after the answer: held 0 counts only once it has started (its start line).
     for (let i = 0; i < 400 && starts().length < 2; i++) await new Promise((r) => setTimeout(r, 25));
     await untilHeld(e, 0);
@@ -203,6 +266,7 @@ describe("pre-started hooks", () => {
   it("tama hooks running names the waiting processes and the bounds", async () => {
     const e = await start([{ id: "no-rm", events: ["pre_tool_use"], command: [refuser()], prestart: true }]);
     await e.dispatch("pre_tool_use:bash", bash("ls"));
+    await asked(e);
     const pgid = (await untilHeld(e, 1)).runningHooks.prestarted?.[0]?.processGroup;
     let listed: { prestarted: { hook: string; processGroup: number }[]; prestartBounds: { held: number; total: number }[] } | undefined;
     for (let i = 0; i < 100; i++) {
@@ -224,6 +288,7 @@ describe("pre-started hooks", () => {
     await new Promise((r) => setTimeout(r, 300));
     await e.request({ op: "cancel", target: "first" });
     await first;
+    await asked(e);
     await untilHeld(e, 1);
     const second = e.dispatch("pre_tool_use:bash", bash("ls"), { id: "second" });
     let s = await status(e);

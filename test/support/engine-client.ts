@@ -148,6 +148,11 @@ export class EngineClient {
     return this.request({ op: "dispatch", event, payload, ...extra });
   }
 
+  /** The session's model is asked (as OMP does after each tool result): its pre-start hooks start now. */
+  modelAsked(session: string, cwd: string): Promise<Frame> {
+    return this.dispatch("before_provider_request", { session_id: session, cwd });
+  }
+
   async close(): Promise<number | null> {
     this.child.stdin.end();
     const timer = setTimeout(() => this.child.kill("SIGKILL"), 15_000);

@@ -174,7 +174,8 @@ function running(argv: string[]): number {
         ]),
       );
       for (const b of bounds) {
-        lines.push(`  engine ${b.corePid}: ${b.held} held of ${b.total} in all, ${b.perSession} per session; ${Math.round(b.rssKb / 1024)} MiB resident`);
+        const queued = b.queued ? `, ${b.queued} to start when their session's model is asked` : "";
+        lines.push(`  engine ${b.corePid}: ${b.held} held${queued} of ${b.total} in all, ${b.perSession} per session; ${Math.round(b.rssKb / 1024)} MiB resident`);
       }
     }
     if (abandoned.length > 0) {

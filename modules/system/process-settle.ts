@@ -1,0 +1,94 @@
+// Whether a process just started has settled: it and the processes it started are
+// all asleep, and none of them ran between two looks. A pre-started hook that has
+// settled is blocked on its stdin (or on something else that costs no CPU), so the
+// next one can start without the two competing for the machine. Read from Linux's
+// /proc; where there is none, a process counts as settled at once.
+import { readFileSync } from "node:fs";
+
+/** How often a starting process is looked at, and how many quiet looks in a row settle it. */
+const LOOK_EVERY_MS = 3;
+const QUIET_LOOKS = 2;
+/** A process still busy after this long (work before reading stdin) is waited for no longer. */
+const SETTLE_AT_MOST_MS = 2_000;
+/** A hook's process tree is small; a deeper one is read this far. */
+const MAX_TREE = 32;
+
+interface Look {
+  /** CPU time the tree has run, in ns (clock ticks where the kernel keeps no schedstat). */
+  ran: number;
+  asleep: boolean;
+}
+
+function read(file: string): string | undefined {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+/** One process: its state and CPU time; undefined when it cannot be read (gone, or no /proc). */
+function lookAt(pid: number): Look | undefined {
+  const stat = read(`/proc/${pid}/stat`);
+  if (stat === undefined) return undefined;
+  // The command name is in parentheses and may hold spaces: fields are counted after it.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const state = fields[0] ?? "";
+  const schedstat = read(`/proc/${pid}/schedstat`);
+  const ran = schedstat !== undefined ? Number(schedstat.split(" ")[0]) : Number(fields[11]) + Number(fields[12]);
+  // S: asleep on something (stdin, a child); Z: exited, not yet reaped by its parent.
+  return { ran, asleep: state === "S" || state === "Z" };
+}
+
+/** The process and its descendants, read together; undefined when the process cannot be read. */
+function lookAtTree(pid: number): Look | undefined {
+  const root = lookAt(pid);
+  if (root === undefined) return undefined;
+  const total = { ...root };
+  const queue = [pid];
+  for (let seen = 1; queue.length > 0 && seen < MAX_TREE; ) {
+    const parent = queue.shift() as number;
+    const children = read(`/proc/${parent}/task/${parent}/children`)?.trim();
+    if (!children) continue;
+    for (const child of children.split(" ").map(Number)) {
+      const look = lookAt(child);
+      seen += 1;
+      if (look === undefined) continue;
+      total.ran += look.ran;
+      total.asleep &&= look.asleep;
+      queue.push(child);
+    }
+  }
+  return total;
+}
+
+/**
+ * Calls `settled` once the process tree of `pid` has settled, has ended, cannot be
+ * read, or has been busy for SETTLE_AT_MOST_MS. Returns a function that stops looking
+ * (then `settled` is not called).
+ */
+export function whenSettled(pid: number, settled: () => void): () => void {
+  const since = performance.now();
+  let last: number | undefined;
+  let quiet = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const look = (): void => {
+    const now = lookAtTree(pid);
+    if (now !== undefined && now.asleep && now.ran === last) quiet += 1;
+    else quiet = 0;
+    last = now?.ran;
+    if (now === undefined || quiet >= QUIET_LOOKS || performance.now() - since >= SETTLE_AT_MOST_MS) {
+      timer = undefined;
+      settled();
+      return;
+    }
+    timer = setTimeout(look, LOOK_EVERY_MS);
+    timer.unref();
+  };
+  timer = setTimeout(look, LOOK_EVERY_MS);
+  timer.unref();
+  return () => {
+    clearTimeout(timer);
+    timer = undefined;
+  };
+}

@@ -1,0 +1,70 @@
+// Pre-started hooks in a real OMP: within one turn, the hook process for the next tool
+// call starts while the model is asked (after the call it followed has run), and the
+// next call is fed to that very process.
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { useOmpFixture } from "../omp/fixture.ts";
+import type { RecordedRequest } from "../omp/model-server.ts";
+import { installTama } from "./tama-omp.ts";
+import { writeExecutable } from "../../scripts/bench/support.ts";
+
+const omp = useOmpFixture();
+
+const lines = (file: string): string[] => (existsSync(file) ? readFileSync(file, "utf8").trim().split("\n").filter(Boolean) : []);
+
+async function until(what: string, ok: () => boolean): Promise<void> {
+  for (let i = 0; i < 800; i++) {
+    if (ok()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`never: ${what}`);
+}
+
+describe("pre-started hooks in real OMP", () => {
+  it("the next call's hook process starts once the model is asked, after the call before it ran, and is fed that call", async () => {
+    let starts = "";
+    let ran = "";
+    const { server, env } = await omp.setup({
+      script: async (_req: RecordedRequest, index: number) => {
+        if (index === 0) return { toolCalls: [{ name: "bash", arguments: { command: `echo one >> ${ran}` } }] };
+        if (index === 1) {
+          // The model "thinks" until the next call's hook process has started: then it calls.
+          await until("the replacement hook process started", () => lines(starts).length >= 3);
+          return { toolCalls: [{ name: "bash", arguments: { command: "echo forbidden-word" } }] };
+        }
+        return { text: "done" };
+      },
+    });
+    starts = path.join(env.scratch, "starts.log");
+    ran = path.join(env.scratch, "ran.log");
+    // Logs, before it reads its input, how many times the first call had run; refuses the forbidden word.
+    const hook = writeExecutable(
+      path.join(env.scratch, "watch.sh"),
+      `#!/bin/sh
+echo "start $$ $(cat '${ran}' 2>/dev/null | wc -l)" >> '${starts}'
+input=$(cat)
+echo "fed $$" >> '${starts}'
+case "$input" in *forbidden-word*) echo "forbidden by the watch hook" >&2; exit 2;; esac
+exit 0
+`,
+    );
+    const tama = installTama(env);
+    tama.addHooks({ id: "watch", events: ["pre_tool_use"], tools: "shell", command: [hook], prestart: true });
+    const session = omp.rpc();
+    await session.ready();
+    await session.prompt("go");
+
+    const [coldStart, coldFed, preStart, preFed] = lines(starts).map((l) => l.split(" "));
+    // The first call's hook started cold, before that call ran.
+    expect(coldStart).toEqual(["start", coldStart?.[1], "0"]);
+    expect(coldFed).toEqual(["fed", coldStart?.[1]]);
+    // The replacement started only after the first call had run (the model was asked after its result) …
+    expect(preStart).toEqual(["start", preStart?.[1], "1"]);
+    expect(preStart?.[1]).not.toBe(coldStart?.[1]);
+    // … and the second call was fed to it, which refused it.
+    expect(preFed).toEqual(["fed", preStart?.[1]]);
+    const last = JSON.stringify(server.requests[2]?.body ?? {});
+    expect(last).toContain("forbidden by the watch hook");
+  });
+});
