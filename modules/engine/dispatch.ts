@@ -73,8 +73,8 @@ export class Dispatcher {
     const tool = event.tool ?? payload.tool_name;
     const run = new DispatchRun(id, event, session, isToolEvent(event.kind) ? callKeyOf(session, tool, payload.tool_input) : undefined, onProcessStart, told);
     this.options.lifecycle.arrived(run);
-    // The model is asked: the session's pre-start processes start while it thinks.
-    if (session !== null && event.kind === "before_provider_request") this.options.pool.modelAsked(session);
+    // The model is asked (a result comes just before it): the session's pre-start processes start while it thinks.
+    if (session !== null && (event.kind === "before_provider_request" || event.kind === "post_tool_use")) this.options.pool.release(session);
     this.options.inFlight.set(id, run);
     try {
       return await this.run(run, payload, knownHookedEvents);

@@ -3,7 +3,7 @@
 // A hook may be spawned before its event (prestart.ts) and fed its input later;
 // from the feed on it is the same process a cold start gives. What its end means
 // as an answer is hook-answer.ts's.
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { endGroup, endMarkedRun, GROUP_GRACE_MS, HOOK_RUN_VARIABLE, signalGroup } from "../system/process-groups.ts";
 
 /** A hook's answer on stdout is a few lines of JSON; past this it is flooding, and ended. */
@@ -143,13 +143,21 @@ export function spawnHookProcess(request: SpawnRequest): SpawnedHook {
     return handle(undefined, () => {});
   }
 
-  const child = spawn(program, args, {
-    cwd: request.cwd,
-    env: request.env,
-    // detached makes the hook the leader of a new session and process group.
-    detached: true,
-    stdio: ["pipe", "pipe", "pipe"],
-  });
+  let child: ChildProcessWithoutNullStreams;
+  try {
+    child = spawn(program, args, {
+      cwd: request.cwd,
+      env: request.env,
+      // detached makes the hook the leader of a new session and process group.
+      detached: true,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+  } catch (error) {
+    // Most failures come as an 'error' event; some (a NUL byte in an argument, a cwd
+    // that is a file, a script open for writing) are thrown: the same answer either way.
+    finish({ kind: "spawn-error", message: (error as Error).message });
+    return handle(undefined, () => {});
+  }
   const pgid = child.pid;
   const stdout = new Collector(MAX_STDOUT_BYTES);
   const stderr = new Collector(MAX_STDERR_BYTES);

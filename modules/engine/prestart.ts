@@ -5,9 +5,9 @@
 // environment the event will give it, its own process group — and waits on stdin.
 // The next event feeds it (hook-process.ts) if nothing about it would differ, and
 // starts it cold otherwise. When: once the session's model is asked again (its next
-// before_provider_request), since the model's thinking is the time nobody waits on the
-// machine — not at once after the event, when the tool it let through and the rest of
-// the turn still run; and one at a time, each once the one before has settled (asleep
+// before_provider_request, or a tool's result, which comes just before it), since the
+// model's thinking is the time nobody waits on the machine — not at once after the
+// event, when the tool it let through and the rest of the turn still run; and one at a time, each once the one before has settled (asleep
 // on its stdin, process-settle.ts), so that five interpreters starting never take
 // both cores of a small machine from the session at once. Which hooks: those the registry marks `prestart: true`
 // (a script that does work before it reads stdin would see the state from before the
@@ -101,7 +101,9 @@ interface Offer {
   slot: string;
   identity: PrestartIdentity;
   request: SpawnRequest;
-  modelAsked: boolean;
+  released: boolean;
+  /** An offer never released (its session went quiet) is dropped after the idle bound, like a waiting process. */
+  expiry: NodeJS.Timeout;
 }
 
 /** What a hook run gets from the pool: a process to feed, or why it starts cold (undefined: none was held). */
@@ -141,6 +143,7 @@ export class PrestartPool {
   private readonly endedEarly = new Map<string, string>();
   private readonly endedSessions = new Set<string>();
   private generation: number | undefined;
+  private closed = false;
 
   constructor(
     readonly settings: PrestartSettings,
@@ -161,6 +164,7 @@ export class PrestartPool {
     if (!held) {
       const queued = this.queue.findIndex((offer) => offer.slot === slot);
       if (queued >= 0) {
+        clearTimeout(this.queue[queued]?.expiry);
         this.queue.splice(queued, 1);
         return { note: "the pre-started process had not started yet (they start while the model is asked, one at a time); started cold" };
       }
@@ -168,7 +172,8 @@ export class PrestartPool {
       this.endedEarly.delete(slot);
       return early === undefined ? undefined : { note: `the pre-started process ${early} before its event; started cold` };
     }
-    this.drop(slot, held);
+    // Taken by its event: the next offer starts once that event answered (offer() resumes), not beside its hooks.
+    this.drop(slot, held, false);
     if (held.spawned.endedBeforeFeed !== undefined) return { note: `the pre-started process ${held.spawned.endedBeforeFeed} before its event; started cold` };
     const why = difference(held.identity, identity);
     if (why !== undefined) {
@@ -182,6 +187,9 @@ export class PrestartPool {
   /** Start a hook's process for the session's next such event, within the bounds: now, or once those offered before it settled. */
   offer(identity: PrestartIdentity, request: SpawnRequest): void {
     const slot = slotOf(identity.session, identity.event, identity.hook);
+    // Called as each dispatch answers: offers left waiting behind a process taken meanwhile go on.
+    this.startSoon();
+    if (this.closed) return;
     if (this.held.has(slot) || this.queue.some((offer) => offer.slot === slot)) return;
     if (this.declined.has(slot) || this.endedSessions.has(identity.session)) return;
     if (identity.generation !== this.generation) return;
@@ -190,20 +198,20 @@ export class PrestartPool {
     for (const held of this.held.values()) if (held.identity.session === identity.session) inSession += 1;
     for (const offer of this.queue) if (offer.identity.session === identity.session) inSession += 1;
     if (inSession >= this.settings.perSession) return;
+    const expiry = setTimeout(() => {
+      this.forgetOffers((queued) => queued === offer);
+      this.logger.info({ session: identity.session, event: identity.event, hook: identity.hook, note: `not started within ${this.settings.idleMs} ms` }, "pre-start offer dropped");
+    }, this.settings.idleMs);
+    expiry.unref();
     // A hook of the model request itself was offered just as that request went out: the model thinks now.
-    this.queue.push({ slot, identity, request, modelAsked: identity.event === "before_provider_request" });
-    this.startSoon();
+    const offer: Offer = { slot, identity, request, released: identity.event === "before_provider_request", expiry };
+    this.queue.push(offer);
   }
 
-  /** The session's model is asked (a before_provider_request arrived): its offers may start now. */
-  modelAsked(session: string): void {
-    let any = false;
-    for (const offer of this.queue) {
-      if (offer.identity.session !== session || offer.modelAsked) continue;
-      offer.modelAsked = true;
-      any = true;
-    }
-    if (any) this.startSoon();
+  /** The session's model is asked (or a tool's result, just before it, came): its offers may start now. */
+  release(session: string): void {
+    for (const offer of this.queue) if (offer.identity.session === session) offer.released = true;
+    this.startSoon();
   }
 
   /** Spawns wait for the turn of the event loop after: neither an answer nor a dispatch ever waits on one. */
@@ -213,10 +221,11 @@ export class PrestartPool {
 
   /** Start the oldest offer whose model was asked, unless a process is still starting. */
   private startNext(): void {
-    if (this.starting !== undefined) return;
-    const next = this.queue.findIndex((offer) => offer.modelAsked);
+    if (this.starting !== undefined || this.closed) return;
+    const next = this.queue.findIndex((offer) => offer.released);
     if (next < 0) return;
     const [offer] = this.queue.splice(next, 1) as [Offer];
+    clearTimeout(offer.expiry);
     const { slot, identity, request } = offer;
     const spawned = spawnHookProcess(request);
     const idle = setTimeout(() => this.discard(slot, `unused for ${this.settings.idleMs} ms`), this.settings.idleMs);
@@ -250,7 +259,12 @@ export class PrestartPool {
 
   /** Offers not started yet that `drop` says to forget. */
   private forgetOffers(drop: (offer: Offer) => boolean): void {
-    for (let i = this.queue.length - 1; i >= 0; i--) if (drop(this.queue[i] as Offer)) this.queue.splice(i, 1);
+    for (let i = this.queue.length - 1; i >= 0; i--) {
+      const offer = this.queue[i] as Offer;
+      if (!drop(offer)) continue;
+      clearTimeout(offer.expiry);
+      this.queue.splice(i, 1);
+    }
   }
 
   /** This event of the session runs only `hooks`: a process waiting for it of any other hook is ended. */
@@ -265,7 +279,7 @@ export class PrestartPool {
 
   /** The registry loaded another generation: every process of an older one is ended. */
   adopt(generation: number): void {
-    if (this.generation === generation) return;
+    if (this.generation === generation || this.closed) return;
     this.generation = generation;
     this.forgetOffers((offer) => offer.identity.generation !== generation);
     for (const [slot, held] of this.held) if (held.identity.generation !== generation) this.discard(slot, "the hook registry changed");
@@ -284,9 +298,11 @@ export class PrestartPool {
 
   /** The engine is closing: every waiting process is ended. */
   closeAll(): void {
+    // A dispatch still running may adopt a generation or offer after this: nothing starts any more.
+    this.closed = true;
     this.endedSessions.clear();
     this.generation = Number.NaN;
-    this.queue.length = 0;
+    this.forgetOffers(() => true);
     for (const [slot] of this.held) this.discard(slot, "the engine is closing");
   }
 
@@ -324,15 +340,15 @@ export class PrestartPool {
     });
   }
 
-  private drop(slot: string, held: Held): void {
+  /** `resume`: start the next offer now if this one was still starting (not when its event took it: see take). */
+  private drop(slot: string, held: Held, resume = true): void {
     clearTimeout(held.idle);
     this.held.delete(slot);
     this.changed();
-    // Fed or ended while still starting: the next offer need not wait for it any more.
     if (this.starting?.held === held) {
       this.starting.stopLooking();
       this.starting = undefined;
-      this.startSoon();
+      if (resume) this.startSoon();
     }
   }
 

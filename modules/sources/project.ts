@@ -23,7 +23,14 @@ export interface Project {
 /** `probed`: each path looked at and its stat key, for a caller that checks later whether the answer still holds. */
 function exists(file: string, probed?: Map<string, string>): boolean {
   // throwIfNoEntry: false spares building an exception for the common miss.
-  const stat = statSync(file, { throwIfNoEntry: false });
+  let stat: ReturnType<typeof statSync>;
+  try {
+    stat = statSync(file, { throwIfNoEntry: false });
+  } catch (error) {
+    // A cwd (or a part above it) that is a file holds no project either.
+    if ((error as NodeJS.ErrnoException).code !== "ENOTDIR") throw error;
+    stat = undefined;
+  }
   probed?.set(file, stat === undefined ? ABSENT : keyOfStats(stat));
   return stat !== undefined;
 }

@@ -36,8 +36,8 @@ function lookAt(pid: number): Look | undefined {
   const state = fields[0] ?? "";
   const schedstat = read(`/proc/${pid}/schedstat`);
   const ran = schedstat !== undefined ? Number(schedstat.split(" ")[0]) : Number(fields[11]) + Number(fields[12]);
-  // S: asleep on something (stdin, a child); Z: exited, not yet reaped by its parent.
-  return { ran, asleep: state === "S" || state === "Z" };
+  // S: asleep on something (stdin, a child); Z: exited, not yet reaped; T, t: stopped. None of them uses CPU.
+  return { ran, asleep: state === "S" || state === "Z" || state === "T" || state === "t" };
 }
 
 /** The process and its descendants, read together; undefined when the process cannot be read. */

@@ -2,7 +2,7 @@
 // before its event is fed only when nothing about it would differ, and the engine
 // ends every one it does not use.
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { StatusResult } from "../../modules/protocol/engine.ts";
@@ -102,11 +102,10 @@ describe("pre-started hooks", () => {
     expect(resultOf(passed).results[0]).toMatchObject({ prestarted: true });
   });
 
-  it("a process for the next event starts once the session's model is asked, not while the event's own turn goes on", async () => {
+  it("a process for the next event starts once the tool it let through has run (its result, the model asked), not before", async () => {
     const e = await start([{ id: "no-rm", events: ["pre_tool_use"], command: [refuser()], prestart: true }]);
     await e.dispatch("pre_tool_use:bash", bash("ls"));
-    // Offered, not started: the tool it let through and the rest of the turn run first.
-    await e.dispatch("post_tool_use:bash", { ...bash("ls"), tool_response: { content: [] } });
+    // Offered, not started: the tool it let through runs first. Another session's model being asked changes nothing.
     await e.dispatch("pre_tool_use:bash", bash("ls", "s2"));
     await asked(e, "s2");
     await untilHeld(e, 1);
@@ -119,7 +118,8 @@ describe("pre-started hooks", () => {
     expect(resultOf(early).results[0]).toMatchObject({
       prestartNote: "the pre-started process had not started yet (they start while the model is asked, one at a time); started cold",
     });
-    await asked(e);
+    // The early call's result: the tool ran, and the model is asked next.
+    await e.dispatch("post_tool_use:bash", { ...bash("rm -rf x"), tool_response: { content: [] } });
     const after = await untilHeld(e, 2);
     expect(after.runningHooks.prestart).toMatchObject({ held: 2, queued: 0 });
     const fed = await e.dispatch("pre_tool_use:bash", bash("rm -rf y"));
@@ -145,6 +145,24 @@ cat >/dev/null
     // The dispatch's own runs (one after another, as the spec orders), then the three pre-started ones.
     const pairs = ["a", "b", "c"].flatMap((id) => [`start ${id}`, `ready ${id}`]);
     expect(starts()).toEqual([...pairs, ...pairs]);
+  });
+
+  it("a hook that cannot be spawned at all (its cwd is a file) fails by its fail mode, cold or pre-started, and the engine goes on", async () => {
+    const file = path.join(home.dir, "not-a-dir");
+    writeFileSync(file, "x");
+    const e = await start([{ id: "no-rm", events: ["pre_tool_use"], command: [refuser()], prestart: true, failMode: "closed" }]);
+    const refused = await e.dispatch("pre_tool_use:bash", bash("ls", "s1", file));
+    expect(resultOf(refused).decision).toBe("block");
+    expect(resultOf(refused).results[0]).toMatchObject({ hook: "no-rm", outcome: "failed-closed" });
+    expect(String(resultOf(refused).results[0]?.reason)).toMatch(/ENOTDIR/);
+    // Its offer starts, and fails the same way, in the engine's own time: the engine must live through it.
+    await asked(e);
+    let s = await status(e);
+    for (let i = 0; i < 200 && s.runningHooks.prestart?.queued !== 0; i++) s = await status(e);
+    expect(s.runningHooks.prestart).toMatchObject({ queued: 0, held: 0 });
+    const again = await e.dispatch("pre_tool_use:bash", bash("ls"));
+    expect(resultOf(again).decision).toBe("pass");
+    expect(resultOf(again).results[0]?.prestartNote).toMatch(/^the pre-started process could not start: .*ENOTDIR.* before its event; started cold$/);
   });
 
   it("without prestart (and under TAMA_PRESTART=off) nothing is started before its event", async () => {
@@ -254,13 +272,28 @@ cat >/dev/null
   });
 
   it("ends a process left unused past the idle bound", async () => {
-    const e = await start([{ id: "no-rm", events: ["pre_tool_use"], command: [refuser()], prestart: true }], { TAMA_PRESTART_IDLE_MS: "300" });
+    const e = await start([{ id: "no-rm", events: ["pre_tool_use"], command: [refuser()], prestart: true }], { TAMA_PRESTART_IDLE_MS: "1000" });
     await e.dispatch("pre_tool_use:bash", bash("ls"));
     await asked(e);
     // The replacement starts after the answer: held 0 counts only once it has started (its start line).
     for (let i = 0; i < 400 && starts().length < 2; i++) await new Promise((r) => setTimeout(r, 25));
     await untilHeld(e, 0);
     expect(starts()).toHaveLength(2);
+  });
+
+  it("drops an offer its session never let start past the idle bound: it counts against the bounds no more", async () => {
+    const e = await start([{ id: "no-rm", events: ["pre_tool_use"], command: [refuser()], prestart: true }], { TAMA_PRESTART_IDLE_MS: "1000" });
+    await e.dispatch("pre_tool_use:bash", bash("ls"));
+    expect((await status(e)).runningHooks.prestart).toMatchObject({ held: 0, queued: 1 });
+    let s = await status(e);
+    for (let i = 0; i < 200 && s.runningHooks.prestart?.queued !== 0; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      s = await status(e);
+    }
+    expect(s.runningHooks.prestart).toMatchObject({ held: 0, queued: 0 });
+    await asked(e);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(starts()).toHaveLength(1);
   });
 
   it("tama hooks running names the waiting processes and the bounds", async () => {
