@@ -17,7 +17,7 @@ import { readFileSync } from "node:fs";
 import type { HookEntry } from "../registry/registry.ts";
 import type { Logger } from "../system/log.ts";
 import { HOOK_RUN_VARIABLE, processStartTicks } from "../system/process-groups.ts";
-import { whenSettled } from "../system/process-settle.ts";
+import { treeStopped, whenSettled } from "../system/process-settle.ts";
 import { readEnvText } from "../system/paths.ts";
 import { CAPABILITY_KEY_ENV, CAPABILITY_SOCKET_ENV } from "../session-control/grants.ts";
 import { spawnHookProcess, type SpawnedHook, type SpawnRequest } from "./hook-process.ts";
@@ -175,6 +175,11 @@ export class PrestartPool {
     // Taken by its event: the next offer starts once that event answered (offer() resumes), not beside its hooks.
     this.drop(slot, held, false);
     if (held.spawned.endedBeforeFeed !== undefined) return { note: `the pre-started process ${held.spawned.endedBeforeFeed} before its event; started cold` };
+    if (held.spawned.pgid !== undefined && treeStopped(held.spawned.pgid)) {
+      held.spawned.discard();
+      this.logger.info({ session: identity.session, event: identity.event, hook: identity.hook, note: "stopped" }, "pre-started hook discarded");
+      return { note: "the pre-started process was stopped (a signal) before its event; ended unused, started cold" };
+    }
     const why = difference(held.identity, identity);
     if (why !== undefined) {
       held.spawned.discard();

@@ -17,6 +17,8 @@ interface Look {
   /** CPU time the tree has run, in ns (clock ticks where the kernel keeps no schedstat). */
   ran: number;
   asleep: boolean;
+  /** Some process of the tree is stopped (SIGSTOP, a tracer). */
+  stopped: boolean;
 }
 
 function read(file: string): string | undefined {
@@ -37,7 +39,8 @@ function lookAt(pid: number): Look | undefined {
   const schedstat = read(`/proc/${pid}/schedstat`);
   const ran = schedstat !== undefined ? Number(schedstat.split(" ")[0]) : Number(fields[11]) + Number(fields[12]);
   // S: asleep on something (stdin, a child); Z: exited, not yet reaped; T, t: stopped. None of them uses CPU.
-  return { ran, asleep: state === "S" || state === "Z" || state === "T" || state === "t" };
+  const stopped = state === "T" || state === "t";
+  return { ran, asleep: state === "S" || state === "Z" || stopped, stopped };
 }
 
 /** The process and its descendants, read together; undefined when the process cannot be read. */
@@ -56,6 +59,7 @@ function lookAtTree(pid: number): Look | undefined {
       if (look === undefined) continue;
       total.ran += look.ran;
       total.asleep &&= look.asleep;
+      total.stopped ||= look.stopped;
       queue.push(child);
     }
   }
@@ -91,4 +95,9 @@ export function whenSettled(pid: number, settled: () => void): () => void {
     clearTimeout(timer);
     timer = undefined;
   };
+}
+
+/** Whether any process of the tree of `pid` is stopped: one that was stopped while it waited is not fed (it would never answer). */
+export function treeStopped(pid: number): boolean {
+  return lookAtTree(pid)?.stopped ?? false;
 }

@@ -162,7 +162,7 @@ cat >/dev/null
     expect(s.runningHooks.prestart).toMatchObject({ queued: 0, held: 0 });
     const again = await e.dispatch("pre_tool_use:bash", bash("ls"));
     expect(resultOf(again).decision).toBe("pass");
-    expect(resultOf(again).results[0]?.prestartNote).toMatch(/^the pre-started process could not start: .*ENOTDIR.* before its event; started cold$/);
+    expect((resultOf(again).results[0] as Record<string, unknown> | undefined)?.prestartNote).toMatch(/^the pre-started process could not start: .*ENOTDIR.* before its event; started cold$/);
   });
 
   it("without prestart (and under TAMA_PRESTART=off) nothing is started before its event", async () => {
@@ -201,6 +201,21 @@ cat >/dev/null
     // Killed from outside, not exited on its own: the next event is pre-started again.
     await asked(e);
     await untilHeld(e, 1);
+  });
+
+  it("a pre-started process stopped before its event (SIGSTOP to its child) is ended unused, never fed: the hook starts cold", async () => {
+    const e = await start([{ id: "no-rm", events: ["pre_tool_use"], command: [refuser()], prestart: true }]);
+    await e.dispatch("pre_tool_use:bash", bash("ls"));
+    await asked(e);
+    const pgid = (await untilHeld(e, 1)).runningHooks.prestarted?.[0]?.processGroup as number;
+    // What reads the hook's stdin is the shell's child (cat): stop every process of the group.
+    for (let i = 0; i < 200 && spawnSync("pgrep", ["-g", String(pgid)], { encoding: "utf8" }).stdout.trim().split("\n").length < 2; i++) await new Promise((r) => setTimeout(r, 25));
+    process.kill(-pgid, "SIGSTOP");
+    const answer = await e.dispatch("pre_tool_use:bash", bash("rm -rf x"));
+    expect(resultOf(answer).decision).toBe("block");
+    expect(resultOf(answer).results[0]).toMatchObject({ prestartNote: "the pre-started process was stopped (a signal) before its event; ended unused, started cold" });
+    expect(resultOf(answer).results[0]?.processGroup).not.toBe(pgid);
+    expect(await groupGone(pgid)).toBe(true);
   });
 
   it("a hook that exits without waiting for its input is started cold, and not pre-started again", async () => {
