@@ -79,7 +79,8 @@ export class Engine {
     this.homeTag = createHash("sha256").update(options.paths.home).digest("hex").slice(0, 12);
     this.hookRunPrefix = hookRunPrefix(this.homeTag);
     this.abandonments = new Abandonments(options.paths.sessions, options.stderr, options.logger);
-    this.pool = new PrestartPool(options.prestart ?? DEFAULT_PRESTART, () => this.records.changed(), options.logger);
+    // The engine's parent is the harness (OMP's process, which spawned it); one reparented to init has none.
+    this.pool = new PrestartPool(options.prestart ?? DEFAULT_PRESTART, () => this.records.changed(), options.logger, process.ppid > 1 ? process.ppid : undefined);
     this.records = new RunningRecordWriter(
       options.paths.running,
       () => [...recordedHooks(this.inFlight), ...this.pool.recorded()],

@@ -4,12 +4,17 @@
 // of that hook is spawned for the session's next such event — same argv, cwd and
 // environment the event will give it, its own process group — and waits on stdin.
 // The next event feeds it (hook-process.ts) if nothing about it would differ, and
-// starts it cold otherwise. When: once the session's model is asked again (its next
-// before_provider_request, or a tool's result, which comes just before it), since the
-// model's thinking is the time nobody waits on the machine — not at once after the
-// event, when the tool it let through and the rest of the turn still run; and one at a time, each once the one before has settled (asleep
-// on its stdin, process-settle.ts), so that five interpreters starting never take
-// both cores of a small machine from the session at once. Which hooks: those the registry marks `prestart: true`
+// starts it cold otherwise.
+//
+// When: the model's thinking is the time nobody waits on the machine, so not at once
+// after the event (the tool it let through and the rest of the turn still run), but
+// once the session's model is asked again (its next before_provider_request, or the
+// tool's result just before it); then one at a time, each once the harness's process is
+// quiet (OMP waiting on the model, not working through its answer) and the process
+// started before it has settled (asleep on its stdin): process-settle.ts reads both. So
+// interpreters starting never take a small machine's cores from the session's own work.
+//
+// Which hooks: those the registry marks `prestart: true`
 // (a script that does work before it reads stdin would see the state from before the
 // event, which only its author can rule out), or every command hook under
 // TAMA_PRESTART=all; TAMA_PRESTART=off turns it off.
@@ -137,6 +142,8 @@ export class PrestartPool {
   private readonly queue: Offer[] = [];
   /** The process started last, until it settles: the next one waits for it. */
   private starting: { held: Held; stopLooking: () => void } | undefined;
+  /** Looking for the harness's process to be quiet before the next start. */
+  private awaitingQuiet: (() => void) | undefined;
   /** Slots whose process ended on its own before its event: it does not wait for its input, so it is not pre-started again. */
   private readonly declined = new Set<string>();
   /** Slots whose process ended before its event, with how: the next run there says so in its record. */
@@ -149,6 +156,8 @@ export class PrestartPool {
     readonly settings: PrestartSettings,
     private readonly changed: () => void,
     private readonly logger: Logger,
+    /** The harness's process (OMP's, the engine's parent): a start waits for it to be quiet. */
+    private readonly harnessPid?: number,
   ) {}
 
   /** Whether a hook is one to pre-start. */
@@ -224,8 +233,22 @@ export class PrestartPool {
     setImmediate(() => this.startNext());
   }
 
-  /** Start the oldest offer whose model was asked, unless a process is still starting. */
+  /** Start the oldest released offer once the harness is quiet, unless a process is still starting. */
   private startNext(): void {
+    if (this.starting !== undefined || this.awaitingQuiet !== undefined || this.closed) return;
+    if (!this.queue.some((offer) => offer.released)) return;
+    if (this.harnessPid === undefined) return this.spawnNext();
+    this.awaitingQuiet = whenSettled(
+      this.harnessPid,
+      () => {
+        this.awaitingQuiet = undefined;
+        this.spawnNext();
+      },
+      true,
+    );
+  }
+
+  private spawnNext(): void {
     if (this.starting !== undefined || this.closed) return;
     const next = this.queue.findIndex((offer) => offer.released);
     if (next < 0) return;
@@ -305,6 +328,8 @@ export class PrestartPool {
   closeAll(): void {
     // A dispatch still running may adopt a generation or offer after this: nothing starts any more.
     this.closed = true;
+    this.awaitingQuiet?.();
+    this.awaitingQuiet = undefined;
     this.endedSessions.clear();
     this.generation = Number.NaN;
     this.forgetOffers(() => true);

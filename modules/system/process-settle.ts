@@ -67,17 +67,17 @@ function lookAtTree(pid: number): Look | undefined {
 }
 
 /**
- * Calls `settled` once the process tree of `pid` has settled, has ended, cannot be
- * read, or has been busy for SETTLE_AT_MOST_MS. Returns a function that stops looking
- * (then `settled` is not called).
+ * Calls `settled` once the process tree of `pid` (with `alone`, the process by itself)
+ * has settled, has ended, cannot be read, or has been busy for SETTLE_AT_MOST_MS.
+ * Returns a function that stops looking (then `settled` is not called).
  */
-export function whenSettled(pid: number, settled: () => void): () => void {
+export function whenSettled(pid: number, settled: () => void, alone = false): () => void {
   const since = performance.now();
   let last: number | undefined;
   let quiet = 0;
   let timer: NodeJS.Timeout | undefined;
   const look = (): void => {
-    const now = lookAtTree(pid);
+    const now = alone ? lookAt(pid) : lookAtTree(pid);
     if (now !== undefined && now.asleep && now.ran === last) quiet += 1;
     else quiet = 0;
     last = now?.ran;

@@ -126,6 +126,19 @@ describe("pre-started hooks", () => {
     expect(resultOf(fed).results[0]).toMatchObject({ prestarted: true });
   });
 
+  it("a process starts only once the harness (the engine's parent) is quiet, not while it works", async () => {
+    const e = await start([{ id: "no-rm", events: ["pre_tool_use"], command: [refuser()], prestart: true }]);
+    await e.dispatch("pre_tool_use:bash", bash("ls"));
+    await asked(e);
+    // This test's process is the engine's parent: while it works (as OMP works through a model's answer), nothing starts.
+    const until = performance.now() + 500;
+    while (performance.now() < until) Math.sqrt(Math.random());
+    expect(starts()).toHaveLength(1);
+    await untilHeld(e, 1);
+    for (let i = 0; i < 200 && starts().length < 2; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(starts()).toHaveLength(2);
+  });
+
   it("processes start one at a time, each once the one before sleeps on its input", async () => {
     // Busy before reading stdin: while one works, the next must not have started.
     const busy = home.script(
@@ -158,7 +171,10 @@ cat >/dev/null
     // Its offer starts, and fails the same way, in the engine's own time: the engine must live through it.
     await asked(e);
     let s = await status(e);
-    for (let i = 0; i < 200 && s.runningHooks.prestart?.queued !== 0; i++) s = await status(e);
+    for (let i = 0; i < 200 && s.runningHooks.prestart?.queued !== 0; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      s = await status(e);
+    }
     expect(s.runningHooks.prestart).toMatchObject({ queued: 0, held: 0 });
     const again = await e.dispatch("pre_tool_use:bash", bash("ls"));
     expect(resultOf(again).decision).toBe("pass");
