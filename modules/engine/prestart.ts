@@ -198,7 +198,7 @@ export class PrestartPool {
     return { spawned: held.spawned };
   }
 
-  /** Start a hook's process for the session's next such event, within the bounds: now, or once those offered before it settled. */
+  /** Offer a hook's process for the session's next such event, within the bounds: it starts once released (release) and its turn comes. */
   offer(identity: PrestartIdentity, request: SpawnRequest): void {
     const slot = slotOf(identity.session, identity.event, identity.hook);
     // Called as each dispatch answers: offers left waiting behind a process taken meanwhile go on.
