@@ -234,6 +234,18 @@ cat >/dev/null
     expect(await groupGone(pgid)).toBe(true);
   });
 
+  it("another process cannot write into a waiting process's input: it is a socket only the engine holds", async () => {
+    const e = await start([{ id: "no-rm", events: ["pre_tool_use"], command: [refuser()], prestart: true }]);
+    await e.dispatch("pre_tool_use:bash", bash("ls"));
+    await asked(e);
+    const pgid = (await untilHeld(e, 1)).runningHooks.prestarted?.[0]?.processGroup as number;
+    // What an agent's bash call would try: a harmless call written in ahead of the real one.
+    const injected = spawnSync("sh", ["-c", `printf '%s' '{"tool_input":{"command":"ls"}}' > /proc/${pgid}/fd/0`], { encoding: "utf8" });
+    expect(injected.status).not.toBe(0);
+    const answer = await e.dispatch("pre_tool_use:bash", bash("rm -rf x"));
+    expect(resultOf(answer).results[0]).toMatchObject({ prestarted: true, processGroup: pgid, outcome: "block" });
+  });
+
   it("a hook that exits without waiting for its input is started cold, and not pre-started again", async () => {
     const quick = home.script("quick.sh", '#!/bin/sh\necho "$$" >> "$STARTS"\nexit 0\n');
     const e = await start([{ id: "quick", events: ["pre_tool_use"], command: [quick], prestart: true }]);
