@@ -1,8 +1,10 @@
 // Whether a process just started has settled: it and the processes it started are
 // all asleep, and none of them ran between two looks. A pre-started hook that has
 // settled is blocked on its stdin (or on something else that costs no CPU), so the
-// next one can start without the two competing for the machine. Read from Linux's
-// /proc; where there is none, a process counts as settled at once.
+// next one can start without the two competing for the machine. The same look at a
+// process by itself tells whether the harness (OMP) is quiet, waiting on its model.
+// Read from Linux's /proc; where there is none, a process counts as settled at the
+// first look.
 import { readFileSync } from "node:fs";
 
 /** How often a starting process is looked at, and how many quiet looks in a row settle it. */
