@@ -200,9 +200,13 @@ export class PrestartPool {
 
   /** Offer a hook's process for the session's next such event, within the bounds: it starts once released (release) and its turn comes. */
   offer(identity: PrestartIdentity, request: SpawnRequest): void {
-    const slot = slotOf(identity.session, identity.event, identity.hook);
-    // Called as each dispatch answers: offers left waiting behind a process taken meanwhile go on.
+    this.enqueue(identity, request);
+    // Called as each dispatch answers: this offer, and those left waiting behind a process taken meanwhile, go on.
     this.startSoon();
+  }
+
+  private enqueue(identity: PrestartIdentity, request: SpawnRequest): void {
+    const slot = slotOf(identity.session, identity.event, identity.hook);
     if (this.closed) return;
     if (this.held.has(slot) || this.queue.some((offer) => offer.slot === slot)) return;
     if (this.declined.has(slot) || this.endedSessions.has(identity.session)) return;
@@ -230,6 +234,8 @@ export class PrestartPool {
 
   /** Spawns wait for the turn of the event loop after: neither an answer nor a dispatch ever waits on one. */
   private startSoon(): void {
+    // Most dispatches have nothing to start: they schedule nothing either.
+    if (this.starting !== undefined || this.awaitingQuiet !== undefined || !this.queue.some((offer) => offer.released)) return;
     setImmediate(() => this.startNext());
   }
 

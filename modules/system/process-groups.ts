@@ -45,24 +45,31 @@ export function endGroup(pgid: number, graceMs = GROUP_GRACE_MS): void {
   timer.unref();
 }
 
-interface ProcStat {
+export interface ProcStat {
   pid: number;
+  /** R, S, D, Z, T, … (proc(5)). */
+  state: string;
   ppid: number;
   pgrp: number;
   session: number;
+  /** User and system CPU time, in clock ticks. */
+  cpuTicks: number;
   startTicks: number;
 }
 
-function readStat(pid: number | string): ProcStat | undefined {
+/** One process's /proc/PID/stat; undefined when it cannot be read (gone, or no /proc). */
+export function readStat(pid: number | string): ProcStat | undefined {
   try {
     const text = readFileSync(`/proc/${pid}/stat`, "utf8");
     // The command name is in parentheses and may itself hold spaces or parentheses.
     const rest = text.slice(text.lastIndexOf(")") + 2).split(" ");
     return {
       pid: Number(pid),
+      state: rest[0] ?? "",
       ppid: Number(rest[1]),
       pgrp: Number(rest[2]),
       session: Number(rest[3]),
+      cpuTicks: Number(rest[11]) + Number(rest[12]),
       startTicks: Number(rest[19]),
     };
   } catch {

@@ -6,6 +6,7 @@
 // Read from Linux's /proc; where there is none, a process counts as settled at the
 // first look.
 import { readFileSync } from "node:fs";
+import { readStat } from "./process-groups.ts";
 
 /** How often a starting process is looked at, and how many quiet looks in a row settle it. */
 const LOOK_EVERY_MS = 3;
@@ -33,13 +34,11 @@ function read(file: string): string | undefined {
 
 /** One process: its state and CPU time; undefined when it cannot be read (gone, or no /proc). */
 function lookAt(pid: number): Look | undefined {
-  const stat = read(`/proc/${pid}/stat`);
+  const stat = readStat(pid);
   if (stat === undefined) return undefined;
-  // The command name is in parentheses and may hold spaces: fields are counted after it.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  const state = fields[0] ?? "";
+  const { state } = stat;
   const schedstat = read(`/proc/${pid}/schedstat`);
-  const ran = schedstat !== undefined ? Number(schedstat.split(" ")[0]) : Number(fields[11]) + Number(fields[12]);
+  const ran = schedstat !== undefined ? Number(schedstat.split(" ")[0]) : stat.cpuTicks;
   // S: asleep on something (stdin, a child); Z: exited, not yet reaped; T, t: stopped. None of them uses CPU.
   const stopped = state === "T" || state === "t";
   return { ran, asleep: state === "S" || state === "Z" || stopped, stopped };
