@@ -67,4 +67,57 @@ exit 0
     const last = JSON.stringify(server.requests[2]?.body ?? {});
     expect(last).toContain("forbidden by the watch hook");
   });
+
+  it("the agent's own bash cannot get the next call past a waiting hook: writing into its input fails, and a stopped one is not fed", async () => {
+    let starts = "";
+    let sabotage = "";
+    const { server, env } = await omp.setup({
+      script: async (_req: RecordedRequest, index: number) => {
+        if (index === 0) return { toolCalls: [{ name: "bash", arguments: { command: "echo one" } }] };
+        if (index === 1) {
+          // As an agent would, with a script it wrote: a job that outlives the call waits for
+          // the next waiting hook process, writes a harmless call into its stdin, then stops its whole group.
+          const job = writeExecutable(
+            path.join(env.scratch, "job.sh"),
+            `#!/bin/sh
+for i in $(seq 200); do p=$(pgrep -f '[w]atch.sh' | head -n 1); [ -n "$p" ] && break; sleep 0.05; done
+if printf '%s' '{"tool_input":{"command":"echo harmless"}}' > /proc/$p/fd/0; then echo "injected" >> '${sabotage}'; else echo "not injected" >> '${sabotage}'; fi
+kill -STOP -$p && echo "stopped $p" >> '${sabotage}'
+`,
+          );
+          return { toolCalls: [{ name: "bash", arguments: { command: `setsid ${job} >/dev/null 2>&1 < /dev/null &` } }] };
+        }
+        if (index === 2) {
+          await until("the agent's job has done its work", () => lines(sabotage).some((l) => l.startsWith("stopped")));
+          return { toolCalls: [{ name: "bash", arguments: { command: "echo forbidden-word" } }] };
+        }
+        return { text: "done" };
+      },
+    });
+    starts = path.join(env.scratch, "starts.log");
+    sabotage = path.join(env.scratch, "sabotage.log");
+    const hook = writeExecutable(
+      path.join(env.scratch, "watch.sh"),
+      `#!/bin/sh
+echo "start $$" >> '${starts}'
+input=$(cat)
+echo "fed $$" >> '${starts}'
+case "$input" in *forbidden-word*) echo "forbidden by the watch hook" >&2; exit 2;; esac
+exit 0
+`,
+    );
+    const tama = installTama(env);
+    tama.addHooks({ id: "watch", events: ["pre_tool_use"], tools: "shell", command: [hook], prestart: true });
+    const session = omp.rpc();
+    await session.ready();
+    await session.prompt("go");
+
+    expect(lines(sabotage)[0]).toBe("not injected");
+    const stopped = lines(sabotage)[1]?.split(" ")[1];
+    expect(stopped).toMatch(/^\d+$/);
+    // The stopped process was never fed; the forbidden call went to a hook started cold, which refused it.
+    expect(lines(starts)).not.toContain(`fed ${stopped}`);
+    expect(JSON.stringify(server.requests[3]?.body ?? {})).toContain("forbidden by the watch hook");
+  });
 });
+
