@@ -6,6 +6,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { useOmpFixture } from "../omp/fixture.ts";
 import type { RecordedRequest } from "../omp/model-server.ts";
+import type { OmpEnv } from "../omp/omp-env.ts";
 import { installTama } from "./tama-omp.ts";
 import { writeExecutable } from "../../scripts/bench/support.ts";
 
@@ -19,6 +20,29 @@ async function until(what: string, ok: () => boolean): Promise<void> {
     await new Promise((r) => setTimeout(r, 25));
   }
   throw new Error(`never: ${what}`);
+}
+
+/**
+ * Tama with one pre-start hook, watch.sh, and one prompt's turn. The hook logs, before it
+ * reads its input, its pid and how many lines `ran` has; then "fed" once it has its input;
+ * it refuses a call with the forbidden word.
+ */
+async function watchedTurn(env: OmpEnv, starts: string, ran: string): Promise<void> {
+  const hook = writeExecutable(
+    path.join(env.scratch, "watch.sh"),
+    `#!/bin/sh
+echo "start $$ $(cat '${ran}' 2>/dev/null | wc -l)" >> '${starts}'
+input=$(cat)
+echo "fed $$" >> '${starts}'
+case "$input" in *forbidden-word*) echo "forbidden by the watch hook" >&2; exit 2;; esac
+exit 0
+`,
+  );
+  const tama = installTama(env);
+  tama.addHooks({ id: "watch", events: ["pre_tool_use"], tools: "shell", command: [hook], prestart: true });
+  const session = omp.rpc();
+  await session.ready();
+  await session.prompt("go");
 }
 
 describe("pre-started hooks in real OMP", () => {
@@ -38,22 +62,7 @@ describe("pre-started hooks in real OMP", () => {
     });
     starts = path.join(env.scratch, "starts.log");
     ran = path.join(env.scratch, "ran.log");
-    // Logs, before it reads its input, how many times the first call had run; refuses the forbidden word.
-    const hook = writeExecutable(
-      path.join(env.scratch, "watch.sh"),
-      `#!/bin/sh
-echo "start $$ $(cat '${ran}' 2>/dev/null | wc -l)" >> '${starts}'
-input=$(cat)
-echo "fed $$" >> '${starts}'
-case "$input" in *forbidden-word*) echo "forbidden by the watch hook" >&2; exit 2;; esac
-exit 0
-`,
-    );
-    const tama = installTama(env);
-    tama.addHooks({ id: "watch", events: ["pre_tool_use"], tools: "shell", command: [hook], prestart: true });
-    const session = omp.rpc();
-    await session.ready();
-    await session.prompt("go");
+    await watchedTurn(env, starts, ran);
 
     const [coldStart, coldFed, preStart, preFed] = lines(starts).map((l) => l.split(" "));
     // The first call's hook started cold, before that call ran.
@@ -96,21 +105,7 @@ kill -STOP -$p && echo "stopped $p" >> '${sabotage}'
     });
     starts = path.join(env.scratch, "starts.log");
     sabotage = path.join(env.scratch, "sabotage.log");
-    const hook = writeExecutable(
-      path.join(env.scratch, "watch.sh"),
-      `#!/bin/sh
-echo "start $$" >> '${starts}'
-input=$(cat)
-echo "fed $$" >> '${starts}'
-case "$input" in *forbidden-word*) echo "forbidden by the watch hook" >&2; exit 2;; esac
-exit 0
-`,
-    );
-    const tama = installTama(env);
-    tama.addHooks({ id: "watch", events: ["pre_tool_use"], tools: "shell", command: [hook], prestart: true });
-    const session = omp.rpc();
-    await session.ready();
-    await session.prompt("go");
+    await watchedTurn(env, starts, path.join(env.scratch, "never-written.log"));
 
     expect(lines(sabotage)[0]).toBe("not injected");
     const stopped = lines(sabotage)[1]?.split(" ")[1];
