@@ -7,7 +7,7 @@
 // The engine's rules for the kinds decided here are mirrored: a stop's built-in gates
 // in registry order, the first refusal ends; a tool call's or a result's hooks per hook
 // input (target), each that matches it in registry order, the first refusal or ask ends.
-import { DispatchPayload, MAX_FRAME_BYTES, parseEvent, type DispatchResult, type HookResult, type LocalHooks } from "../protocol/engine.ts";
+import { MAX_FRAME_BYTES, parseEvent, plainDispatchPayload, type DispatchResult, type HookResult, type LocalHooks } from "../protocol/engine.ts";
 import { toHookTargets } from "../claude/hook-input.ts";
 import type { GateContext } from "../gates/types.ts";
 import { HookEntry, ToolKinds } from "../registry/registry.ts";
@@ -71,14 +71,13 @@ export class LocalDecisions {
     const event = parseEvent(eventName);
     const hooks = event === undefined || !KINDS.has(event.kind) ? undefined : plan.byEvent.get(event.kind);
     if (event === undefined || hooks === undefined) return undefined;
-    const parsed = DispatchPayload.safeParse(payload);
-    if (!parsed.success) return undefined;
+    if (!plainDispatchPayload(payload)) return undefined;
     // A request the engine would not read (too large for one frame) fails closed there: not passed here.
     if (JSON.stringify(payload).length > MAX_FRAME_BYTES / 4) return undefined;
     // A call that cannot be read is refused by the engine, by name.
-    const shaped = toHookTargets(event, { ...parsed.data, tool_name: event.tool ?? parsed.data.tool_name }, plan.toolKinds);
+    const shaped = toHookTargets(event, { ...payload, tool_name: event.tool ?? payload.tool_name }, plan.toolKinds);
     if (!shaped.ok || shaped.targets.length === 0) return undefined;
-    const session = typeof parsed.data.session_id === "string" && parsed.data.session_id.length > 0 ? parsed.data.session_id : null;
+    const session = typeof payload.session_id === "string" && payload.session_id.length > 0 ? payload.session_id : null;
     const context: GateContext = { ...this.context, registry: plan.registry, hookFiles: () => plan.hookFiles };
     const began = performance.now();
     const results: HookResult[] = [];
@@ -89,7 +88,8 @@ export class LocalDecisions {
       for (const hook of hooks) {
         if (!stop && !matches(hook, target)) continue;
         const started = performance.now();
-        const judged = judgeAnswer(hook, await this.gates.run(hook, hook.builtin ?? "", target.input, context));
+        const ran = this.gates.run(hook, hook.builtin ?? "", target.input, context);
+        const judged = judgeAnswer(hook, ran instanceof Promise ? await ran : ran);
         const named = several && target.target ? { target: target.target } : {};
         results.push({ hook: hook.id, startMs: round(started - began), ...named, builtin: true, ms: round(performance.now() - started), ...judged });
         if (judged.outcome === "block" || judged.outcome === "failed-closed" || (!stop && judged.outcome === "ask")) break run;

@@ -33,12 +33,14 @@ function sessionLocal(input: HookInput): string | undefined {
   return root === undefined ? undefined : realPath(root);
 }
 
-function outside(word: string, cwd: string, env: ReadonlyMap<string, string>, options: Options, local?: string, links?: ReadonlyMap<string, string>, sessionCwd = cwd): string | undefined {
+function outside(word: string, cwd: string, env: ReadonlyMap<string, string>, options: Options, local: () => string | undefined, links?: ReadonlyMap<string, string>, sessionCwd = cwd): string | undefined {
   if (DEVICES.has(word) || /^\/dev\/fd\/\d+$/.test(word) || word.startsWith("&")) return undefined;
   // The project is the session's, wherever a `cd` took the command.
   const root = realPath(projectRoot(sessionCwd));
   const target = realPath(throughLinks(wordPath(word, cwd, env), links));
-  if (isInside(root, target) || (local !== undefined && isInside(local, target))) return undefined;
+  if (isInside(root, target)) return undefined;
+  const scratch = local();
+  if (scratch !== undefined && isInside(scratch, target)) return undefined;
   if (options.allowTemp && isInside(realPath(os.tmpdir()), target)) return undefined;
   if (isAllowed(target, options.allow, cwd)) return undefined;
   return `${target} is outside the project ${root}`;
@@ -58,7 +60,9 @@ export const denyWritesOutsideRepo = gateWithOptions<Options>({
     const toolName = input.tool_name ?? input.omp?.tool_name ?? "";
     const kind = input.omp?.kind ?? callKind(toolName, input.tool_input);
     const file = (input.tool_input as Record<string, unknown> | undefined)?.file_path;
-    const local = sessionLocal(input);
+    let scratch: { root: string | undefined } | undefined;
+    // Resolved on first need (a realpath): most calls write nothing.
+    const local = (): string | undefined => (scratch ??= { root: sessionLocal(input) }).root;
     if (kind === "write" || (typeof file === "string" && /^(Write|Edit|MultiEdit|NotebookEdit)$/.test(toolName))) {
       if (typeof file === "string") {
         const problem = outside(file, input.cwd, new Map(), options, local);

@@ -59,6 +59,9 @@ export interface ProtectedPath {
   tree: boolean;
 }
 
+/** The protected paths, resolved when first asked for (their checks cost a dozen lstat calls). */
+type ProtectedList = () => readonly ProtectedPath[];
+
 /** A path with the symbolic links of its longest existing prefix resolved. */
 export function canonicalPath(file: string): string {
   return resolvedWithCheck(file).path;
@@ -312,7 +315,7 @@ function tamaArgs(argv: readonly string[], context: GateContext, cwd: string): s
  * walker reads, is checked for `tama` policy verbs and for writers aimed at what is
  * protected. Later commands run where `cd` left them.
  */
-function visitor(cwd: string, context: GateContext, protectedList: readonly ProtectedPath[], depth: number): (run: RunCommand) => string | undefined {
+function visitor(cwd: string, context: GateContext, protectedList: ProtectedList, depth: number): (run: RunCommand) => string | undefined {
   return (run) => {
     const here = run.scope.cwd ?? cwd;
     // A program whose name is built at run time may be tama itself.
@@ -370,7 +373,7 @@ function linkSources(argv: readonly string[]): WriteTarget[] {
   return words.slice(0, words.length > 1 ? -1 : undefined).map((word) => ({ word, effect: "makes a link to", reachesBelow: false }));
 }
 
-function checkScript(script: string, cwd: string, context: GateContext, protectedList: readonly ProtectedPath[], depth: number): string | undefined {
+function checkScript(script: string, cwd: string, context: GateContext, protectedList: ProtectedList, depth: number): string | undefined {
   const scope: Scope = { env: new Map(), cwd, home: homeOf(context) };
   return walkShell(script, scope, visitor(cwd, context, protectedList, depth), depth);
 }
@@ -383,7 +386,7 @@ function checkTargets(
   targets: readonly WriteTarget[],
   cwd: string,
   context: GateContext,
-  protectedList: readonly ProtectedPath[],
+  protectedList: ProtectedList,
   commandEnv?: ReadonlyMap<string, string>,
   links?: ReadonlyMap<string, string>,
 ): string | undefined {
@@ -397,16 +400,16 @@ function checkTargets(
       continue;
     }
     const absolute = throughLinks(path.resolve(cwd, expanded), links);
-    const hit = hitOf(absolute, target.reachesBelow, protectedList, target.names);
+    const hit = hitOf(absolute, target.reachesBelow, protectedList(), target.names);
     if (hit) return refusalFor(target.effect, { target: absolute, protectedPath: hit });
   }
   return undefined;
 }
 
-function mentionsProtected(text: string, context: GateContext, protectedList: readonly ProtectedPath[]): boolean {
+function mentionsProtected(text: string, context: GateContext, protectedList: ProtectedList): boolean {
   if (text.includes("TAMA_HOME")) return true;
   const home = (context.env ?? process.env).HOME || os.homedir();
-  return protectedList.some((p) => {
+  return protectedList().some((p) => {
     if (text.includes(p.path)) return true;
     return p.path.startsWith(`${home}/`) && text.includes(`~/${p.path.slice(home.length + 1)}`);
   }) || [context.tamaHome, path.resolve(context.tamaHome)].some((h) => text.includes(h));
@@ -431,7 +434,7 @@ const WRITE_API = new RegExp(
 const TAMA_CALL = /\btama(?:\.js)?\b[\s,[\]'"`]+(hooks[\s,'"`]+(?:add|remove|enable|disable|import)|sessions[\s,'"`]+(?:grant|revoke|reload)|install|uninstall)\b/;
 const STRING_LITERAL = /'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)"|`((?:[^`\\]|\\.)*)`/g;
 
-function checkCode(code: string, language: CodeLanguage, cwd: string, context: GateContext, protectedList: readonly ProtectedPath[], depth: number): string | undefined {
+function checkCode(code: string, language: CodeLanguage, cwd: string, context: GateContext, protectedList: ProtectedList, depth: number): string | undefined {
   const call = TAMA_CALL.exec(code);
   if (call) return tamaRefusal(call[1]?.replace(/['"`,\s]+/g, " ").trim() ?? "");
   const reading = readCode(code, language);
@@ -448,7 +451,7 @@ function checkCode(code: string, language: CodeLanguage, cwd: string, context: G
     if (reason !== undefined) return reason;
   }
   if (mentionsProtected(code, context, protectedList) && WRITE_API.test(code)) {
-    return `Tama refused this code: it names Tama's own state (${protectedList[0]?.path ?? context.tamaHome} and the files it protects) and calls an API that changes files or starts processes. An agent may not change the policy that governs it; reading it with the read tool or cat is fine. ${ASK_PERSON}`;
+    return `Tama refused this code: it names Tama's own state (${protectedList()[0]?.path ?? context.tamaHome} and the files it protects) and calls an API that changes files or starts processes. An agent may not change the policy that governs it; reading it with the read tool or cat is fine. ${ASK_PERSON}`;
   }
   return undefined;
 }
@@ -469,12 +472,14 @@ export function findSelfProtectionBreach(input: HookInput, context: GateContext)
   if (toolName === undefined) return undefined;
   const cwd = input.cwd;
   const kind = input.omp?.kind ?? callKind(toolName, input.tool_input);
-  const list = protectedPaths(context, cwd);
+  let resolved: readonly ProtectedPath[] | undefined;
+  // Resolved on first need: most calls name no path to check it against.
+  const list: ProtectedList = () => (resolved ??= protectedPaths(context, cwd));
   if (kind === "write") {
     const target = writeTargetOf(input);
     if (target === undefined) return undefined;
     const absolute = path.resolve(cwd, target);
-    const hit = hitOf(absolute, false, list);
+    const hit = hitOf(absolute, false, list());
     return hit ? refusalFor("writes", { target: absolute, protectedPath: hit }) : undefined;
   }
   if (kind !== "shell" && kind !== "code") return undefined;

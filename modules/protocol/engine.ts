@@ -54,19 +54,31 @@ const Checksum = z.string().check(z.maxLength(128));
 
 /** What a harness sends with an event. Known fields are typed; the rest pass through. */
 const text = (max: number) => z.optional(z.string().check(z.maxLength(max)));
+/** The text fields' length bounds, read by the schema and by the quick check below alike. */
+const TEXT_MAX = {
+  session_id: 512,
+  cwd: 8192,
+  tool_name: 256,
+  tool_call_id: 512,
+  transcript_path: 8192,
+  prompt_id: 512,
+  permission_mode: 64,
+  source: 64,
+  reason: 64,
+} as const;
 export const DispatchPayload = z.looseObject({
-  session_id: text(512),
-  cwd: text(8192),
-  tool_name: text(256),
+  session_id: text(TEXT_MAX.session_id),
+  cwd: text(TEXT_MAX.cwd),
+  tool_name: text(TEXT_MAX.tool_name),
   tool_input: z.optional(z.unknown()),
-  tool_call_id: text(512),
+  tool_call_id: text(TEXT_MAX.tool_call_id),
   tool_response: z.optional(z.unknown()),
   is_error: z.optional(z.boolean()),
   /** A result's call: how many times in a row the session made it, this one included (the adapter counts). */
   call_repeats: z.optional(z.int().check(z.minimum(1))),
   prompt: z.optional(z.string()),
   stop_hook_active: z.optional(z.boolean()),
-  transcript_path: text(8192),
+  transcript_path: text(TEXT_MAX.transcript_path),
   /** "user": a person's own command (OMP's user_bash), not the agent's tool call. */
   origin: z.optional(z.enum(["user"])),
   /** The fields of OMP's result details Claude's per-tool `tool_response` is built from. */
@@ -76,13 +88,48 @@ export const DispatchPayload = z.looseObject({
   /** How long the tool ran, hooks excluded. */
   duration_ms: z.optional(z.number()),
   /** Claude's: one id per user prompt, carried by that prompt's events. */
-  prompt_id: text(512),
-  permission_mode: text(64),
+  prompt_id: text(TEXT_MAX.prompt_id),
+  permission_mode: text(TEXT_MAX.permission_mode),
   /** Why a session started (`startup`, `resume`, `clear`, `compact`, `fork`) or ended (`other`, `clear`, …). */
-  source: text(64),
-  reason: text(64),
+  source: text(TEXT_MAX.source),
+  reason: text(TEXT_MAX.reason),
 });
 export type DispatchPayload = z.infer<typeof DispatchPayload>;
+
+const isBoolean = (value: unknown): boolean => typeof value === "boolean";
+/** Each typed field that is not text, as a check DispatchPayload's own agrees with. */
+const OTHER_FIELDS: Readonly<Record<string, (value: unknown) => boolean>> = {
+  is_error: isBoolean,
+  call_repeats: (value) => Number.isSafeInteger(value) && (value as number) >= 1,
+  prompt: (value) => typeof value === "string",
+  stop_hook_active: isBoolean,
+  origin: (value) => value === "user",
+  original_file: (value) => value === null || typeof value === "string",
+  duration_ms: (value) => Number.isFinite(value),
+};
+/** The fields any value passes (`unknown` in the schema). */
+export const UNTYPED_PAYLOAD_FIELDS: readonly string[] = ["tool_input", "tool_response", "tool_details"];
+/** Every field the quick check reads, for the test that holds it to the schema's fields. */
+export const QUICK_PAYLOAD_FIELDS: readonly string[] = [...Object.keys(TEXT_MAX), ...Object.keys(OTHER_FIELDS)];
+
+/**
+ * Whether DispatchPayload accepts `payload`, told by its typed fields alone. An event
+ * decided in OMP's process must be one the engine would read (local-decision.ts);
+ * there, between OMP's own work, the schema's run costs about 0.1 ms an event, this a
+ * few µs. Never true where the schema refuses (a test holds it to that); a payload
+ * it is unsure of is the engine's to read.
+ */
+export function plainDispatchPayload(payload: Record<string, unknown>): payload is DispatchPayload {
+  for (const [field, max] of Object.entries(TEXT_MAX)) {
+    const value = payload[field];
+    if (value !== undefined && (typeof value !== "string" || value.length > max)) return false;
+  }
+  for (const [field, check] of Object.entries(OTHER_FIELDS)) {
+    const value = payload[field];
+    if (value !== undefined && !check(value)) return false;
+  }
+  return true;
+}
 
 const StatusRequest = z.strictObject({
   id: RequestId,

@@ -98,6 +98,9 @@ describe("a stop, a tool call or a result decided in OMP's process", () => {
     const local = new LocalDecisions({ tamaHome: home.home });
     expect(await local.decide("session_start", { session_id: "s", cwd, source: "startup" }, stop.plan!)).toBeUndefined();
     expect(await local.decide("stop", { session_id: 5, cwd }, stop.plan!)).toBeUndefined();
+    const tooLong = { session_id: "s", cwd, tool_name: "bash", tool_input: { command: "true" }, tool_call_id: "c".repeat(513) };
+    expect(await local.decide("pre_tool_use:bash", tooLong, stop.plan!)).toBeUndefined();
+    expect((await engine.dispatch("pre_tool_use:bash", tooLong)).ok).toBe(false);
   });
 
   it("gives the engine's verdict on tool calls the default gates refuse and pass, by every kind of tool", async () => {
