@@ -24,6 +24,8 @@ interface SessionFacts {
   context?: Promise<string | undefined>;
   /** The variables SessionStart hooks wrote to their CLAUDE_ENV_FILE, for the session's bash calls. */
   env?: Promise<Record<string, string> | undefined>;
+  /** What `env` gave, once it has: a bash call then reads it without a race against a timer. */
+  envRead?: { vars: Record<string, string> | undefined };
 }
 
 /** Variables a shell sets for itself, never carried from the env files. */
@@ -166,12 +168,20 @@ export class ClaudeSession {
   /** SessionStart hooks finished: what they wrote to CLAUDE_ENV_FILE is read once, for the bash calls after. */
   hooksDone(session: string | undefined, done: Promise<unknown>, home: string): void {
     if (session === undefined) return;
-    this.facts(session).env = done.then(() => sourceEnvFiles(claudeEnvDir(home, session))).catch(() => undefined);
+    const facts = this.facts(session);
+    const env = done.then(() => sourceEnvFiles(claudeEnvDir(home, session))).catch(() => undefined);
+    facts.env = env;
+    delete facts.envRead;
+    void env.then((vars) => {
+      if (facts.env === env) facts.envRead = { vars };
+    });
   }
 
   /** The variables a bash call of the session gets from its SessionStart hooks' env files. */
   async envFor(session: string | undefined): Promise<Record<string, string> | undefined> {
-    const env = session === undefined ? undefined : this.sessions.get(session)?.env;
+    const facts = session === undefined ? undefined : this.sessions.get(session);
+    if (facts?.envRead !== undefined) return facts.envRead.vars;
+    const env = facts?.env;
     if (env === undefined) return undefined;
     let timer: NodeJS.Timeout | undefined;
     const vars = await Promise.race([env, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ENV_WAIT_MS)))]);

@@ -29,10 +29,33 @@ const TWO_CHAR_OPERATORS = new Set(["&&", "||", ";;", "|&", ";&"]);
 const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)\+?=/;
 
 /** Every simple command in `script`, including those inside substitutions, in source order of completion. */
-export function parseShell(script: string): ShellCommand[] {
+/**
+ * Scripts parsed lately, with what they gave. One tool call's command is read by most
+ * gates in turn (and by the engine again): it is split once. Kept frozen, so a gate
+ * that changed what it was given would throw rather than change what the next reads.
+ */
+const parsed = new Map<string, readonly ShellCommand[]>();
+const PARSED_KEPT = 16;
+/** Longer scripts (a large here-document) are parsed each time rather than kept. */
+const PARSED_MAX_CHARS = 64 * 1024;
+
+export function parseShell(script: string): readonly ShellCommand[] {
+  const known = parsed.get(script);
+  if (known !== undefined) return known;
   const parser = new Parser(script);
   parser.parseList(null);
-  return parser.commands;
+  const commands = Object.freeze(parser.commands.map(frozen));
+  if (script.length <= PARSED_MAX_CHARS) {
+    if (parsed.size >= PARSED_KEPT) parsed.delete(parsed.keys().next().value as string);
+    parsed.set(script, commands);
+  }
+  return commands;
+}
+
+function frozen(command: ShellCommand): ShellCommand {
+  for (const part of [command.assignments, command.argv, command.quoted, command.stdin, command.redirects]) Object.freeze(part);
+  for (const item of [...command.assignments, ...command.redirects]) Object.freeze(item);
+  return Object.freeze(command);
 }
 
 /** What a word is while it is read: its text, and the part before any quote or escape. */

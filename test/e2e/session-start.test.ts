@@ -154,6 +154,10 @@ describe("SessionStart in real OMP, as in Claude Code", () => {
     await session.prompt('CALL bash {"command":"echo \\"[$TAMA_TEST_GREETING] [$PLAIN_SET]\\""}');
     const seen = JSON.stringify(server.requests.slice(from).map((r) => r.body));
     expect(seen).toContain("[hello-from-env-file] [plain-too]");
+    // Read once: a later call gets the same variables from what was read.
+    const next = server.requests.length;
+    await session.prompt('CALL bash {"command":"echo \\"again [$TAMA_TEST_GREETING]\\""}');
+    expect(JSON.stringify(server.requests.slice(next).map((r) => r.body))).toContain("again [hello-from-env-file]");
     // The file is Tama's, under its protected home.
     const files = readdirSync(path.join(tama.home, "sessions", "env"));
     expect(files).toHaveLength(1);

@@ -6,6 +6,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { builtinGate } from "../../modules/gates/index.ts";
 import { walkCall, type RunCommand } from "../../modules/gates/shell-walk.ts";
+import { parseShell } from "../../modules/gates/shell-words.ts";
 import type { HookInput } from "../../modules/protocol/hook-input.ts";
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), "tama-walk-"));
@@ -43,5 +44,30 @@ describe("walkCall", () => {
     writeFileSync(path.join(repo, ".git", "config"), "[alias]\n\tpf = push --force\n");
     const verdict = await gate.evaluate(bash(command), { tamaHome: "/nonexistent" }, opts);
     expect(verdict.decision).toBe("block");
+  });
+});
+
+describe("a script parsed once for every gate that reads it", () => {
+  it("gives the same commands again, frozen, so no reader changes what the next one reads", () => {
+    const script = 'cd /tmp && HUSKY=0 git commit -m "x" > out.txt <<EOF\nbody\nEOF';
+    const first = parseShell(script);
+    expect(parseShell(script)).toBe(first);
+    expect(first.map((c) => c.argv)).toEqual([["cd", "/tmp"], ["git", "commit", "-m", "x"]]);
+    expect(first[1]?.stdin).toEqual(["body"]);
+    expect(() => (first[1]?.argv as string[]).push("--no-verify")).toThrow(TypeError);
+    expect(() => {
+      (first[1] as { piped: boolean }).piped = true;
+    }).toThrow(TypeError);
+    expect(parseShell(script)[1]?.argv).toEqual(["git", "commit", "-m", "x"]);
+  });
+
+  it("keeps only the newest scripts, and parses a long one each time", () => {
+    const long = `echo ${"a".repeat(70 * 1024)}`;
+    expect(parseShell(long)).not.toBe(parseShell(long));
+    const old = parseShell("echo kept-then-dropped");
+    for (let i = 0; i < 20; i++) parseShell(`echo ${i}`);
+    const again = parseShell("echo kept-then-dropped");
+    expect(again).not.toBe(old);
+    expect(again).toEqual(old);
   });
 });
