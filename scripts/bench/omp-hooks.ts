@@ -16,6 +16,11 @@ import * as z from "../../modules/protocol/schema.ts";
 
 const ROUNDS = Number(process.env.TAMA_BENCH_OMP_ROUNDS ?? 10);
 /**
+ * The fixed-cost row's rounds. Its goal is a millisecond; at 40 rounds the paired
+ * median moved by 2 ms between runs of one build. A round costs 0.2 s.
+ */
+const FIXED_ROUNDS = Number(process.env.TAMA_BENCH_FIXED_ROUNDS ?? 200);
+/**
  * The scripted model thinks this long before each tool call, in every configuration
  * alike, as a real model does: it is the time a hook can be started in. Overheads
  * are turn time minus plain OMP's, so it cancels out.
@@ -187,7 +192,7 @@ export async function ompHookRows(tamaBin: string): Promise<Row[]> {
 
 /** A turn with Tama's built-in gates only, over a turn with an extension that listens and does nothing. */
 export async function ompFixedCostRows(tamaBin: string): Promise<Row[]> {
-  const rounds = Math.max(ROUNDS, 40);
+  const rounds = FIXED_ROUNDS;
   let waits: HandlerWaits | undefined;
   const cpu = new Map<Mode, { before?: TreeCpu; after?: TreeCpu }>();
   const read = (running: Map<Mode, TimedSession>, when: "before" | "after") => {

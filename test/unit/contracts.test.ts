@@ -99,6 +99,17 @@ describe("spliceContracts", () => {
     expect(spliceContracts(current, NEW).changed).toBe(false);
   });
 
+  it("finds an old block wherever it sits, even when the current one is found first", () => {
+    // The current block first (the system prompt), an old one deep in the conversation.
+    const payload = { system: `x\n${NEW}`, messages: [{ role: "user", content: [{ type: "text", text: "hi" }, { type: "tool_result", content: [[{ text: SYSTEM }]] }] }] };
+    const result = spliceContracts(payload, NEW);
+    expect(result.changed).toBe(true);
+    const deep = (result.payload as typeof payload).messages[0]?.content[1] as { content: { text: string }[][] };
+    expect(deep.content[0]?.[0]?.text).toBe(SYSTEM.replace(OLD, NEW));
+    expect(result.payload).not.toBe(payload);
+    expect((result.payload as typeof payload).system).toBe(payload.system);
+  });
+
   it("leaves the payload unchanged and says why on malformed markers", () => {
     const payload = { messages: [{ role: "system", content: SYSTEM }, { role: "tool", content: `${CONTRACTS_START} truncated` }] };
     const result = spliceContracts(payload, NEW);
