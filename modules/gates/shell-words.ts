@@ -28,17 +28,17 @@ const TWO_CHAR_OPERATORS = new Set(["&&", "||", ";;", "|&", ";&"]);
 
 const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)\+?=/;
 
-/** Every simple command in `script`, including those inside substitutions, in source order of completion. */
 /**
- * Scripts parsed lately, with what they gave. One tool call's command is read by most
- * gates in turn (and by the engine again): it is split once. Kept frozen, so a gate
- * that changed what it was given would throw rather than change what the next reads.
+ * Scripts parsed lately, with what they gave. One tool call's command is read by
+ * several gates in turn: it is split once. Kept frozen, so a gate that changed what it
+ * was given would throw rather than change what the next one reads.
  */
 const parsed = new Map<string, readonly ShellCommand[]>();
 const PARSED_KEPT = 16;
 /** Longer scripts (a large here-document) are parsed each time rather than kept. */
 const PARSED_MAX_CHARS = 64 * 1024;
 
+/** Every simple command in `script`, including those inside substitutions, in source order of completion. */
 export function parseShell(script: string): readonly ShellCommand[] {
   const known = parsed.get(script);
   if (known !== undefined) return known;
