@@ -80,19 +80,20 @@ interface SpliceState {
  * Whether any string of `root` carries a marked block other than `block`, or malformed
  * markers. A request holds the whole conversation, so this runs over every part of it
  * twice a turn: a loop over a stack, with no array of keys made per object, costs about a
- * third of the rewriting walk's (and of OMP's own serialisation of the request).
+ * third less than the rewriting walk, and a fifth of OMP's own serialisation of the request.
  */
 function differs(root: unknown, block: string): boolean {
-  const stack: object[] = [];
-  let value: unknown = root;
-  for (;;) {
-    if (typeof value === "string") {
-      if (value.includes(CONTRACTS_START) && !carriesOnly(value, block)) return true;
-    } else if (Array.isArray(value)) {
+  const other = (text: string): boolean => text.includes(CONTRACTS_START) && !carriesOnly(text, block);
+  if (typeof root === "string") return other(root);
+  // Strings are looked at where they are found; only objects and arrays go on the stack.
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (Array.isArray(value)) {
       for (let i = 0; i < value.length; i++) {
         const item: unknown = value[i];
         if (typeof item === "string") {
-          if (item.includes(CONTRACTS_START) && !carriesOnly(item, block)) return true;
+          if (other(item)) return true;
         } else if (typeof item === "object" && item !== null) stack.push(item);
       }
     } else if (typeof value === "object" && value !== null) {
@@ -100,13 +101,12 @@ function differs(root: unknown, block: string): boolean {
       for (const key in value) {
         const item: unknown = (value as Record<string, unknown>)[key];
         if (typeof item === "string") {
-          if (item.includes(CONTRACTS_START) && !carriesOnly(item, block)) return true;
+          if (other(item)) return true;
         } else if (typeof item === "object" && item !== null) stack.push(item);
       }
     }
-    if (stack.length === 0) return false;
-    value = stack.pop();
   }
+  return false;
 }
 
 /** A string with a start marker whose one well-formed block is `block` already. */
