@@ -144,10 +144,12 @@ export class AdapterRuntime {
     }
     const plan = options.wait === true ? undefined : this.hookless.plan(this.engine.pid, event, payload.cwd);
     if (plan !== undefined) {
-      const decided = await this.local.decide(event, payload, plan);
+      // Serialised once: the size check here and the frame to the engine read the same text.
+      const json = JSON.stringify(payload);
+      const decided = await this.local.decide(event, payload, plan, json);
       if (decided !== undefined) {
         const { decision, reason, additionalContext } = decided;
-        this.engine.tell(event, payload, { decision, reason, additionalContext }, (answer) => this.compareLate(event, decided, this.read(answer, payload)));
+        this.engine.tell(event, payload, { decision, reason, additionalContext }, (answer) => this.compareLate(event, decided, this.read(answer, payload)), json);
         return { result: decided };
       }
     }

@@ -7,7 +7,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { HookedEventsCache } from "./hooked-events-cache.ts";
 import { ToldDispatches } from "./told-dispatches.ts";
-import { Answer, AnswerEnvelope, MAX_FRAME_BYTES, type DecidedHere, PROTOCOL_VERSION, ReadyFrame, ReadyHeader, StartedFrame, type EngineErrorCode, type EngineState } from "../protocol/engine.ts";
+import { Answer, AnswerEnvelope, MAX_FRAME_BYTES, plainAnswerEnvelope, type DecidedHere, PROTOCOL_VERSION, ReadyFrame, ReadyHeader, StartedFrame, type EngineErrorCode, type EngineState } from "../protocol/engine.ts";
 import { describeSchemaError } from "../protocol/schema.ts";
 import { BoundedLineSplitter } from "./line-splitter.ts";
 
@@ -82,8 +82,8 @@ interface Pending {
   owner: EngineProcess;
   /** A dispatch's cwd, whose `hookedEvents` its answer names. */
   cwd: string | undefined;
-  /** The frame without `knownHookedEvents`, for an engine not yet seen to answer by keys. */
-  plainLine: string;
+  /** The request, to write again without `knownHookedEvents` for an engine not yet seen to answer by keys. */
+  frame: Record<string, unknown>;
 }
 
 interface EngineProcess {
@@ -319,6 +319,8 @@ export class EngineClient {
     const text = state === undefined ? undefined : JSON.stringify(state);
     const seen = this.stateSeen;
     if (seen !== undefined && text === seen.text) {
+      const plain = plainAnswerEnvelope(raw);
+      if (plain !== undefined) return { ...plain, state: seen.state };
       const envelope = AnswerEnvelope.safeParse(raw);
       return envelope.success ? { ...envelope.data, state: seen.state } : describeSchemaError(envelope.error, "the frame");
     }
@@ -413,13 +415,12 @@ export class EngineClient {
     const id = this.nextId();
     const proc = await this.usableEngine(id);
     if ("ok" in proc) return proc;
-    const plainLine = this.frameLine(proc, frame, id, undefined);
     const line = this.frameLine(proc, frame, id, this.hooked.knownFor(cwd));
     // The engine refuses a longer frame without an id to answer by: fail it here, by name.
     if (Buffer.byteLength(line) > MAX_FRAME_BYTES) return tooLarge(id, line);
     let entry: Pending | undefined;
     const answer = new Promise<ClientAnswer>((resolve) => {
-      entry = { resolve, line, started: false, resent: false, owner: proc, cwd, plainLine };
+      entry = { resolve, line, started: false, resent: false, owner: proc, cwd, frame };
       proc.pending.set(id, entry);
     });
     this.write(proc, line);
@@ -451,7 +452,7 @@ export class EngineClient {
     }
     entry.owner = proc;
     proc.pending.set(id, entry);
-    this.write(proc, proc.keysHooked ? entry.line : entry.plainLine);
+    this.write(proc, proc.keysHooked ? entry.line : this.frameLine(proc, entry.frame, id, undefined));
   }
 
   dispatch(event: string, payload: Record<string, unknown>): Promise<ClientAnswer> {
@@ -466,18 +467,19 @@ export class EngineClient {
    * FLUSH_MS (told-dispatches.ts). An engine not yet seen to read `decidedHere` is sent an
    * ordinary dispatch, whose answer `onAnswer` always gets.
    */
-  tell(event: string, payload: Record<string, unknown>, decided: DecidedHere, onAnswer: (answer: ClientAnswer) => void): void {
-    void this.told(event, payload, decided, onAnswer);
+  tell(event: string, payload: Record<string, unknown>, decided: DecidedHere, onAnswer: (answer: ClientAnswer) => void, payloadJson?: string): void {
+    void this.told(event, payload, decided, onAnswer, payloadJson);
   }
 
-  private async told(event: string, payload: Record<string, unknown>, decided: DecidedHere, onAnswer: (answer: ClientAnswer) => void): Promise<void> {
+  /** `payloadJson`: the payload's JSON when the caller has it, written as it is. */
+  private async told(event: string, payload: Record<string, unknown>, decided: DecidedHere, onAnswer: (answer: ClientAnswer) => void, payloadJson: string | undefined): Promise<void> {
     const frame = { op: "dispatch", event, payload };
     const cwd = cwdOf(payload);
     const id = this.nextId();
     const proc = await this.usableEngine(id);
     if ("ok" in proc) return onAnswer(proc);
     if (!proc.keysHooked) return onAnswer(await this.send(frame, undefined, cwd));
-    const line = this.frameLine(proc, { ...frame, decidedHere: decided }, id, this.hooked.knownFor(cwd));
+    const line = this.frameLine(proc, { op: "dispatch", event, ...(payloadJson === undefined ? { payload } : {}), decidedHere: decided }, id, this.hooked.knownFor(cwd), payloadJson);
     if (Buffer.byteLength(line) > MAX_FRAME_BYTES) return onAnswer(tooLarge(id, line));
     proc.told.add(id, line, { onAnswer, cwd });
   }
@@ -504,10 +506,12 @@ export class EngineClient {
    * known `hookedEvents` key, which only an engine seen to answer by keys is sent (an
    * older build refuses a field it does not know).
    */
-  private frameLine(proc: EngineProcess, frame: Record<string, unknown>, id: string, knownHookedEvents: string | undefined): string {
+  private frameLine(proc: EngineProcess, frame: Record<string, unknown>, id: string, knownHookedEvents: string | undefined, payloadJson?: string): string {
     const withChecksum = this.catalogChecksum ? { knownCatalogChecksum: this.catalogChecksum } : { knownCatalogChecksum: "" };
     const known = proc.keysHooked && knownHookedEvents !== undefined ? { knownHookedEvents } : {};
-    return `${JSON.stringify({ ...frame, ...withChecksum, ...known, id })}\n`;
+    const head = JSON.stringify({ ...frame, ...withChecksum, ...known, id });
+    // A payload already serialised goes in as its text: a large tool result is not serialised twice.
+    return payloadJson === undefined ? `${head}\n` : `${head.slice(0, -1)},"payload":${payloadJson}}\n`;
   }
 
   /**

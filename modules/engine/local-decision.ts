@@ -65,15 +65,16 @@ export class LocalDecisions {
   /**
    * The verdict on `eventName` from the plan's hooks; undefined when it must come from
    * the engine: no plan for the kind, a payload the engine would refuse, a gate that
-   * failed (the engine says so, once).
+   * failed (the engine says so, once). `payloadJson`: the payload's JSON, when the
+   * caller has it (it is sent to the engine as it is).
    */
-  async decide(eventName: string, payload: Record<string, unknown>, plan: LocalPlan): Promise<DispatchResult | undefined> {
+  async decide(eventName: string, payload: Record<string, unknown>, plan: LocalPlan, payloadJson: string = JSON.stringify(payload)): Promise<DispatchResult | undefined> {
     const event = parseEvent(eventName);
     const hooks = event === undefined || !KINDS.has(event.kind) ? undefined : plan.byEvent.get(event.kind);
     if (event === undefined || hooks === undefined) return undefined;
     if (!plainDispatchPayload(payload)) return undefined;
     // A request the engine would not read (too large for one frame) fails closed there: not passed here.
-    if (JSON.stringify(payload).length > MAX_FRAME_BYTES / 4) return undefined;
+    if (payloadJson.length > MAX_FRAME_BYTES / 4) return undefined;
     // A call that cannot be read is refused by the engine, by name.
     const shaped = toHookTargets(event, { ...payload, tool_name: event.tool ?? payload.tool_name }, plan.toolKinds);
     if (!shaped.ok || shaped.targets.length === 0) return undefined;

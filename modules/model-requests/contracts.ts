@@ -221,17 +221,21 @@ function candidateStats(cwd: string, home: string, options: ContractsPathOptions
 /**
  * The installed contracts for each model request, found and read as OMP would find
  * them; the bytes are read again only when the file's stat key changed (a request
- * comes twice a turn, and the file almost never changes).
+ * comes twice a turn, and the file almost never changes), and a file no candidate
+ * stat found is not read at all while it stays so.
  */
 export class InstalledContractsReader {
   private last: { file: string; key: string; installed: InstalledContracts } | undefined;
+
+  constructor(private readonly readFile: (path: string) => InstalledContracts = readInstalledContracts) {}
 
   read(cwd: string, home: string, options: ContractsPathOptions = {}): { file: string; installed: InstalledContracts } {
     const { file, stats } = candidateStats(cwd, home, options);
     const key = readKey(stats);
     const last = this.last;
-    if (key !== ABSENT && last !== undefined && last.file === file && last.key === key) return { file, installed: last.installed };
-    const installed = readInstalledContracts(file);
+    // An absent file is keyed ABSENT each time: no stat of it succeeded, so no read would either.
+    if (last !== undefined && last.file === file && last.key === key && (key !== ABSENT || last.installed.kind !== "ok")) return { file, installed: last.installed };
+    const installed = this.readFile(file);
     this.last = { file, key, installed };
     return { file, installed };
   }

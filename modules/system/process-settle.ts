@@ -32,21 +32,24 @@ function read(file: string): string | undefined {
   }
 }
 
-/** One process: its state and CPU time; undefined when it cannot be read (gone, or no /proc). */
-function lookAt(pid: number): Look | undefined {
+/**
+ * One process: its state and CPU time; undefined when it cannot be read (gone, or no /proc).
+ * `stateOnly`: its CPU time is not needed (0 is given), and its schedstat is not read.
+ */
+function lookAt(pid: number, stateOnly = false): Look | undefined {
   const stat = readStat(pid);
   if (stat === undefined) return undefined;
   const { state } = stat;
-  const schedstat = read(`/proc/${pid}/schedstat`);
-  const ran = schedstat !== undefined ? Number(schedstat.split(" ")[0]) : stat.cpuTicks;
+  const schedstat = stateOnly ? undefined : read(`/proc/${pid}/schedstat`);
+  const ran = stateOnly ? 0 : schedstat !== undefined ? Number(schedstat.split(" ")[0]) : stat.cpuTicks;
   // S: asleep on something (stdin, a child); Z: exited, not yet reaped; T, t: stopped. None of them uses CPU.
   const stopped = state === "T" || state === "t";
   return { ran, asleep: state === "S" || state === "Z" || stopped, stopped };
 }
 
 /** The process and its descendants, read together; undefined when the process cannot be read. */
-function lookAtTree(pid: number): Look | undefined {
-  const root = lookAt(pid);
+function lookAtTree(pid: number, stateOnly = false): Look | undefined {
+  const root = lookAt(pid, stateOnly);
   if (root === undefined) return undefined;
   const total = { ...root };
   const queue = [pid];
@@ -55,7 +58,7 @@ function lookAtTree(pid: number): Look | undefined {
     const children = read(`/proc/${parent}/task/${parent}/children`)?.trim();
     if (!children) continue;
     for (const child of children.split(" ").map(Number)) {
-      const look = lookAt(child);
+      const look = lookAt(child, stateOnly);
       seen += 1;
       if (look === undefined) continue;
       total.ran += look.ran;
@@ -100,5 +103,6 @@ export function whenSettled(pid: number, settled: () => void, alone = false): ()
 
 /** Whether any process of the tree of `pid` is stopped: one that was stopped while it waited is not fed (it would never answer). */
 export function treeStopped(pid: number): boolean {
-  return lookAtTree(pid)?.stopped ?? false;
+  // Read as its event takes the process: the state alone, a third fewer reads of /proc.
+  return lookAtTree(pid, true)?.stopped ?? false;
 }

@@ -124,9 +124,14 @@ describe("engine client told dispatches", () => {
       tell("git commit --no-verify -m x", { decision: "pass" });
       await until(() => heard.length === 2);
       expect(heard[1]).toMatchObject({ event: "git commit --no-verify -m x", answer: { ok: true, result: { decision: "block" } } });
+      // The payload's JSON, given, is the payload the engine reads.
+      const given = call("git push --no-verify");
+      client.tell("pre_tool_use:bash", given, { decision: "pass" }, (answer) => heard.push({ event: "given", answer }), JSON.stringify(given));
+      await until(() => heard.length === 3);
+      expect(heard[2]).toMatchObject({ event: "given", answer: { ok: true, result: { decision: "block" } } });
       // The told frames went out in order, with the next request: its answer comes after theirs.
       expect((await client.dispatch("pre_tool_use:bash", call("true"))).ok).toBe(true);
-      expect(heard).toHaveLength(2);
+      expect(heard).toHaveLength(3);
     } finally {
       await client.close();
     }

@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   CONTRACTS_END,
   CONTRACTS_START,
@@ -229,6 +229,31 @@ describe("installed contracts file", () => {
     rmSync(project);
     rmSync(user);
     expect(reader.read(cwd, home)).toEqual({ file: user, installed: { kind: "missing" } });
+  });
+
+  it("a reader reads a file once while its key stands, and an absent one once while it stays absent", () => {
+    const reads: string[] = [];
+    const reader = new InstalledContractsReader((path) => {
+      reads.push(path);
+      return readInstalledContracts(path);
+    });
+    const user = join(home, ".omp", "agent", "APPEND_SYSTEM.md");
+    for (let i = 0; i < 3; i++) expect(reader.read(cwd, home)).toEqual({ file: user, installed: { kind: "missing" } });
+    expect(reads).toEqual([user]);
+    // Settled (still longer than the racy window): read once, then kept.
+    place(user, `${OLD}\n`);
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + 10_000);
+    try {
+      for (let i = 0; i < 3; i++) expect(reader.read(cwd, home)).toEqual({ file: user, installed: { kind: "ok", block: OLD } });
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(reads).toEqual([user, user]);
+    rmSync(user);
+    expect(reader.read(cwd, home)).toEqual({ file: user, installed: { kind: "missing" } });
+    expect(reader.read(cwd, home)).toEqual({ file: user, installed: { kind: "missing" } });
+    expect(reads).toEqual([user, user, user]);
   });
 
   it("words the unreadable-file sentence as the seed does", () => {
