@@ -118,7 +118,29 @@ function seamHolds(fd: number, index: Indexed): boolean {
   return same(index.head, 0) && same(index.seam, index.offset - index.seam.length);
 }
 
-function entryOf(line: string): Record<string, unknown> | undefined {
+/**
+ * The fields every OMP entry begins with, as its JSON.stringify writes them (ids
+ * without escapes). Only they matter to an entry that commits no list.
+ */
+const ENTRY_START = /^\{"type":"[^"\\]*","id":"([^"\\]*)","parentId":(?:null|"([^"\\]*)")[,}]/;
+/** Enough of a line to hold those fields (OMP's ids are short); a longer start is parsed. */
+const START_BYTES = 512;
+const PHASES_KEY = Buffer.from('"phases"');
+
+/**
+ * An entry of the file, as far as the todo index reads it. A line without a `"phases"`
+ * key commits no list (both kinds carry it so: todosOfEntry), so one that begins as OMP
+ * writes entries is not parsed: a tool result of megabytes costs a scan, not a parse.
+ */
+function entryOf(line: Buffer): Record<string, unknown> | undefined {
+  if (line.indexOf(PHASES_KEY) === -1) {
+    const start = ENTRY_START.exec(line.subarray(0, START_BYTES).toString("utf8"));
+    if (start !== null) return { id: start[1], parentId: start[2] ?? null };
+  }
+  return parsedEntry(line.toString("utf8"));
+}
+
+function parsedEntry(line: string): Record<string, unknown> | undefined {
   try {
     return record(JSON.parse(line));
   } catch {
@@ -134,6 +156,12 @@ function listAfter(index: Indexed, entry: Record<string, unknown>, before: TodoT
   return own ?? (typeof entry.parentId === "string" ? index.byId.get(entry.parentId) : undefined);
 }
 
+/** Only JSON's whitespace (what `trim` would leave nothing of, in an OMP file). */
+function isBlank(line: Buffer): boolean {
+  for (const byte of line) if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0d && byte !== 0x0a) return false;
+  return true;
+}
+
 /** Index the whole lines from `offset` to `size`. */
 function appendLines(index: Indexed, fd: number, size: number): void {
   let position = index.offset;
@@ -146,9 +174,9 @@ function appendLines(index: Indexed, fd: number, size: number): void {
     const buffer = carry.length > 0 ? Buffer.concat([carry, chunk.subarray(0, read)]) : chunk.subarray(0, read);
     let start = 0;
     for (let lf = buffer.indexOf(10, start); lf !== -1; lf = buffer.indexOf(10, start)) {
-      const line = buffer.subarray(start, lf).toString("utf8");
+      const line = buffer.subarray(start, lf);
       start = lf + 1;
-      if (line.trim().length === 0) continue;
+      if (isBlank(line)) continue;
       const entry = entryOf(line);
       if (!entry) continue;
       index.tip = listAfter(index, entry, index.tip);
@@ -171,7 +199,8 @@ function tipWithTornLine(index: Indexed, fd: number, size: number): TodoTask[] |
   if (size <= index.offset) return index.tip;
   const rest = Buffer.alloc(size - index.offset);
   readSync(fd, rest, 0, rest.length, index.offset);
-  const entry = rest.toString("utf8").trim().length > 0 ? entryOf(rest.toString("utf8")) : undefined;
+  // Parsed whole: a line cut short is not read as an entry (it may stop before its list).
+  const entry = rest.toString("utf8").trim().length > 0 ? parsedEntry(rest.toString("utf8")) : undefined;
   return entry ? listAfter(index, entry, index.tip) : index.tip;
 }
 

@@ -62,6 +62,17 @@ describe("readSessionTodos", () => {
     expect(readSessionTodos(file)?.map((t) => t.content)).toEqual(["second"]);
   });
 
+  it("reads entries written otherwise than OMP writes them (keys in another order, escaped ids, no parent) by parsing them", () => {
+    const reordered = JSON.stringify({ id: "b", type: "message", parentId: "a", message: { role: "assistant", content: "x" } });
+    const escaped = JSON.stringify({ type: "message", id: 'c"1', parentId: "b", message: { role: "assistant", content: 'says "phases" in text' } });
+    const file = write([todo("a", null, "pending", "kept"), reordered, escaped, text("d", 'c"1'), todo("z", null, "completed", "other root")]);
+    appendFileSync(file, `${text("e", "d")}\n`);
+    expect(readSessionTodos(file)?.map((t) => t.content)).toEqual(["kept"]);
+    // A branch whose leaf has no parent field at all stands on nothing.
+    appendFileSync(file, `${JSON.stringify({ type: "message", id: "f", message: { role: "assistant", content: "" } })}\n`);
+    expect(readSessionTodos(file)).toBeUndefined();
+  });
+
   it("reads a replaced or rewritten file again from its start", () => {
     const file = write([todo("a", null, "pending", "old")]);
     expect(readSessionTodos(file)?.map((t) => t.content)).toEqual(["old"]);
