@@ -1,30 +1,10 @@
 // The quick read of an answer frame's envelope must give what the schema gives, or
 // nothing (then the schema reads it): probed field by field on every bound.
 import { describe, expect, it } from "vitest";
+import { EDGE_VALUES, aroundLengths } from "../support/probes.ts";
 import { AnswerEnvelope, plainAnswerEnvelope } from "../../modules/protocol/engine.ts";
 
-const PROBES: unknown[] = [
-  undefined,
-  null,
-  "",
-  "x",
-  "a".repeat(512),
-  "a".repeat(513),
-  "dispatch-ended",
-  "a-code-from-a-newer-engine",
-  0,
-  -3,
-  2.5,
-  Number.MAX_SAFE_INTEGER,
-  2 ** 60,
-  Number.NaN,
-  Number.POSITIVE_INFINITY,
-  true,
-  false,
-  {},
-  [],
-  { decision: "pass" },
-];
+const PROBES: unknown[] = [...EDGE_VALUES, ...aroundLengths(512), "dispatch-ended", "a-code-from-a-newer-engine", { decision: "pass" }];
 
 const FIELDS = ["id", "ok", "result", "error", "code", "catalog"] as const;
 

@@ -2,38 +2,11 @@
 // accept a payload the engine's schema refuses: it reads every typed field of the
 // schema, and on payloads built to sit on each bound it agrees or says "unsure".
 import { describe, expect, it } from "vitest";
+import { EDGE_VALUES, aroundLengths } from "../support/probes.ts";
 import { DispatchPayload, plainDispatchPayload, QUICK_PAYLOAD_FIELDS, UNTYPED_PAYLOAD_FIELDS } from "../../modules/protocol/engine.ts";
 
 /** Values that sit on, and just past, each kind of bound a field has. */
-const PROBES: unknown[] = [
-  undefined,
-  null,
-  "",
-  "x",
-  "a".repeat(64),
-  "a".repeat(65),
-  "a".repeat(256),
-  "a".repeat(257),
-  "a".repeat(512),
-  "a".repeat(513),
-  "a".repeat(8192),
-  "a".repeat(8193),
-  "user",
-  "User",
-  0,
-  1,
-  2.5,
-  -1,
-  Number.MAX_SAFE_INTEGER,
-  2 ** 60,
-  Number.NaN,
-  Number.POSITIVE_INFINITY,
-  true,
-  false,
-  {},
-  [],
-  { command: "true" },
-];
+const PROBES: unknown[] = [...EDGE_VALUES, ...aroundLengths(64, 256, 512, 8192), "user", "User", { command: "true" }];
 
 describe("the quick dispatch payload check", () => {
   it("reads every typed field the schema has", () => {
