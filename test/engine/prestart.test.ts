@@ -129,11 +129,15 @@ describe("pre-started hooks", () => {
   it("a process starts only once the harness (the engine's parent) is quiet, not while it works", async () => {
     const e = await start([{ id: "no-rm", events: ["pre_tool_use"], command: [refuser()], prestart: true }]);
     await e.dispatch("pre_tool_use:bash", bash("ls"));
-    await asked(e);
-    // This test's process is the engine's parent: while it works (as OMP works through a model's answer), nothing starts.
+    // This test's process is the engine's parent: from the model request on it works (as OMP
+    // works through a model's answer), so nothing starts. Waiting for the request's answer
+    // first would leave it asleep for as long as the engine takes to answer, which on a
+    // loaded machine is long enough to look quiet.
+    const answered = asked(e);
     const until = performance.now() + 500;
     while (performance.now() < until) Math.sqrt(Math.random());
     expect(starts()).toHaveLength(1);
+    await answered;
     await untilHeld(e, 1);
     for (let i = 0; i < 200 && starts().length < 2; i++) await new Promise((r) => setTimeout(r, 25));
     expect(starts()).toHaveLength(2);
