@@ -4,7 +4,7 @@
 // from the feed on it is the same process a cold start gives. What its end means
 // as an answer is hook-answer.ts's.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { endGroup, endMarkedRun, GROUP_GRACE_MS, HOOK_RUN_VARIABLE, signalGroup, terminateGroup } from "../system/process-groups.ts";
+import { endGroup, endMarkedRun, HOOK_RUN_VARIABLE } from "../system/process-groups.ts";
 
 /** A hook's answer on stdout is a few lines of JSON; past this it is flooding, and ended. */
 export const MAX_STDOUT_BYTES = 1024 * 1024;
@@ -208,11 +208,7 @@ export function spawnHookProcess(request: SpawnRequest): SpawnedHook {
   child.on("exit", (code, signal) => {
     exit = { code, signal };
     // Whatever the hook left running in its group is ended with it.
-    if (pgid !== undefined) {
-      if (terminateGroup(pgid)) {
-        setTimeout(() => signalGroup(pgid, "SIGKILL"), GROUP_GRACE_MS).unref();
-      }
-    }
+    if (pgid !== undefined) endGroup(pgid);
     // Exited unfed: nothing it said answers anything, and nobody waits on its pipes.
     if (!fed) {
       child.stdout.destroy();

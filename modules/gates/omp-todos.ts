@@ -200,7 +200,7 @@ function tipWithTornLine(index: Indexed, fd: number, size: number): TodoTask[] |
   const rest = Buffer.alloc(size - index.offset);
   readSync(fd, rest, 0, rest.length, index.offset);
   // Parsed whole: a line cut short is not read as an entry (it may stop before its list).
-  const entry = rest.toString("utf8").trim().length > 0 ? parsedEntry(rest.toString("utf8")) : undefined;
+  const entry = isBlank(rest) ? undefined : parsedEntry(rest.toString("utf8"));
   return entry ? listAfter(index, entry, index.tip) : index.tip;
 }
 

@@ -13,17 +13,6 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
   }
 }
 
-/**
- * TERM to the group, then CONT, as a shell ends a stopped job: a stopped process
- * receives nothing but KILL until it is continued, and the KILL after the grace may
- * never come (the engine exiting first); one continued with a TERM pending ends.
- */
-export function terminateGroup(pgid: number): boolean {
-  if (!signalGroup(pgid, "SIGTERM")) return false;
-  signalGroup(pgid, "SIGCONT");
-  return true;
-}
-
 export function groupAlive(pgid: number): boolean {
   try {
     process.kill(-pgid, 0);
@@ -49,9 +38,14 @@ export function processAlive(pid: number): boolean {
  */
 export const GROUP_GRACE_MS = 300;
 
-/** TERM to the group, then KILL to whatever is left after the grace period. */
+/**
+ * TERM to the group, then KILL to whatever is left after the grace period. CONT follows
+ * the TERM, as a shell ends a stopped job: a stopped process takes nothing but KILL
+ * until it is continued, and the KILL may never come (the engine exiting first).
+ */
 export function endGroup(pgid: number, graceMs = GROUP_GRACE_MS): void {
-  if (!terminateGroup(pgid)) return;
+  if (!signalGroup(pgid, "SIGTERM")) return;
+  signalGroup(pgid, "SIGCONT");
   const timer = setTimeout(() => signalGroup(pgid, "SIGKILL"), graceMs);
   timer.unref();
 }

@@ -41,7 +41,8 @@ function lookAt(pid: number, stateOnly = false): Look | undefined {
   if (stat === undefined) return undefined;
   const { state } = stat;
   const schedstat = stateOnly ? undefined : read(`/proc/${pid}/schedstat`);
-  const ran = stateOnly ? 0 : schedstat !== undefined ? Number(schedstat.split(" ")[0]) : stat.cpuTicks;
+  let ran = 0;
+  if (!stateOnly) ran = schedstat !== undefined ? Number(schedstat.split(" ")[0]) : stat.cpuTicks;
   // S: asleep on something (stdin, a child); Z: exited, not yet reaped; T, t: stopped. None of them uses CPU.
   const stopped = state === "T" || state === "t";
   return { ran, asleep: state === "S" || state === "Z" || stopped, stopped };
