@@ -7,25 +7,30 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import net from "node:net";
-import { chromium, type Browser } from "playwright-core";
-import { afterEach, describe, expect, it } from "vitest";
+import { chromium, type Browser, type BrowserContext } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { useOmpFixture } from "../omp/fixture.ts";
 import { EngineClient, makeTestHome, ROOT, settleProcesses, TAMA_BIN, type TestHome } from "../support/engine-client.ts";
+import { trackSteps } from "../support/steps.ts";
 import { installTama } from "./tama-omp.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const haveChromium = existsSync(CHROMIUM);
+// Playwright already turns off Chromium's background networking; no GPU process either,
+// which a headless page of tables and small charts does not need.
+const LAUNCH = { executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu"] };
 if (!haveChromium) process.stderr.write(`test/e2e/ui.test.ts: skipped: no ${CHROMIUM} (apt-get install -y chromium; .ci/run installs it)\n`);
 
 const omp = useOmpFixture();
 let ui: ChildProcess | undefined;
 let browser: Browser | undefined;
+let context: BrowserContext | undefined;
 let engine: EngineClient | undefined;
 let home: TestHome | undefined;
 afterEach(async () => {
-  await browser?.close();
-  browser = undefined;
+  await context?.close();
+  context = undefined;
   await engine?.close();
   engine = undefined;
   if (ui && ui.exitCode === null) {
@@ -103,11 +108,31 @@ function wsStatus(url: string): Promise<number> {
   });
 }
 
+/** A fresh context (its own storage) on the one browser of this file. */
+async function newPage(viewport?: { width: number; height: number }) {
+  context = await browser!.newContext(viewport ? { viewport } : {});
+  return await context.newPage();
+}
+
 describe.skipIf(!haveChromium)("tama ui in a real browser", () => {
+  // One browser for the file, started before any test's clock: a first Chromium start on
+  // a fresh machine has taken 19 s here, unloaded.
+  beforeAll(async () => {
+    browser = await chromium.launch(LAUNCH);
+  }, 180_000);
+  afterAll(async () => {
+    await browser?.close();
+    browser = undefined;
+  });
+
   it("shows a real OMP session's refusal and pass live, with the right counts; 403 without the token; 127.0.0.1 only", async () => {
+    const step = trackSteps("test/e2e/ui.test.ts");
+    step("OMP fixture setup");
     const { env } = await omp.setup();
     const tama = installTama(env);
+    step("tama ui start");
     const { url, port, token } = await startUi(env.env);
+    step("token, host and listener checks");
     const base = `http://127.0.0.1:${port}`;
 
     // Without the token (or with another), nothing is served: not the page, not the data, not the socket.
@@ -129,10 +154,11 @@ describe.skipIf(!haveChromium)("tama ui in a real browser", () => {
       .map((i) => i!.address);
     for (const address of others) expect(await connects(address, port), address).toBe(false);
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    step("browser page");
+    const page = await newPage({ width: 1400, height: 900 });
     const pageErrors: string[] = [];
     page.on("pageerror", (error) => pageErrors.push(error.message));
+    step("page load and live socket");
     await page.goto(url);
     await page.locator("#live.on").waitFor();
 
@@ -140,8 +166,10 @@ describe.skipIf(!haveChromium)("tama ui in a real browser", () => {
     mkdirSync(path.join(env.cwd, ".git"), { recursive: true });
     mkdirSync(path.join(env.cwd, ".tama"), { recursive: true });
     writeFileSync(path.join(env.cwd, ".tama", "hooks.json"), JSON.stringify({ schema: 1, hooks: [{ id: "lint", events: ["post_tool_use"], command: ["true"] }] }));
+    step("OMP start");
     const session = omp.rpc();
     await session.ready();
+    step("session row");
     // The live session appears without a reload, with its cwd and the gates its engine loaded.
     const sessionRow = page.locator("[data-testid=session-row]");
     await expect.poll(() => sessionRow.count(), { timeout: 60_000 }).toBe(1);
@@ -151,7 +179,9 @@ describe.skipIf(!haveChromium)("tama ui in a real browser", () => {
     expect(await sessionRow.textContent()).toContain(env.cwd);
     expect(await sessionRow.locator("[data-testid=project-hooks]").textContent()).toBe(`1 held: not trusted · tama trust ${env.cwd}`);
 
+    step("refused call");
     await session.prompt('CALL bash {"command":"git commit --no-verify -m x"}');
+    step("refusal row");
     const blockRow = page.locator('[data-testid=activity-row][data-outcome=block][data-event="pre_tool_use:bash"]');
     await blockRow.first().waitFor({ timeout: 60_000 });
     expect(await blockRow.first().textContent()).toContain("git commit --no-verify skips");
@@ -160,7 +190,9 @@ describe.skipIf(!haveChromium)("tama ui in a real browser", () => {
     expect(await page.textContent("#n-blocked")).toBe("1");
     expect(await page.textContent("#deny-rate")).toBe("100%");
 
+    step("harmless call");
     await session.prompt('CALL bash {"command":"echo harmless-ran"}');
+    step("pass counts");
     // The filter holds across live updates; the pass joins the refusal.
     await expect.poll(() => page.textContent("#n-dispatches"), { timeout: 60_000 }).toBe("2");
     expect(await page.textContent("#n-blocked")).toBe("1");
@@ -179,6 +211,7 @@ describe.skipIf(!haveChromium)("tama ui in a real browser", () => {
     expect(await page.locator("[data-testid=stages-chart] rect").count()).toBeGreaterThan(0);
     expect(pageErrors).toEqual([]);
 
+    step("snapshot");
     // The view never carries a session's control key.
     const record = readdirSync(path.join(tama.home, "sessions")).find((n) => /^session\..+\.json$/.test(n))!;
     const key = (JSON.parse(readFileSync(path.join(tama.home, "sessions", record), "utf8")) as { key: string }).key;
@@ -186,6 +219,7 @@ describe.skipIf(!haveChromium)("tama ui in a real browser", () => {
     expect(snapshot).not.toContain(key);
     expect(JSON.parse(snapshot)).toMatchObject({ sessions: [{ cwd: env.cwd }] });
 
+    step("screenshot");
     // The screenshot (the test's artifact, under .tmp/): the git gate's refusal and pass, every event.
     await page.selectOption("#f-event", "");
     await page.selectOption("#f-hook", "block-git-hook-bypass");
@@ -194,7 +228,8 @@ describe.skipIf(!haveChromium)("tama ui in a real browser", () => {
     mkdirSync(shots, { recursive: true });
     await page.screenshot({ path: path.join(shots, "tama-ui.png"), fullPage: true });
     expect(readFileSync(path.join(shots, "tama-ui.png")).subarray(1, 4).toString()).toBe("PNG");
-  });
+    // A real OMP, a real browser and several live waits: more time than the suite's default.
+  }, 240_000);
 
   it("shows a hook while it runs, then the session's abandonment and the cancelled outcome when the harness stops waiting", async () => {
     home = makeTestHome();
@@ -204,8 +239,7 @@ describe.skipIf(!haveChromium)("tama ui in a real browser", () => {
     engine = new EngineClient(home, { HOLD_FIFO: fifo });
     await engine.ready();
     const { url } = await startUi({ TAMA_HOME: home.home });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
-    const page = await browser.newPage();
+    const page = await newPage();
     await page.goto(url);
     await page.locator("#live.on").waitFor();
 

@@ -2,6 +2,7 @@
 // a session's record, OMP slash commands and what the model was shown.
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
+import type { Socket } from "node:net";
 import path from "node:path";
 import { processStartTicks } from "../../modules/system/process-groups.ts";
 import type { SessionRecord } from "../../modules/session-control/records.ts";
@@ -97,8 +98,11 @@ let standIn: { pid: number } | undefined;
  */
 export function standInOmp(): { pid: number } {
   if (standIn) return standIn;
-  const child = spawn("sleep", ["3600"], { stdio: "ignore" });
+  // It waits on a pipe from this process, so it ends with the test worker however the
+  // worker ends: a worker ended by a signal runs no exit handler, and a sleep outlived it.
+  const child = spawn("sh", ["-c", "read _ || true"], { stdio: ["pipe", "ignore", "ignore"] });
   child.unref();
+  (child.stdin as Socket).unref();
   process.once("exit", () => child.kill("SIGKILL"));
   if (child.pid === undefined) throw new Error("could not start a stand-in OMP process");
   standIn = { pid: child.pid };
