@@ -11,6 +11,7 @@ import { tamaHome } from "../modules/system/paths.ts";
 import { EngineLifetime } from "./engine-lifetime.ts";
 import { HooklessEvents } from "./hookless.ts";
 import { LocalDecisions } from "../modules/engine/local-decision.ts";
+import { LocalWarmUp } from "../modules/engine/local-warm-up.ts";
 import { parentOf, subagentsOf } from "./process-sessions.ts";
 import type { StatusView } from "./status-command.ts";
 import { TrustDialog } from "./trust-dialog.ts";
@@ -58,6 +59,8 @@ export class AdapterRuntime {
   readonly hookless = new HooklessEvents();
   /** Events whose only hooks are memoryless built-in gates, decided here. */
   readonly local: LocalDecisions;
+  /** The first of them decided again while OMP is idle, so that their code is compiled (local-warm-up.ts). */
+  readonly warmUp = new LocalWarmUp();
 
   constructor(
     readonly host: AdapterHost,
@@ -148,6 +151,7 @@ export class AdapterRuntime {
       const json = JSON.stringify(payload);
       const decided = await this.local.decide(event, payload, plan, json);
       if (decided !== undefined) {
+        this.warmUp.saw(event, json.length, () => this.local.decideAgain(event, payload, plan, json));
         const { decision, reason, additionalContext } = decided;
         this.engine.tell(event, payload, { decision, reason, additionalContext }, (answer) => this.compareLate(event, decided, this.read(answer, payload)), json);
         return { result: decided };

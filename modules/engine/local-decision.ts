@@ -69,6 +69,13 @@ export class LocalDecisions {
    * caller has it (it is sent to the engine as it is).
    */
   async decide(eventName: string, payload: Record<string, unknown>, plan: LocalPlan, payloadJson: string = JSON.stringify(payload)): Promise<DispatchResult | undefined> {
+    const decided = await this.decideAgain(eventName, payload, plan, payloadJson);
+    if (decided !== undefined) this.decided += 1;
+    return decided;
+  }
+
+  /** The same verdict, not counted as an event decided here (local-warm-up.ts). */
+  async decideAgain(eventName: string, payload: Record<string, unknown>, plan: LocalPlan, payloadJson: string): Promise<DispatchResult | undefined> {
     const event = parseEvent(eventName);
     const hooks = event === undefined || !KINDS.has(event.kind) ? undefined : plan.byEvent.get(event.kind);
     if (event === undefined || hooks === undefined) return undefined;
@@ -98,7 +105,6 @@ export class LocalDecisions {
     }
     // A gate that failed is the engine's to report, once.
     if (results.some((r) => r.outcome === "failed-open" || r.outcome === "failed-closed")) return undefined;
-    this.decided += 1;
     return aggregate({ event, session }, { number: plan.generation, releaseId: plan.releaseId }, results);
   }
 }
