@@ -105,8 +105,8 @@ export function register(omp: AdapterApi): AdapterHooks {
   api.on("session_stop", (event, ctx) => stops.onStop(event, ctx));
   api.on("user_bash", (event, ctx) => userBash.onUserBash(event, ctx));
   api.on("session_shutdown", async (event, ctx) => {
-    control.stop(event);
     runtime.warmUp.stop();
+    control.stop(event);
     if (isAdoption(event) && runtime.lifetime.handOver()) {
       // The session goes on under the next adapter, with this engine: no session_end.
       runtime.logger.close();

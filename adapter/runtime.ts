@@ -149,9 +149,10 @@ export class AdapterRuntime {
     if (plan !== undefined) {
       // Serialised once: the size check here and the frame to the engine read the same text.
       const json = JSON.stringify(payload);
+      const began = performance.now();
       const decided = await this.local.decide(event, payload, plan, json);
       if (decided !== undefined) {
-        this.warmUp.saw(event, json.length, () => this.local.decideAgain(event, payload, plan, json));
+        this.warmUp.saw(event, json.length, performance.now() - began, () => this.local.decideAgain(event, payload, plan, json));
         const { decision, reason, additionalContext } = decided;
         this.engine.tell(event, payload, { decision, reason, additionalContext }, (answer) => this.compareLate(event, decided, this.read(answer, payload)), json);
         return { result: decided };

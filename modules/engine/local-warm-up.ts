@@ -2,25 +2,31 @@
 // function only after it has run many times, and a session's gates run a few times a
 // minute. So the first events OMP's process decided are decided again, unseen, in short
 // slices while OMP is idle, until the gates, the hook input and the aggregation have run
-// often enough to be compiled. Each sample is a real payload of this session, so the code
-// sees the shapes it will see; the gates that decide here are memoryless and only read,
-// so deciding a payload again changes nothing. Nothing is kept once the warm-up ends.
+// often enough to be compiled (not the shell parser: it keeps what a script gave, so a
+// command decided again is not parsed again). Each sample is a real payload of this
+// session, so the code sees the shapes it will see; the gates that decide here are
+// memoryless and only read, so deciding a payload again changes nothing. A sample's
+// payload is let go once it is warm; only the event names sampled are kept.
 
 /**
  * Times each sample is decided again, in all. In a real OMP (npm run bench, omp-fixed),
- * 200 took the waits for a tool call from 0.71-0.74 ms to 0.60-0.65 ms, for about
- * 0.1-0.2 s of CPU once per session.
+ * 200 took the waits for a tool call from 0.70-0.80 ms to 0.58-0.65 ms (five paired runs),
+ * for about 0.1-0.2 s of CPU once per session.
  */
 export const WARM_RUNS = 200;
-/** The longest a slice runs before OMP's thread is given back. */
+/** After this long a slice starts no further decision and gives OMP's thread back. */
 const SLICE_MS = 1;
 /** The pause between slices: OMP's own work goes first. */
 const GAP_MS = 15;
 /** The wait after the first sample: a session's start is busy. */
 const FIRST_DELAY_MS = 500;
-/** A sample whose decision takes longer than this is not decided again. */
-const SLOW_MS = 5;
-/** Samples kept, one per event name; a large payload is not kept. */
+/**
+ * A sample whose real decision, or a decision again, took longer than this is not
+ * decided again: the agent chooses the command, and a slow one replayed 200 times would
+ * cost OMP more than warming saves. So a slice lasts SLICE_MS plus one decision at most.
+ */
+const SLOW_MS = 2;
+/** Samples kept, one per event name; a large payload (in UTF-16 units) is not kept. */
 const MAX_SAMPLES = 4;
 const MAX_SAMPLE_CHARS = 8_192;
 
@@ -32,9 +38,6 @@ export class LocalWarmUp {
   private readonly samples = new Map<string, { decide: Decide; runs: number }>();
   private timer: NodeJS.Timeout | undefined;
   private done = false;
-  /** Decisions made again so far. */
-  runs = 0;
-
   /** `slowMs`: a sample whose decision took longer is not decided again. */
   constructor(private readonly slowMs = SLOW_MS) {}
 
@@ -43,9 +46,9 @@ export class LocalWarmUp {
     return this.samples.size > 0;
   }
 
-  /** `decide` decides `event`'s payload again, uncounted. */
-  saw(event: string, payloadChars: number, decide: Decide): void {
-    if (this.done || this.seen.has(event) || this.seen.size >= MAX_SAMPLES || payloadChars > MAX_SAMPLE_CHARS) return;
+  /** `decide` decides `event`'s payload again, uncounted; `tookMs`: how long its real decision took. */
+  saw(event: string, payloadChars: number, tookMs: number, decide: Decide): void {
+    if (this.done || this.seen.has(event) || this.seen.size >= MAX_SAMPLES || payloadChars > MAX_SAMPLE_CHARS || tookMs > this.slowMs) return;
     this.seen.add(event);
     this.samples.set(event, { decide, runs: 0 });
     this.schedule(FIRST_DELAY_MS);
@@ -74,7 +77,6 @@ export class LocalWarmUp {
     for (const [event, sample] of this.samples) {
       while (sample.runs < WARM_RUNS && performance.now() < end) {
         sample.runs += 1;
-        this.runs += 1;
         const began = performance.now();
         try {
           await sample.decide();
