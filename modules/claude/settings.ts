@@ -2,7 +2,6 @@
 // translation is reported with the reason, never imported as something else:
 // a hook that silently ran on other events or tools than its author meant would
 // be worse than one that is missing and named.
-import { readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import * as z from "../protocol/schema.ts";
@@ -10,6 +9,7 @@ import { type EventKind } from "../protocol/engine.ts";
 import { canonicalJson, DEFAULT_TIMEOUT_MS, HookEntry, type ToolMatcher } from "../registry/registry.ts";
 import { ompCutsShort } from "../registry/omp-limits.ts";
 import { describeSchemaError } from "../protocol/schema.ts";
+import { readRegularFile } from "../system/regular-file.ts";
 
 /** Claude Code's events that have an engine event, and the engine's name for each. */
 export const CLAUDE_EVENTS: Readonly<Record<string, EventKind>> = {
@@ -355,7 +355,7 @@ export function namedSettingsFile(file: string, home: string = os.homedir()): Se
 export function readSettingsFile(file: string): { ok: true; settings: unknown } | { ok: false; missing: boolean; error: string } {
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    text = readRegularFile(file);
   } catch (error) {
     const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
     return { ok: false, missing, error: `reading ${file}: ${(error as Error).message}` };

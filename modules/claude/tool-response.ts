@@ -7,7 +7,8 @@
 // replaceAll}`; a failed call is PostToolUseFailure's `{error, is_interrupt}` instead.
 // Tools without such a shape keep OMP's `{content, isError}`.
 
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, fstatSync, readSync } from "node:fs";
+import { openRegularFile } from "../system/regular-file.ts";
 
 type Fields = Record<string, unknown>;
 
@@ -15,7 +16,7 @@ type Fields = Record<string, unknown>;
 function endsWithNewline(file: string): boolean {
   let fd: number | undefined;
   try {
-    fd = openSync(file, "r");
+    fd = openRegularFile(file);
     const size = fstatSync(fd).size;
     if (size === 0) return false;
     const last = Buffer.alloc(1);

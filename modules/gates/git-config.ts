@@ -3,9 +3,10 @@
 // by the environment would give git. Sources, lowest precedence first: the global
 // files, the repository's own config, GIT_CONFIG_* in the environment, then `-c`.
 // A file that cannot be read contributes nothing: the gate reads what is readable.
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
+import { readRegularFile } from "../system/regular-file.ts";
 
 export interface GitConfigEntry {
   /** `section.key` or `section.subsection.key`; section and key lower-cased, as git compares them. */
@@ -70,7 +71,7 @@ function configValue(raw: string): string {
 
 function readEntries(file: string): GitConfigEntry[] {
   try {
-    return parseGitConfig(readFileSync(file, "utf8"));
+    return parseGitConfig(readRegularFile(file));
   } catch {
     return [];
   }
@@ -84,7 +85,7 @@ function gitDirOf(cwd: string, env: ReadonlyMap<string, string>, gitDir: string 
     const candidate = path.join(dir, ".git");
     try {
       if (statSync(candidate).isDirectory()) return candidate;
-      const pointer = /^gitdir:\s*(.+)$/m.exec(readFileSync(candidate, "utf8"))?.[1]?.trim();
+      const pointer = /^gitdir:\s*(.+)$/m.exec(readRegularFile(candidate))?.[1]?.trim();
       if (pointer !== undefined) return path.resolve(dir, pointer);
     } catch {
       // no .git here
@@ -96,7 +97,7 @@ function gitDirOf(cwd: string, env: ReadonlyMap<string, string>, gitDir: string 
 /** The repository's config file; a linked worktree's lives in the common directory. */
 function repoConfigFile(gitDir: string): string {
   try {
-    const common = readFileSync(path.join(gitDir, "commondir"), "utf8").trim();
+    const common = readRegularFile(path.join(gitDir, "commondir")).trim();
     if (common.length > 0) return path.join(path.resolve(gitDir, common), "config");
   } catch {
     // not a linked worktree

@@ -4,7 +4,8 @@
 // user's /todo edit is a custom `user_todo_edit` entry; the newest on the active
 // branch is the current list. "Open" here is pending or in progress: a blocked task
 // waits on someone else, so the agent may end its turn to say so.
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, fstatSync, readSync } from "node:fs";
+import { openRegularFile } from "../system/regular-file.ts";
 
 export type TodoStatus = "pending" | "in_progress" | "completed" | "abandoned" | "blocked";
 export interface TodoTask {
@@ -86,7 +87,7 @@ const indexed = new Map<string, Indexed>();
  * read again from its start.
  */
 export function readSessionTodos(sessionFile: string): TodoTask[] | undefined {
-  const fd = openSync(sessionFile, "r");
+  const fd = openRegularFile(sessionFile);
   try {
     const stat = fstatSync(fd);
     let index = indexed.get(sessionFile);

@@ -3,13 +3,13 @@
 // `--force-with-lease`, a `+ref` refspec, a push to a protected branch (named, or the
 // current branch by a bare `git push`), `git branch -D` of one, `git reset --hard`
 // while on one. `git -C`, `-c` and the wrappers the git gate reads are read too.
-import { readFileSync } from "node:fs";
 import path from "node:path";
 import * as z from "../protocol/schema.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
 import { projectRoot } from "./paths.ts";
 import { isDynamic, walkCall, type RunCommand } from "./shell-walk.ts";
 import { gateWithOptions, type GateVerdict } from "./types.ts";
+import { readRegularFile } from "../system/regular-file.ts";
 
 const Options = z.strictObject({ branches: z._default(z.array(z.string().check(z.minLength(1))), ["main", "master"]) });
 type Options = z.infer<typeof Options>;
@@ -38,14 +38,14 @@ function currentBranch(dir: string): string | undefined {
   const root = projectRoot(dir);
   try {
     let gitDir = path.join(root, ".git");
-    const pointer = readFileSync(gitDir, "utf8").match(/^gitdir: (.+)$/m);
+    const pointer = readRegularFile(gitDir).match(/^gitdir: (.+)$/m);
     if (pointer?.[1]) gitDir = path.resolve(root, pointer[1].trim());
-    return readFileSync(path.join(gitDir, "HEAD"), "utf8").match(/^ref: refs\/heads\/(.+)$/m)?.[1]?.trim();
+    return readRegularFile(path.join(gitDir, "HEAD")).match(/^ref: refs\/heads\/(.+)$/m)?.[1]?.trim();
   } catch (error) {
     // `.git` is a directory (EISDIR above): read HEAD inside it.
     if ((error as NodeJS.ErrnoException).code !== "EISDIR") return undefined;
     try {
-      return readFileSync(path.join(root, ".git", "HEAD"), "utf8").match(/^ref: refs\/heads\/(.+)$/m)?.[1]?.trim();
+      return readRegularFile(path.join(root, ".git", "HEAD")).match(/^ref: refs\/heads\/(.+)$/m)?.[1]?.trim();
     } catch {
       return undefined;
     }

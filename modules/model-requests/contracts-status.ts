@@ -2,10 +2,11 @@
 // contracts file was last written. Their system prompt holds the old block (OMP reads
 // APPEND_SYSTEM.md once, at session start); Tama's splice gives their requests the
 // new one.
-import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
+import { closeSync, readdirSync, readSync, statSync } from "node:fs";
 import path from "node:path";
 import { contractsFilePath, contractsPathOptionsFromEnv } from "./contracts.ts";
 import * as z from "../protocol/schema.ts";
+import { openRegularFile } from "../system/regular-file.ts";
 
 const SessionHeader = z.looseObject({ type: z.literal("session"), id: z.string(), timestamp: z.string(), cwd: z.string() });
 
@@ -23,7 +24,7 @@ export interface SessionContracts {
 
 /** A session file's header: the `session` entry among its first lines (OMP 18.2.3 writes a `title` entry first). */
 function readHeader(file: string): z.infer<typeof SessionHeader> | undefined {
-  const fd = openSync(file, "r");
+  const fd = openRegularFile(file);
   try {
     const buffer = Buffer.alloc(64 * 1024);
     const read = readSync(fd, buffer, 0, buffer.length, 0);

@@ -2,9 +2,10 @@
 // APPEND_SYSTEM.md, but OMP appends that file to a session's system prompt once, at
 // session start. Tama reads the installed block on every model request and puts it in
 // place of the marked block the request carries, wherever that block sits.
-import { readFileSync, type Stats } from "node:fs";
+import { type Stats } from "node:fs";
 import { join, resolve } from "node:path";
 import { ABSENT, readKey, statOf } from "../system/stat-key.ts";
+import { readRegularFile } from "../system/regular-file.ts";
 
 export const CONTRACTS_START = "<!-- jeden contracts: start -->";
 export const CONTRACTS_END = "<!-- jeden contracts: end -->";
@@ -255,7 +256,7 @@ export type InstalledContracts =
 export function readInstalledContracts(path: string): InstalledContracts {
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = readRegularFile(path);
   } catch (error) {
     const code = errorCode(error);
     if (code === "ENOENT" || code === "ENOTDIR") return { kind: "missing" };

@@ -2,7 +2,7 @@
 // dispatch re-reads the file; a failed read, parse, shape or checksum check keeps
 // the previous generation loaded and is reported, never papered over.
 import { createHash } from "node:crypto";
-import { closeSync, fstatSync, openSync, readFileSync } from "node:fs";
+import { closeSync, fstatSync, readFileSync } from "node:fs";
 import { trustProblem } from "../system/strict-modes.ts";
 import { ABSENT, readKey, statOf } from "../system/stat-key.ts";
 import { lineColumn, locateJsonError } from "./json-error.ts";
@@ -11,6 +11,7 @@ import * as z from "../protocol/schema.ts";
 import { builtinGate } from "../gates/index.ts";
 import { describeSchemaError } from "../protocol/schema.ts";
 import { TOOL_KINDS } from "../tools/declaration.ts";
+import { openRegularFile } from "../system/regular-file.ts";
 
 export const REGISTRY_SCHEMA_VERSION = 1;
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -250,7 +251,7 @@ export class RegistryStore {
       // A registry is a few KB: one synchronous read costs tens of µs, where an
       // async read takes four thread-pool round trips.
       this.lastKey = ABSENT;
-      fd = openSync(this.path, "r");
+      fd = openRegularFile(this.path);
       this.lastKey = readKey(fstatSync(fd));
       // A registry someone else can write is not this user's policy: a rejected replacement.
       const untrusted = trustProblem(this.path, { fd });

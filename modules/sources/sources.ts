@@ -8,7 +8,6 @@
 // project's (.tama/hooks.json, .claude/settings.json, .claude/settings.local.json),
 // each in its file's order. The user's gates come first because they are the policy
 // the person set for every session; a project adds to it and cannot run before it.
-import { readFileSync } from "node:fs";
 import path from "node:path";
 import { lineColumn, locateJsonError } from "../registry/json-error.ts";
 import { parseRegistry, type Generation, type HookEntry, type RefreshOutcome, type RegistryStore } from "../registry/registry.ts";
@@ -19,6 +18,7 @@ import { scriptsNamed } from "./scripts.ts";
 import type { BrokenSource, HeldProject } from "../protocol/engine.ts";
 import { ABSENT, readKey, statKey as statKeyOf, statOf } from "../system/stat-key.ts";
 import { FileDigests, readTrustText, sha256, trustFile, trustStateOf, writeTrust, type Manifest, type TrustRead, type TrustState } from "./trust.ts";
+import { readRegularFile } from "../system/regular-file.ts";
 
 /** Where a hook comes from: the prefix of its id outside the user registry. */
 export type SourceLabel = "registry" | "claude-user" | "project" | "claude-project" | "claude-local";
@@ -171,7 +171,7 @@ class SourceFile {
     this.lastKey = key;
     let text: string;
     try {
-      text = readFileSync(this.file, "utf8");
+      text = readRegularFile(this.file);
     } catch (error) {
       this.lastText = undefined;
       this.lastKey = undefined;
@@ -258,7 +258,7 @@ export class ProjectSources {
     this.trustKey = key;
     let text: string | undefined;
     try {
-      text = readFileSync(file, "utf8");
+      text = readRegularFile(file);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") return { ok: false, error: `reading trust record ${file}: ${(error as Error).message}` };
     }

@@ -5,11 +5,12 @@
 // between the record and the files now — a `git pull`, an edit, a checkout — holds
 // the project's hooks again until the person re-trusts or revokes.
 import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import * as z from "../protocol/schema.ts";
 import { describeSchemaError } from "../protocol/schema.ts";
 import { ABSENT, readKey } from "../system/stat-key.ts";
+import { readRegularFile, readRegularFileBytes } from "../system/regular-file.ts";
 
 export const TRUST_SCHEMA_VERSION = 1;
 
@@ -67,7 +68,7 @@ export function readTrust(tamaHome: string, root: string): TrustRead {
   const file = trustFile(tamaHome, root);
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    text = readRegularFile(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return { ok: true, record: undefined };
     return { ok: false, error: `reading trust record ${file}: ${(error as Error).message}` };
@@ -113,7 +114,7 @@ export function listTrust(tamaHome: string): { records: TrustRecord[]; unread: {
   for (const name of names.filter((n) => n.endsWith(".json")).sort()) {
     const file = path.join(dir, name);
     try {
-      const read = readTrustText(file, readFileSync(file, "utf8"));
+      const read = readTrustText(file, readRegularFile(file));
       if (read.ok && read.record) records.push(read.record);
       else if (!read.ok) unread.push({ file, error: read.error });
     } catch (error) {
@@ -168,7 +169,7 @@ export class FileDigests {
     let digest: string | null = null;
     if (key !== ABSENT) {
       try {
-        digest = sha256(readFileSync(file));
+        digest = sha256(readRegularFileBytes(file));
       } catch {
         digest = null;
       }

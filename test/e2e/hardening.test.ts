@@ -1,7 +1,7 @@
 // Parallel tool calls lose nothing, and Tama's logs and records keep no prompt, tool
 // input or output, or contract text, in a real OMP.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { useOmpFixture } from "../omp/fixture.ts";
@@ -75,5 +75,40 @@ describe("allowlisted logs", () => {
       return canaries.filter((c) => text.includes(c)).map((c) => `${c} in ${file}`);
     });
     expect(occurrences).toEqual([]);
+  });
+});
+
+describe("files the agent turns into FIFOs", () => {
+  it("never hang OMP or the engine: the project's .git, APPEND_SYSTEM.md and Claude settings as FIFOs, and every call is still decided", async () => {
+    const { server, env } = await omp.setup();
+    const tama = installTama(env);
+    expect(tama.cli(["hooks", "claude-sources", "on"]).code).toBe(0);
+    const session = omp.rpc();
+    await session.ready();
+    const lastTool = (): string => {
+      const messages = ((server.requests.at(-1)?.body.messages ?? []) as { role: string; content: unknown }[]).filter((m) => m.role === "tool");
+      const last = messages.at(-1)?.content;
+      return typeof last === "string" ? last : JSON.stringify(last ?? "");
+    };
+    const call = async (command: string): Promise<string> => {
+      await session.prompt(`CALL bash ${JSON.stringify({ command })}`);
+      return lastTool();
+    };
+    // Made by the agent's own call through python3: no mkfifo command for a gate to read.
+    // Each is read on the event path (the git gates walk up to .git, every model request
+    // looks for APPEND_SYSTEM.md, the engine reads the project's Claude settings), and a
+    // FIFO opened for reading waits for a writer that never comes.
+    const fifos = [".git", ".omp/APPEND_SYSTEM.md", ".claude/settings.json"];
+    const made = await call(`python3 -c "import os
+for p in ${JSON.stringify(fifos).replace(/"/g, "'")}:
+    os.makedirs(os.path.dirname(p) or '.', exist_ok=True)
+    os.mkfifo(p)" && echo fifos-made`);
+    expect(made).toMatch(/fifos-made/);
+    for (const fifo of fifos) expect(statSync(path.join(env.cwd, fifo)).isFIFO(), fifo).toBe(true);
+
+    expect(await call("git commit --no-verify -m x")).toMatch(/--no-verify/);
+    expect(await call("echo after-the-fifos")).toMatch(/after-the-fifos/);
+    // Every model request after them was answered: two per call.
+    expect(server.requests.length).toBe(6);
   });
 });

@@ -1,0 +1,75 @@
+// Files a session's agent can replace are read only when they are regular files: a FIFO
+// opened for reading would hold the reading thread until a writer came (OMP's whole
+// process, in the adapter), and a device never ends. Each reader runs in a child Bun
+// process with a deadline, so that a reader that blocks fails this test instead of
+// holding the test worker.
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { ROOT } from "../support/engine-client.ts";
+
+const BUN = path.join(ROOT, "node_modules/.bin/bun");
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Run `body` (TypeScript, top-level await, `dir` in scope) in Bun from the repository root; what it prints, as JSON. */
+function inBun(dir: string, body: string): unknown {
+  const script = path.join(dir, "probe.ts");
+  writeFileSync(script, `const dir = ${JSON.stringify(dir)};\n${body}`);
+  const run = spawnSync(BUN, [script], { cwd: ROOT, encoding: "utf8", timeout: 30_000 });
+  if (run.error !== undefined || run.status !== 0) throw new Error(`probe ${run.error?.message ?? `exited ${run.status}`}: ${run.stderr}`);
+  return JSON.parse(run.stdout);
+}
+
+describe("files read only when regular", () => {
+  it("a FIFO or a device is refused at once by every reader of files the agent can replace; a regular file reads as before", () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "tama-fifo-"));
+    dirs.push(dir);
+    mkdirSync(path.join(dir, "repo"));
+    for (const fifo of ["repo/.git", "fifo"]) spawnSync("mkfifo", [path.join(dir, fifo)]);
+    writeFileSync(path.join(dir, "plain.json"), '{"a":1}');
+    const m = (file: string) => JSON.stringify(path.join(ROOT, "modules", file));
+    const out = inBun(
+      dir,
+      `
+import { readRegularFile } from ${m("system/regular-file.ts")};
+import { readSettingsFile } from ${m("claude/settings.ts")};
+import { readInstalledContracts } from ${m("model-requests/contracts.ts")};
+import { readSessionTodos } from ${m("gates/omp-todos.ts")};
+import { builtinGate } from ${m("gates/index.ts")};
+const fifo = dir + "/fifo";
+const code = (f: () => unknown) => { try { f(); return "read"; } catch (e) { return (e as { code?: string }).code ?? (e as Error).message; } };
+const gate = async (id: string, command: string) => {
+  const g = builtinGate(id)!;
+  const parsed = g.parseOptions ? g.parseOptions(undefined) : { ok: true as const, options: undefined };
+  const v = await g.evaluate({ hook_event_name: "PreToolUse", session_id: "s", cwd: dir + "/repo", tool_name: "Bash", tool_input: { command } }, { tamaHome: dir + "/home" }, parsed.ok ? parsed.options : undefined);
+  return v.decision;
+};
+console.log(JSON.stringify({
+  plain: readRegularFile(dir + "/plain.json"),
+  fifo: code(() => readRegularFile(fifo)),
+  device: code(() => readRegularFile("/dev/zero")),
+  settings: readSettingsFile(fifo),
+  contracts: readInstalledContracts(fifo),
+  todos: code(() => readSessionTodos(fifo)),
+  protectBranches: await gate("protect-branches", "git commit -m x"),
+  gitBypass: await gate("block-git-hook-bypass", "git commit -m x"),
+}));
+`,
+    );
+    expect(out).toEqual({
+      plain: '{"a":1}',
+      fifo: "ENOTREG",
+      device: "ENOTREG",
+      settings: { ok: false, missing: false, error: `reading ${path.join(dir, "fifo")}: ${path.join(dir, "fifo")} is not a regular file` },
+      contracts: { kind: "unreadable", reason: expect.stringContaining("not a regular file") },
+      todos: "ENOTREG",
+      protectBranches: "pass",
+      gitBypass: "pass",
+    });
+  });
+});
