@@ -3,10 +3,10 @@
 import type { OmpContext, ToolCallEvent, ToolCallEventResult, ToolResultEvent, ToolResultEventResult } from "../modules/omp/api.ts";
 import type { AdapterRuntime } from "./runtime.ts";
 import { ompInputOf } from "../modules/claude/updated-input.ts";
-import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { detailsToKeep } from "../modules/claude/tool-response.ts";
 import { localRootOf, resolveTargetPath } from "../modules/tools/edit-targets.ts";
+import { readRegularFileUpTo } from "../modules/system/regular-file.ts";
 
 /** Largest file whose content before a write is kept for the hooks' `originalFile`. */
 const ORIGINAL_FILE_MAX_BYTES = 1024 * 1024;
@@ -22,8 +22,9 @@ async function contentBefore(input: Record<string, unknown>, ctx: OmpContext, se
   const file = resolveTargetPath(raw, ctx.cwd, { localRoot: localRootOf(sessionFile, session) });
   if (!path.isAbsolute(file)) return undefined;
   try {
-    const bytes = await readFile(file);
-    return bytes.length > ORIGINAL_FILE_MAX_BYTES ? undefined : bytes.toString("utf8");
+    // The agent names the path: a FIFO or a device there must not hold this call's result.
+    const bytes = await readRegularFileUpTo(file, ORIGINAL_FILE_MAX_BYTES);
+    return bytes?.toString("utf8");
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "ENOENT" ? null : undefined;
   }

@@ -1,7 +1,7 @@
 // Parallel tool calls lose nothing, and Tama's logs and records keep no prompt, tool
 // input or output, or contract text, in a real OMP.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { useOmpFixture } from "../omp/fixture.ts";
@@ -108,7 +108,12 @@ for p in ${JSON.stringify(fifos).replace(/"/g, "'")}:
 
     expect(await call("git commit --no-verify -m x")).toMatch(/--no-verify/);
     expect(await call("echo after-the-fifos")).toMatch(/after-the-fifos/);
-    // Every model request after them was answered: two per call.
-    expect(server.requests.length).toBe(6);
+    // A write names its own path, whose content before the write the adapter reads for
+    // Claude's tool_response: a link to a device that never ends is not read.
+    symlinkSync("/dev/zero", path.join(env.cwd, "zero.txt"));
+    await session.prompt('CALL write {"path":"zero.txt","content":"x"}');
+    expect(lastTool()).toMatch(/outside the project/);
+    // Every model request after them was answered: two per prompt.
+    expect(server.requests.length).toBe(8);
   });
 });

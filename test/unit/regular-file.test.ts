@@ -36,13 +36,14 @@ describe("files read only when regular", () => {
     const out = inBun(
       dir,
       `
-import { readRegularFile } from ${m("system/regular-file.ts")};
+import { readRegularFile, readRegularFileUpTo } from ${m("system/regular-file.ts")};
 import { readSettingsFile } from ${m("claude/settings.ts")};
 import { readInstalledContracts } from ${m("model-requests/contracts.ts")};
 import { readSessionTodos } from ${m("gates/omp-todos.ts")};
 import { builtinGate } from ${m("gates/index.ts")};
 const fifo = dir + "/fifo";
 const code = (f: () => unknown) => { try { f(); return "read"; } catch (e) { return (e as { code?: string }).code ?? (e as Error).message; } };
+const upTo = async (file: string, max: number) => { try { return (await readRegularFileUpTo(file, max))?.toString() ?? "too large"; } catch (e) { return (e as { code?: string }).code; } };
 const gate = async (id: string, command: string) => {
   const g = builtinGate(id)!;
   const parsed = g.parseOptions ? g.parseOptions(undefined) : { ok: true as const, options: undefined };
@@ -58,6 +59,7 @@ console.log(JSON.stringify({
   todos: code(() => readSessionTodos(fifo)),
   protectBranches: await gate("protect-branches", "git commit -m x"),
   gitBypass: await gate("block-git-hook-bypass", "git commit -m x"),
+  upTo: [await upTo(dir + "/plain.json", 7), await upTo(dir + "/plain.json", 6), await upTo(fifo, 7), await upTo("/dev/zero", 7), await upTo(dir, 7), await upTo(dir + "/none", 7)],
 }));
 `,
     );
@@ -70,6 +72,7 @@ console.log(JSON.stringify({
       todos: "ENOTREG",
       protectBranches: "pass",
       gitBypass: "pass",
+      upTo: ['{"a":1}', "too large", "ENOTREG", "ENOTREG", "EISDIR", "ENOENT"],
     });
   });
 });
