@@ -7,7 +7,7 @@
 // replaceAll}`; a failed call is PostToolUseFailure's `{error, is_interrupt}` instead.
 // Tools without such a shape keep OMP's `{content, isError}`.
 
-import { closeSync, fstatSync, readSync } from "node:fs";
+import { closeSync, readSync } from "node:fs";
 import { openRegularFile } from "../system/regular-file.ts";
 
 type Fields = Record<string, unknown>;
@@ -16,8 +16,9 @@ type Fields = Record<string, unknown>;
 function endsWithNewline(file: string): boolean {
   let fd: number | undefined;
   try {
-    fd = openRegularFile(file);
-    const size = fstatSync(fd).size;
+    const opened = openRegularFile(file);
+    fd = opened.fd;
+    const size = opened.stats.size;
     if (size === 0) return false;
     const last = Buffer.alloc(1);
     readSync(fd, last, 0, 1, size - 1);

@@ -4,7 +4,7 @@
 // user's /todo edit is a custom `user_todo_edit` entry; the newest on the active
 // branch is the current list. "Open" here is pending or in progress: a blocked task
 // waits on someone else, so the agent may end its turn to say so.
-import { closeSync, fstatSync, readSync } from "node:fs";
+import { closeSync, readSync } from "node:fs";
 import { openRegularFile } from "../system/regular-file.ts";
 
 export type TodoStatus = "pending" | "in_progress" | "completed" | "abandoned" | "blocked";
@@ -87,9 +87,8 @@ const indexed = new Map<string, Indexed>();
  * read again from its start.
  */
 export function readSessionTodos(sessionFile: string): TodoTask[] | undefined {
-  const fd = openRegularFile(sessionFile);
+  const { fd, stats: stat } = openRegularFile(sessionFile);
   try {
-    const stat = fstatSync(fd);
     let index = indexed.get(sessionFile);
     if (index !== undefined && index.dev === stat.dev && index.ino === stat.ino && index.size === stat.size && index.mtimeMs === stat.mtimeMs) {
       return tipWithTornLine(index, fd, stat.size);

@@ -24,7 +24,7 @@ export interface SessionContracts {
 
 /** A session file's header: the `session` entry among its first lines (OMP 18.2.3 writes a `title` entry first). */
 function readHeader(file: string): z.infer<typeof SessionHeader> | undefined {
-  const fd = openRegularFile(file);
+  const { fd } = openRegularFile(file);
   try {
     const buffer = Buffer.alloc(64 * 1024);
     const read = readSync(fd, buffer, 0, buffer.length, 0);

@@ -2,7 +2,7 @@
 // dispatch re-reads the file; a failed read, parse, shape or checksum check keeps
 // the previous generation loaded and is reported, never papered over.
 import { createHash } from "node:crypto";
-import { closeSync, fstatSync, readFileSync } from "node:fs";
+import { closeSync, readFileSync } from "node:fs";
 import { trustProblem } from "../system/strict-modes.ts";
 import { ABSENT, readKey, statOf } from "../system/stat-key.ts";
 import { lineColumn, locateJsonError } from "./json-error.ts";
@@ -11,7 +11,7 @@ import * as z from "../protocol/schema.ts";
 import { builtinGate } from "../gates/index.ts";
 import { describeSchemaError } from "../protocol/schema.ts";
 import { TOOL_KINDS } from "../tools/declaration.ts";
-import { openRegularFile } from "../system/regular-file.ts";
+import { openRegularFile, READ_MAX_BYTES } from "../system/regular-file.ts";
 
 export const REGISTRY_SCHEMA_VERSION = 1;
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -251,8 +251,9 @@ export class RegistryStore {
       // A registry is a few KB: one synchronous read costs tens of µs, where an
       // async read takes four thread-pool round trips.
       this.lastKey = ABSENT;
-      fd = openRegularFile(this.path);
-      this.lastKey = readKey(fstatSync(fd));
+      const opened = openRegularFile(this.path, READ_MAX_BYTES);
+      fd = opened.fd;
+      this.lastKey = readKey(opened.stats);
       // A registry someone else can write is not this user's policy: a rejected replacement.
       const untrusted = trustProblem(this.path, { fd });
       if (untrusted !== undefined) return this.fail(`hook registry ${this.path} is not trusted: ${untrusted}`);

@@ -13,6 +13,8 @@ import { ABSENT, readKey } from "../system/stat-key.ts";
 import { readRegularFile, readRegularFileBytes } from "../system/regular-file.ts";
 
 export const TRUST_SCHEMA_VERSION = 1;
+/** The largest hook file digested: a compiled hook may be tens of MB; past this it reads as unreadable (held). */
+const HOOK_FILE_MAX_BYTES = 256 * 1024 * 1024;
 
 /** Project-relative path → SHA-256 (lower-case hex) of its bytes, or null when absent. */
 export const Manifest = z.record(z.string(), z.nullable(z.string().check(z.regex(/^[0-9a-f]{64}$/))));
@@ -169,7 +171,7 @@ export class FileDigests {
     let digest: string | null = null;
     if (key !== ABSENT) {
       try {
-        digest = sha256(readRegularFileBytes(file));
+        digest = sha256(readRegularFileBytes(file, HOOK_FILE_MAX_BYTES));
       } catch {
         digest = null;
       }

@@ -79,7 +79,7 @@ describe("allowlisted logs", () => {
 });
 
 describe("files the agent turns into FIFOs", () => {
-  it("never hang OMP or the engine: the project's .git, APPEND_SYSTEM.md and Claude settings as FIFOs, and every call is still decided", async () => {
+  it("never hang OMP or the engine: the project's .git, APPEND_SYSTEM.md and Claude settings as FIFOs, a sparse 8 GB settings file, and every call is still decided", async () => {
     const { server, env } = await omp.setup();
     const tama = installTama(env);
     expect(tama.cli(["hooks", "claude-sources", "on"]).code).toBe(0);
@@ -97,14 +97,19 @@ describe("files the agent turns into FIFOs", () => {
     // Made by the agent's own call through python3: no mkfifo command for a gate to read.
     // Each is read on the event path (the git gates walk up to .git, every model request
     // looks for APPEND_SYSTEM.md, the engine reads the project's Claude settings), and a
-    // FIFO opened for reading waits for a writer that never comes.
+    // FIFO opened for reading waits for a writer that never comes. A sparse settings file
+    // of 8 GB costs nothing on disk and a whole read's worth of memory.
     const fifos = [".git", ".omp/APPEND_SYSTEM.md", ".claude/settings.json"];
     const made = await call(`python3 -c "import os
 for p in ${JSON.stringify(fifos).replace(/"/g, "'")}:
     os.makedirs(os.path.dirname(p) or '.', exist_ok=True)
-    os.mkfifo(p)" && echo fifos-made`);
+    os.mkfifo(p)
+n = '.claude/' + 'settings.local.json'
+os.close(os.open(n, os.O_CREAT | os.O_WRONLY))
+os.truncate(n, 8 << 30)" && echo fifos-made`);
     expect(made).toMatch(/fifos-made/);
     for (const fifo of fifos) expect(statSync(path.join(env.cwd, fifo)).isFIFO(), fifo).toBe(true);
+    expect(statSync(path.join(env.cwd, ".claude", "settings.local.json")).size).toBe(8 * 2 ** 30);
 
     expect(await call("git commit --no-verify -m x")).toMatch(/--no-verify/);
     expect(await call("echo after-the-fifos")).toMatch(/after-the-fifos/);

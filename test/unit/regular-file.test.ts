@@ -4,7 +4,7 @@
 // process with a deadline, so that a reader that blocks fails this test instead of
 // holding the test worker.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -32,6 +32,9 @@ describe("files read only when regular", () => {
     mkdirSync(path.join(dir, "repo"));
     for (const fifo of ["repo/.git", "fifo"]) spawnSync("mkfifo", [path.join(dir, fifo)]);
     writeFileSync(path.join(dir, "plain.json"), '{"a":1}');
+    // Sparse: 64 MiB that cost nothing on disk, and as much as any to read whole.
+    writeFileSync(path.join(dir, "sparse"), "");
+    truncateSync(path.join(dir, "sparse"), 64 * 1024 * 1024);
     const m = (file: string) => JSON.stringify(path.join(ROOT, "modules", file));
     const out = inBun(
       dir,
@@ -54,6 +57,7 @@ console.log(JSON.stringify({
   plain: readRegularFile(dir + "/plain.json"),
   fifo: code(() => readRegularFile(fifo)),
   device: code(() => readRegularFile("/dev/zero")),
+  sparse: code(() => readRegularFile(dir + "/sparse")),
   settings: readSettingsFile(fifo),
   contracts: readInstalledContracts(fifo),
   todos: code(() => readSessionTodos(fifo)),
@@ -67,6 +71,7 @@ console.log(JSON.stringify({
       plain: '{"a":1}',
       fifo: "ENOTREG",
       device: "ENOTREG",
+      sparse: "EFBIG",
       settings: { ok: false, missing: false, error: `reading ${path.join(dir, "fifo")}: ${path.join(dir, "fifo")} is not a regular file` },
       contracts: { kind: "unreadable", reason: expect.stringContaining("not a regular file") },
       todos: "ENOTREG",
