@@ -8,6 +8,7 @@ import { contractsPathOptionsFromEnv, InstalledContractsReader, spliceContracts,
 import { decidedInPlace, decideRequest, type RequestVerdict } from "../modules/model-requests/payload.ts";
 import type { OmpContext } from "../modules/omp/api.ts";
 import { ENDED_BY_HARNESS, type AdapterRuntime } from "./runtime.ts";
+import { openTodosField } from "./session-todos.ts";
 
 interface SessionVerdict {
   verdict: RequestVerdict;
@@ -46,7 +47,7 @@ export class ModelGate {
     this.dispatches += 1;
     // The gates read the session (its todo list, a ledger), never the model payload itself.
     void this.runtime
-      .verdict("before_provider_request", this.runtime.basePayload(ctx))
+      .verdict("before_provider_request", { ...this.runtime.basePayload(ctx), ...openTodosField(ctx.sessionManager) })
       .then((verdict) => {
         const previous = this.verdicts.get(session);
         // Superseded or cancelled: nobody waits for this refresh, and the newest verdict stands.

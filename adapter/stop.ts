@@ -10,6 +10,7 @@
 // without a yield (aborted, timed out, out of budget) cannot be held.
 import { messageText, type OmpContext, type SessionStopEvent, type SessionStopEventResult, type ToolCallEvent, type ToolCallEventResult } from "../modules/omp/api.ts";
 import type { AdapterRuntime } from "./runtime.ts";
+import { openTodosField } from "./session-todos.ts";
 import type { ToolEvents } from "./tool-events.ts";
 
 /** Stop refusals in a row after which the turn may end anyway. */
@@ -37,7 +38,7 @@ export class Stops {
     const session = this.runtime.sessionId(ctx) ?? "";
     await this.tools.checksAnswered();
     const active = (this.refusalsInARow.get(session) ?? 0) > 0;
-    const verdict = await this.runtime.verdict("stop", { ...this.runtime.basePayload(ctx), stop_hook_active: active });
+    const verdict = await this.runtime.verdict("stop", { ...this.runtime.basePayload(ctx), ...openTodosField(ctx.sessionManager), stop_hook_active: active });
     if (verdict.failure !== undefined) {
       this.runtime.notify(`Tama could not check the end of this subagent: ${verdict.failure}`, "warning");
       return undefined;
@@ -63,6 +64,7 @@ export class Stops {
     const verdict = await this.runtime.verdict("stop", {
       ...this.runtime.basePayload(ctx),
       ...(stop.session_file ? { transcript_path: stop.session_file } : {}),
+      ...openTodosField(ctx.sessionManager),
       stop_hook_active: stop.stop_hook_active === true,
       ...lastMessage(stop),
     });

@@ -447,6 +447,7 @@ function commonFields(event: ParsedEvent, payload: DispatchPayload): HookInput {
     prompt: event.kind === "user_prompt_submit" ? payload.prompt : undefined,
     stop_hook_active: event.kind === "stop" ? payload.stop_hook_active : undefined,
     last_assistant_message: event.kind === "stop" && typeof payload.last_assistant_message === "string" ? payload.last_assistant_message : undefined,
+    open_todos: event.kind === "stop" || event.kind === "before_provider_request" ? payload.open_todos : undefined,
   }) as HookInput;
 }
 

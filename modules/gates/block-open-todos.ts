@@ -11,10 +11,10 @@ export const blockOpenTodos: BuiltinGate = {
   memoryless: true,
   evaluate(input) {
     const open = openTodosOf(input);
-    if (open.length === 0) return { decision: "pass" };
+    if (open.count === 0) return { decision: "pass" };
     return {
       decision: "block",
-      reason: `Your todo list still has ${open.length} open task${open.length === 1 ? "" : "s"}:\n${describeOpen(open)}\nFinish them, or mark a task blocked (with what it waits for) or abandoned before ending the turn.`,
+      reason: `Your todo list still has ${open.count} open task${open.count === 1 ? "" : "s"}:\n${describeOpen(open)}\nFinish them, or mark a task blocked (with what it waits for) or abandoned before ending the turn.`,
     };
   },
 };

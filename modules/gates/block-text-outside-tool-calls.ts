@@ -10,7 +10,7 @@ export const blockTextOutsideToolCalls: BuiltinGate = {
   events: ["before_provider_request"],
   evaluate(input) {
     const open = openTodosOf(input);
-    if (open.length === 0) return { decision: "pass" };
+    if (open.count === 0) return { decision: "pass" };
     return { decision: "block", reason: `work is open, so the answer must be a tool call:\n${describeOpen(open)}` };
   },
 };

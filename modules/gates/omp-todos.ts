@@ -5,6 +5,7 @@
 // branch is the current list. "Open" here is pending or in progress: a blocked task
 // waits on someone else, so the agent may end its turn to say so.
 import { closeSync, readSync } from "node:fs";
+import { OPEN_TODOS_NAMED, OpenTodos } from "../protocol/engine.ts";
 import { openRegularFile } from "../system/regular-file.ts";
 
 export type TodoStatus = "pending" | "in_progress" | "completed" | "abandoned" | "blocked";
@@ -206,21 +207,37 @@ function tipWithTornLine(index: Indexed, fd: number, size: number): TodoTask[] |
 
 export const isOpen = (task: TodoTask): boolean => task.status === "pending" || task.status === "in_progress";
 
+/** A session's open tasks: how many, and (at least) the first OPEN_TODOS_NAMED of them. */
+export interface OpenTasks {
+  count: number;
+  named: readonly Pick<TodoTask, "phase" | "content" | "status">[];
+}
+
 /** A short list of open tasks for a refusal reason. */
-export function describeOpen(open: TodoTask[], limit = 8): string {
-  const lines = open.slice(0, limit).map((t) => `- [${t.status === "in_progress" ? "in progress" : "pending"}] ${t.content}`);
-  if (open.length > limit) lines.push(`- … and ${open.length - limit} more`);
+export function describeOpen(open: OpenTasks): string {
+  const lines = open.named.slice(0, OPEN_TODOS_NAMED).map((t) => `- [${t.status === "in_progress" ? "in progress" : "pending"}] ${t.content}`);
+  if (open.count > lines.length) lines.push(`- … and ${open.count - lines.length} more`);
   return lines.join("\n");
 }
 
-/** The open tasks of the session a hook input names (none without a session file). */
-export function openTodosOf(input: { transcript_path?: unknown }): TodoTask[] {
+/**
+ * The open tasks of the session a hook input names. OMP's adapter hands over the list
+ * OMP holds (`open_todos`); the session file is read only without it (another harness,
+ * a payload given to `tama hook`), for the agent can rewrite that file with its own
+ * tools. None without either.
+ */
+export function openTodosOf(input: { transcript_path?: unknown; open_todos?: unknown }): OpenTasks {
+  if (input.open_todos !== undefined) {
+    const held = OpenTodos.safeParse(input.open_todos);
+    if (held.success) return held.data;
+  }
   const file = sessionFileOf(input);
-  if (!file) return [];
+  if (!file) return { count: 0, named: [] };
   try {
-    return (readSessionTodos(file) ?? []).filter(isOpen);
+    const open = (readSessionTodos(file) ?? []).filter(isOpen);
+    return { count: open.length, named: open };
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { count: 0, named: [] };
     throw error;
   }
 }

@@ -9,6 +9,9 @@ export interface OmpSessionManager {
   getHeader?(): { parentSession?: string } | null;
   /** The session's entries; a resumed session's file already holds messages. */
   getEntries?(): { type: string }[];
+  /** The active branch's newest entry, and any entry by id: the session as OMP holds it in memory. */
+  getLeafEntry?(): object | undefined;
+  getEntry?(id: string): object | undefined;
 }
 
 export interface OmpUi {

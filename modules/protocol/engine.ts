@@ -66,6 +66,26 @@ const TEXT_MAX = {
   source: 64,
   reason: 64,
 } as const;
+/** How many open tasks OpenTodos names (a refusal lists no more), and their text's bounds. */
+export const OPEN_TODOS_NAMED = 8;
+export const TODO_TEXT_MAX = { phase: 512, content: 2048 } as const;
+/**
+ * A session's open tasks as OMP holds its todo list in memory: how many, and the first
+ * of them. The adapter reads them from OMP's session, never from the session file,
+ * which the agent can rewrite (adapter/session-todos.ts).
+ */
+export const OpenTodos = z.strictObject({
+  count: z.int().check(z.minimum(0)),
+  named: z.array(
+    z.strictObject({
+      phase: z.string().check(z.maxLength(TODO_TEXT_MAX.phase)),
+      content: z.string().check(z.maxLength(TODO_TEXT_MAX.content)),
+      status: z.enum(["pending", "in_progress"]),
+    }),
+  ).check(z.maxLength(OPEN_TODOS_NAMED)),
+});
+export type OpenTodos = z.infer<typeof OpenTodos>;
+
 export const DispatchPayload = z.looseObject({
   session_id: text(TEXT_MAX.session_id),
   cwd: text(TEXT_MAX.cwd),
@@ -93,6 +113,8 @@ export const DispatchPayload = z.looseObject({
   /** Why a session started (`startup`, `resume`, `clear`, `compact`, `fork`) or ended (`other`, `clear`, …). */
   source: text(TEXT_MAX.source),
   reason: text(TEXT_MAX.reason),
+  /** OMP's own todo list, on a turn end and a model request (absent: the gates read the transcript). */
+  open_todos: z.optional(OpenTodos),
 });
 export type DispatchPayload = z.infer<typeof DispatchPayload>;
 
@@ -106,6 +128,8 @@ const OTHER_FIELDS: Readonly<Record<string, (value: unknown) => boolean>> = {
   origin: (value) => value === "user",
   original_file: (value) => value === null || typeof value === "string",
   duration_ms: (value) => Number.isFinite(value),
+  // A few small records at most: the schema itself is the check.
+  open_todos: (value) => OpenTodos.safeParse(value).success,
 };
 /** The fields any value passes (`unknown` in the schema). */
 export const UNTYPED_PAYLOAD_FIELDS: readonly string[] = ["tool_input", "tool_response", "tool_details"];

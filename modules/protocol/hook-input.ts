@@ -1,6 +1,6 @@
 // The third wire vocabulary: what every hook reads on stdin. Claude Code's hook input
 // shape, so existing Claude Code hook scripts run unchanged; OMP's own call beside it.
-import type { EventKind } from "./engine.ts";
+import type { EventKind, OpenTodos } from "./engine.ts";
 
 /** A Claude-Code-shaped hook input, as every hook (built-in or command) receives it. */
 export type HookInput = {
@@ -26,6 +26,8 @@ export type HookInput = {
     /** How many times in a row the session made this same call, this one included (a result event only). */
     call_repeats?: number;
   };
+  /** OMP's: its session's open tasks as OMP holds them, on Stop and a model request. */
+  open_todos?: OpenTodos;
   /** A code-execution call: its code can write files no hook was shown. */
   unnamed_writes?: boolean;
   [key: string]: unknown;

@@ -4,6 +4,7 @@
 // appending an entry between events as it does.
 import { appendFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { openTodosField } from "../../adapter/session-todos.ts";
 import { defaultRegistry } from "../../modules/registry/default.ts";
 import { BenchEngine, fmtMs, median, writeExecutable, type Row } from "./support.ts";
 
@@ -52,6 +53,7 @@ export async function sessionLengthRows(home: string, tamaBin: string, bun: stri
   }
   const s = median(times.get(short.file) ?? []);
   const l = median(times.get(long.file) ?? []);
+  const held = heldSessionRow(rounds * 10);
   return [
     {
       name: "stop and model request in a 10,000-entry session ÷ a 100-entry one (no todo ever, engine on Bun)",
@@ -60,5 +62,59 @@ export async function sessionLengthRows(home: string, tamaBin: string, bun: stri
       goal: "≤ 1.1×",
       met: l / s <= 1.1,
     },
+    held,
   ];
+}
+
+/** OMP's session as the adapter reads it: entries by id and the active branch's newest. */
+class HeldSession {
+  private readonly byId = new Map<string, object>();
+  private leaf: object | undefined;
+  next = 0;
+  constructor(entries: number) {
+    for (let i = 0; i < entries; i++) this.add();
+  }
+  add(): void {
+    const made = JSON.parse(entry(this.next++)) as { id: string };
+    this.byId.set(made.id, made);
+    this.leaf = made;
+  }
+  getSessionId = (): string => "bench";
+  getSessionFile = (): string | undefined => undefined;
+  getLeafEntry = (): object | undefined => this.leaf;
+  getEntry = (id: string): object | undefined => this.byId.get(id);
+}
+
+/**
+ * Inside OMP the todo gates read the open tasks OMP holds (adapter/session-todos.ts), in
+ * OMP's process: per event, one entry made and the list read, 10,000 entries against 100.
+ */
+function heldSessionRow(rounds: number): Row {
+  const short = new HeldSession(100);
+  const long = new HeldSession(10_000);
+  let t = performance.now();
+  openTodosField(long);
+  const first = performance.now() - t;
+  openTodosField(short);
+  const times = new Map<HeldSession, number[]>([
+    [short, []],
+    [long, []],
+  ]);
+  for (let i = 0; i < rounds + 100; i++) {
+    for (const session of i % 2 === 0 ? [short, long] : [long, short]) {
+      session.add();
+      t = performance.now();
+      openTodosField(session);
+      if (i >= 100) times.get(session)?.push(performance.now() - t);
+    }
+  }
+  const s = median(times.get(short) ?? []);
+  const l = median(times.get(long) ?? []);
+  return {
+    name: "  the open tasks OMP holds, read in OMP's process as the adapter does: 10,000 entries ÷ 100",
+    measured: `${fmtMs(l)} vs ${fmtMs(s)} (p50 per event, n=${rounds}; a first read of the 10,000 ${fmtMs(first)})`,
+    ratio: l / s,
+    goal: "≤ 1.1×",
+    met: l / s <= 1.1,
+  };
 }

@@ -1,7 +1,7 @@
 // Parallel tool calls lose nothing, and Tama's logs and records keep no prompt, tool
 // input or output, or contract text, in a real OMP.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { useOmpFixture } from "../omp/fixture.ts";
@@ -120,5 +120,51 @@ os.truncate(n, 8 << 30)" && echo fifos-made`);
     expect(lastTool()).toMatch(/outside the project/);
     // Every model request after them was answered: two per prompt.
     expect(server.requests.length).toBe(8);
+  });
+});
+
+describe("a todo list the agent rewrites in OMP's session file", () => {
+  it("does not end open work: the turn-end and model-request gates read the list OMP holds, not the file", async () => {
+    const { server, env } = await omp.setup();
+    installTama(env);
+    const session = omp.rpc();
+    await session.ready();
+    // A refusal is the newest message of the request that follows it (the history repeats it).
+    const refusedSince = (from: number): number =>
+      server.requests.slice(from).filter((r) => /Your todo list still has 1 open task/.test(JSON.stringify((r.body.messages as unknown[] | undefined)?.at(-1)))).length;
+    let from = server.requests.length;
+    await session.prompt('CALL todo {"op":"init","list":[{"phase":"P1","items":["first"]}]}');
+    expect(refusedSince(from)).toBeGreaterThan(0);
+    // The agent's own calls through python3, the file's path out of any command's sight:
+    // first rewritten whole with each task marked done (a new inode, as sed -i leaves it;
+    // OMP 18.2.3 may write its file anew after that); then an entry appended under the id
+    // of the newest one, which OMP's next entry names as its parent, carrying a list with
+    // every task done. A gate reading the file let the turn end after the second.
+    const where = Buffer.from(path.join(env.agentDir, "sessions")).toString("base64");
+    const forge = (body: string): string => `python3 -c "import base64, glob, json, os
+for p in glob.glob(base64.b64decode('${where}').decode() + '/**/*.jsonl', recursive=True):
+${body}" && echo forged`;
+    const rewrite = forge(`    s = open(p).read().replace('\\"pending\\"', '\\"completed\\"')
+    open(p + '.new', 'w').write(s)
+    os.replace(p + '.new', p)`);
+    const append = forge(`    last = json.loads(open(p).read().strip().split(chr(10))[-1])
+    done = {'phases': [{'name': 'P1', 'tasks': [{'content': 'first', 'status': 'completed'}]}]}
+    open(p, 'a').write(json.dumps({'type': 'custom', 'customType': 'user_todo_edit', 'id': last['id'], 'parentId': last.get('parentId'), 'timestamp': last.get('timestamp'), 'data': done}) + chr(10))`);
+    for (const command of [rewrite, append]) {
+      from = server.requests.length;
+      await session.prompt(`CALL bash ${JSON.stringify({ command })}`);
+      expect(JSON.stringify(server.requests[from + 1]?.body)).toMatch(/forged/);
+      expect(refusedSince(from), command).toBeGreaterThan(0);
+      // Every model request still has to call a tool: the newest verdict read OMP's list too.
+      expect(server.requests.slice(from).map((r) => r.body.tool_choice), command).toEqual(server.requests.slice(from).map(() => "required"));
+    }
+    const files = readdirSync(path.join(env.agentDir, "sessions"), { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".jsonl"));
+    expect(files.length).toBe(1);
+    expect(readFileSync(path.join(env.agentDir, "sessions", files[0]!), "utf8")).not.toMatch(/"pending"/);
+    // The list OMP holds ends the refusals once its task is done.
+    from = server.requests.length;
+    await session.prompt('CALL todo {"op":"done","task":"first"}');
+    expect(server.requests.length).toBe(from + 2);
+    expect(refusedSince(from)).toBe(0);
   });
 });

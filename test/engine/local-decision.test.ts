@@ -68,6 +68,9 @@ describe("a stop, a tool call or a result decided in OMP's process", () => {
       { session_id: "s2", cwd, transcript_path: session("open", [todo("a", null, "in_progress")]) },
       { session_id: "s3", cwd, transcript_path: session("done", [todo("a", null, "completed")]) },
       { session_id: "s2", cwd, transcript_path: session("open2", [todo("a", null, "pending")]), stop_hook_active: true },
+      // OMP's adapter hands over the list OMP holds: it, not the file, decides.
+      { session_id: "s4", cwd, transcript_path: session("held", [todo("a", null, "completed")]), open_todos: { count: 3, named: [{ phase: "P", content: "held", status: "pending" }] } },
+      { session_id: "s5", cwd, transcript_path: session("held2", [todo("a", null, "pending")]), open_todos: { count: 0, named: [] } },
     ];
     const decisions: string[] = [];
     for (const payload of cases) {
@@ -79,8 +82,8 @@ describe("a stop, a tool call or a result decided in OMP's process", () => {
       expect(verdictOf(decided!)).toEqual(verdictOf(result));
       decisions.push(decided!.decision);
     }
-    expect(decisions).toEqual(["pass", "block", "pass", "block"]);
-    expect(local.decided).toBe(4);
+    expect(decisions).toEqual(["pass", "block", "pass", "block", "block", "pass"]);
+    expect(local.decided).toBe(6);
   });
 
   it("is not offered when a command hook runs for the stop, nor for events a plan does not name", async () => {
