@@ -2,7 +2,7 @@
 // that still ran, per session, kept in the engine's memory (status reports it) and
 // as abandoned.<session>.json in the session-control directory, which
 // `tama hooks running` reads after the engine is gone. This file owns that name.
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import path from "node:path";
 import { Abandonment } from "../protocol/engine.ts";
 import { describeSchemaError } from "../protocol/schema.ts";
@@ -10,6 +10,7 @@ import { writeFileAtomic } from "../system/atomic-write.ts";
 import type { Logger } from "../system/log.ts";
 import { isSafeFileComponent } from "../system/paths.ts";
 import { round, type ActiveHook } from "./dispatch-run.ts";
+import { readRegularFile } from "../system/regular-file.ts";
 
 const RECORD_FILE = /^abandoned\..+\.json$/;
 
@@ -83,7 +84,7 @@ export function readAbandonmentRecords(sessionsDir: string): { abandoned: Abando
   for (const name of names.filter((n) => RECORD_FILE.test(n)).sort()) {
     const file = path.join(sessionsDir, name);
     try {
-      const parsed = Abandonment.safeParse(JSON.parse(readFileSync(file, "utf8")));
+      const parsed = Abandonment.safeParse(JSON.parse(readRegularFile(file)));
       if (parsed.success) abandoned.push(parsed.data);
       else unread.push({ file, error: `not an abandonment record: ${describeSchemaError(parsed.error, "the record")}` });
     } catch (error) {

@@ -4,7 +4,7 @@
 // reason, capped; never a prompt, a tool's input or output or a payload. Lines are
 // gathered in memory and appended off the event loop; a failure to write turns the
 // store off with one warning, and never reaches a dispatch.
-import { appendFileSync, chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { appendFileSync, chmodSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { appendFile, chmod, mkdir, rename, stat } from "node:fs/promises";
 import path from "node:path";
 import { HookOutcome, Stage, StageTiming, type DispatchResult, type HookResult } from "../protocol/engine.ts";
@@ -12,6 +12,7 @@ import * as z from "../protocol/schema.ts";
 import type { Logger } from "../system/log.ts";
 import { tamaPaths } from "../system/paths.ts";
 import type { DispatchRun } from "./dispatch-run.ts";
+import { readRegularFile } from "../system/regular-file.ts";
 
 export const ACTIVITY_SCHEMA_VERSION = 1;
 /** A reason is kept in the hook's own words, up to this many characters. */
@@ -233,7 +234,7 @@ export function readActivityFile(file: string): ActivityRead {
   const out: ActivityRead = { records: [], unreadLines: 0, unread: [] };
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    text = readRegularFile(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") out.unread.push({ file, error: (error as Error).message });
     return out;

@@ -1,6 +1,6 @@
 // Records of the hooks each engine process runs, kept on disk so that they can be
 // named (`tama hooks running`) and ended after the engine that started them is gone.
-import { readFileSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import path from "node:path";
 
@@ -9,6 +9,7 @@ import { orphanedHookProcesses, processAlive, processStartTicks, reapRecordedGro
 import { writeFileAtomicAsync } from "../system/atomic-write.ts";
 import { recordNames } from "../system/record-dir.ts";
 import { describeSchemaError } from "../protocol/schema.ts";
+import { readRegularFile } from "../system/regular-file.ts";
 
 export const RecordedHook = z.object({
   session: z.nullable(z.string()),
@@ -130,7 +131,7 @@ export function readRecords(dir: string, exceptPid?: number): RecordsRead {
     const file = path.join(dir, name);
     let raw: unknown;
     try {
-      raw = JSON.parse(readFileSync(file, "utf8"));
+      raw = JSON.parse(readRegularFile(file));
     } catch (error) {
       out.unread.push({ file, error: (error as Error).message });
       continue;

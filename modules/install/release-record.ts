@@ -2,11 +2,11 @@
 // lays down (`releases/<id>/release.json`). The shell adopts only the adapter whose
 // SHA-256 this record names, so an adapter.js with other bytes — written by anyone
 // but `tama install` — never runs in OMP.
-import { readFileSync } from "node:fs";
 import path from "node:path";
 import * as z from "../protocol/schema.ts";
 import { describeSchemaError } from "../protocol/schema.ts";
 import { trustProblem } from "../system/strict-modes.ts";
+import { readRegularFile } from "../system/regular-file.ts";
 
 export const RELEASE_RECORD_FILE = "release.json";
 
@@ -29,7 +29,7 @@ export function readReleaseRecord(current: string): ReleaseRecordRead {
   const file = path.join(current, RELEASE_RECORD_FILE);
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(file, "utf8"));
+    raw = JSON.parse(readRegularFile(file));
   } catch (error) {
     return { ok: false, error: `reading the release record ${file}: ${(error as Error).message}` };
   }

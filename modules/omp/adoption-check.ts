@@ -6,10 +6,10 @@
 // the slash command, for session control and for the model's reload tool alike —
 // so a file the agent wrote is never adopted. (installed-adapter.ts makes the copy.)
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
 import path from "node:path";
 import { readReleaseRecord } from "../install/release-record.ts";
 import { trustProblem } from "../system/strict-modes.ts";
+import { readRegularFileBytes } from "../system/regular-file.ts";
 
 /** Who asked for the adoption: OMP starting, a person (slash command, `tama sessions reload`), or the model (the tool). */
 export type AdoptionOrigin = "start" | "command" | "session-control" | "tool" | (string & {});
@@ -46,7 +46,7 @@ export function checkInstalledAdapter(home: string, adapterFile: string, bytes: 
     if (chunkUntrusted !== undefined) return refuse(chunkUntrusted);
     let chunkBytes: Buffer;
     try {
-      chunkBytes = readFileSync(chunk);
+      chunkBytes = readRegularFileBytes(chunk);
     } catch (error) {
       return refuse(`the adapter's shared chunk ${chunk} cannot be read: ${(error as Error).message}`);
     }

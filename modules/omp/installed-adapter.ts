@@ -3,11 +3,11 @@
 // what was named. A raw absolute path, because Bun ignores a query on a file:// URL
 // and serves the module it imported first.
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { writeFileAtomic } from "../system/atomic-write.ts";
 import { checkInstalledAdapter, type AdoptionOrigin } from "./adoption-check.ts";
+import { readRegularFileBytes } from "../system/regular-file.ts";
 
 /** `tama install` writes its TAMA_HOME in place of this text in the built shell. */
 const TAMA_HOME_AT_INSTALL = "__TAMA_HOME_AT_INSTALL__";
@@ -34,14 +34,23 @@ export function installedAdapterPath(home: string): string {
  * a copy that does not hash to its name is written again.
  */
 export function addressedCopy(adapterFile: string, origin: AdoptionOrigin = "start"): { digest: string; copy: string } {
-  const bytes = readFileSync(adapterFile);
+  const bytes = readRegularFileBytes(adapterFile);
   const home = path.resolve(path.dirname(adapterFile), "..", "..");
   const checked = checkInstalledAdapter(home, adapterFile, bytes, origin);
   if (!checked.ok) throw new Error(checked.reason);
   const digest = checked.digest;
   const copy = path.join(path.dirname(adapterFile), "loaded", `${digest}.js`);
-  if (!existsSync(copy) || sha256(readFileSync(copy)) !== digest) writeFileAtomic(copy, bytes, { createDir: 0o755 });
+  if (!copyHolds(copy, digest)) writeFileAtomic(copy, bytes, { createDir: 0o755 });
   return { digest, copy };
 }
 
 const sha256 = (bytes: Buffer): string => createHash("sha256").update(bytes).digest("hex");
+
+/** Whether the digest-named copy holds its bytes (anything else there is written over). */
+function copyHolds(copy: string, digest: string): boolean {
+  try {
+    return sha256(readRegularFileBytes(copy)) === digest;
+  } catch {
+    return false;
+  }
+}

@@ -3,7 +3,6 @@
 // release and catalog checksum: the engine hands a hook the capability only when all
 // three match the policy it loaded, and the adapter carries a grant forward when it
 // loads another release, never a grant written for some other generation.
-import { readFileSync } from "node:fs";
 import { trustProblem } from "../system/strict-modes.ts";
 import type { Logger } from "../system/log.ts";
 import type { TamaPaths } from "../system/paths.ts";
@@ -11,6 +10,7 @@ import * as z from "../protocol/schema.ts";
 import { describeSchemaError } from "../protocol/schema.ts";
 import { ControlKey, Sha256 } from "../protocol/session-control.ts";
 import { grantPath, readRecordFile, recordPath, sessionsDirProblem, writePrivateJson, type LoadedGeneration } from "./records.ts";
+import { readRegularFile } from "../system/regular-file.ts";
 
 export const GRANT_SCHEMA_VERSION = 1;
 /** The socket a hook may use, and the key that opens it. */
@@ -36,7 +36,7 @@ export function readGrant(sessionsDir: string, session: string): GrantRead {
   const file = grantPath(sessionsDir, session);
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(file, "utf8"));
+    raw = JSON.parse(readRegularFile(file));
   } catch (error) {
     const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
     return { ok: false, missing, error: `reading grant ${file}: ${(error as Error).message}` };

@@ -2,7 +2,7 @@
 // socket in $TAMA_HOME/sessions/, and the checks that make them trustworthy: a
 // private directory, atomic writes, and a process that is still the one named.
 import { createHash, randomBytes } from "node:crypto";
-import { chmodSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { isSafeFileComponent } from "../system/paths.ts";
 import { processAlive, processStartTicks } from "../system/process-groups.ts";
@@ -11,6 +11,7 @@ import { describeSchemaError } from "../protocol/schema.ts";
 import { ControlKey, Sha256 } from "../protocol/session-control.ts";
 import { recordNames } from "../system/record-dir.ts";
 import { writeFileAtomic } from "../system/atomic-write.ts";
+import { readRegularFile } from "../system/regular-file.ts";
 
 export const RECORD_SCHEMA_VERSION = 1;
 
@@ -116,7 +117,7 @@ export type RecordRead = { ok: true; record: SessionRecord } | { ok: false; miss
 export function readRecordFile(file: string): RecordRead {
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    text = readRegularFile(file);
   } catch (error) {
     const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
     return { ok: false, missing, error: `reading session record ${file}: ${(error as Error).message}` };

@@ -1,7 +1,7 @@
 // What `tama ui` shows, read from the files Tama already keeps under $TAMA_HOME: the
 // session records, the activity store, the running-hook and abandonment records and
 // the registry. Read-only; a session's control key is never part of it.
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { readActivity, readActivityFile, type ActivityRead, type ActivityRecord } from "../engine/activity.ts";
 import { readAbandonmentRecords } from "../engine/abandonments.ts";
 import { readRecords } from "../engine/running-records.ts";
@@ -11,6 +11,7 @@ import { catalogOf, parseRegistry, RegistryStore, type RefreshOutcome } from "..
 import { HookSources } from "../sources/sources.ts";
 import { listRecords, sessionsDirProblem } from "../session-control/records.ts";
 import type { TamaPaths } from "../system/paths.ts";
+import { readRegularFile } from "../system/regular-file.ts";
 
 /** The newest records the page gets; latency and the slowest dispatch are over the same window. */
 export const ACTIVITY_WINDOW = 1000;
@@ -187,7 +188,7 @@ export function snapshot(
 function readRegistryView(file: string): { view: Snapshot["registry"]; outcome?: RefreshOutcome } {
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    text = readRegularFile(file);
   } catch (error) {
     return { view: { hooks: [], checksum: null, error: (error as Error).message } };
   }

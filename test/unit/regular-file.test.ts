@@ -30,7 +30,11 @@ describe("files read only when regular", () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "tama-fifo-"));
     dirs.push(dir);
     mkdirSync(path.join(dir, "repo"));
-    for (const fifo of ["repo/.git", "fifo"]) spawnSync("mkfifo", [path.join(dir, fifo)]);
+    mkdirSync(path.join(dir, "home"));
+    // Tama's own records as the agent could replace them: a grant, a session record, an
+    // engine's running record, an activity file, an abandonment, the release record.
+    const tamaFifos = ["home/grant.s.json", "home/engine.7.json", "home/abandoned.s.json", "home/release.json"];
+    for (const fifo of ["repo/.git", "fifo", ...tamaFifos]) spawnSync("mkfifo", [path.join(dir, fifo)]);
     writeFileSync(path.join(dir, "plain.json"), '{"a":1}');
     // Sparse: 64 MiB that cost nothing on disk, and as much as any to read whole.
     writeFileSync(path.join(dir, "sparse"), "");
@@ -44,6 +48,12 @@ import { readSettingsFile } from ${m("claude/settings.ts")};
 import { readInstalledContracts } from ${m("model-requests/contracts.ts")};
 import { readSessionTodos } from ${m("gates/omp-todos.ts")};
 import { builtinGate } from ${m("gates/index.ts")};
+import { readGrant } from ${m("session-control/grants.ts")};
+import { readRecordFile } from ${m("session-control/records.ts")};
+import { readRecords } from ${m("engine/running-records.ts")};
+import { readActivityFile } from ${m("engine/activity.ts")};
+import { readAbandonmentRecords } from ${m("engine/abandonments.ts")};
+import { readReleaseRecord } from ${m("install/release-record.ts")};
 const fifo = dir + "/fifo";
 const code = (f: () => unknown) => { try { f(); return "read"; } catch (e) { return (e as { code?: string }).code ?? (e as Error).message; } };
 const upTo = async (file: string, max: number) => { try { return (await readRegularFileUpTo(file, max))?.toString() ?? "too large"; } catch (e) { return (e as { code?: string }).code; } };
@@ -63,6 +73,8 @@ console.log(JSON.stringify({
   todos: code(() => readSessionTodos(fifo)),
   protectBranches: await gate("protect-branches", "git commit -m x"),
   gitBypass: await gate("block-git-hook-bypass", "git commit -m x"),
+  tama: [readGrant(dir + "/home", "s"), readRecordFile(fifo), readRecords(dir + "/home").unread, readActivityFile(fifo).unread, readAbandonmentRecords(dir + "/home").unread, readReleaseRecord(dir + "/home")]
+    .map((read) => JSON.stringify(read).includes("is not a regular file")),
   upTo: [await upTo(dir + "/plain.json", 7), await upTo(dir + "/plain.json", 6), await upTo(fifo, 7), await upTo("/dev/zero", 7), await upTo(dir, 7), await upTo(dir + "/none", 7)],
 }));
 `,
@@ -77,6 +89,7 @@ console.log(JSON.stringify({
       todos: "ENOTREG",
       protectBranches: "pass",
       gitBypass: "pass",
+      tama: [true, true, true, true, true, true],
       upTo: ['{"a":1}', "too large", "ENOTREG", "ENOTREG", "EISDIR", "ENOENT"],
     });
   });
