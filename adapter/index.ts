@@ -34,7 +34,7 @@ export function register(omp: AdapterApi): AdapterHooks {
   const runtime = new AdapterRuntime(api.host, import.meta.url);
   const claude = new ClaudeSession(api.host, () => api.pi.getThinkingLevel?.());
   const tools = new ToolEvents(runtime, (session) => claude.envFor(session));
-  const stops = new Stops(runtime, tools);
+  const stops = new Stops(runtime, tools, api.pi);
   const model = new ModelGate(runtime);
   runtime.sessionFields = (session) => claude.fields(session);
   const prompts = new Prompts(runtime, claude);
@@ -103,6 +103,7 @@ export function register(omp: AdapterApi): AdapterHooks {
   api.on("before_agent_start", (event, ctx) => prompts.onAgentStart(event, ctx));
   api.on("before_provider_request", (event, ctx) => model.onRequest(event.payload, ctx));
   api.on("session_stop", (event, ctx) => stops.onStop(event, ctx));
+  api.on("agent_end", (event, ctx) => stops.onSettle(event, ctx));
   api.on("user_bash", (event, ctx) => userBash.onUserBash(event, ctx));
   api.on("session_shutdown", async (event, ctx) => {
     runtime.warmUp.stop();

@@ -4,11 +4,18 @@
 // session is told what the last refusal said.
 //
 // A subagent (OMP's `task`) gets no session_stop: OMP skips it for subagent sessions.
+// OMP also skips session_stop at a settle while a background job (bash `async`, an
+// async subagent) can still wake the session: the job's result is to continue the run,
+// and the stop hooks wait for the settle after it. A job that never ends would have the
+// turn end unchecked, again at every turn while it runs, so Tama checks such a settle
+// itself (agent_end without session_stop, a job running) and a refusal starts the next
+// run with the reason, as OMP's own continuation would.
+//
 // A subagent ends by calling `yield` with its result, so that call is its turn end:
 // the stop gates run there, and a refusal refuses the call — the subagent's model
 // reads the reason as the call's result and goes on working. A subagent that ends
 // without a yield (aborted, timed out, out of budget) cannot be held.
-import { messageText, type OmpContext, type SessionStopEvent, type SessionStopEventResult, type ToolCallEvent, type ToolCallEventResult } from "../modules/omp/api.ts";
+import { messageText, type AgentEndEvent, type OmpApi, type OmpContext, type SessionStopEvent, type SessionStopEventResult, type ToolCallEvent, type ToolCallEventResult } from "../modules/omp/api.ts";
 import type { AdapterRuntime } from "./runtime.ts";
 import { openTodosField } from "./session-todos.ts";
 import type { ToolEvents } from "./tool-events.ts";
@@ -24,13 +31,69 @@ function isSection(input: Record<string, unknown>): boolean {
   return Array.isArray(input.type) && input.type.length > 0;
 }
 
+/** The custom message a refusal at a settle OMP did not check is delivered as. */
+export const SETTLE_REFUSAL_TYPE = "tama-stop-refusal";
+
 export class Stops {
   private readonly refusalsInARow = new Map<string, number>();
+  /** session_stop ran since the last agent_end: OMP checked that settle itself. */
+  private stopSeen = false;
+  /** Settles and turn ends so far: a check that finds another after it is stale. */
+  private settles = 0;
 
   constructor(
     private readonly runtime: AdapterRuntime,
     private readonly tools: ToolEvents,
+    private readonly pi: Pick<OmpApi, "sendMessage">,
   ) {}
+
+  /**
+   * A run settled. Unless OMP ran session_stop for it, or goes on by itself with no job
+   * running, the stop gates run here; nobody waits for them (OMP does not wait on
+   * agent_end), and a refusal is delivered as OMP delivers its own session_stop
+   * continuation: a hidden message for the next run, which it starts.
+   */
+  onSettle(event: AgentEndEvent, ctx: OmpContext): void {
+    const checked = this.stopSeen;
+    this.stopSeen = false;
+    const settle = ++this.settles;
+    if (checked || event.willContinue !== true || this.pi.sendMessage === undefined) return;
+    if ((ctx.getAsyncJobSnapshot?.()?.running.length ?? 0) === 0) return;
+    // A subagent's end is its yield (onSubagentEnd).
+    if (ctx.sessionManager.getHeader?.()?.parentSession) return;
+    const session = this.runtime.sessionId(ctx) ?? "";
+    const active = (this.refusalsInARow.get(session) ?? 0) > 0;
+    const last = [...event.messages].reverse().find((message) => message.role === "assistant");
+    const text = messageText(last);
+    void this.runtime
+      .verdict("stop", { ...this.runtime.basePayload(ctx), ...openTodosField(ctx.sessionManager), stop_hook_active: active, ...(text !== undefined ? { last_assistant_message: text } : {}) })
+      .then((verdict) => {
+        if (verdict.failure !== undefined) {
+          this.runtime.notify(`Tama could not check the end of this turn (a background job is running): ${verdict.failure}`, "warning");
+          return;
+        }
+        if (verdict.result?.decision !== "block") {
+          this.refusalsInARow.delete(session);
+          return;
+        }
+        // The job woke the session and its run ended as the gates ran: that end was checked.
+        if (this.settles !== settle) return;
+        const reason = verdict.result.reason ?? "a stop hook refused to end the turn";
+        const count = (this.refusalsInARow.get(session) ?? 0) + 1;
+        if (count > MAX_STOP_REFUSALS) {
+          this.refusalsInARow.delete(session);
+          this.runtime.notify(`Tama let the turn end after ${MAX_STOP_REFUSALS} refusals in a row by stop hooks; the last said: ${reason}`, "warning");
+          return;
+        }
+        this.refusalsInARow.set(session, count);
+        this.runtime.refused(reason);
+        this.pi.sendMessage?.(
+          { customType: SETTLE_REFUSAL_TYPE, content: `${reason}\n\n(Tama checked this turn's end while a background job runs. To wait for a job, use the hub tool's wait; do not end the turn.)`, display: true },
+          { triggerTurn: true, deliverAs: "nextTurn" },
+        );
+      })
+      .catch((error: unknown) => this.runtime.notify(`Tama could not check the end of this turn: ${(error as Error).message}`, "warning"));
+  }
 
   /** A subagent's `yield` passed its own checks: run the stop gates; a refusal refuses the yield. */
   async onSubagentEnd(call: ToolCallEvent, ctx: OmpContext): Promise<ToolCallEventResult> {
@@ -60,6 +123,8 @@ export class Stops {
   }
 
   async onStop(stop: SessionStopEvent, ctx: OmpContext): Promise<SessionStopEventResult> {
+    this.stopSeen = true;
+    this.settles += 1;
     this.tools.turnEnded();
     const verdict = await this.runtime.verdict("stop", {
       ...this.runtime.basePayload(ctx),

@@ -30,6 +30,8 @@ export interface OmpContext {
   sessionManager: OmpSessionManager;
   /** Abort the current agent operation (a prompt being prepared is dropped). */
   abort?(): void;
+  /** The session's background jobs (bash `async`, subagents): those still running. */
+  getAsyncJobSnapshot?(): { running: readonly unknown[] } | null;
 }
 
 /** What the shell forwards without reading: any event, any answer. */
@@ -64,6 +66,8 @@ export interface OmpApi {
   zod?: unknown;
   /** The session's thinking level (`off`, `minimal` … `max`, `inherit`). */
   getThinkingLevel?(): string | undefined;
+  /** A message into the session; `triggerTurn` starts a run when it is idle. */
+  sendMessage?(message: { customType: string; content: string; display: boolean }, options?: { triggerTurn?: boolean; deliverAs?: "steer" | "followUp" | "nextTurn" }): void;
 }
 
 // ---- events the adapter reads (fields it uses) ----------------------------
@@ -152,6 +156,13 @@ export interface SessionSwitchEvent {
 }
 export type SessionStopEventResult = { decision: "block"; reason: string } | undefined;
 
+/** A run settled. `willContinue`: OMP goes on by itself (a retry, a continuation, a background job that will wake it). */
+export interface AgentEndEvent {
+  type: "agent_end";
+  messages: readonly { role?: string; content?: unknown }[];
+  willContinue?: boolean;
+}
+
 /**
  * Each event the adapter handles with what OMP sends and what it accepts back, as in
  * OMP's own `on(event: "tool_call", handler: ExtensionHandler<ToolCallEvent, ToolCallEventResult>)`.
@@ -168,6 +179,7 @@ export interface OmpEvents {
   before_agent_start: { event: BeforeAgentStartEvent; result: BeforeAgentStartEventResult };
   before_provider_request: { event: BeforeProviderRequestEvent; result: unknown };
   session_stop: { event: SessionStopEvent; result: SessionStopEventResult };
+  agent_end: { event: AgentEndEvent; result: undefined };
   user_bash: { event: UserBashEvent; result: UserBashEventResult };
 }
 

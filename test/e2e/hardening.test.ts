@@ -168,3 +168,35 @@ ${body}" && echo forged`;
     expect(refusedSince(from)).toBe(0);
   });
 });
+
+describe("a background job the agent leaves running", () => {
+  it("does not end open work: OMP skips its turn-end hooks while a job runs, and Tama checks that settle itself", async () => {
+    const { server, env } = await omp.setup();
+    installTama(env);
+    const session = omp.rpc();
+    await session.ready();
+    const refusalIn = (r: RecordedRequest): boolean => /Your todo list still has 1 open task/.test(JSON.stringify((r.body.messages as unknown[] | undefined)?.at(-1)));
+    await session.prompt('CALL todo {"op":"init","list":[{"phase":"P1","items":["first"]}]}');
+    expect(server.requests.filter(refusalIn).length).toBeGreaterThan(0);
+    // A job that never ends while the turn does: OMP defers session_stop until the job
+    // wakes the session, so each of these settles is one OMP does not check.
+    let from = server.requests.length;
+    const framesFrom = session.events.length;
+    const sent = await session.send({ type: "prompt", message: 'CALL bash {"command":"sleep 300","async":true,"timeout":0}' });
+    expect(sent.success).toBe(true);
+    // Refused at each such settle until Tama's limit lets the turn end, and said so.
+    const notice = await session.waitFor((f) => f.type === "extension_ui_request" && f.method === "notify" && /let the turn end after 8 refusals/.test(String(f.message)), { from: framesFrom, timeoutMs: 90_000 });
+    expect(String(notice.message)).toMatch(/Your todo list still has 1 open task/);
+    expect(server.requests.slice(from).filter(refusalIn).length).toBe(8);
+    // The model read each reason with the way to wait for the job.
+    expect(JSON.stringify(server.requests.at(-1)?.body.messages)).toMatch(/use the hub tool's wait/);
+    // Once the task is done, its run goes without a refusal (that the settle after it
+    // sends none is held in test/unit/settle-check.test.ts, where nothing races it).
+    from = server.requests.length;
+    const doneFrom = session.events.length;
+    await session.send({ type: "prompt", message: 'CALL todo {"op":"done","task":"first"}' });
+    await session.waitFor((f) => f.type === "agent_end", { from: doneFrom, timeoutMs: 30_000 });
+    expect(server.requests.length).toBeGreaterThanOrEqual(from + 2);
+    expect(server.requests.slice(from, from + 2).filter(refusalIn)).toEqual([]);
+  });
+});
