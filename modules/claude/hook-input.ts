@@ -513,6 +513,8 @@ export function toHookTargets(event: ParsedEvent, payload: DispatchPayload, decl
         kind: m.kind,
         tool_response: post ? payload.tool_response : undefined,
         call_repeats: post ? payload.call_repeats : undefined,
+        // The project stays the session's wherever the call runs.
+        session_cwd: m.cwd !== undefined && m.cwd !== common.cwd ? common.cwd : undefined,
       }) as HookInput["omp"];
       const cwd = m.cwd ?? common.cwd;
       const input: HookInput = { ...common, cwd, tool_name: hookToolName, tool_input: m.toolInput, ...m.extra, ...callFields, omp };

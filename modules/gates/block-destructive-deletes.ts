@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import * as z from "../protocol/schema.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
-import { globBase, isAllowed, isInside, projectRoot, realPath, throughLinks, wordPath } from "./paths.ts";
+import { globBase, isAllowed, isInside, projectRoot, realPath, sessionCwdOf, throughLinks, wordPath } from "./paths.ts";
 import { isDynamic, MKTEMP_NAME, walkCall, type RunCommand } from "./shell-walk.ts";
 import { gateWithOptions, type GateVerdict } from "./types.ts";
 
@@ -28,14 +28,14 @@ export const blockDestructiveDeletes = gateWithOptions<Options>({
   options: { help: "allow: paths where recursive deletes are fine", example: { allow: ["/tmp/scratch"] } },
   schema: Options,
   evaluate(input: HookInput, _context, options): GateVerdict {
-    const reason = walkCall(input, (run) => destructive(run, input.cwd, options));
+    const reason = walkCall(input, (run) => destructive(run, input.cwd, sessionCwdOf(input), options));
     return reason === undefined ? { decision: "pass" } : { decision: "block", reason };
   },
 });
 
-function destructive(run: RunCommand, sessionCwd: string, options: Options): string | undefined {
-  // Paths are read from where the command runs (after `cd`); the project is the session's.
-  const where: Where = { cwd: run.scope.cwd ?? sessionCwd, root: realPath(projectRoot(sessionCwd)) };
+function destructive(run: RunCommand, callCwd: string, sessionCwd: string, options: Options): string | undefined {
+  // Paths are read from where the command runs (its cwd, after `cd`); the project is the session's.
+  const where: Where = { cwd: run.scope.cwd ?? callCwd, root: realPath(projectRoot(sessionCwd)) };
   // A program named at run time (`$(echo rm)`, `$RM`) is read as rm.
   if (run.program === "rm" || run.dynamic) return rmProblem(run, where, options);
   if (run.program === "find") return findProblem(run, where, options);

@@ -13,7 +13,7 @@ import { callKind } from "../tools/declaration.ts";
 import { localRootOf } from "../tools/edit-targets.ts";
 import path from "node:path";
 import { readCode } from "../tools/code-reading.ts";
-import { isAllowed, isInside, projectRoot, realPath, throughLinks, wordPath } from "./paths.ts";
+import { isAllowed, isInside, projectRoot, realPath, sessionCwdOf, throughLinks, wordPath } from "./paths.ts";
 import { isDynamic, walkCall } from "./shell-walk.ts";
 import { writeTargets } from "./shell-writers.ts";
 import { gateWithOptions, type GateVerdict } from "./types.ts";
@@ -65,7 +65,7 @@ export const denyWritesOutsideRepo = gateWithOptions<Options>({
     const local = (): string | undefined => (scratch ??= { root: sessionLocal(input) }).root;
     if (kind === "write" || (typeof file === "string" && /^(Write|Edit|MultiEdit|NotebookEdit)$/.test(toolName))) {
       if (typeof file === "string") {
-        const problem = outside(file, input.cwd, new Map(), options, local);
+        const problem = outside(file, input.cwd, new Map(), options, local, undefined, sessionCwdOf(input));
         if (problem !== undefined) return { decision: "block", reason: `${toolName} would change ${problem}; ${instead}` };
       }
       return { decision: "pass" };
@@ -77,7 +77,7 @@ export const denyWritesOutsideRepo = gateWithOptions<Options>({
         // A place built at run time (`> "$OUT"` with OUT unknown, `cd $(…)` then a relative name) is not guessed at.
         const unknown = isDynamic(target.word) ? target.word : run.scope.unknownCwd !== undefined && !path.isAbsolute(target.word) && !/^~/.test(target.word) && !DEVICES.has(target.word) && !target.word.startsWith("&") ? `${target.word} after \`cd ${run.scope.unknownCwd}\`` : undefined;
         if (unknown !== undefined) return `${run.program ?? "the command"} ${target.effect} ${unknown}, a path built at run time that may be outside the project; write the path out, or ${instead}`;
-        const problem = outside(target.word, cwd, run.env, options, local, run.scope.links, input.cwd);
+        const problem = outside(target.word, cwd, run.env, options, local, run.scope.links, sessionCwdOf(input));
         if (problem !== undefined) return `${run.program ?? "the command"} ${target.effect} ${problem}; ${instead}`;
       }
       return undefined;

@@ -17,6 +17,15 @@ export function projectRootIn(known: Map<string, string>, cwd: string): string {
   return root;
 }
 
+/**
+ * The session's cwd, whose project the gates keep writes in: a call that names its own
+ * cwd (bash's, debug's) runs there, and its relative paths are read from there, but a
+ * `cwd` of `/etc` does not make `/etc` the project.
+ */
+export function sessionCwdOf(input: { cwd: string; omp?: { session_cwd?: string } }): string {
+  return input.omp?.session_cwd ?? input.cwd;
+}
+
 export function projectRoot(cwd: string): string {
   for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
     if (existsSync(path.join(dir, ".git"))) return dir;

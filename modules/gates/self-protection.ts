@@ -13,7 +13,7 @@ import { ompAgentDir } from "../system/paths.ts";
 import { callKind, codeOf, type CodeLanguage } from "../tools/declaration.ts";
 import { readCode } from "../tools/code-reading.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
-import { throughLinks, userHome } from "./paths.ts";
+import { sessionCwdOf, throughLinks, userHome } from "./paths.ts";
 import { basename, walkCall, walkShell, type RunCommand, type Scope } from "./shell-walk.ts";
 import { writeTargets, type WriteTarget } from "./shell-writers.ts";
 import type { BuiltinGate, GateContext, GateVerdict } from "./types.ts";
@@ -474,7 +474,8 @@ export function findSelfProtectionBreach(input: HookInput, context: GateContext)
   const kind = input.omp?.kind ?? callKind(toolName, input.tool_input);
   let resolved: readonly ProtectedPath[] | undefined;
   // Resolved on first need: most calls name no path to check it against.
-  const list: ProtectedList = () => (resolved ??= protectedPaths(context, cwd));
+  // The project's own files are the session's project's, wherever the call runs.
+  const list: ProtectedList = () => (resolved ??= protectedPaths(context, sessionCwdOf(input)));
   if (kind === "write") {
     const target = writeTargetOf(input);
     if (target === undefined) return undefined;

@@ -25,6 +25,8 @@ export type HookInput = {
     tool_response?: unknown;
     /** How many times in a row the session made this same call, this one included (a result event only). */
     call_repeats?: number;
+    /** The session's own cwd, when the call runs elsewhere (bash's and debug's `cwd`; `cwd` above is the call's). */
+    session_cwd?: string;
   };
   /** OMP's: its session's open tasks as OMP holds them, on Stop and a model request. */
   open_todos?: OpenTodos;

@@ -107,6 +107,20 @@ describe("the agent cannot switch its gates off", () => {
     expect(await bash(session, server, write)).toMatch(/Tama refused this call: it writes .*Tama's hook registry/);
     expect(readFileSync(tama.registry).equals(registryBytes)).toBe(true);
   });
+
+  it("a bash call run from another directory (its `cwd`) still finds the project's own extensions and hooks protected", async () => {
+    const { server, env } = await omp.setup();
+    installTama(env);
+    const session = omp.rpc();
+    await session.ready();
+    const plant = `mkdir -p ${env.cwd}/.omp/extensions && echo 'export default () => {}' > ${env.cwd}/.omp/extensions/planted.ts && echo planted`;
+    const answer = await call(session, server, "bash", { command: plant, cwd: env.scratch });
+    expect(answer).toMatch(/Tama refused this call: .*the project's OMP extensions/);
+    expect(answer).not.toMatch(/planted$/m);
+    const hooks = await call(session, server, "bash", { command: `mkdir -p ${env.cwd}/.tama && echo '{}' > ${env.cwd}/.tama/hooks.json && echo planted`, cwd: env.scratch });
+    expect(hooks).toMatch(/Tama refused this call: .*the project's Tama hooks/);
+    expect(() => readFileSync(path.join(env.cwd, ".omp/extensions/planted.ts"))).toThrow();
+  });
 });
 
 // ---------------------------------------------------------------------------

@@ -109,7 +109,8 @@ describe("tool mapping", () => {
         tool_name: "Bash",
         tool_input: { command: "sleep 1", timeout: 30000, run_in_background: true, env: { A: "1" }, cwd: "/x" },
         tool_use_id: "call-1",
-        omp: { tool_name: "bash", tool_input: { command: "sleep 1", timeout: 30, async: true, cwd: "/x", env: { A: "1" } }, kind: "shell" },
+        // The session's, whose project the gates keep.
+        omp: { tool_name: "bash", tool_input: { command: "sleep 1", timeout: 30, async: true, cwd: "/x", env: { A: "1" } }, kind: "shell", session_cwd: "/repo" },
       },
       kind: "shell",
       names: ["bash", "Bash"],

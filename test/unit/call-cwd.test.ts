@@ -1,0 +1,64 @@
+// A call that names its own cwd (OMP's bash and debug `cwd`) runs there, but the
+// project the gates keep writes in stays the session's: a `cwd` of /etc made /etc the
+// project, and the project's own .omp and .tama went unprotected from /usr.
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { toHookTargets } from "../../modules/claude/hook-input.ts";
+import { matches } from "../../modules/engine/matching.ts";
+import { builtinGates } from "../../modules/gates/index.ts";
+import { parseEvent, type DispatchPayload } from "../../modules/protocol/engine.ts";
+import type { HookEntry } from "../../modules/registry/registry.ts";
+
+let root: string;
+let project: string;
+let tamaHome: string;
+beforeAll(() => {
+  root = mkdtempSync(path.join(os.tmpdir(), "tama-call-cwd-"));
+  project = path.join(root, "proj");
+  tamaHome = path.join(root, "home", ".tama");
+  mkdirSync(path.join(project, ".git"), { recursive: true });
+  mkdirSync(path.join(project, "sub"), { recursive: true });
+  mkdirSync(tamaHome, { recursive: true });
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/** The default pre_tool_use gates that refuse the call, as the engine matches them. */
+async function refusedBy(tool: string, input: Record<string, unknown>): Promise<string[]> {
+  const event = parseEvent(`pre_tool_use:${tool}`)!;
+  const mapped = toHookTargets(event, { session_id: "s1", cwd: project, tool_name: tool, tool_input: input } as DispatchPayload);
+  if (!mapped.ok) return [`unmapped: ${mapped.error}`];
+  const refused: string[] = [];
+  for (const target of mapped.targets) {
+    for (const gate of builtinGates()) {
+      if (!gate.events.includes("pre_tool_use") || !matches({ tools: gate.tools ?? "any" } as HookEntry, target)) continue;
+      const options = gate.parseOptions ? gate.parseOptions(undefined) : { ok: true as const, options: undefined };
+      const verdict = await gate.evaluate(target.input, { tamaHome, env: { ...process.env, HOME: path.join(root, "home") } }, options.ok ? options.options : undefined);
+      if (verdict.decision === "block") refused.push(gate.id);
+    }
+  }
+  return refused;
+}
+
+describe("a call with its own cwd", () => {
+  it("changes no file outside the session's project from there", async () => {
+    expect(await refusedBy("bash", { command: "rm -rf /usr/share/x", cwd: "/usr" })).toContain("block-destructive-deletes");
+    expect(await refusedBy("bash", { command: "echo x > /etc/cron.d/x", cwd: "/etc" })).toContain("deny-writes-outside-repo");
+    expect(await refusedBy("bash", { command: "echo x > cron.d/x", cwd: "/etc" })).toContain("deny-writes-outside-repo");
+    expect(await refusedBy("debug", { action: "launch", program: "rm", args: ["-rf", "share/x"], cwd: "/usr" })).toContain("block-destructive-deletes");
+  });
+
+  it("keeps the session's project's own .omp and .tama protected from there", async () => {
+    expect(await refusedBy("bash", { command: `cp /tmp/e.ts ${project}/.omp/extensions/e.ts`, cwd: "/usr" })).toContain("self-protection");
+    expect(await refusedBy("bash", { command: `echo '{}' > ${project}/.tama/hooks.json`, cwd: "/usr" })).toContain("self-protection");
+    expect(await refusedBy("bash", { command: "echo '{}' > ../.tama/hooks.json", cwd: "sub" })).toContain("self-protection");
+  });
+
+  it("still reads relative paths from where the call runs", async () => {
+    expect(await refusedBy("bash", { command: "echo x > out.txt", cwd: "sub" })).toEqual([]);
+    expect(await refusedBy("bash", { command: "rm -rf build", cwd: path.join(project, "sub") })).toEqual([]);
+    expect(await refusedBy("bash", { command: "echo x > ../out.txt", cwd: "sub" })).toEqual([]);
+    expect(await refusedBy("bash", { command: "echo x > ../lib/x", cwd: "/usr/share" })).toContain("deny-writes-outside-repo");
+  });
+});
