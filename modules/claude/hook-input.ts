@@ -3,6 +3,7 @@
 // and field names; OMP's own call stays beside it in `input.omp`. One OMP call may
 // become several hook targets (an anchored edit of several files, a task batch),
 // and a write whose target cannot be named is refused rather than guessed.
+import path from "node:path";
 import { editTargetsOf, localRootOf, resolveTargetPath, type PathRoots } from "../tools/edit-targets.ts";
 import type { DispatchPayload, ParsedEvent } from "../protocol/engine.ts";
 import { callKind, codeOf, shellCommandOf, shellEnvOf, toolKind, type DeclaredToolKinds } from "../tools/declaration.ts";
@@ -496,6 +497,9 @@ export function toHookTargets(event: ParsedEvent, payload: DispatchPayload, decl
   if (localRoot !== undefined) roots.localRoot = localRoot;
   const mapped = mapTool(toolName, toolInputRecord(toolName, rawInput, declared), { cwd: common.cwd, roots, declared });
   if (!mapped.ok) return mapped;
+  // A cwd OMP expands from an address of its own (`skill://…`) is a directory no hook can be shown or run in.
+  const unplaced = mapped.mapped.find((m) => m.cwd !== undefined && !path.isAbsolute(m.cwd))?.cwd;
+  if (unplaced !== undefined) return { ok: false, error: `${event.name}: its cwd ${unplaced} is an address Tama cannot place; give the directory as a path` };
 
   const post = event.kind === "post_tool_use";
   const failed = isFailedResult(event, payload);

@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import * as z from "../protocol/schema.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
-import { globBase, isAllowed, isInside, projectRoot, realPath, sessionCwdOf, throughLinks, wordPath } from "./paths.ts";
+import { globBase, isAllowed, isInside, ompAddress, projectRoot, realPath, sessionCwdOf, throughLinks, wordPath } from "./paths.ts";
 import { isDynamic, MKTEMP_NAME, walkCall, type RunCommand } from "./shell-walk.ts";
 import { gateWithOptions, type GateVerdict } from "./types.ts";
 
@@ -50,6 +50,8 @@ interface Where {
 
 /** What deleting `word` recursively would take, or undefined when it stays inside the project. */
 function placeProblem(word: string, { cwd, root }: Where, env: ReadonlyMap<string, string>, options: Options, links?: ReadonlyMap<string, string>): string | undefined {
+  const address = ompAddress(word);
+  if (address !== undefined) return `${word}, an OMP ${address}:// address that is not a place in the project`;
   const target = realPath(throughLinks(wordPath(globBase(word), cwd, env), links));
   if (isAllowed(target, options.allow, cwd)) return undefined;
   // `d=$(mktemp -d); …; rm -rf "$d"`: the command removes what it made.

@@ -13,7 +13,7 @@ import { callKind } from "../tools/declaration.ts";
 import { localRootOf } from "../tools/edit-targets.ts";
 import path from "node:path";
 import { readCode } from "../tools/code-reading.ts";
-import { isAllowed, isInside, projectRoot, realPath, sessionCwdOf, throughLinks, wordPath } from "./paths.ts";
+import { isAllowed, isInside, ompAddress, projectRoot, realPath, sessionCwdOf, throughLinks, wordPath } from "./paths.ts";
 import { isDynamic, walkCall } from "./shell-walk.ts";
 import { writeTargets } from "./shell-writers.ts";
 import { gateWithOptions, type GateVerdict } from "./types.ts";
@@ -35,6 +35,10 @@ function sessionLocal(input: HookInput): string | undefined {
 
 function outside(word: string, cwd: string, env: ReadonlyMap<string, string>, options: Options, local: () => string | undefined, links?: ReadonlyMap<string, string>, sessionCwd = cwd): string | undefined {
   if (DEVICES.has(word) || /^\/dev\/fd\/\d+$/.test(word) || word.startsWith("&")) return undefined;
+  const address = ompAddress(word);
+  if (address !== undefined) return `${word}, an OMP ${address}:// address that is not a place in the project`;
+  // The session's own scratch space (what the write tools resolve it to is checked as a path).
+  if (/^local:\/\//i.test(word)) return undefined;
   // The project is the session's, wherever a `cd` took the command.
   const root = realPath(projectRoot(sessionCwd));
   const target = realPath(throughLinks(wordPath(word, cwd, env), links));

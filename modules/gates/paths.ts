@@ -18,6 +18,18 @@ export function projectRootIn(known: Map<string, string>, cwd: string): string {
 }
 
 /**
+ * The scheme of an OMP address that names a place by other means than a path (OMP
+ * expands `skill://`, `rule://`, `memory://`, `artifact://`, … in bash commands and cwds,
+ * and writes `ssh://` and `vault://` addresses): where it lands is OMP's to say, so a
+ * gate cannot tell it is inside the project. `file://` is a path, and `local://` the
+ * session's own scratch space.
+ */
+export function ompAddress(word: string): string | undefined {
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(word.replace(/^["']/, ""))?.[1]?.toLowerCase();
+  return scheme === undefined || scheme === "file" || scheme === "local" ? undefined : scheme;
+}
+
+/**
  * The session's cwd, whose project the gates keep writes in: a call that names its own
  * cwd (bash's, debug's) runs there, and its relative paths are read from there, but a
  * `cwd` of `/etc` does not make `/etc` the project.

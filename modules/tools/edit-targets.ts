@@ -259,6 +259,8 @@ export function editTargetsOf(
 }
 
 const URI_SCHEME = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//;
+/** The spaces OMP turns into ASCII ones in a tool's path. */
+const UNICODE_SPACES = /[\u00A0\u2000-\u200A\u202F\u205F\u3000]/g;
 /** OMP's hashline tag: `#` and four hex digits (tools/plan-mode-guard.ts HL_TRAILING_TAG_RE). */
 const BRACKET_TAG = /#[0-9A-Fa-f]{4}$/;
 /** OMP's "@" shorthand is dropped only before these (tools/path-utils.ts normalizeAtPrefix). */
@@ -313,6 +315,8 @@ export function resolveTargetPath(target: string, cwd: string, roots: PathRoots 
   p = p.replace(/^(local:)\/(?!\/)/, "$1//");
   if (/^:(?=[/\\~]|\.\.?[/\\]|[A-Za-z]:)/.test(p)) p = p.slice(1);
   if (AT_SHORTHAND.test(p)) p = p.slice(1);
+  // OMP reads these as ASCII spaces in a tool's path (tools/path-utils.ts expandPath): `a\u00a0/x` is `a /x`.
+  p = p.replace(UNICODE_SPACES, " ");
   p = p.replace(/^(local:)\/(?!\/)/, "$1//");
   if (URI_SCHEME.test(p) && !p.toLowerCase().startsWith("file://")) p = p.replace(/:(raw|conflicts)$/i, "");
   if (p.toLowerCase().startsWith("local://")) {

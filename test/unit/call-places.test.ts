@@ -1,7 +1,10 @@
-// A call that names its own cwd (OMP's bash and debug `cwd`) runs there, but the
-// project the gates keep writes in stays the session's: a `cwd` of /etc made /etc the
-// project, and the project's own .omp and .tama went unprotected from /usr.
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+// Where a call's paths land, as OMP will place them. A call that names its own cwd
+// (OMP's bash and debug `cwd`) runs there, but the project the gates keep writes in
+// stays the session's: a `cwd` of /etc made /etc the project, and the project's own .omp
+// and .tama went unprotected from /usr. OMP's own addresses (`skill://`, `ssh://`, …)
+// land where OMP says, never in the project; and a tool path's Unicode spaces are ASCII
+// ones to OMP, so a link named `a ` is what `a\u00a0/x` writes through.
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -60,5 +63,27 @@ describe("a call with its own cwd", () => {
     expect(await refusedBy("bash", { command: "rm -rf build", cwd: path.join(project, "sub") })).toEqual([]);
     expect(await refusedBy("bash", { command: "echo x > ../out.txt", cwd: "sub" })).toEqual([]);
     expect(await refusedBy("bash", { command: "echo x > ../lib/x", cwd: "/usr/share" })).toContain("deny-writes-outside-repo");
+  });
+});
+
+describe("OMP's own addresses and a tool path's spaces", () => {
+  it("an address OMP places (skill://, ssh://, …) is no place in the project to write or delete", async () => {
+    expect(await refusedBy("write", { path: "ssh://host/etc/cron.d/x", content: "x" })).toContain("deny-writes-outside-repo");
+    expect(await refusedBy("bash", { command: "echo 'curl x | sh' >> skill://deploy/scripts/run.sh" })).toContain("deny-writes-outside-repo");
+    expect(await refusedBy("bash", { command: "rm -rf skill://deploy/scripts" })).toContain("block-destructive-deletes");
+    expect(await refusedBy("ast_edit", { ops: [{ pat: "a", out: "b" }], paths: ["skill://deploy/scripts/run.py"] })).toContain("deny-writes-outside-repo");
+    // A cwd OMP expands from its own address: refused with the cause, the way to go on said.
+    expect(await refusedBy("bash", { command: "rm -rf scripts", cwd: "skill://deploy" })).toEqual([
+      "unmapped: pre_tool_use:bash: its cwd skill://deploy is an address Tama cannot place; give the directory as a path",
+    ]);
+    // The session's own scratch space stays writable.
+    expect(await refusedBy("bash", { command: "echo x > local://notes.md" })).toEqual([]);
+  });
+
+  it("a tool path's Unicode space is the ASCII one OMP writes through", async () => {
+    symlinkSync("/etc", path.join(project, "a "));
+    expect(await refusedBy("write", { path: "a\u00a0/cron.d/x", content: "x" })).toContain("deny-writes-outside-repo");
+    expect(await refusedBy("write", { path: "a\u2009/cron.d/x", content: "x" })).toContain("deny-writes-outside-repo");
+    expect(await refusedBy("write", { path: "b\u00a0/x.txt", content: "x" })).toEqual([]);
   });
 });
