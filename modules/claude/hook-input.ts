@@ -147,13 +147,22 @@ function mapLsp(request: Fields, ctx: MapContext, where: string): MapResult {
   // requests and unknown actions may change files: never read-only.
   const kind = LSP_READ_ONLY.has(lspActionKey(action)) ? "lookup" : "write";
   const file = str(request.file);
-  return ok({
+  const call: Mapped = {
     kind,
     claudeName: "LSP",
     toolInput: request,
     ompName: "lsp",
     ...(file ? { target: resolveTargetPath(file, ctx.cwd, ctx.roots) } : {}),
+  };
+  if (kind === "lookup") return ok(call);
+  // The files it changes by name, each as a write the gates read (`rename_file` moves
+  // `file` to `new_name`; a rename or code action edits `file`), then the call itself.
+  const named = [file, lspActionKey(action) === "rename_file" ? str(request.new_name) : undefined].filter((p): p is string => p !== undefined && p.length > 0);
+  const writes: Mapped[] = named.map((p) => {
+    const filePath = resolveTargetPath(p, ctx.cwd, ctx.roots);
+    return { kind: "write", claudeName: "Write", ompName: "lsp", toolInput: { file_path: filePath }, target: filePath };
   });
+  return { ok: true, mapped: [...writes, call] };
 }
 
 // ---------------------------------------------------------------------------

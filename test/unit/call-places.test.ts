@@ -87,3 +87,16 @@ describe("OMP's own addresses and a tool path's spaces", () => {
     expect(await refusedBy("write", { path: "b\u00a0/x.txt", content: "x" })).toEqual([]);
   });
 });
+
+describe("LSP actions that change files", () => {
+  it("are writes of the files they name: rename_file's source and destination, a rename's or code action's file", async () => {
+    const extensions = path.join(root, "home", ".omp", "agent", "extensions", "evil.ts");
+    expect(await refusedBy("lsp", { action: "rename_file", file: "evil.ts", new_name: extensions })).toContain("self-protection");
+    expect(await refusedBy("lsp", { action: "rename_file", file: "evil.ts", new_name: "/etc/cron.d/x" })).toContain("deny-writes-outside-repo");
+    expect(await refusedBy("lsp", { action: "rename_file", file: ".env", new_name: "env.txt" })).toContain("protect-secret-files");
+    expect(await refusedBy("lsp", { action: "rename", file: "/etc/foo.ts", line: 1, symbol: "x", new_name: "y" })).toContain("deny-writes-outside-repo");
+    expect(await refusedBy("write", { path: "xd://lsp", content: JSON.stringify({ action: "rename_file", file: "a.ts", new_name: "/etc/x.ts" }) })).toContain("deny-writes-outside-repo");
+    expect(await refusedBy("lsp", { action: "rename_file", file: "a.ts", new_name: "src/b.ts" })).toEqual([]);
+    expect(await refusedBy("lsp", { action: "rename", file: "a.ts", line: 1, symbol: "x", new_name: "y" })).toEqual([]);
+  });
+});
