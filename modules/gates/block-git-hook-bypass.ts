@@ -6,7 +6,7 @@
 // commit and am; for push it is --dry-run, for merge/pull/rebase --no-stat, for log a count.
 import path from "node:path";
 import { readCode, shellLine } from "../tools/code-reading.ts";
-import { codeOf, type CodeLanguage } from "../tools/declaration.ts";
+import { callKind, codeOf, type CodeLanguage } from "../tools/declaration.ts";
 import { isDynamic, readableScripts, walkShell, type RunCommand, type Scope } from "./shell-walk.ts";
 import { writeTargets } from "./shell-writers.ts";
 import { parseShell } from "./shell-words.ts";
@@ -18,11 +18,17 @@ const PASS: GateVerdict = { decision: "pass" };
 const FIX = "fix what the hooks report";
 export const blockGitHookBypass: BuiltinGate = {
   id: "block-git-hook-bypass",
-  description: "Refuses shell commands and code that skip the repository's git hooks (--no-verify, core.hooksPath, HUSKY=0, …).",
+  description: "Refuses shell commands, code and file writes that skip the repository's git hooks (--no-verify, core.hooksPath, HUSKY=0, a hand-edited .git/config or .git/hooks, …).",
   events: ["pre_tool_use"],
   memoryless: true,
-  tools: "shell",
+  tools: "any",
   evaluate(input: HookInput): GateVerdict {
+    const toolName = input.tool_name ?? input.omp?.tool_name ?? "";
+    if ((input.omp?.kind ?? callKind(toolName, input.tool_input)) === "write") {
+      const file = input.tool_input?.file_path;
+      const reason = typeof file === "string" ? gitFileChange(`${toolName} writes`, file, path.resolve(input.cwd, file)) : undefined;
+      return reason === undefined ? PASS : { decision: "block", reason };
+    }
     const call = readableScripts(input);
     if (call === undefined) return PASS;
     const code = codeOf(input.tool_name ?? "", input.tool_input);
@@ -54,17 +60,24 @@ function findIn(script: string, depth: number, scope: Scope): string | undefined
       for (const target of writeTargets(run.command, run.argv)) {
         const file = path.resolve(run.scope.cwd ?? process.cwd(), target.word);
         written.add(file);
-        // `echo '[core] hooksPath=…' >> .git/config`, `rm .git/hooks/pre-commit`: git's own files, changed by hand.
-        const gitFile = /(^|\/)\.git\/(config$|hooks(\/|$))/.exec(file);
-        if (gitFile) {
-          const what = gitFile[2] === "config" ? "git's config, where core.hooksPath lives" : "the repository's installed git hooks";
-          return `${run.program ?? "the command"} ${target.effect} ${target.word}, ${what}; leave it to git and the project's hook setup (\`git config\` for settings), and ${FIX}`;
-        }
+        const reason = gitFileChange(`${run.program ?? "the command"} ${target.effect}`, target.word, file);
+        if (reason !== undefined) return reason;
       }
       return undefined;
     },
     depth,
   );
+}
+
+/**
+ * `echo '[core] hooksPath=…' >> .git/config`, `rm .git/hooks/pre-commit`, a write tool's
+ * `.git/config`: git's own files, changed by hand, where hooks are switched off.
+ */
+function gitFileChange(who: string, word: string, file: string): string | undefined {
+  const gitFile = /(^|\/)\.git\/(config$|hooks(\/|$))/.exec(file);
+  if (!gitFile) return undefined;
+  const what = gitFile[2] === "config" ? "git's config, where core.hooksPath lives" : "the repository's installed git hooks";
+  return `${who} ${word}, ${what}; leave it to git and the project's hook setup (\`git config\` for settings), and ${FIX}`;
 }
 
 function checkCommand({ argv, program, dynamic, env, depth, scope, code }: RunCommand, written: ReadonlySet<string>): string | undefined {

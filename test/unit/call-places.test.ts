@@ -100,3 +100,13 @@ describe("LSP actions that change files", () => {
     expect(await refusedBy("lsp", { action: "rename", file: "a.ts", line: 1, symbol: "x", new_name: "y" })).toEqual([]);
   });
 });
+
+describe("git's own files changed by a write tool", () => {
+  it("are refused as the shell's writers are: hooks switched off in .git/config or .git/hooks", async () => {
+    expect(await refusedBy("write", { path: ".git/config", content: "[core]\n\thooksPath = /dev/null\n" })).toContain("block-git-hook-bypass");
+    expect(await refusedBy("write", { path: ".git/hooks/pre-commit", content: "#!/bin/sh\nexit 0\n" })).toContain("block-git-hook-bypass");
+    expect(await refusedBy("edit", { path: ".git/config", edits: [{ old_text: "[core]", new_text: "[core]\n\thooksPath=/dev/null" }] })).toContain("block-git-hook-bypass");
+    expect(await refusedBy("lsp", { action: "rename_file", file: ".git/hooks/pre-commit", new_name: "pre-commit.off" })).toContain("block-git-hook-bypass");
+    expect(await refusedBy("write", { path: "docs/git-config.md", content: "hooksPath" })).toEqual([]);
+  });
+});
