@@ -138,11 +138,34 @@ function writeRegistry(paths: TamaPaths, releaseId: string): InstallReport["regi
   if (parsed.file.release?.id === releaseId) return { path: paths.registry, action: "kept" };
   const raw = JSON.parse(text) as Record<string, unknown>;
   raw.release = { id: releaseId };
+  const widened = widenEarlierDefaults(raw.hooks);
   if (raw.checksum !== undefined) {
-    raw.checksum = catalogChecksum({ ...catalogOf(parsed.file), release: { id: releaseId } });
+    const file = { ...parsed.file, hooks: parsed.file.hooks.map((hook) => (widened.has(hook.id) ? { ...hook, tools: "any" as const } : hook)) };
+    raw.checksum = catalogChecksum({ ...catalogOf(file), release: { id: releaseId } });
   }
   writeAtomic(paths.registry, `${JSON.stringify(raw, null, 2)}\n`);
   return { path: paths.registry, action: "release-updated" };
+}
+
+/**
+ * The tools a built-in gate's entry matched by default in earlier releases, where this
+ * one reads more: block-git-hook-bypass read shell and code calls only until it read a
+ * write tool's change to .git/config and .git/hooks. An entry still holding that default
+ * is given this release's (an entry set otherwise is the person's choice, and kept).
+ */
+const EARLIER_TOOLS_DEFAULTS: Readonly<Record<string, string>> = { "block-git-hook-bypass": "shell" };
+
+/** Widen, in place, the raw registry's entries that hold an earlier default; their ids. */
+function widenEarlierDefaults(hooks: unknown): Set<string> {
+  const widened = new Set<string>();
+  if (!Array.isArray(hooks)) return widened;
+  for (const hook of hooks as Record<string, unknown>[]) {
+    const builtin = typeof hook?.builtin === "string" ? hook.builtin : undefined;
+    if (builtin === undefined || EARLIER_TOOLS_DEFAULTS[builtin] === undefined || hook.tools !== EARLIER_TOOLS_DEFAULTS[builtin]) continue;
+    hook.tools = "any";
+    if (typeof hook.id === "string") widened.add(hook.id);
+  }
+  return widened;
 }
 
 export interface UninstallReport {

@@ -49,4 +49,20 @@ describe("install and uninstall", () => {
     expect(existsSync(home.registry)).toBe(false);
     expect(existsSync(path.join(home.home, "notes", "keep.txt"))).toBe(true);
   });
+
+  it("a new release gives a built-in gate's entry this release's tools where it still holds an earlier default", async () => {
+    install();
+    const registry = JSON.parse(readFileSync(home.registry, "utf8")) as { release: { id: string }; hooks: { id: string; tools: unknown }[] };
+    const gate = (r: typeof registry) => r.hooks.find((h) => h.id === "block-git-hook-bypass");
+    expect(gate(registry)?.tools).toBe("any");
+    // As an earlier release wrote it, and another gate narrowed by the person.
+    const earlier = { ...registry, checksum: undefined, release: { id: "earlier" }, hooks: registry.hooks.map((h) => (h.id === "block-git-hook-bypass" ? { ...h, tools: "shell" } : h.id === "deny-writes-outside-repo" ? { ...h, tools: "write" } : h)) };
+    writeFileSync(home.registry, JSON.stringify(earlier));
+    expect(install().registry.action).toBe("release-updated");
+    const after = JSON.parse(readFileSync(home.registry, "utf8")) as typeof registry;
+    expect(gate(after)?.tools).toBe("any");
+    expect(after.hooks.find((h) => h.id === "deny-writes-outside-repo")?.tools).toBe("write");
+    // Read back by the CLI as a valid registry.
+    expect(tama(home, ["hooks", "list", "--json"]).code).toBe(0);
+  });
 });
