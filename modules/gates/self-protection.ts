@@ -177,12 +177,24 @@ function resolveProtectedPaths(context: GateContext, cwd: string, hookFiles: rea
   add(path.join(cwd, ".omp", "extensions"), "the project's OMP extensions", true);
   for (const name of ["config.yml", "config.yaml"]) add(path.join(cwd, ".omp", name), "the project's OMP settings", false);
   add(path.join(cwd, ".tama"), "the project's Tama hooks", true);
+  // Code OMP itself loads at its next start, as extensions are: its hooks directories,
+  // a project's settings.json naming extensions, and the Claude and Codex hook folders
+  // its discovery reads (pre/, post/; Codex's pre-<tool>.ts).
+  add(path.join(agentDir, "hooks"), "OMP's hooks, code OMP loads", true);
+  add(path.join(cwd, ".omp", "hooks"), "the project's OMP hooks, code OMP loads", true);
+  add(path.join(cwd, ".omp", "settings.json"), "the project's OMP settings (which extensions it loads)", false);
+  for (const type of ["pre", "post"]) {
+    add(path.join(cwd, ".claude", "hooks", type), "the project's Claude hooks OMP loads as code", true);
+    add(path.join(home, ".claude", "hooks", type), "Claude hooks OMP loads as code", true);
+  }
   add(path.join(home, ".claude", "settings.json"), "Claude Code settings Tama reads hooks from", false);
   for (const name of ["settings.json", "settings.local.json"]) add(path.join(cwd, ".claude", name), "Claude Code settings Tama reads hooks from", false);
   // Codex's hook file holds Tama's entries (`tama install --codex`); its config.toml, the person's trust in them.
   const codexHome = env.CODEX_HOME || path.join(home, ".codex");
   add(path.join(codexHome, "hooks.json"), "Codex's hooks, where Tama's entries are", false);
   add(path.join(codexHome, "config.toml"), "Codex's settings (which hooks it trusts)", false);
+  add(path.join(codexHome, "hooks"), "Codex hooks OMP loads as code", true);
+  add(path.join(cwd, ".codex", "hooks"), "the project's Codex hooks OMP loads as code", true);
   for (const file of hookFiles) add(file, "a script a registered hook runs", false);
   const resolved = list.map(({ raw, what, tree }) => ({ ...resolvedWithCheck(raw), what, tree }));
   return { list: resolved.map(({ path: file, what, tree }) => ({ path: file, what, tree })), checks: resolved.map((r) => r.check) };

@@ -110,3 +110,24 @@ describe("git's own files changed by a write tool", () => {
     expect(await refusedBy("write", { path: "docs/git-config.md", content: "hooksPath" })).toEqual([]);
   });
 });
+
+describe("code OMP loads at its next start", () => {
+  it("its hooks folders and a project's settings.json naming extensions are Tama's to protect, as its extensions are", async () => {
+    const home = path.join(root, "home");
+    for (const target of [
+      ".omp/hooks/pre/bash.ts",
+      ".omp/settings.json",
+      ".claude/hooks/pre/bash.ts",
+      ".claude/hooks/post/x.js",
+      ".codex/hooks/pre-bash.ts",
+      `${home}/.omp/agent/hooks/post/x.ts`,
+      `${home}/.claude/hooks/pre/x.ts`,
+      `${home}/.codex/hooks/pre-bash.ts`,
+    ]) {
+      expect(await refusedBy("write", { path: target, content: "export default () => {}" }), target).toContain("self-protection");
+    }
+    expect(await refusedBy("bash", { command: "mkdir -p .omp/hooks/pre && cp /tmp/x.ts .omp/hooks/pre/bash.ts" })).toContain("self-protection");
+    // A Claude Code hook script beside them is the project's own to change.
+    expect(await refusedBy("write", { path: ".claude/hooks/format.py", content: "print()" })).toEqual([]);
+  });
+});
