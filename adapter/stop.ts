@@ -8,8 +8,8 @@
 // async subagent) can still wake the session: the job's result is to continue the run,
 // and the stop hooks wait for the settle after it. A job that never ends would have the
 // turn end unchecked, again at every turn while it runs, so Tama checks such a settle
-// itself (agent_end without session_stop, a job running) and a refusal starts the next
-// run with the reason, as OMP's own continuation would.
+// itself (agent_end without session_stop, the answer ended, a job running) and sends a
+// refusal as a message that starts the next run with the reason.
 //
 // A subagent ends by calling `yield` with its result, so that call is its turn end:
 // the stop gates run there, and a refusal refuses the call — the subagent's model
@@ -48,22 +48,41 @@ export class Stops {
   ) {}
 
   /**
-   * A run settled. Unless OMP ran session_stop for it, or goes on by itself with no job
-   * running, the stop gates run here; nobody waits for them (OMP does not wait on
-   * agent_end), and a refusal is delivered as OMP delivers its own session_stop
-   * continuation: a hidden message for the next run, which it starts.
+   * A refusal in a row for `session`: the count it makes, or undefined once past
+   * MAX_STOP_REFUSALS, when the end may come anyway and the session is told so.
+   */
+  private countRefusal(session: string, reason: string, what: string, inARow = true): number | undefined {
+    const count = inARow ? (this.refusalsInARow.get(session) ?? 0) + 1 : 1;
+    if (count > MAX_STOP_REFUSALS) {
+      this.refusalsInARow.delete(session);
+      this.runtime.notify(`Tama let ${what} end after ${MAX_STOP_REFUSALS} refusals in a row by stop hooks; the last said: ${reason}`, "warning");
+      return undefined;
+    }
+    this.refusalsInARow.set(session, count);
+    this.runtime.refused(reason);
+    return count;
+  }
+
+  /**
+   * A run settled. Only a settle that ended the model's answer (`stopReason` "stop")
+   * while a background job runs, with no session_stop before it, is OMP's deferred turn
+   * end; a retry, a recovery or a compaction continuing by itself is not. The stop
+   * gates run there, nobody waiting on them (OMP does not wait on agent_end); a refusal
+   * that finds no later settle and the job still running is sent as a message that
+   * starts the next run (or rides with the next one, when one is already starting).
    */
   onSettle(event: AgentEndEvent, ctx: OmpContext): void {
     const checked = this.stopSeen;
     this.stopSeen = false;
     const settle = ++this.settles;
     if (checked || event.willContinue !== true || this.pi.sendMessage === undefined) return;
-    if ((ctx.getAsyncJobSnapshot?.()?.running.length ?? 0) === 0) return;
-    // A subagent's end is its yield (onSubagentEnd).
-    if (ctx.sessionManager.getHeader?.()?.parentSession) return;
+    const jobRuns = (): boolean => (ctx.getAsyncJobSnapshot?.()?.running.length ?? 0) > 0;
+    if (!jobRuns()) return;
+    let last: AgentEndEvent["messages"][number] | undefined;
+    for (let i = event.messages.length - 1; i >= 0 && last === undefined; i--) if (event.messages[i]?.role === "assistant") last = event.messages[i];
+    if (last?.stopReason !== "stop") return;
     const session = this.runtime.sessionId(ctx) ?? "";
     const active = (this.refusalsInARow.get(session) ?? 0) > 0;
-    const last = [...event.messages].reverse().find((message) => message.role === "assistant");
     const text = messageText(last);
     void this.runtime
       .verdict("stop", { ...this.runtime.basePayload(ctx), ...openTodosField(ctx.sessionManager), stop_hook_active: active, ...(text !== undefined ? { last_assistant_message: text } : {}) })
@@ -76,17 +95,10 @@ export class Stops {
           this.refusalsInARow.delete(session);
           return;
         }
-        // The job woke the session and its run ended as the gates ran: that end was checked.
-        if (this.settles !== settle) return;
+        // A later settle was checked in its turn; a job that ended wakes the session, whose end OMP checks.
+        if (this.settles !== settle || !jobRuns()) return;
         const reason = verdict.result.reason ?? "a stop hook refused to end the turn";
-        const count = (this.refusalsInARow.get(session) ?? 0) + 1;
-        if (count > MAX_STOP_REFUSALS) {
-          this.refusalsInARow.delete(session);
-          this.runtime.notify(`Tama let the turn end after ${MAX_STOP_REFUSALS} refusals in a row by stop hooks; the last said: ${reason}`, "warning");
-          return;
-        }
-        this.refusalsInARow.set(session, count);
-        this.runtime.refused(reason);
+        if (this.countRefusal(session, reason, "the turn") === undefined) return;
         this.pi.sendMessage?.(
           { customType: SETTLE_REFUSAL_TYPE, content: `${reason}\n\n(Tama checked this turn's end while a background job runs. To wait for a job, use the hub tool's wait; do not end the turn.)`, display: true },
           { triggerTurn: true, deliverAs: "nextTurn" },
@@ -111,14 +123,7 @@ export class Stops {
       return undefined;
     }
     const reason = verdict.result.reason ?? "a stop hook refused to end this subagent";
-    const count = (this.refusalsInARow.get(session) ?? 0) + 1;
-    if (count > MAX_STOP_REFUSALS) {
-      this.refusalsInARow.delete(session);
-      this.runtime.notify(`Tama let the subagent end after ${MAX_STOP_REFUSALS} refusals in a row by stop hooks; the last said: ${reason}`, "warning");
-      return undefined;
-    }
-    this.refusalsInARow.set(session, count);
-    this.runtime.refused(reason);
+    if (this.countRefusal(session, reason, "the subagent") === undefined) return undefined;
     return { block: true, reason: `Tama refused to end this subagent: ${reason}` };
   }
 
@@ -143,14 +148,7 @@ export class Stops {
       return undefined;
     }
     const reason = verdict.result.reason ?? "a stop hook refused to end the turn";
-    const count = stop.stop_hook_active ? (this.refusalsInARow.get(stop.session_id) ?? 0) + 1 : 1;
-    if (stop.stop_hook_active && count > MAX_STOP_REFUSALS) {
-      this.refusalsInARow.delete(stop.session_id);
-      this.runtime.notify(`Tama let the turn end after ${MAX_STOP_REFUSALS} refusals in a row by stop hooks; the last said: ${reason}`, "warning");
-      return undefined;
-    }
-    this.refusalsInARow.set(stop.session_id, count);
-    this.runtime.refused(reason);
+    if (this.countRefusal(stop.session_id, reason, "the turn", stop.stop_hook_active) === undefined) return undefined;
     return { decision: "block", reason };
   }
 }

@@ -156,13 +156,18 @@ function mapLsp(request: Fields, ctx: MapContext, where: string): MapResult {
   };
   if (kind === "lookup") return ok(call);
   // The files it changes by name, each as a write the gates read (`rename_file` moves
-  // `file` to `new_name`; a rename or code action edits `file`), then the call itself.
-  const named = [file, lspActionKey(action) === "rename_file" ? str(request.new_name) : undefined].filter((p): p is string => p !== undefined && p.length > 0);
+  // `file`, which may be a directory, to `new_name`; a rename or code action edits
+  // `file`), then the call itself. They keep OMP's name: Claude has no tool that moves
+  // a file, and its Write hooks would look for content at a path that is gone.
+  const moves = lspActionKey(action) === "rename_file";
+  const named = [file, moves ? str(request.new_name) : undefined].filter((p): p is string => p !== undefined && p.length > 0);
+  if (named.length === 0) return ok(call);
   const writes: Mapped[] = named.map((p) => {
     const filePath = resolveTargetPath(p, ctx.cwd, ctx.roots);
-    return { kind: "write", claudeName: "Write", ompName: "lsp", toolInput: { file_path: filePath }, target: filePath };
+    return { kind: "write", ompName: "lsp", toolInput: { file_path: filePath }, target: filePath, ...(moves ? { extra: { moves: true } } : {}) };
   });
-  return { ok: true, mapped: [...writes, call] };
+  const { target: _named, ...rest } = call;
+  return { ok: true, mapped: [...writes, rest] };
 }
 
 // ---------------------------------------------------------------------------

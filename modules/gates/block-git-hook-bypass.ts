@@ -11,6 +11,7 @@ import { isDynamic, readableScripts, walkShell, type RunCommand, type Scope } fr
 import { writeTargets } from "./shell-writers.ts";
 import { parseShell } from "./shell-words.ts";
 import { envConfigFiles, gitAliases, gitConfigEntries, normalizeKey, type GitConfigEntry } from "./git-config.ts";
+import { realPath, throughLinks } from "./paths.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
 import type { BuiltinGate, GateVerdict } from "./types.ts";
 
@@ -60,7 +61,7 @@ function findIn(script: string, depth: number, scope: Scope): string | undefined
       for (const target of writeTargets(run.command, run.argv)) {
         const file = path.resolve(run.scope.cwd ?? process.cwd(), target.word);
         written.add(file);
-        const reason = gitFileChange(`${run.program ?? "the command"} ${target.effect}`, target.word, file);
+        const reason = gitFileChange(`${run.program ?? "the command"} ${target.effect}`, target.word, file, run.scope.links);
         if (reason !== undefined) return reason;
       }
       return undefined;
@@ -69,14 +70,18 @@ function findIn(script: string, depth: number, scope: Scope): string | undefined
   );
 }
 
+const GIT_FILE = /(^|\/)\.git\/(config(?:\.worktree)?$|hooks(\/|$))/;
+
 /**
  * `echo '[core] hooksPath=…' >> .git/config`, `rm .git/hooks/pre-commit`, a write tool's
  * `.git/config`: git's own files, changed by hand, where hooks are switched off.
  */
-function gitFileChange(who: string, word: string, file: string): string | undefined {
-  const gitFile = /(^|\/)\.git\/(config$|hooks(\/|$))/.exec(file);
+function gitFileChange(who: string, word: string, file: string, links?: ReadonlyMap<string, string>): string | undefined {
+  // As named, and where links take it (`ln -s .git g`, then `g/config`); `config.worktree`
+  // holds core.hooksPath too once extensions.worktreeConfig is on.
+  const gitFile = GIT_FILE.exec(file) ?? GIT_FILE.exec(realPath(throughLinks(file, links)));
   if (!gitFile) return undefined;
-  const what = gitFile[2] === "config" ? "git's config, where core.hooksPath lives" : "the repository's installed git hooks";
+  const what = gitFile[2] !== undefined && gitFile[2].startsWith("config") ? "git's config, where core.hooksPath lives" : "the repository's installed git hooks";
   return `${who} ${word}, ${what}; leave it to git and the project's hook setup (\`git config\` for settings), and ${FIX}`;
 }
 

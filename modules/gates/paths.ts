@@ -18,15 +18,16 @@ export function projectRootIn(known: Map<string, string>, cwd: string): string {
 }
 
 /**
- * The scheme of an OMP address that names a place by other means than a path (OMP
- * expands `skill://`, `rule://`, `memory://`, `artifact://`, … in bash commands and cwds,
- * and writes `ssh://` and `vault://` addresses): where it lands is OMP's to say, so a
- * gate cannot tell it is inside the project. `file://` is a path, and `local://` the
- * session's own scratch space.
+ * OMP's own addresses that name files by other means than a path: those its bash
+ * expands in commands and cwds (tools/bash-skill-urls.ts) and those its file tools
+ * route (tools/path-utils.ts, `ssh://` and `vault://` writable). `local://` is the
+ * session's own scratch space, and not among them.
  */
+const OMP_ADDRESS = /^["']?(agent|artifact|attachment|mcp|memory|plan|rule|security|skill|ssh|vault):\/\//i;
+
+/** The scheme of an OMP address (where it lands is OMP's to say: a gate cannot tell it is inside the project). */
 export function ompAddress(word: string): string | undefined {
-  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(word.replace(/^["']/, ""))?.[1]?.toLowerCase();
-  return scheme === undefined || scheme === "file" || scheme === "local" ? undefined : scheme;
+  return OMP_ADDRESS.exec(word)?.[1]?.toLowerCase();
 }
 
 /**

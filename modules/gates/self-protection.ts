@@ -152,7 +152,7 @@ const PROTECTED_CACHE_SIZE = 64;
 export function protectedPaths(context: GateContext, cwd: string): ProtectedPath[] {
   const env = context.env ?? process.env;
   const hookFiles = context.hookFiles?.() ?? [];
-  const key = [cwd, context.tamaHome, context.registry ?? "", env.HOME ?? "", env.CODEX_HOME ?? "", env.PI_CODING_AGENT_DIR ?? "", env.PI_CONFIG_DIR ?? "", env.OMP_PROFILE ?? "", env.PI_PROFILE ?? "", ...hookFiles].join("\0");
+  const key = [cwd, context.tamaHome, context.registry ?? "", env.HOME ?? "", env.CODEX_HOME ?? "", env.CLAUDE_CONFIG_DIR ?? "", env.PI_CODING_AGENT_DIR ?? "", env.PI_CONFIG_DIR ?? "", env.OMP_PROFILE ?? "", env.PI_PROFILE ?? "", ...hookFiles].join("\0");
   const cached = protectedCache.get(key);
   const seen = new Map<string, string>();
   if (cached && cached.checks.every((check) => stillHolds(check, seen))) return cached.list;
@@ -183,9 +183,11 @@ function resolveProtectedPaths(context: GateContext, cwd: string, hookFiles: rea
   add(path.join(agentDir, "hooks"), "OMP's hooks, code OMP loads", true);
   add(path.join(cwd, ".omp", "hooks"), "the project's OMP hooks, code OMP loads", true);
   add(path.join(cwd, ".omp", "settings.json"), "the project's OMP settings (which extensions it loads)", false);
+  // OMP's user Claude folder follows CLAUDE_CONFIG_DIR; its user Codex hooks are ~/.codex's whatever CODEX_HOME says.
+  const claudeDirs = [...new Set([path.join(home, ".claude"), ...(env.CLAUDE_CONFIG_DIR ? [path.resolve(env.CLAUDE_CONFIG_DIR)] : [])])];
   for (const type of ["pre", "post"]) {
     add(path.join(cwd, ".claude", "hooks", type), "the project's Claude hooks OMP loads as code", true);
-    add(path.join(home, ".claude", "hooks", type), "Claude hooks OMP loads as code", true);
+    for (const dir of claudeDirs) add(path.join(dir, "hooks", type), "Claude hooks OMP loads as code", true);
   }
   add(path.join(home, ".claude", "settings.json"), "Claude Code settings Tama reads hooks from", false);
   for (const name of ["settings.json", "settings.local.json"]) add(path.join(cwd, ".claude", name), "Claude Code settings Tama reads hooks from", false);
@@ -193,7 +195,7 @@ function resolveProtectedPaths(context: GateContext, cwd: string, hookFiles: rea
   const codexHome = env.CODEX_HOME || path.join(home, ".codex");
   add(path.join(codexHome, "hooks.json"), "Codex's hooks, where Tama's entries are", false);
   add(path.join(codexHome, "config.toml"), "Codex's settings (which hooks it trusts)", false);
-  add(path.join(codexHome, "hooks"), "Codex hooks OMP loads as code", true);
+  for (const dir of new Set([codexHome, path.join(home, ".codex")])) add(path.join(dir, "hooks"), "Codex hooks OMP loads as code", true);
   add(path.join(cwd, ".codex", "hooks"), "the project's Codex hooks OMP loads as code", true);
   for (const file of hookFiles) add(file, "a script a registered hook runs", false);
   const resolved = list.map(({ raw, what, tree }) => ({ ...resolvedWithCheck(raw), what, tree }));
@@ -492,7 +494,8 @@ export function findSelfProtectionBreach(input: HookInput, context: GateContext)
     const target = writeTargetOf(input);
     if (target === undefined) return undefined;
     const absolute = path.resolve(cwd, target);
-    const hit = hitOf(absolute, false, list());
+    // A move takes what lies below it along (a directory above a protected path).
+    const hit = hitOf(absolute, input.moves === true, list());
     return hit ? refusalFor("writes", { target: absolute, protectedPath: hit }) : undefined;
   }
   if (kind !== "shell" && kind !== "code") return undefined;

@@ -140,8 +140,9 @@ function writeRegistry(paths: TamaPaths, releaseId: string): InstallReport["regi
   raw.release = { id: releaseId };
   const widened = widenEarlierDefaults(raw.hooks);
   if (raw.checksum !== undefined) {
-    const file = { ...parsed.file, hooks: parsed.file.hooks.map((hook) => (widened.has(hook.id) ? { ...hook, tools: "any" as const } : hook)) };
-    raw.checksum = catalogChecksum({ ...catalogOf(file), release: { id: releaseId } });
+    // Read again as edited: the checksum covers what the file will say.
+    const edited = widened ? parseRegistry(JSON.stringify({ ...raw, checksum: undefined }), paths.registry) : parsed;
+    if (edited.ok) raw.checksum = catalogChecksum({ ...catalogOf(edited.file), release: { id: releaseId } });
   }
   writeAtomic(paths.registry, `${JSON.stringify(raw, null, 2)}\n`);
   return { path: paths.registry, action: "release-updated" };
@@ -155,15 +156,17 @@ function writeRegistry(paths: TamaPaths, releaseId: string): InstallReport["regi
  */
 const EARLIER_TOOLS_DEFAULTS: Readonly<Record<string, string>> = { "block-git-hook-bypass": "shell" };
 
-/** Widen, in place, the raw registry's entries that hold an earlier default; their ids. */
-function widenEarlierDefaults(hooks: unknown): Set<string> {
-  const widened = new Set<string>();
+/** Widen, in place, the raw registry's entries that hold an earlier default; whether any did. */
+function widenEarlierDefaults(hooks: unknown): boolean {
+  let widened = false;
   if (!Array.isArray(hooks)) return widened;
-  for (const hook of hooks as Record<string, unknown>[]) {
-    const builtin = typeof hook?.builtin === "string" ? hook.builtin : undefined;
-    if (builtin === undefined || EARLIER_TOOLS_DEFAULTS[builtin] === undefined || hook.tools !== EARLIER_TOOLS_DEFAULTS[builtin]) continue;
-    hook.tools = "any";
-    if (typeof hook.id === "string") widened.add(hook.id);
+  for (const hook of hooks as unknown[]) {
+    if (hook === null || typeof hook !== "object") continue;
+    const entry = hook as Record<string, unknown>;
+    const builtin = typeof entry.builtin === "string" ? entry.builtin : undefined;
+    if (builtin === undefined || EARLIER_TOOLS_DEFAULTS[builtin] === undefined || entry.tools !== EARLIER_TOOLS_DEFAULTS[builtin]) continue;
+    entry.tools = "any";
+    widened = true;
   }
   return widened;
 }

@@ -159,7 +159,8 @@ export type SessionStopEventResult = { decision: "block"; reason: string } | und
 /** A run settled. `willContinue`: OMP goes on by itself (a retry, a continuation, a background job that will wake it). */
 export interface AgentEndEvent {
   type: "agent_end";
-  messages: readonly { role?: string; content?: unknown }[];
+  /** OMP's AgentMessages; an assistant's `stopReason` says how its answer ended ("stop", "error", "length", "toolUse", …). */
+  messages: readonly { role?: string; content?: unknown; stopReason?: string }[];
   willContinue?: boolean;
 }
 

@@ -30,6 +30,8 @@ export type HookInput = {
   };
   /** OMP's: its session's open tasks as OMP holds them, on Stop and a model request. */
   open_todos?: OpenTodos;
+  /** A move (an LSP `rename_file`): what lies below `tool_input.file_path` changes too. */
+  moves?: boolean;
   /** A code-execution call: its code can write files no hook was shown. */
   unnamed_writes?: boolean;
   [key: string]: unknown;

@@ -5,6 +5,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeTestHome, type TestHome } from "../support/engine-client.ts";
 import { json, tama } from "./cli.ts";
+import { catalogChecksum, catalogOf, parseRegistry } from "../../modules/registry/registry.ts";
 
 let home: TestHome;
 let agentDir: string;
@@ -57,12 +58,17 @@ describe("install and uninstall", () => {
     expect(gate(registry)?.tools).toBe("any");
     // As an earlier release wrote it, and another gate narrowed by the person.
     const earlier = { ...registry, checksum: undefined, release: { id: "earlier" }, hooks: registry.hooks.map((h) => (h.id === "block-git-hook-bypass" ? { ...h, tools: "shell" } : h.id === "deny-writes-outside-repo" ? { ...h, tools: "write" } : h)) };
-    writeFileSync(home.registry, JSON.stringify(earlier));
+    // With its checksum, as install writes one: it must cover the widened entry.
+    const parsed = parseRegistry(JSON.stringify(earlier), home.registry);
+    if (!parsed.ok) throw new Error(parsed.error);
+    writeFileSync(home.registry, JSON.stringify({ ...earlier, checksum: catalogChecksum(catalogOf(parsed.file)) }));
     expect(install().registry.action).toBe("release-updated");
     const after = JSON.parse(readFileSync(home.registry, "utf8")) as typeof registry;
     expect(gate(after)?.tools).toBe("any");
     expect(after.hooks.find((h) => h.id === "deny-writes-outside-repo")?.tools).toBe("write");
-    // Read back by the CLI as a valid registry.
+    // Read back as a valid registry, its checksum whole.
+    const reread = parseRegistry(readFileSync(home.registry, "utf8"), home.registry);
+    expect(reread.ok ? reread.file.checksum : reread.error).toBe(catalogChecksum(catalogOf(reread.ok ? reread.file : parsed.file)));
     expect(tama(home, ["hooks", "list", "--json"]).code).toBe(0);
   });
 });

@@ -76,8 +76,9 @@ describe("OMP's own addresses and a tool path's spaces", () => {
     expect(await refusedBy("bash", { command: "rm -rf scripts", cwd: "skill://deploy" })).toEqual([
       "unmapped: pre_tool_use:bash: its cwd skill://deploy is an address Tama cannot place; give the directory as a path",
     ]);
-    // The session's own scratch space stays writable.
+    // The session's own scratch space stays writable, and another program's URL is its own.
     expect(await refusedBy("bash", { command: "echo x > local://notes.md" })).toEqual([]);
+    expect(await refusedBy("bash", { command: "rsync -av build/ rsync://host/module/" })).toEqual([]);
   });
 
   it("a tool path's Unicode space is the ASCII one OMP writes through", async () => {
@@ -96,6 +97,9 @@ describe("LSP actions that change files", () => {
     expect(await refusedBy("lsp", { action: "rename_file", file: ".env", new_name: "env.txt" })).toContain("protect-secret-files");
     expect(await refusedBy("lsp", { action: "rename", file: "/etc/foo.ts", line: 1, symbol: "x", new_name: "y" })).toContain("deny-writes-outside-repo");
     expect(await refusedBy("write", { path: "xd://lsp", content: JSON.stringify({ action: "rename_file", file: "a.ts", new_name: "/etc/x.ts" }) })).toContain("deny-writes-outside-repo");
+    // A directory moved takes what lies below it: the project's Claude settings, OMP's extensions.
+    expect(await refusedBy("lsp", { action: "rename_file", file: ".claude", new_name: "claude-old" })).toContain("self-protection");
+    expect(await refusedBy("lsp", { action: "rename_file", file: "x", new_name: path.join(root, "home", ".omp") })).toContain("self-protection");
     expect(await refusedBy("lsp", { action: "rename_file", file: "a.ts", new_name: "src/b.ts" })).toEqual([]);
     expect(await refusedBy("lsp", { action: "rename", file: "a.ts", line: 1, symbol: "x", new_name: "y" })).toEqual([]);
   });
@@ -107,6 +111,12 @@ describe("git's own files changed by a write tool", () => {
     expect(await refusedBy("write", { path: ".git/hooks/pre-commit", content: "#!/bin/sh\nexit 0\n" })).toContain("block-git-hook-bypass");
     expect(await refusedBy("edit", { path: ".git/config", edits: [{ old_text: "[core]", new_text: "[core]\n\thooksPath=/dev/null" }] })).toContain("block-git-hook-bypass");
     expect(await refusedBy("lsp", { action: "rename_file", file: ".git/hooks/pre-commit", new_name: "pre-commit.off" })).toContain("block-git-hook-bypass");
+    // Through a link to .git, and the worktree's own config file.
+    symlinkSync(".git", path.join(project, "g"));
+    expect(await refusedBy("write", { path: "g/config", content: "[core]\n\thooksPath = /dev/null\n" })).toContain("block-git-hook-bypass");
+    expect(await refusedBy("write", { path: "g/hooks/pre-commit", content: "exit 0" })).toContain("block-git-hook-bypass");
+    expect(await refusedBy("bash", { command: "echo '[core] hooksPath=/dev/null' >> g/config" })).toContain("block-git-hook-bypass");
+    expect(await refusedBy("write", { path: ".git/config.worktree", content: "[core]\n\thooksPath = /dev/null\n" })).toContain("block-git-hook-bypass");
     expect(await refusedBy("write", { path: "docs/git-config.md", content: "hooksPath" })).toEqual([]);
   });
 });

@@ -29,32 +29,36 @@ function harness(answer: () => Promise<Verdict>) {
 
 const block: () => Promise<Verdict> = async () => ({ result: { decision: "block", reason: "Your todo list still has 1 open task" } as Verdict["result"] });
 const pass: () => Promise<Verdict> = async () => ({ result: { decision: "pass" } as Verdict["result"] });
-const ctx = (running: number, parentSession?: string): OmpContext =>
+let running = 1;
+const ctx = (jobs: number, parentSession?: string): OmpContext =>
   ({
     cwd: "/w",
     hasUI: false,
     ui: { notify: () => undefined, setStatus: () => undefined },
     sessionManager: { getSessionId: () => "s1", getSessionFile: () => undefined, getHeader: () => (parentSession ? { parentSession } : {}) },
-    getAsyncJobSnapshot: () => ({ running: Array.from({ length: running }, (_, i) => ({ id: `bg_${i}` })) }),
+    getAsyncJobSnapshot: () => ({ running: Array.from({ length: jobs > 0 ? running : 0 }, (_, i) => ({ id: `bg_${i}` })) }),
   }) as OmpContext;
-const settle = (willContinue?: boolean): AgentEndEvent => ({
+const settle = (willContinue?: boolean, stopReason = "stop"): AgentEndEvent => ({
   type: "agent_end",
-  messages: [{ role: "user", content: "go" }, { role: "assistant", content: [{ type: "text", text: "all done, I think" }] }],
+  messages: [{ role: "user", content: "go" }, { role: "assistant", content: [{ type: "text", text: "all done, I think" }], stopReason }],
   ...(willContinue !== undefined ? { willContinue } : {}),
 });
 const flush = () => new Promise((resolve) => setImmediate(resolve));
 
 describe("a settle OMP does not check", () => {
-  it("is checked only while a job runs, with no session_stop before it, and not in a subagent", async () => {
+  it("is checked only where an answer ended while a job runs, with no session_stop before it", async () => {
     const { stops, asked } = harness(pass);
     stops.onSettle(settle(), ctx(1));
     stops.onSettle(settle(false), ctx(1));
     stops.onSettle(settle(true), ctx(0));
-    stops.onSettle(settle(true), ctx(1, "/parent.jsonl"));
+    // A retry after an error, a cut-off answer: OMP goes on by itself, for another reason.
+    stops.onSettle(settle(true, "error"), ctx(1));
+    stops.onSettle(settle(true, "length"), ctx(1));
     await stops.onStop({ type: "session_stop", session_id: "s1", stop_hook_active: false } as SessionStopEvent, ctx(1));
     stops.onSettle(settle(true), ctx(1));
     expect(asked.map((a) => a.event)).toEqual(["stop"]);
-    stops.onSettle(settle(true), ctx(1));
+    // A forked session's header names its parent too: it is checked as any main session.
+    stops.onSettle(settle(true), ctx(1, "/parent.jsonl"));
     await flush();
     expect(asked.length).toBe(2);
     expect(asked[1]).toMatchObject({ event: "stop", session_id: "s1", stop_hook_active: false, last_assistant_message: "all done, I think" });
@@ -103,6 +107,14 @@ describe("a settle OMP does not check", () => {
     first({ result: { decision: "block", reason: "late" } as Verdict["result"] });
     await flush();
     expect(slow.sent.filter((s) => s.message.customType === SETTLE_REFUSAL_TYPE)).toEqual([]);
+    // The job ended as the gates ran: its result wakes the session, whose end OMP checks.
+    const ended = harness(() => new Promise<Verdict>((resolve) => (release = resolve)));
+    ended.stops.onSettle(settle(true), ctx(1));
+    running = 0;
+    release({ result: { decision: "block", reason: "late" } as Verdict["result"] });
+    await flush();
+    running = 1;
+    expect(ended.sent).toEqual([]);
     const failing = harness(async () => ({ failure: "the engine is gone" }));
     failing.stops.onSettle(settle(true), ctx(1));
     await flush();
