@@ -60,11 +60,46 @@ export interface ProtectedPath {
 }
 
 /** The protected paths, resolved when first asked for (their checks cost a dozen lstat calls). */
-type ProtectedList = () => readonly ProtectedPath[];
+interface ProtectedList {
+  (): readonly ProtectedPath[];
+  /** The session's cwd: its project's files are among them, wherever the call runs. */
+  readonly projectCwd: string;
+}
 
 /** A path with the symbolic links of its longest existing prefix resolved. */
 export function canonicalPath(file: string): string {
   return resolvedWithCheck(file).path;
+}
+
+/** OMP's LSP and DAP configs: the server and adapter commands its `lsp` and `debug` tools start. */
+const PROGRAM_CONFIG = /^\.?(lsp|dap)\.(json|ya?ml)$/;
+
+/**
+ * A config whose commands OMP starts (lsp/config.ts, dap/config.ts): in the project,
+ * its .omp, .claude, .codex and .gemini folders, the matching user folders, and the
+ * home itself. Told by name and folder (about sixty places, no list to resolve), where
+ * the target resolves to.
+ */
+function programConfigHit(absolute: string, context: GateContext, cwd: string): ProtectedPath | undefined {
+  const canonical = canonicalPath(absolute);
+  const name = path.basename(canonical);
+  const service = PROGRAM_CONFIG.exec(name)?.[1];
+  if (service === undefined) return undefined;
+  const env = context.env ?? process.env;
+  const home = env.HOME || os.homedir();
+  const dirs = [
+    cwd,
+    ...[".omp", ".claude", ".codex", ".gemini"].map((dir) => path.join(cwd, dir)),
+    ompAgentDir({}, env),
+    path.join(home, ".claude"),
+    ...(env.CLAUDE_CONFIG_DIR ? [path.resolve(env.CLAUDE_CONFIG_DIR)] : []),
+    path.join(home, ".codex"),
+    path.join(home, ".gemini"),
+    home,
+  ];
+  const folder = path.dirname(canonical);
+  if (!dirs.some((dir) => canonicalPath(dir) === folder)) return undefined;
+  return { path: canonical, what: `OMP's ${service === "lsp" ? "LSP servers' config (the commands its lsp tool starts)" : "debug adapters' config (the commands its debug tool starts)"}`, tree: false };
 }
 
 /**
@@ -414,7 +449,7 @@ function checkTargets(
       continue;
     }
     const absolute = throughLinks(path.resolve(cwd, expanded), links);
-    const hit = hitOf(absolute, target.reachesBelow, protectedList(), target.names);
+    const hit = hitOf(absolute, target.reachesBelow, protectedList(), target.names) ?? programConfigHit(absolute, context, protectedList.projectCwd);
     if (hit) return refusalFor(target.effect, { target: absolute, protectedPath: hit });
   }
   return undefined;
@@ -489,13 +524,14 @@ export function findSelfProtectionBreach(input: HookInput, context: GateContext)
   let resolved: readonly ProtectedPath[] | undefined;
   // Resolved on first need: most calls name no path to check it against.
   // The project's own files are the session's project's, wherever the call runs.
-  const list: ProtectedList = () => (resolved ??= protectedPaths(context, sessionCwdOf(input)));
+  const projectCwd = sessionCwdOf(input);
+  const list: ProtectedList = Object.assign(() => (resolved ??= protectedPaths(context, projectCwd)), { projectCwd });
   if (kind === "write") {
     const target = writeTargetOf(input);
     if (target === undefined) return undefined;
     const absolute = path.resolve(cwd, target);
     // A move takes what lies below it along (a directory above a protected path).
-    const hit = hitOf(absolute, input.moves === true, list());
+    const hit = hitOf(absolute, input.moves === true, list()) ?? programConfigHit(absolute, context, projectCwd);
     return hit ? refusalFor("writes", { target: absolute, protectedPath: hit }) : undefined;
   }
   if (kind !== "shell" && kind !== "code") return undefined;

@@ -137,6 +137,13 @@ describe("code OMP loads at its next start", () => {
       expect(await refusedBy("write", { path: target, content: "export default () => {}" }), target).toContain("self-protection");
     }
     expect(await refusedBy("bash", { command: "mkdir -p .omp/hooks/pre && cp /tmp/x.ts .omp/hooks/pre/bash.ts" })).toContain("self-protection");
+    // OMP's LSP and DAP configs: the commands they name, OMP starts.
+    for (const target of ["lsp.json", ".omp/lsp.yml", ".claude/.dap.yaml", `${home}/.lsp.json`, `${home}/.omp/agent/dap.json`]) {
+      expect(await refusedBy("write", { path: target, content: "{}" }), target).toContain("self-protection");
+    }
+    expect(await refusedBy("bash", { command: `echo '{"servers":{}}' > .dap.json` })).toContain("self-protection");
+    expect(await refusedBy("bash", { command: `echo '{"servers":{}}' > ${project}/lsp.json`, cwd: "/usr" })).toContain("self-protection");
+    expect(await refusedBy("write", { path: "docs/lsp.json", content: "{}" })).toEqual([]);
     // A Claude Code hook script beside them is the project's own to change.
     expect(await refusedBy("write", { path: ".claude/hooks/format.py", content: "print()" })).toEqual([]);
   });
