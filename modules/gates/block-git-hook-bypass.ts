@@ -11,7 +11,7 @@ import { isDynamic, readableScripts, walkShell, type RunCommand, type Scope } fr
 import { writeTargets } from "./shell-writers.ts";
 import { parseShell } from "./shell-words.ts";
 import { envConfigFiles, gitAliases, gitConfigEntries, normalizeKey, type GitConfigEntry } from "./git-config.ts";
-import { realPath, throughLinks } from "./paths.ts";
+import { isLink, realPath, throughLinks } from "./paths.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
 import type { BuiltinGate, GateVerdict } from "./types.ts";
 
@@ -73,13 +73,25 @@ function findIn(script: string, depth: number, scope: Scope): string | undefined
 const GIT_FILE = /(^|\/)\.git\/(config(?:\.worktree)?$|hooks(\/|$))/;
 
 /**
+ * Whether a path not named as git's may still land on one of its files through a link
+ * (`g/config`, `g/hooks/x` with g a link to .git, `h/x` with h a link to .git/hooks):
+ * resolving every write target costs a walk of the disk; this, two lstat calls at most.
+ */
+function mayBeGitFile(file: string): boolean {
+  const name = path.basename(file);
+  const parent = path.dirname(file);
+  return name === "config" || name === "config.worktree" || path.basename(parent) === "hooks" || isLink(file) || isLink(parent);
+}
+
+/**
  * `echo '[core] hooksPath=…' >> .git/config`, `rm .git/hooks/pre-commit`, a write tool's
  * `.git/config`: git's own files, changed by hand, where hooks are switched off.
  */
 function gitFileChange(who: string, word: string, file: string, links?: ReadonlyMap<string, string>): string | undefined {
   // As named, and where links take it (`ln -s .git g`, then `g/config`); `config.worktree`
   // holds core.hooksPath too once extensions.worktreeConfig is on.
-  const gitFile = GIT_FILE.exec(file) ?? GIT_FILE.exec(realPath(throughLinks(file, links)));
+  const through = throughLinks(file, links);
+  const gitFile = GIT_FILE.exec(file) ?? GIT_FILE.exec(through) ?? (mayBeGitFile(through) ? GIT_FILE.exec(realPath(through)) : null);
   if (!gitFile) return undefined;
   const what = gitFile[2] !== undefined && gitFile[2].startsWith("config") ? "git's config, where core.hooksPath lives" : "the repository's installed git hooks";
   return `${who} ${word}, ${what}; leave it to git and the project's hook setup (\`git config\` for settings), and ${FIX}`;

@@ -3,7 +3,7 @@
 // cwd itself outside a repository), `~`/`$HOME` expanded as the shell would, and
 // symlinks resolved through the nearest part of the path that exists, so a link
 // inside the project that points out of it is outside.
-import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
@@ -37,6 +37,16 @@ export function ompAddress(word: string): string | undefined {
  */
 export function sessionCwdOf(input: { cwd: string; omp?: { session_cwd?: string } }): string {
   return input.omp?.session_cwd ?? input.cwd;
+}
+
+/** Whether `file` is itself a symbolic link (a missing file is not). */
+export function isLink(file: string): boolean {
+  try {
+    // No error made for a missing file: most targets asked about do not exist yet.
+    return lstatSync(file, { throwIfNoEntry: false })?.isSymbolicLink() === true;
+  } catch {
+    return false;
+  }
 }
 
 export function projectRoot(cwd: string): string {

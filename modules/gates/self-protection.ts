@@ -13,7 +13,7 @@ import { ompAgentDir } from "../system/paths.ts";
 import { callKind, codeOf, type CodeLanguage } from "../tools/declaration.ts";
 import { readCode } from "../tools/code-reading.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
-import { sessionCwdOf, throughLinks, userHome } from "./paths.ts";
+import { isLink, sessionCwdOf, throughLinks, userHome } from "./paths.ts";
 import { basename, walkCall, walkShell, type RunCommand, type Scope } from "./shell-walk.ts";
 import { writeTargets, type WriteTarget } from "./shell-writers.ts";
 import type { BuiltinGate, GateContext, GateVerdict } from "./types.ts";
@@ -81,6 +81,8 @@ const PROGRAM_CONFIG = /^\.?(lsp|dap)\.(json|ya?ml)$/;
  * the target resolves to.
  */
 function programConfigHit(absolute: string, context: GateContext, cwd: string): ProtectedPath | undefined {
+  // Only a link at the name itself can give a target another name: anything else is told by its own.
+  if (!PROGRAM_CONFIG.test(path.basename(absolute)) && !isLink(absolute)) return undefined;
   const canonical = canonicalPath(absolute);
   const name = path.basename(canonical);
   const service = PROGRAM_CONFIG.exec(name)?.[1];
