@@ -380,6 +380,25 @@ function mapTask(input: Fields): Mapped[] {
   return [item(input)];
 }
 
+/**
+ * OMP's `hub` starts a supervised process from `application` and `args` (through the
+ * user's shell as `exec …`, with `env`, in `cwd`), and `send` with a process `name`
+ * types `text` into it: both run what a shell call would, so both are read as one
+ * (a `restart` runs again what a `start` the gates read ran). Its other operations
+ * message peers, wait and inspect.
+ */
+function mapHub(input: Fields, ctx: MapContext): Mapped {
+  const op = str(input.op);
+  const application = str(input.application);
+  if (op === "start" && application !== undefined) {
+    const args = Array.isArray(input.args) ? input.args.filter((a): a is string => typeof a === "string") : [];
+    return mapShell("hub", { command: shellLine([application, ...args]), env: input.env, cwd: input.cwd }, ctx);
+  }
+  const text = str(input.text);
+  if (op === "send" && str(input.name) !== undefined && text !== undefined) return mapShell("hub", { command: text }, ctx);
+  return { kind: "other", toolInput: input };
+}
+
 /** Only `init` replaces the whole list, as TodoWrite does; the incremental ops have no Claude twin. */
 function mapTodo(input: Fields): Mapped {
   if (input.op !== "init") return { kind: "other", toolInput: input };
@@ -420,6 +439,8 @@ function mapTool(name: string, input: Fields, ctx: MapContext): MapResult {
       return { ok: true, mapped: mapTask(input) };
     case "todo":
       return ok(mapTodo(input));
+    case "hub":
+      return ok(mapHub(input, ctx));
   }
   if (kind === "shell") return ok(mapShell(name, input, ctx));
   if (kind === "write") return mapFileWrites(name, input, ctx);

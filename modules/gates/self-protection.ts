@@ -321,7 +321,8 @@ function runtimeDirOf(home: string): string {
 
 function isTamaProgram(word: string, context: GateContext, cwd: string): boolean {
   const name = basename(word);
-  if (name === "tama" || name === "tama.js") return true;
+  // A package spec too (`@acme/tama@1.2`): package runners (command-runners.ts) hand it on as the command.
+  if (name === "tama" || name === "tama.js" || /^tama@[^/]*$/.test(name)) return true;
   const expanded = expandWord(word, cwd, context);
   if (expanded === undefined || !expanded.includes("/")) return false;
   const runtime = runtimeDirOf(context.tamaHome);

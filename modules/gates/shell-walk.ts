@@ -10,6 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import type { CodeLanguage } from "../tools/declaration.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
+import { commandsInText, runnerCommand, runnerEnv, runnerScripts } from "./command-runners.ts";
 import { gitAliases, normalizeKey, type GitConfigEntry } from "./git-config.ts";
 import { projectRoot, projectRootIn } from "./paths.ts";
 import { parseShell, type ShellCommand } from "./shell-words.ts";
@@ -120,6 +121,12 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       const fromFile = scriptWritten(program, argv, here, written);
       for (const nested of [...scripts, ...nestedScripts(program, argv, stdin), ...calls, ...fromFile]) {
         const reason = walkShell(nested, withFunctions(inner), visit, depth + 1);
+        if (reason !== undefined) return reason;
+      }
+      const ownLanguage = runnerScripts(program, argv, stdin, env);
+      const runnerScope = ownLanguage.length > 0 ? withFunctions({ ...inner, env: runnerEnv(program, env) }) : inner;
+      for (const nested of ownLanguage) {
+        const reason = walkShell(nested, runnerScope, visit, depth + 1);
         if (reason !== undefined) return reason;
       }
       const run: RunCommand = { argv, program, dynamic: argv[0] !== undefined && isDynamic(argv[0]), unreadArgs, code: inlineCodeOf(program, argv), env, command: expandedCommand, depth, scope: inner };
@@ -438,6 +445,8 @@ export function readableScripts(input: HookInput): { scripts: string[]; env?: Re
   const reading = readCode(code.code, code.language);
   // Code that starts processes may hand them any of its literals through a variable.
   const scripts = [...reading.commands, ...(reading.startsProcesses ? reading.literals : [])];
+  // A debugger evaluates an expression or runs its own command line (gdb's `shell`, lldb's `platform shell`).
+  if (basename(toolName.toLowerCase()) === "debug") scripts.push(...commandsInText(code.code));
   return { scripts, prefix: `${toolName} code runs a command: ` };
 }
 
@@ -499,6 +508,12 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   runuser: { argOptions: ["-u", "--user", "-s", "--shell", "-g", "--group", "-G", "--supp-group", "-w", "--whitelist-environment"], scriptOptions: ["-c", "--command", "--session-command"] },
   watch: { argOptions: ["-n", "--interval", "-q", "--equexit", "-d", "--differences"], restIsScript: true },
   sg: { argOptions: [], operands: 1, scriptOptions: ["-c"], restIsScript: true },
+  // ssh joins its words after the host into one line for the remote shell (which may be this machine).
+  ssh: { argOptions: ["-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L", "-l", "-m", "-O", "-o", "-p", "-Q", "-R", "-S", "-W", "-w", "-B"], operands: 1, restIsScript: true },
+  valgrind: { argOptions: [] },
+  rlwrap: { argOptions: ["-b", "-C", "-D", "-e", "-f", "-g", "-H", "-l", "-O", "-p", "-P", "-q", "-s", "-S", "-t", "-w", "-z", "--break-chars", "--command-name", "--history-no-dupes", "--extra-char-after-completion", "--file", "--forget-matching", "--history-filename", "--logfile", "--multi-line-ext", "--prompt-colour", "--pre-given", "--quote-characters", "--histsize", "--substitute-prompt", "--set-term-name", "--wrapper", "--filter"] },
+  proot: { argOptions: ["-r", "-b", "-m", "-w", "-q", "-k", "--rootfs", "--bind", "--mount", "--cwd", "--qemu", "--kernel-release"] },
+  entr: { argOptions: [], scriptOptions: ["-s"] },
 };
 
 /** The command a wrapper chain runs, and the shell lines wrappers run on the way. */
@@ -530,6 +545,14 @@ function unwrap(start: readonly string[], env: Map<string, string>): { argv: str
     }
     if (program === "gdb" && argv.includes("--args")) {
       argv = argv.slice(argv.indexOf("--args") + 1);
+      continue;
+    }
+    // `npx -c '…'`, `npm exec -- git …`, `pnpm exec git …`: a package runner runs a command line or a command.
+    const runner = runnerCommand(program, argv);
+    if (runner !== undefined) {
+      scripts.push(...runner.scripts);
+      if (runner.argv.length === 0) return { argv: [], scripts, xargs };
+      argv = runner.argv;
       continue;
     }
     const spec = program === undefined ? undefined : WRAPPERS[program];
@@ -631,6 +654,11 @@ const INTERPRETERS: Readonly<Record<string, { flags: readonly string[]; language
   perl: { flags: ["-e", "-E"], language: "unknown" },
   ruby: { flags: ["-e"], language: "unknown" },
   php: { flags: ["-r"], language: "unknown" },
+  lua: { flags: ["-e"], language: "unknown" },
+  luajit: { flags: ["-e"], language: "unknown" },
+  Rscript: { flags: ["-e"], language: "unknown" },
+  R: { flags: ["-e"], language: "unknown" },
+  julia: { flags: ["-e", "--eval", "-E", "--print"], language: "unknown" },
 };
 
 /** The code an interpreter is given on its command line (`python3 -c …`, `node -e …`, `perl -pie …`, `node --eval=…`). */

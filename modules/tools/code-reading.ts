@@ -75,6 +75,13 @@ const PROCESS_SINKS = new Set([
   "posix_spawnp",
   // Deno
   "Command",
+  // Lua's os.execute, R's system2, PHP's
+  "execute",
+  "system2",
+  "shell_exec",
+  "passthru",
+  "proc_open",
+  "pcntl_exec",
 ]);
 
 /** Bun's shell: `` $`…` `` and `` Bun.$`…` ``. */

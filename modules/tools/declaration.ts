@@ -44,10 +44,15 @@ const CODE_NAMES = ["eval", "code_execution", "execute_code", "run_code"] as con
 
 /**
  * OMP's `debug` runs a program only for these actions (launch and attach start or
- * take over a process; evaluate and custom_request run code in the debuggee). Its
- * other actions inspect or step a program one of these already started.
+ * take over a process; evaluate and custom_request run code in the debuggee or the
+ * debugger's own command line, where gdb's `shell` and lldb's `platform shell` run
+ * commands). Its other actions inspect or step a program one of these already
+ * started, except a breakpoint with a condition: the debugger evaluates it (gdb's
+ * `$_shell(…)`, a call of `system`) each time the line is reached.
  */
 const DEBUG_CODE_ACTIONS = new Set(["launch", "attach", "evaluate", "custom_request"]);
+/** The debug fields the debugger evaluates as expressions or commands. */
+const DEBUG_EXPRESSIONS = ["expression", "condition", "hit_condition"] as const;
 
 const FUNCTION_PREFIX = "functions.";
 
@@ -96,8 +101,10 @@ export function toolKind(toolName: string, declared?: DeclaredToolKinds): ToolKi
 export function callKind(toolName: string, toolInput: unknown, declared?: DeclaredToolKinds): ToolKind {
   const kind = toolKind(toolName, declared);
   if (kind !== "other" || bareName(toolName) !== "debug") return kind;
-  const action = toolInput !== null && typeof toolInput === "object" ? (toolInput as Record<string, unknown>).action : undefined;
-  return typeof action === "string" && DEBUG_CODE_ACTIONS.has(action.toLowerCase()) ? "code" : "other";
+  const input = toolInput !== null && typeof toolInput === "object" ? (toolInput as Record<string, unknown>) : {};
+  const action = input.action;
+  if (typeof action === "string" && DEBUG_CODE_ACTIONS.has(action.toLowerCase())) return "code";
+  return DEBUG_EXPRESSIONS.some((field) => typeof input[field] === "string" && (input[field] as string).trim().length > 0) ? "code" : "other";
 }
 
 export function isShellTool(toolName: string, declared?: DeclaredToolKinds): boolean {
@@ -132,13 +139,21 @@ export function codeOf(toolName: string, toolInput: unknown): { code: string; la
   if (!toolInput || typeof toolInput !== "object") return undefined;
   const input = toolInput as Record<string, unknown>;
   if (bareName(toolName) === "debug") {
+    const expressions = [...DEBUG_EXPRESSIONS.map((field) => input[field]), ...stringsIn(input.arguments)].filter((p): p is string => typeof p === "string");
+    if (expressions.length > 0) return { code: expressions.join("\n"), language: "unknown" };
     const parts = [input.program, ...(Array.isArray(input.args) ? input.args : [])].filter((p): p is string => typeof p === "string");
-    const code = typeof input.expression === "string" ? input.expression : parts.length > 0 ? parts.join(" ") : JSON.stringify(input);
-    return { code, language: typeof input.expression === "string" ? "unknown" : "program" };
+    return parts.length > 0 ? { code: parts.join(" "), language: "program" } : { code: JSON.stringify(input), language: "unknown" };
   }
   const code = [input.code, input.source, input.script, input.input].find((value): value is string => typeof value === "string");
   if (code === undefined) return undefined;
   return { code, language: languageOf(input.language ?? input.lang ?? input.kernel) };
+}
+
+/** Every string in a value (a custom DAP request's arguments), depth first, bounded. */
+function stringsIn(value: unknown, depth = 0): string[] {
+  if (typeof value === "string") return [value];
+  if (depth > 8 || value === null || typeof value !== "object") return [];
+  return Object.values(value as Record<string, unknown>).flatMap((item) => stringsIn(item, depth + 1));
 }
 
 function languageOf(value: unknown): CodeLanguage {

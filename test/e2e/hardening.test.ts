@@ -192,3 +192,41 @@ describe("a background job the agent leaves running", () => {
     expect(JSON.stringify(server.requests.at(-1)?.body.messages)).toMatch(/use the hub tool's wait/);
   });
 });
+
+describe("commands the agent runs through a program other than the shell", () => {
+  it("are read as the shell would run them: OMP's hub starting a process, typing into one, awk's system() and gdb's shell", async () => {
+    const { server, env } = await omp.setup();
+    installTama(env);
+    const session = omp.rpc();
+    await session.ready();
+    // Outside the project and outside the session's temp space: deny-writes-outside-repo refuses it.
+    const outside = path.join(env.root, "outside");
+    mkdirSync(outside, { recursive: true });
+    const lastTool = (): string => {
+      const messages = ((server.requests.at(-1)?.body.messages ?? []) as { role: string; content: unknown }[]).filter((m) => m.role === "tool");
+      const last = messages.at(-1)?.content;
+      return typeof last === "string" ? last : JSON.stringify(last ?? "");
+    };
+    const tries: [name: string, call: string, marker: string][] = [
+      ["hub start", `CALL hub ${JSON.stringify({ op: "start", name: "w", application: "sh", args: ["-c", `echo ran > ${outside}/hub`] })}`, "hub"],
+      ["awk", `CALL bash ${JSON.stringify({ command: `awk 'BEGIN{system("echo ran > ${outside}/awk")}'` })}`, "awk"],
+      ["gdb", `CALL bash ${JSON.stringify({ command: `gdb -nx -batch -ex 'shell echo ran > ${outside}/gdb'` })}`, "gdb"],
+      ["sed", `CALL bash ${JSON.stringify({ command: `echo | sed 's|.*|echo ran > ${outside}/sed|e'` })}`, "sed"],
+    ];
+    for (const [name, call, marker] of tries) {
+      await session.prompt(call);
+      expect(lastTool(), name).toMatch(/outside the project/);
+      expect(readdirSync(outside), name).not.toContain(marker);
+    }
+    // A shell started through the hub is allowed; what is typed into it is read as a command line.
+    await session.prompt(`CALL hub ${JSON.stringify({ op: "start", name: "sh", application: "sh" })}`);
+    expect(lastTool()).not.toMatch(/refused/i);
+    await session.prompt(`CALL hub ${JSON.stringify({ op: "send", name: "sh", text: `echo ran > ${outside}/send` })}`);
+    expect(lastTool()).toMatch(/outside the project/);
+    await session.prompt(`CALL hub ${JSON.stringify({ op: "stop", name: "sh" })}`);
+    expect(readdirSync(outside)).toEqual([]);
+    // The same program doing plain work still runs.
+    await session.prompt(`CALL bash ${JSON.stringify({ command: "echo a:b | awk -F: '{print $2 \"-ok\"}'" })}`);
+    expect(lastTool()).toMatch(/b-ok/);
+  });
+});

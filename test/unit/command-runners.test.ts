@@ -1,0 +1,195 @@
+// Commands run by programs in their own languages, and OMP tools that start processes:
+// each form below ran a refused command past every gate (found by trying them), and
+// each plain use of the same program still passes.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { toHookTargets } from "../../modules/claude/hook-input.ts";
+import { matches } from "../../modules/engine/matching.ts";
+import { commandsInText, runnerCommand, runnerScripts } from "../../modules/gates/command-runners.ts";
+import { builtinGates } from "../../modules/gates/index.ts";
+import { parseEvent, type DispatchPayload } from "../../modules/protocol/engine.ts";
+import type { HookEntry } from "../../modules/registry/registry.ts";
+
+let root: string;
+let project: string;
+let tamaHome: string;
+beforeAll(() => {
+  root = mkdtempSync(path.join(os.tmpdir(), "tama-runners-"));
+  project = path.join(root, "proj");
+  tamaHome = path.join(root, "home", ".tama");
+  mkdirSync(path.join(project, ".git"), { recursive: true });
+  writeFileSync(path.join(project, ".git", "HEAD"), "ref: refs/heads/topic\n");
+  mkdirSync(tamaHome, { recursive: true });
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/** The default pre_tool_use gates that refuse an OMP call, as the engine matches them. */
+async function refusedBy(tool: string, input: Record<string, unknown>): Promise<string[]> {
+  const event = parseEvent(`pre_tool_use:${tool}`)!;
+  const mapped = toHookTargets(event, { session_id: "s1", cwd: project, tool_name: tool, tool_input: input } as DispatchPayload);
+  if (!mapped.ok) return [`unmapped: ${mapped.error}`];
+  const refused = new Set<string>();
+  for (const target of mapped.targets) {
+    for (const gate of builtinGates()) {
+      if (!gate.events.includes("pre_tool_use") || gate.onByDefault === false || !matches({ tools: gate.tools ?? "any" } as HookEntry, target)) continue;
+      const options = gate.parseOptions ? gate.parseOptions(undefined) : { ok: true as const, options: undefined };
+      const verdict = await gate.evaluate(target.input, { tamaHome, env: { ...process.env, HOME: path.join(root, "home") } }, options.ok ? options.options : undefined);
+      if (verdict.decision === "block") refused.add(gate.id);
+    }
+  }
+  return [...refused];
+}
+
+const bash = (command: string) => refusedBy("bash", { command });
+const pwshEncoded = Buffer.from("git commit --no-verify -m x", "utf16le").toString("base64");
+
+describe("a program that runs a command written in its own language", () => {
+  it.each([
+    ["gdb's shell", "gdb -batch -ex 'shell git commit --no-verify -m x'"],
+    ["gdb's !", "gdb -batch -ex '!git commit --no-verify -m x'"],
+    ["gdb's python", `gdb -q -batch -ex 'python import os; os.system("git commit --no-verify -m x")'`],
+    ["gdb's pipe", "gdb -batch -ex 'pipe print 1 | git commit --no-verify -m x'"],
+    ["gdb reading its commands from stdin", "gdb -batch <<< 'shell git commit --no-verify -m x'"],
+    ["lldb's platform shell", "lldb -b -o 'platform shell git commit --no-verify -m x'"],
+    ["vim's -c !", "vim -es -c '!git commit --no-verify -m x' -c q"],
+    ["vi's +:!", "vi +':!git commit -n -m x' +q"],
+    ["ed's ! from stdin", "ed -s /dev/null <<< '!git commit --no-verify -m x'"],
+    ["awk's system()", `awk 'BEGIN{system("git commit --no-verify -m x")}'`],
+    ["awk's pipe to a command", `awk 'BEGIN{print "x" | "git commit --no-verify -F -"}'`],
+    ["sed's e flag", "echo | sed 's/.*/git commit --no-verify -m x/e'"],
+    ["sed's e command", "sed '1e git commit --no-verify -m x' notes.txt"],
+    ["sqlite3's .shell", "sqlite3 :memory: '.shell git commit --no-verify -m x'"],
+    ["psql's \\!", "psql -c '\\! git commit --no-verify -m x'"],
+    ["mysql's system", "mysql -e 'system git commit --no-verify -m x'"],
+    ["emacs's shell-command", `emacs --batch --eval '(shell-command "git commit --no-verify -m x")'`],
+    ["expect's spawn", "expect -c 'spawn git commit --no-verify -m x'"],
+    ["tclsh's exec", "tclsh <<< 'exec git commit --no-verify -m x'"],
+    ["lua's os.execute", `lua -e 'os.execute("git commit --no-verify -m x")'`],
+    ["Rscript's system", `Rscript -e 'system("git commit --no-verify -m x")'`],
+    ["tmux's new session", "tmux new -d 'git commit --no-verify -m x'"],
+    ["tmux's send-keys", "tmux send-keys -t dev 'git commit --no-verify -m x' Enter"],
+    ["screen's command", "screen -dm git commit --no-verify -m x"],
+    ["screen's stuff", "screen -S dev -X stuff 'git commit --no-verify -m x\n'"],
+    ["ssh's remote command", "ssh localhost 'git commit -n -m x'"],
+    ["make reading its makefile from stdin", "make -f - <<'EOF'\nall:\n\tgit commit --no-verify -m x\nEOF"],
+    ["PowerShell's -c", "pwsh -c git commit --no-verify -m x"],
+    ["PowerShell's encoded command", `pwsh -EncodedCommand ${pwshEncoded}`],
+    ["npx -c", "npx -c 'git commit --no-verify -m x'"],
+    ["npm exec", "npm exec -- git commit --no-verify -m x"],
+    ["pnpm's shell mode", "pnpm -c exec 'git commit --no-verify -m x'"],
+    ["bun exec", "bun exec 'git commit --no-verify -m x'"],
+    ["uv run", "uv run git commit --no-verify -m x"],
+    ["nix-shell --run", "nix-shell -p git --run 'git commit --no-verify -m x'"],
+    ["valgrind", "valgrind -q git commit --no-verify -m x"],
+  ])("%s", async (_name, command) => {
+    expect(await bash(command)).toContain("block-git-hook-bypass");
+  });
+
+  it("is read by every gate, not the git gate alone", async () => {
+    expect(await bash(`awk 'BEGIN{system("rm -rf ~")}'`)).toEqual(expect.arrayContaining(["block-destructive-deletes", "self-protection"]));
+    expect(await bash("lldb -b -o 'platform shell rm -rf ~/.omp'")).toContain("self-protection");
+    expect(await bash("tmux new -d 'echo x > /etc/cron.d/job'")).toContain("deny-writes-outside-repo");
+  });
+
+  it.each([
+    ["awk printing fields", "awk -F: '{print $1}' /etc/passwd"],
+    ["awk reading a command's output", `awk 'BEGIN{while (("ls" | getline l) > 0) print l}'`],
+    ["sed substituting text that names a refused command", "sed -i 's/git commit --no-verify/git commit/' docs.md"],
+    ["sed printing lines", "sed -n '1,5p' notes.txt"],
+    ["vim writing and quitting", "vim -c 'wq' notes.txt"],
+    ["gdb running a program", "gdb -batch -ex run ./a.out"],
+    ["sqlite3 and psql queries", "sqlite3 db.sqlite 'select 1' && psql -c 'select 1'"],
+    ["tmux starting a dev server", "tmux new -d -s dev 'npm run dev' && tmux send-keys -t dev 'npm test' Enter"],
+    ["screen starting a dev server", "screen -dmS dev npm run dev"],
+    ["package runners", "npx prettier --write . && npm exec -- eslint . && pnpm -C pkg exec tsc -p . && uv run pytest -q && bundle exec rspec"],
+    ["ssh", "ssh -p 22 host 'df -h'"],
+    ["make", "make -j4 test"],
+  ])("passes %s", async (_name, command) => {
+    expect(await bash(command)).toEqual([]);
+  });
+});
+
+describe("git's own ways to run a command", () => {
+  it.each([
+    ["a pager set for one command", "git -c core.pager='git commit --no-verify -m x' log -1"],
+    ["an editor in the environment", "GIT_EDITOR='git commit --no-verify -m y' git rebase -i HEAD~2"],
+    ["an exported pager", "export GIT_PAGER='git commit -n -m x'; git log -1"],
+    ["an ssh command", "git -c core.sshCommand='git commit --no-verify -m x' fetch"],
+    ["a pager configured for later", "git config core.pager 'git commit --no-verify -m x'"],
+    ["a global editor configured for later", `git config --global core.editor "sh -c 'git commit -n -m x'"`],
+    ["a credential helper", "git config credential.helper '!git commit --no-verify -m x'"],
+    ["submodule foreach", "git submodule foreach 'git commit --no-verify -m x'"],
+    ["bisect run", "git bisect run git commit --no-verify -m x"],
+    ["difftool -x", "git difftool -x 'git commit --no-verify -m x' -y"],
+    ["fetch --upload-pack", "git fetch --upload-pack='git commit --no-verify -m x' origin"],
+  ])("%s", async (_name, command) => {
+    expect(await bash(command)).toContain("block-git-hook-bypass");
+  });
+
+  it("passes the settings people use", async () => {
+    expect(await bash("git -c core.pager=cat log && GIT_PAGER=cat git log && EDITOR=vim git commit")).toEqual([]);
+    expect(await bash("git config core.pager less && git config user.name x && git submodule foreach git pull && git bisect run npm test")).toEqual([]);
+  });
+});
+
+describe("OMP's debug tool", () => {
+  it.each([
+    ["a gdb REPL shell command", { action: "evaluate", expression: "shell git commit --no-verify -m x", context: "repl" }],
+    ["an lldb REPL platform shell", { action: "evaluate", expression: "platform shell git commit --no-verify -m x", context: "repl" }],
+    ["a call of system in an expression", { action: "evaluate", expression: 'call system("git commit --no-verify -m x")' }],
+    ["a breakpoint condition that shells out", { action: "set_breakpoint", file: "main.c", line: 3, condition: '$_shell("git commit --no-verify -m x") == 0' }],
+    ["a custom request's expression", { action: "custom_request", command: "evaluate", arguments: { expression: "shell git commit --no-verify -m x", context: "repl" } }],
+  ])("%s", async (_name, input) => {
+    expect(await refusedBy("debug", input)).toContain("block-git-hook-bypass");
+  });
+
+  it("passes inspection, plain breakpoints and plain expressions", async () => {
+    expect(await refusedBy("debug", { action: "set_breakpoint", file: "main.c", line: 3 })).toEqual([]);
+    expect(await refusedBy("debug", { action: "set_breakpoint", file: "main.c", line: 3, condition: "i == 3" })).toEqual([]);
+    expect(await refusedBy("debug", { action: "evaluate", expression: "x + 1" })).toEqual([]);
+    expect(await refusedBy("debug", { action: "stack_trace" })).toEqual([]);
+  });
+});
+
+describe("OMP's hub tool", () => {
+  it("reads a started process as the command it runs", async () => {
+    expect(await refusedBy("hub", { op: "start", name: "p", application: "git", args: ["commit", "--no-verify", "-m", "x"] })).toContain("block-git-hook-bypass");
+    expect(await refusedBy("hub", { op: "start", name: "p", application: "git", args: ["push", "--force", "origin", "HEAD:main"] })).toContain("protect-branches");
+    expect(await refusedBy("hub", { op: "start", name: "p", application: "bash", args: ["-c", "rm -rf ~/.omp/agent/extensions"] })).toContain("self-protection");
+    expect(await refusedBy("hub", { op: "start", name: "p", application: "git", args: ["commit", "-m", "x"], env: { HUSKY: "0" } })).toContain("block-git-hook-bypass");
+    expect(await refusedBy("hub", { op: "start", name: "p", application: "rm", args: ["-rf", "share"], cwd: "/usr" })).toContain("block-destructive-deletes");
+  });
+
+  it("reads text typed into a process as a command line", async () => {
+    expect(await refusedBy("hub", { op: "send", name: "sh", text: "git commit --no-verify -m x" })).toContain("block-git-hook-bypass");
+  });
+
+  it("passes a dev server, messages and inspection", async () => {
+    expect(await refusedBy("hub", { op: "start", name: "dev", application: "npm", args: ["run", "dev"] })).toEqual([]);
+    expect(await refusedBy("hub", { op: "send", name: "dev", text: "rs" })).toEqual([]);
+    expect(await refusedBy("hub", { op: "send", to: "all", message: "git commit --no-verify is refused here" })).toEqual([]);
+    expect(await refusedBy("hub", { op: "logs", name: "dev" })).toEqual([]);
+  });
+});
+
+describe("the readers themselves", () => {
+  it("find a shell escape on any line and after each !", () => {
+    expect(commandsInText("print 1\nshell make test")).toContain("make test");
+    expect(commandsInText("r !date")).toContain("date");
+    expect(commandsInText("if a != b")).not.toContain("= b");
+  });
+
+  it("take a runner's command words and its shell lines apart", () => {
+    expect(runnerCommand("npx", ["npx", "-y", "prettier", "--check", "."])).toEqual({ argv: ["prettier", "--check", "."], scripts: [] });
+    expect(runnerCommand("npx", ["npx", "--call=make test"])).toEqual({ argv: [], scripts: ["make test"] });
+    expect(runnerCommand("nix-shell", ["nix-shell", "-p", "git"])).toEqual({ argv: [], scripts: [] });
+    expect(runnerCommand("ls", ["ls"])).toBeUndefined();
+  });
+
+  it("read sed's substitutions only when they run", () => {
+    expect(runnerScripts("sed", ["sed", "s/a/b/g", "f"], [], new Map())).toEqual([]);
+    expect(runnerScripts("sed", ["sed", "-e", "s|x|make test|e"], [], new Map())).toContain("make test");
+  });
+});
