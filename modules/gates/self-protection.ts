@@ -263,6 +263,29 @@ interface Hit {
   protectedPath: ProtectedPath;
 }
 
+/**
+ * Code and policy OMP (and Tama, Claude Code, Codex through it) load from a project
+ * folder, at any depth and in any folder: a session started there loads them, as does a
+ * subagent whose isolated worktree OMP brings back into the project, and a session's
+ * own project may lie above where it started. Told by name, on the resolved target.
+ */
+const FOLDER_POLICY: readonly { pattern: RegExp; what: string; tree: boolean }[] = [
+  { pattern: /^(.*\/\.omp\/(?:extensions|hooks))(?:\/|$)/, what: "OMP extensions or hooks of a project folder (code OMP loads when a session starts there)", tree: true },
+  { pattern: /^(.*\/\.omp\/(?:settings\.json|config\.ya?ml))$/, what: "a project folder's OMP settings (which extensions it loads)", tree: false },
+  { pattern: /^(.*\/\.tama)(?:\/|$)/, what: "a project folder's Tama hooks", tree: true },
+  { pattern: /^(.*\/\.claude\/settings(?:\.local)?\.json)$/, what: "Claude Code settings Tama reads hooks from", tree: false },
+  { pattern: /^(.*\/\.claude\/hooks\/(?:pre|post))(?:\/|$)/, what: "Claude hooks OMP loads as code", tree: true },
+  { pattern: /^(.*\/\.codex\/hooks)(?:\/|$)/, what: "Codex hooks OMP loads as code", tree: true },
+];
+
+function folderPolicyHit(full: string): ProtectedPath | undefined {
+  for (const { pattern, what, tree } of FOLDER_POLICY) {
+    const match = pattern.exec(full);
+    if (match) return { path: match[1] as string, what, tree };
+  }
+  return undefined;
+}
+
 /** The protected path `target` (absolute) changes, if any. */
 function hitOf(target: string, reachesBelow: boolean, protectedList: readonly ProtectedPath[], names?: readonly string[]): ProtectedPath | undefined {
   const glob = GLOB.exec(target);
@@ -283,7 +306,7 @@ function hitOf(target: string, reachesBelow: boolean, protectedList: readonly Pr
     // for `find -name GLOB` only a name the glob matches (a protected directory's files have any name).
     if (reachesBelow && (p.path.startsWith(`${full}/`) || full === "/") && (names === undefined || (existsSync(p.path) && (p.tree || names.some((glob) => globMatchesName(glob, path.basename(p.path))))))) return p;
   }
-  return undefined;
+  return folderPolicyHit(full);
 }
 
 /** Whether a find `-name` glob matches a file name. */

@@ -148,3 +148,24 @@ describe("code OMP loads at its next start", () => {
     expect(await refusedBy("write", { path: ".claude/hooks/format.py", content: "print()" })).toEqual([]);
   });
 });
+
+describe("a project folder's own OMP, Tama, Claude and Codex files, at any depth", () => {
+  // A session started in pkg/ loads pkg/.omp/extensions; so does a subagent whose isolated
+  // worktree OMP brings back, and a later session started above or below this one.
+  it("are protected wherever the folder lies", async () => {
+    expect(await refusedBy("write", { path: "pkg/.omp/extensions/evil.ts", content: "x" })).toContain("self-protection");
+    expect(await refusedBy("write", { path: "pkg/.omp/hooks/pre/evil.ts", content: "x" })).toContain("self-protection");
+    expect(await refusedBy("write", { path: "pkg/.omp/settings.json", content: "{}" })).toContain("self-protection");
+    expect(await refusedBy("write", { path: "a/b/.claude/hooks/pre/evil.ts", content: "x" })).toContain("self-protection");
+    expect(await refusedBy("write", { path: "a/.codex/hooks/pre-bash.ts", content: "x" })).toContain("self-protection");
+    expect(await refusedBy("bash", { command: "mkdir -p pkg/.tama && echo '{}' > pkg/.tama/hooks.json" })).toContain("self-protection");
+    expect(await refusedBy("bash", { command: "cp evil.ts sub/.omp/extensions/" })).toContain("self-protection");
+    expect(await refusedBy("bash", { command: `echo x > ${root}/elsewhere/.omp/extensions/evil.ts` })).toContain("self-protection");
+  });
+
+  it("leaves names that only look alike", async () => {
+    expect(await refusedBy("write", { path: "pkg/src/omp/extensions.ts", content: "x" })).toEqual([]);
+    expect(await refusedBy("write", { path: "docs/.omp-notes/extensions.md", content: "x" })).toEqual([]);
+    expect(await refusedBy("write", { path: "pkg/.claude/commands/review.md", content: "x" })).toEqual([]);
+  });
+});
