@@ -399,6 +399,37 @@ function mapHub(input: Fields, ctx: MapContext): Mapped {
   return { kind: "other", toolInput: input };
 }
 
+/**
+ * OMP tools a person can turn on that write or read files they name: `tts` writes its
+ * audio to `output_path`; `security_scan` moves an existing `output_root` aside
+ * (`archive_existing`), recreates it and writes its report there, and hands each of
+ * `knowledge_base_paths` to a scan session no extension sees; `generate_image` uploads
+ * each `input[].path`. Each file comes first, as a write (under OMP's name) or a Read,
+ * then the call itself.
+ */
+function mapNamedFiles(name: string, input: Fields, ctx: MapContext): Mapped[] {
+  const files: Mapped[] = [];
+  const write = (raw: unknown, moves: boolean): void => {
+    const named = str(raw);
+    if (named === undefined || named.trim().length === 0) return;
+    const filePath = resolveTargetPath(named, ctx.cwd, ctx.roots);
+    files.push({ kind: "write", ompName: name, toolInput: { file_path: filePath }, target: filePath, ...(moves ? { extra: { moves: true } } : {}) });
+  };
+  const read = (raw: unknown): void => {
+    const named = str(raw);
+    if (named === undefined || named.trim().length === 0) return;
+    const filePath = resolveTargetPath(named, ctx.cwd, ctx.roots);
+    files.push({ kind: "other", claudeName: "Read", ompName: name, toolInput: { file_path: filePath }, target: filePath });
+  };
+  if (name === "tts") write(input.output_path, false);
+  if (name === "security_scan") {
+    write(input.output_root, true);
+    if (Array.isArray(input.knowledge_base_paths)) input.knowledge_base_paths.forEach(read);
+  }
+  if (name === "generate_image" && Array.isArray(input.input)) for (const item of input.input) read(asRecord(item).path);
+  return [...files, { kind: "other", toolInput: input }];
+}
+
 /** Only `init` replaces the whole list, as TodoWrite does; the incremental ops have no Claude twin. */
 function mapTodo(input: Fields): Mapped {
   if (input.op !== "init") return { kind: "other", toolInput: input };
@@ -441,6 +472,10 @@ function mapTool(name: string, input: Fields, ctx: MapContext): MapResult {
       return ok(mapTodo(input));
     case "hub":
       return ok(mapHub(input, ctx));
+    case "tts":
+    case "security_scan":
+    case "generate_image":
+      return { ok: true, mapped: mapNamedFiles(name.toLowerCase(), input, ctx) };
   }
   if (kind === "shell") return ok(mapShell(name, input, ctx));
   if (kind === "write") return mapFileWrites(name, input, ctx);

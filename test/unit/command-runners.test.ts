@@ -193,3 +193,19 @@ describe("the readers themselves", () => {
     expect(runnerScripts("sed", ["sed", "-e", "s|x|make test|e"], [], new Map())).toContain("make test");
   });
 });
+
+describe("OMP tools a person turns on that write or read files they name", () => {
+  it("reach the write and secret gates", async () => {
+    const home = path.join(root, "home");
+    expect(await refusedBy("tts", { text: "hi", output_path: `${home}/.omp/agent/extensions/x.ts` })).toContain("self-protection");
+    expect(await refusedBy("tts", { text: "hi", output_path: ".git/hooks/pre-commit" })).toContain("block-git-hook-bypass");
+    expect(await refusedBy("security_scan", { action: "preflight", output_root: `${home}/.omp/agent/extensions` })).toContain("self-protection");
+    expect(await refusedBy("security_scan", { action: "start", knowledge_base_paths: [".env"] })).toContain("protect-secret-files");
+    expect(await refusedBy("generate_image", { prompt: "x", input: [{ path: ".env" }] })).toContain("protect-secret-files");
+  });
+
+  it("pass files in the project", async () => {
+    expect(await refusedBy("tts", { text: "hi", output_path: "out/hello.mp3" })).toEqual([]);
+    expect(await refusedBy("generate_image", { prompt: "x", input: [{ path: "img/a.png" }] })).toEqual([]);
+  });
+});
