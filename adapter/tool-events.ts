@@ -56,6 +56,11 @@ export class ToolEvents {
   private readonly lastCall = new Map<string, { key: string; count: number }>();
   /** This session's tool checks in flight (pre and post). */
   private readonly checking = new Set<Promise<unknown>>();
+  /**
+   * Per session and hub process, what sends typed without ending the line: the next
+   * send's line starts with it, so a command typed in pieces is read whole.
+   */
+  private readonly typed = new Map<string, string>();
 
   constructor(
     private readonly runtime: AdapterRuntime,
@@ -102,15 +107,19 @@ export class ToolEvents {
     if (event.toolName === "write") {
       this.before.set(event.toolCallId, contentBefore(event.input, ctx, this.runtime.sessionFile(ctx), this.runtime.sessionId(ctx)));
     }
+    const typing = event.toolName === "hub" ? this.typingKey(event.input, ctx) : undefined;
+    const typedLine = typing === undefined ? undefined : this.typed.get(typing);
     const verdict = await this.tracked(this.runtime.verdict(`pre_tool_use:${event.toolName}`, {
       ...this.runtime.basePayload(ctx),
       tool_name: event.toolName,
       tool_input: event.input,
       tool_call_id: event.toolCallId,
+      ...(typedLine !== undefined ? { typed_line: typedLine } : {}),
     }));
     if (verdict.failure !== undefined) return this.unchecked(event, verdict.failure);
     const result = verdict.result;
     if (!result || result.decision === "pass") {
+      if (typing !== undefined) this.typedAfter(typing, typedLine, event.input);
       this.runtime.passed();
       if (result?.stopReason !== undefined) this.stopAfter.set(event.toolCallId, result.stopReason);
       if (result?.updatedInput === undefined) return undefined;
@@ -196,6 +205,24 @@ export class ToolEvents {
     if (notes.length === 0) return content === event.content ? undefined : { content };
     if (result?.decision === "block") this.runtime.refused(result.reason ?? "result refused");
     return { content: [...content, { type: "text", text: notes.join("\n\n") }] };
+  }
+
+  /** A hub `send` to a process by name: the key its typed line is kept under. */
+  private typingKey(input: Record<string, unknown>, ctx: OmpContext): string | undefined {
+    if (input.op !== "send" || typeof input.name !== "string" || input.name.trim().length === 0) return undefined;
+    return `${this.runtime.sessionId(ctx) ?? ""}\u0000${input.name.trim()}`;
+  }
+
+  /** A send passed: OMP types its text, then Enter (unless `enter: false`), then its keys. */
+  private typedAfter(key: string, before: string | undefined, input: Record<string, unknown>): void {
+    const text = typeof input.text === "string" ? input.text : "";
+    const keys = Array.isArray(input.keys) ? input.keys.filter((k): k is string => typeof k === "string").map((k) => k.trim().toUpperCase()) : [];
+    const line = (before ?? "") + text;
+    const ended = (text.length > 0 && input.enter !== false) || keys.includes("ENTER");
+    const rest = ended ? "" : line.slice(Math.max(line.lastIndexOf("\n"), line.lastIndexOf("\r")) + 1);
+    this.typed.delete(key);
+    if (rest.length > 0) this.typed.set(key, rest);
+    if (this.typed.size > 256) this.typed.delete(this.typed.keys().next().value ?? "");
   }
 
   /** How many times in a row the session has now made this call (same tool, same input). */

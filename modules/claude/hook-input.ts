@@ -46,6 +46,8 @@ interface MapContext {
   cwd: string;
   roots: PathRoots;
   declared: DeclaredToolKinds | undefined;
+  /** A hub `send`'s process: the line typed into it so far, not yet ended (payload `typed_line`). */
+  typedBefore?: string;
 }
 
 type MapResult = { ok: true; mapped: Mapped[] } | { ok: false; error: string };
@@ -387,16 +389,38 @@ function mapTask(input: Fields): Mapped[] {
  * (a `restart` runs again what a `start` the gates read ran). Its other operations
  * message peers, wait and inspect.
  */
-function mapHub(input: Fields, ctx: MapContext): Mapped {
+function mapHub(input: Fields, ctx: MapContext): MapResult {
   const op = str(input.op);
   const application = str(input.application);
   if (op === "start" && application !== undefined) {
     const args = Array.isArray(input.args) ? input.args.filter((a): a is string => typeof a === "string") : [];
-    return mapShell("hub", { command: shellLine([application, ...args]), env: input.env, cwd: input.cwd }, ctx);
+    return ok(mapShell("hub", { command: shellLine([application, ...args]), env: input.env, cwd: input.cwd }, ctx));
   }
-  const text = str(input.text);
-  if (op === "send" && str(input.name) !== undefined && text !== undefined) return mapShell("hub", { command: text }, ctx);
-  return { kind: "other", toolInput: input };
+  if (op === "send" && str(input.name) !== undefined) {
+    const line = (ctx.typedBefore ?? "") + (str(input.text) ?? "");
+    const unreadable = unreadableTyping(line, input.keys);
+    if (unreadable !== undefined) return { ok: false, error: `hub send: ${unreadable}; type the whole command line as text` };
+    if (line.length > 0) return ok(mapShell("hub", { command: line }, ctx));
+  }
+  return ok({ kind: "other", toolInput: input });
+}
+
+/** Keys that recall, complete or move within a line: what a shell then runs is not the text sent. */
+const LINE_EDITING_KEYS = new Set(["TAB", "UP", "DOWN", "LEFT", "RIGHT"]);
+
+/**
+ * Why a line typed into a process cannot be read as the command it runs: a key or a
+ * control character that edits, recalls or completes it, or an interactive shell's
+ * history expansion (`!!`, `!?verify?`, `^a^b`) and re-run commands (`fc -s`, zsh's `r`).
+ */
+function unreadableTyping(line: string, keys: unknown): string | undefined {
+  const named = Array.isArray(keys) ? keys.filter((k): k is string => typeof k === "string").map((k) => k.trim().toUpperCase()) : [];
+  const editing = named.find((key) => LINE_EDITING_KEYS.has(key));
+  if (editing !== undefined) return `the ${editing} key recalls, completes or edits a typed line, which Tama cannot read`;
+  // Tab, carriage return and newline are typed text; other control characters edit the line (^U, ^W, backspace, escape sequences).
+  if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(line)) return "its text holds control characters that edit the typed line, which Tama cannot read";
+  if (/![^\s=(]|^\s*\^|(^|[;&|\n]\s*)(fc|r|history)(\s|$)/m.test(line)) return "an interactive shell would replace part of the line from its history (`!…`, `^…^`, `fc`, `r`), which Tama cannot read";
+  return undefined;
 }
 
 /**
@@ -471,7 +495,7 @@ function mapTool(name: string, input: Fields, ctx: MapContext): MapResult {
     case "todo":
       return ok(mapTodo(input));
     case "hub":
-      return ok(mapHub(input, ctx));
+      return mapHub(input, ctx);
     case "tts":
     case "security_scan":
     case "generate_image":
@@ -565,7 +589,8 @@ export function toHookTargets(event: ParsedEvent, payload: DispatchPayload, decl
   const roots: PathRoots = {};
   const localRoot = localRootOf(payload.transcript_path, payload.session_id);
   if (localRoot !== undefined) roots.localRoot = localRoot;
-  const mapped = mapTool(toolName, toolInputRecord(toolName, rawInput, declared), { cwd: common.cwd, roots, declared });
+  const typedBefore = typeof payload.typed_line === "string" && payload.typed_line.length > 0 ? payload.typed_line : undefined;
+  const mapped = mapTool(toolName, toolInputRecord(toolName, rawInput, declared), { cwd: common.cwd, roots, declared, ...(typedBefore !== undefined ? { typedBefore } : {}) });
   if (!mapped.ok) return mapped;
   // A cwd OMP expands from an address of its own (`skill://…`) is a directory no hook can be shown or run in.
   const unplaced = mapped.mapped.find((m) => m.cwd !== undefined && !path.isAbsolute(m.cwd))?.cwd;

@@ -431,7 +431,9 @@ export function readableScripts(input: HookInput): { scripts: string[]; env?: Re
     // A command read out of code (eval's subprocess call) says where it came from.
     const outer = input.omp?.tool_name;
     const fromCode = outer !== undefined && outer !== toolName && callKind(outer, input.omp?.tool_input) === "code";
-    return { scripts: [command], ...(env ? { env } : {}), prefix: fromCode ? `${outer} code runs a command: ` : "" };
+    // Text typed into a hub process may go to a REPL, a debugger or an editor, not a shell: read it as each would.
+    const typed = outer === "hub" ? typedCommands(command) : [];
+    return { scripts: [command, ...typed], ...(env ? { env } : {}), prefix: fromCode ? `${outer} code runs a command: ` : "" };
   }
   if (kind !== "code") return undefined;
   const code = codeOf(toolName, input.tool_input);
@@ -448,6 +450,12 @@ export function readableScripts(input: HookInput): { scripts: string[]; env?: Re
   // A debugger evaluates an expression or runs its own command line (gdb's `shell`, lldb's `platform shell`).
   if (basename(toolName.toLowerCase()) === "debug") scripts.push(...commandsInText(code.code));
   return { scripts, prefix: `${toolName} code runs a command: ` };
+}
+
+/** The commands a line typed into some interactive program runs: its shell escapes, and what code in it hands a process. */
+function typedCommands(line: string): string[] {
+  const reading = readCode(line, "unknown");
+  return [...commandsInText(line), ...reading.commands, ...(reading.startsProcesses ? reading.literals : [])];
 }
 
 // ---------------------------------------------------------------------------

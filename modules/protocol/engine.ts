@@ -65,6 +65,7 @@ const TEXT_MAX = {
   permission_mode: 64,
   source: 64,
   reason: 64,
+  typed_line: 65_536,
 } as const;
 /** How many open tasks OpenTodos names (a refusal lists no more), and their text's bounds. */
 export const OPEN_TODOS_NAMED = 8;
@@ -115,6 +116,8 @@ export const DispatchPayload = z.looseObject({
   reason: text(TEXT_MAX.reason),
   /** OMP's own todo list, on a turn end and a model request (absent: the gates read the transcript). */
   open_todos: z.optional(OpenTodos),
+  /** A hub `send`: what earlier sends typed into the same process without ending the line (the adapter keeps it). */
+  typed_line: text(TEXT_MAX.typed_line),
 });
 export type DispatchPayload = z.infer<typeof DispatchPayload>;
 

@@ -194,7 +194,7 @@ describe("a background job the agent leaves running", () => {
 });
 
 describe("commands the agent runs through a program other than the shell", () => {
-  it("are read as the shell would run them: OMP's hub starting a process, typing into one, awk's system() and gdb's shell", async () => {
+  it("are read as the shell would run them: OMP's hub starting a process, typing into one (in pieces too), awk's system(), gdb's shell and sed's e", async () => {
     const { server, env } = await omp.setup();
     installTama(env);
     const session = omp.rpc();
@@ -223,6 +223,11 @@ describe("commands the agent runs through a program other than the shell", () =>
     expect(lastTool()).not.toMatch(/refused/i);
     await session.prompt(`CALL hub ${JSON.stringify({ op: "send", name: "sh", text: `echo ran > ${outside}/send` })}`);
     expect(lastTool()).toMatch(/outside the project/);
+    // Typed in two pieces, the line is read whole.
+    await session.prompt(`CALL hub ${JSON.stringify({ op: "send", name: "sh", text: "git commit --no-", enter: false })}`);
+    expect(lastTool()).not.toMatch(/--no-verify/);
+    await session.prompt(`CALL hub ${JSON.stringify({ op: "send", name: "sh", text: "verify -m x" })}`);
+    expect(lastTool()).toMatch(/git commit --no-verify skips/);
     await session.prompt(`CALL hub ${JSON.stringify({ op: "stop", name: "sh" })}`);
     expect(readdirSync(outside)).toEqual([]);
     // The same program doing plain work still runs.

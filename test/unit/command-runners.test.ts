@@ -209,3 +209,42 @@ describe("OMP tools a person turns on that write or read files they name", () =>
     expect(await refusedBy("generate_image", { prompt: "x", input: [{ path: "img/a.png" }] })).toEqual([]);
   });
 });
+
+describe("a line typed into a hub process", () => {
+  const send = (fields: Record<string, unknown>, typedLine?: string) => {
+    const event = parseEvent("pre_tool_use:hub")!;
+    return toHookTargets(event, { session_id: "s1", cwd: project, tool_name: "hub", tool_input: { op: "send", name: "sh", ...fields }, ...(typedLine !== undefined ? { typed_line: typedLine } : {}) } as DispatchPayload);
+  };
+
+  it("is read whole when earlier sends typed part of it", async () => {
+    const mapped = send({ text: "erify -m x" }, "git commit --no-v");
+    expect(mapped.ok && mapped.targets[0]?.input.tool_input).toEqual({ command: "git commit --no-verify -m x" });
+  });
+
+  it("is refused when keys or control characters edit, complete or recall it, or history expansion rewrites it", () => {
+    for (const [fields, cause] of [
+      [{ keys: ["UP", "ENTER"] }, /UP key/],
+      [{ text: "git commit --no-ver", keys: ["TAB"] }, /TAB key/],
+      [{ text: "git commit --no-verifyx\u007f" }, /control characters/],
+      [{ text: "git commit -m x --no-verify\u001b[D\u001b[D" }, /control characters/],
+      [{ text: "!?no-verify?" }, /history/],
+      [{ text: "^commit -m^commit -n -m" }, /history/],
+      [{ text: "fc -s verify" }, /history/],
+    ] as const) {
+      const mapped = send(fields as Record<string, unknown>);
+      expect(mapped.ok, JSON.stringify(fields)).toBe(false);
+      if (!mapped.ok) expect(mapped.error).toMatch(cause);
+    }
+  });
+
+  it("is read as a REPL or debugger would run it", async () => {
+    expect(await refusedBy("hub", { op: "send", name: "py", text: 'import os; os.system("git commit --no-verify -m x")' })).toContain("block-git-hook-bypass");
+    expect(await refusedBy("hub", { op: "send", name: "gdb", text: "shell git commit --no-verify -m x" })).toContain("block-git-hook-bypass");
+  });
+
+  it("passes keys and text that type no command", async () => {
+    expect(await refusedBy("hub", { op: "send", name: "dev", keys: ["CTRL_C"] })).toEqual([]);
+    expect(await refusedBy("hub", { op: "send", name: "dev", text: "y", enter: false })).toEqual([]);
+    expect(await refusedBy("hub", { op: "send", name: "sh", text: "echo done!" })).toEqual([]);
+  });
+});
