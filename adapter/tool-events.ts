@@ -8,6 +8,9 @@ import { detailsToKeep } from "../modules/claude/tool-response.ts";
 import { localRootOf, resolveTargetPath } from "../modules/tools/edit-targets.ts";
 import { readRegularFileUpTo } from "../modules/system/regular-file.ts";
 
+/** What may be typed into one hub process, all of it read again before each send: past it, a new process. */
+const MAX_TYPED_CHARS = 60_000;
+
 /** Largest file whose content before a write is kept for the hooks' `originalFile`. */
 const ORIGINAL_FILE_MAX_BYTES = 1024 * 1024;
 
@@ -57,8 +60,9 @@ export class ToolEvents {
   /** This session's tool checks in flight (pre and post). */
   private readonly checking = new Set<Promise<unknown>>();
   /**
-   * Per session and hub process, what sends typed without ending the line: the next
-   * send's line starts with it, so a command typed in pieces is read whole.
+   * Per session and hub process, every line typed into it and what was typed after the
+   * last Enter: a send is read after them, so a command typed in pieces, or after a
+   * `cd` or a variable set by an earlier send, is read as the process runs it.
    */
   private readonly typed = new Map<string, string>();
 
@@ -108,7 +112,13 @@ export class ToolEvents {
       this.before.set(event.toolCallId, contentBefore(event.input, ctx, this.runtime.sessionFile(ctx), this.runtime.sessionId(ctx)));
     }
     const typing = event.toolName === "hub" ? this.typingKey(event.input, ctx) : undefined;
-    const typedLine = typing === undefined ? undefined : this.typed.get(typing);
+    const typedLine = typing === undefined || event.input.op !== "send" ? undefined : this.typed.get(typing);
+    if (typedLine !== undefined && typedLine.length > MAX_TYPED_CHARS) {
+      const reason = `Tama refused hub send: more than ${MAX_TYPED_CHARS} characters were typed into ${String(event.input.name)}, past what Tama reads as one script; stop it and start a new process`;
+      this.inputs.delete(event.toolCallId);
+      this.runtime.refused(reason);
+      return { block: true, reason };
+    }
     const verdict = await this.tracked(this.runtime.verdict(`pre_tool_use:${event.toolName}`, {
       ...this.runtime.basePayload(ctx),
       tool_name: event.toolName,
@@ -207,21 +217,21 @@ export class ToolEvents {
     return { content: [...content, { type: "text", text: notes.join("\n\n") }] };
   }
 
-  /** A hub `send` to a process by name: the key its typed line is kept under. */
+  /** A hub operation on a process by name: the key what is typed into it is kept under. */
   private typingKey(input: Record<string, unknown>, ctx: OmpContext): string | undefined {
-    if (input.op !== "send" || typeof input.name !== "string" || input.name.trim().length === 0) return undefined;
+    if (typeof input.name !== "string" || input.name.trim().length === 0 || !["send", "start", "stop", "restart"].includes(String(input.op))) return undefined;
     return `${this.runtime.sessionId(ctx) ?? ""}\u0000${input.name.trim()}`;
   }
 
-  /** A send passed: OMP types its text, then Enter (unless `enter: false`), then its keys. */
+  /** A hub call passed: a send types its text, then Enter (unless `enter: false`), then its keys; a start, stop or restart begins a new process. */
   private typedAfter(key: string, before: string | undefined, input: Record<string, unknown>): void {
+    this.typed.delete(key);
+    if (input.op !== "send") return;
     const text = typeof input.text === "string" ? input.text : "";
     const keys = Array.isArray(input.keys) ? input.keys.filter((k): k is string => typeof k === "string").map((k) => k.trim().toUpperCase()) : [];
-    const line = (before ?? "") + text;
     const ended = (text.length > 0 && input.enter !== false) || keys.includes("ENTER");
-    const rest = ended ? "" : line.slice(Math.max(line.lastIndexOf("\n"), line.lastIndexOf("\r")) + 1);
-    this.typed.delete(key);
-    if (rest.length > 0) this.typed.set(key, rest);
+    const typed = ((before ?? "") + text).replace(/\r\n?/g, "\n") + (ended ? "\n" : "");
+    if (typed.length > 0) this.typed.set(key, typed);
     if (this.typed.size > 256) this.typed.delete(this.typed.keys().next().value ?? "");
   }
 

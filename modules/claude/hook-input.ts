@@ -397,7 +397,8 @@ function mapHub(input: Fields, ctx: MapContext): MapResult {
     return ok(mapShell("hub", { command: shellLine([application, ...args]), env: input.env, cwd: input.cwd }, ctx));
   }
   if (op === "send" && str(input.name) !== undefined) {
-    const line = (ctx.typedBefore ?? "") + (str(input.text) ?? "");
+    // Every line typed into the process so far, then this one: a shell there keeps its directory, variables and aliases.
+    const line = ((ctx.typedBefore ?? "") + (str(input.text) ?? "")).replace(/\r\n?/g, "\n");
     const unreadable = unreadableTyping(line, input.keys);
     if (unreadable !== undefined) return { ok: false, error: `hub send: ${unreadable}; type the whole command line as text` };
     if (line.length > 0) return ok(mapShell("hub", { command: line }, ctx));
@@ -405,8 +406,8 @@ function mapHub(input: Fields, ctx: MapContext): MapResult {
   return ok({ kind: "other", toolInput: input });
 }
 
-/** Keys that recall, complete or move within a line: what a shell then runs is not the text sent. */
-const LINE_EDITING_KEYS = new Set(["TAB", "UP", "DOWN", "LEFT", "RIGHT"]);
+/** Keys that recall, complete or move within a line (readline's Escape starts an edit: `Esc .` yanks an argument): what a shell then runs is not the text sent. */
+const LINE_EDITING_KEYS = new Set(["TAB", "UP", "DOWN", "LEFT", "RIGHT", "ESCAPE"]);
 
 /**
  * Why a line typed into a process cannot be read as the command it runs: a key or a
@@ -416,7 +417,7 @@ const LINE_EDITING_KEYS = new Set(["TAB", "UP", "DOWN", "LEFT", "RIGHT"]);
 function unreadableTyping(line: string, keys: unknown): string | undefined {
   const named = Array.isArray(keys) ? keys.filter((k): k is string => typeof k === "string").map((k) => k.trim().toUpperCase()) : [];
   const editing = named.find((key) => LINE_EDITING_KEYS.has(key));
-  if (editing !== undefined) return `the ${editing} key recalls, completes or edits a typed line, which Tama cannot read`;
+  if (editing !== undefined) return `the ${editing} key recalls, completes or edits a typed line, which Tama cannot read (CTRL_C and CTRL_D are fine)`;
   // Tab, carriage return and newline are typed text; other control characters edit the line (^U, ^W, backspace, escape sequences).
   if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(line)) return "its text holds control characters that edit the typed line, which Tama cannot read";
   if (/![^\s=(]|^\s*\^|(^|[;&|\n]\s*)(fc|r|history)(\s|$)/m.test(line)) return "an interactive shell would replace part of the line from its history (`!…`, `^…^`, `fc`, `r`), which Tama cannot read";

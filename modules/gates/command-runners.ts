@@ -12,10 +12,18 @@
 // a command run unread.
 import { readCode, shellLine } from "../tools/code-reading.ts";
 import type { CodeLanguage } from "../tools/declaration.ts";
-import { normalizeKey } from "./git-config.ts";
+import { envConfigEntries, normalizeKey, parseGitConfig } from "./git-config.ts";
 
-/** Characters of one language text read for escapes; a longer text is read up to here and refused past it (TOO_LONG). */
-const MAX_TEXT = 256 * 1024;
+/** Literals of one text read as the start of a command line with the literals after them (`call-process "git" nil "commit"`). */
+const MAX_LITERAL_STARTS = 32;
+const MAX_LITERAL_RUN = 16;
+
+/**
+ * The text of a file a program is told to read its commands from, when the walker
+ * knows it: standard input (`-`, `/dev/stdin`), a process substitution that prints
+ * literal text (`<(echo …)`), a file the same command line wrote first.
+ */
+export type FileText = (word: string) => string | undefined;
 
 /**
  * Programs whose options hand them lines of their own command language, by option
@@ -24,6 +32,8 @@ const MAX_TEXT = 256 * 1024;
  */
 interface LanguageSpec {
   options: readonly string[];
+  /** Options whose value is a file of such lines (gdb -x, vim -S). */
+  fileOptions?: readonly string[];
   /** Options that take a value the program does not run (skipped with their value when finding operands). */
   valued?: readonly string[];
   /** `+CMD` arguments are commands (vim, less). */
@@ -34,18 +44,18 @@ interface LanguageSpec {
 }
 
 const LANGUAGES: Readonly<Record<string, LanguageSpec>> = {
-  gdb: { options: ["-ex", "--ex", "-eval-command", "--eval-command", "-iex", "--iex", "-init-eval-command", "--init-eval-command"], stdin: true },
-  lldb: { options: ["-o", "--one-line", "-O", "--one-line-before-file", "-k", "--one-line-on-crash", "-K"], stdin: true },
-  vim: { options: ["-c", "--cmd"], plusCommands: true, stdin: true },
+  gdb: { options: ["-ex", "--ex", "-eval-command", "--eval-command", "-iex", "--iex", "-init-eval-command", "--init-eval-command"], fileOptions: ["-x", "--x", "-command", "--command", "-ix", "--ix", "-init-command", "--init-command"], stdin: true },
+  lldb: { options: ["-o", "--one-line", "-O", "--one-line-before-file", "-k", "--one-line-on-crash", "-K"], fileOptions: ["-s", "--source", "-S", "--source-before-file"], stdin: true },
+  vim: { options: ["-c", "--cmd"], fileOptions: ["-s", "-S", "-u", "-w", "-W"], plusCommands: true, stdin: true },
   ed: { options: [], stdin: true },
   less: { options: [], plusCommands: true },
-  emacs: { options: ["--eval", "-eval", "--execute", "-execute"] },
-  expect: { options: ["-c"], stdin: true },
+  emacs: { options: ["--eval", "-eval", "--execute", "-execute"], fileOptions: ["-l", "--load", "-load", "--script", "-script"] },
+  expect: { options: ["-c"], fileOptions: ["-f"], stdin: true },
   tclsh: { options: [], stdin: true },
-  sqlite3: { options: ["-cmd", "--cmd"], valued: ["-separator", "-newline", "-nullvalue", "-init", "-vfs", "-mmap", "-pagecache", "-lookaside", "-maxsize"], operands: "after-first", stdin: true },
-  psql: { options: ["-c", "--command"], stdin: true },
-  mysql: { options: ["-e", "--execute"], stdin: true },
-  awk: { options: ["-e", "--source"] },
+  sqlite3: { options: ["-cmd", "--cmd"], fileOptions: ["-init", "--init"], valued: ["-separator", "-newline", "-nullvalue", "-vfs", "-mmap", "-pagecache", "-lookaside", "-maxsize"], operands: "after-first", stdin: true },
+  psql: { options: ["-c", "--command"], fileOptions: ["-f", "--file"], valued: ["-d", "-h", "-p", "-U", "-v", "--set", "--variable", "-o", "--output", "-L", "--log-file", "-P", "--pset"], stdin: true },
+  mysql: { options: ["-e", "--execute"], valued: ["-u", "-h", "-P", "-D", "--user", "--host", "--port", "--database"], stdin: true },
+  awk: { options: ["-e", "--source"], fileOptions: ["-f", "--file", "-E", "--exec"], valued: ["-F", "--field-separator", "-v", "--assign", "-i", "--include", "-l", "--load"] },
 };
 
 /** Other names of the programs above. */
@@ -88,88 +98,158 @@ const OTHER_SHELLS: Readonly<Record<string, readonly string[]>> = {
 /** PowerShell's base64 (UTF-16LE) command, spelled any way PowerShell accepts a prefix of it. */
 const ENCODED_COMMAND = /^-e(c|n|nc|nco|ncod|ncode|ncoded|ncodedc|ncodedco|ncodedcom|ncodedcomm|ncodedcomma|ncodedcomman|ncodedcommand)?$/i;
 
+/** ssh options (`-o Key=value`) whose value is a command run on this machine. */
+const SSH_LOCAL_COMMANDS = /^\s*(proxycommand|knownhostscommand|localcommand|remotecommand)\s*[=\s]\s*(.*)$/is;
+
 /**
  * The shell command lines `program` runs from its own arguments and standard input
  * (`stdin`: the here-documents and here-strings it is given), beyond its argv as a
- * command. `env`: the command's environment, for git's command-valued variables.
+ * command. `env`: the command's environment, for git's command-valued variables and
+ * less's LESSOPEN; `fileText`: the text of a file it reads commands from, when known.
  */
-export function runnerScripts(program: string | undefined, argv: readonly string[], stdin: readonly string[], env: ReadonlyMap<string, string>): string[] {
+export function runnerScripts(program: string | undefined, argv: readonly string[], stdin: readonly string[], env: ReadonlyMap<string, string>, fileText: FileText = () => undefined): string[] {
   if (program === undefined) return [];
   const name = program.toLowerCase().replace(/\.exe$/, "");
-  if (name === "git") return gitScripts(argv.slice(1), env);
-  if (name === "sed" || name === "gsed") return sedScripts(argv.slice(1));
-  if (name === "screen") return screenScripts(argv.slice(1));
-  if (name === "tmux") return tmuxScripts(argv.slice(1));
-  if (name === "make" || name === "gmake") return makeScripts(argv.slice(1), stdin);
+  const args = argv.slice(1);
+  if (name === "git") return gitScripts(args, env, stdin);
+  if (name === "sed" || name === "gsed") return sedScripts(args, stdin, fileText);
+  if (name === "screen") return screenScripts(args);
+  if (name === "tmux") return tmuxScripts(args, stdin);
+  if (name === "make" || name === "gmake") return makeScripts(args, stdin, fileText);
+  if (["ssh", "scp", "sftp", "rsync", "autossh", "mosh", "sshpass"].includes(name)) return sshScripts(name, args, stdin);
   const shellOptions = OTHER_SHELLS[name];
-  if (shellOptions !== undefined) return otherShellScripts(argv.slice(1), shellOptions, name === "pwsh" || name === "powershell");
+  if (shellOptions !== undefined) return otherShellScripts(args, shellOptions, name === "pwsh" || name === "powershell");
   const language = ALIASES[name] ?? name;
   const spec = LANGUAGES[language];
   if (spec === undefined) return [];
-  const texts = languageTexts(language, spec, argv.slice(1), stdin);
-  return texts.flatMap((text) => commandsInText(text));
+  const { texts, data } = languageTexts(language, spec, args, stdin, fileText);
+  const scripts = texts.flatMap((text) => commandsInText(text));
+  // LESSOPEN (`|cmd %s`) is a command less runs on each file it opens.
+  if (language === "less") {
+    const open = env.get("LESSOPEN") ?? env.get("LESSCLOSE");
+    if (open !== undefined && open.length > 0) scripts.push(open.replace(/^\|+-?/, ""));
+  }
+  // mysql's pager is a command its output is piped to.
+  if (language === "mysql") {
+    for (let i = 0; i < args.length; i++) {
+      const arg = args[i] as string;
+      if (arg === "--pager" && args[i + 1] !== undefined) scripts.push(args[++i] as string);
+      else if (arg.startsWith("--pager=")) scripts.push(arg.slice("--pager=".length));
+    }
+  }
+  // awk hands a process what its program computes: its -v values, operands and input may be that command.
+  if (language === "awk" && texts.some((text) => PROCESS_WORDS.test(text))) scripts.push(...data);
+  return scripts;
 }
 
-/** The arguments (and stdin) that hold the program's own command language. */
-function languageTexts(language: string, spec: LanguageSpec, args: readonly string[], stdin: readonly string[]): string[] {
+/** The arguments (and stdin) that hold the program's own command language, and (awk) the data its program reads. */
+function languageTexts(language: string, spec: LanguageSpec, args: readonly string[], stdin: readonly string[], fileText: FileText): { texts: string[]; data: string[] } {
   const texts: string[] = [];
+  const data: string[] = [];
   const operands: string[] = [];
   let programGiven = false;
+  const valueOf = (option: string): "text" | "file" | "skip" | undefined =>
+    spec.options.includes(option) ? "text" : spec.fileOptions?.includes(option) ? "file" : spec.valued?.includes(option) ? "skip" : undefined;
+  const take = (kind: "text" | "file" | "skip", option: string, value: string | undefined): void => {
+    if (value === undefined) return;
+    if (kind === "skip") {
+      if (language === "awk" && (option === "-v" || option === "--assign")) data.push(value.slice(value.indexOf("=") + 1));
+      return;
+    }
+    programGiven = true;
+    const text = kind === "text" ? value : fileText(value);
+    if (text !== undefined) texts.push(text);
+  };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
-    const eq = arg.indexOf("=");
-    const [option, glued] = arg.startsWith("--") && eq > 0 ? [arg.slice(0, eq), arg.slice(eq + 1)] : [arg, undefined];
-    if (spec.options.includes(option)) {
-      const value = glued ?? args[++i];
-      if (value !== undefined) texts.push(value);
-      programGiven = true;
-      continue;
-    }
-    // `-ccmd` (vim, psql), `-eCODE` (mysql): a short option glued to its value.
-    const short = spec.options.find((o) => o.length === 2 && arg.length > 2 && arg.startsWith(o) && !arg.startsWith("--"));
-    if (short !== undefined && language !== "gdb" && language !== "sqlite3") {
-      texts.push(arg.slice(2));
-      programGiven = true;
-      continue;
+    if (arg === "--") {
+      operands.push(...args.slice(i + 1));
+      break;
     }
     if (spec.plusCommands && arg.startsWith("+") && arg.length > 1) {
       texts.push(arg.slice(1));
       continue;
     }
-    if (language === "awk" && (arg === "-f" || arg === "--file")) {
-      // The program is in a file, which is not read; the operands are its input files.
-      i++;
-      programGiven = true;
+    if (!arg.startsWith("-") || arg === "-") {
+      operands.push(arg);
       continue;
     }
-    if (spec.valued?.includes(arg) || (language === "awk" && (arg === "-v" || arg === "-F"))) {
-      i++;
+    // `--eval-command=…`, `-ex=…`: the value glued with `=`.
+    const eq = arg.indexOf("=");
+    const glued = eq > 0 ? valueOf(arg.slice(0, eq)) : undefined;
+    if (glued !== undefined) {
+      take(glued, arg.slice(0, eq), arg.slice(eq + 1));
       continue;
     }
-    if (arg === "--") {
-      operands.push(...args.slice(i + 1));
-      break;
+    const whole = valueOf(arg);
+    if (whole !== undefined) {
+      take(whole, arg, args[++i]);
+      continue;
     }
-    if (arg.startsWith("-") && arg !== "-") continue;
-    operands.push(arg);
+    // `-sc CMD` (ex), `-nx -ex`: a cluster of one-letter options whose last takes the next word.
+    // (`vim -es -c …`: an option word after it means the last letter was a flag there.)
+    const last = /^-[A-Za-z]{2,}$/.test(arg) && !(args[i + 1] ?? "-").startsWith("-") ? valueOf(`-${arg.at(-1)}`) : undefined;
+    if (last !== undefined) {
+      take(last, `-${arg.at(-1)}`, args[++i]);
+      continue;
+    }
+    // `-ccmd` (vim, psql), `-eCODE` (mysql): a one-letter option glued to its value.
+    const short = valueOf(arg.slice(0, 2));
+    if (short !== undefined && arg.length > 2 && !arg.startsWith("--") && language !== "gdb" && language !== "sqlite3") take(short, arg.slice(0, 2), arg.slice(2));
   }
   // awk's program is its first operand unless -e or -f gave it.
-  if (language === "awk" && !programGiven && operands[0] !== undefined) texts.push(operands[0]);
+  if (language === "awk" && !programGiven && operands[0] !== undefined) {
+    texts.push(operands[0]);
+    data.push(...operands.slice(1));
+  } else if (language === "awk") data.push(...operands);
+  if (language === "awk") data.push(...stdin);
   if (spec.operands === "after-first") texts.push(...operands.slice(1));
   if (spec.stdin) texts.push(...stdin);
-  return texts;
+  return { texts, data };
+}
+
+/** Prefixes of a word a program accepts in place of it (gdb's `she` for `shell`), at least `min` long. */
+function abbreviations(word: string, min: number): string {
+  return `${word.slice(0, min)}${[...word.slice(min)].reduceRight((rest, ch) => `(?:${ch}${rest})?`, "")}`;
 }
 
 /** Line starts that hand the rest of the line to a shell, across these languages. */
 const ESCAPE_PREFIXES: readonly RegExp[] = [
-  // gdb `shell`, lldb `platform shell`, sqlite3 `.shell`/`.system`, mysql `system`, vim `:sh`/`:terminal`, Tcl/expect `exec`/`spawn`/`system`
-  /^(?:platform\s+shell|\.shell|\.system|shell|system|terminal|term|exec|spawn|run-shell|run|new-session|new-window|split-window|respawn-pane|respawn-window|if-shell|pipe-pane|display-popup|popup)\b(?:\s+-{1,2}[A-Za-z-]+)*\s+(.*)$/s,
-  // gdb `pipe CMD | SHELL`, `| CMD | SHELL`
+  new RegExp(
+    `^(?:${[
+      // lldb's `platform shell` (`pl sh`), gdb's `shell` (`she`), sqlite3's `.shell`/`.system` (`.sh`, `.sy`), vim's `:terminal` (`ter`)
+      `${abbreviations("platform", 2)}\\s+${abbreviations("shell", 2)}`,
+      abbreviations("shell", 2),
+      `\\.${abbreviations("shell", 2)}`,
+      `\\.${abbreviations("system", 2)}`,
+      abbreviations("terminal", 3),
+      // mysql's `system` and `pager`, psql's `\\o |…`, Tcl's and expect's `exec`, `spawn`, `system`, tmux's commands
+      "system",
+      "pager",
+      "\\\\P",
+      "exec",
+      "spawn",
+      "run-shell",
+      "run",
+      "new-session",
+      "new-window",
+      "split-window",
+      "respawn-pane",
+      "respawn-window",
+      "if-shell",
+      "pipe-pane",
+      "display-popup",
+      "popup",
+    ].join("|")})\\b(?:\\s+-{1,2}[A-Za-z-]+)*\\s+(.*)$`,
+    "s",
+  ),
+  // gdb `pipe CMD | SHELL`, `| CMD | SHELL`; psql's `\o |cmd`, `\g |cmd`
   /^(?:pipe\b|\|)[^|]*\|\s*(.*)$/s,
+  /^\\[og]\s*\|\s*(.*)$/s,
 ];
 
 /** A language word that makes the text's string literals what a process may run. */
-const PROCESS_WORDS = /\b(?:system2?|popen|exec\w*|spawn\w*|execute|shell(?:-command\w*)?|call-process\w*|start-process\w*|make-process|process-lines|getline|terminal|pipe|run|call|Popen|check_output|check_call|subprocess|_shell)\b|\|/;
+const PROCESS_WORDS = /\b(?:system2?|popen|exec\w*|spawn\w*|execute|shell(?:-command\w*)?|call-process\w*|start-process\w*|make-process|process-lines|getline|terminal|pipe|program|run|call|Popen|check_output|check_call|subprocess|_shell)\b|\|/;
 
 /** Script languages these programs embed, by the command that starts a line of one. */
 const EMBEDDED: Readonly<Record<string, CodeLanguage>> = {
@@ -184,6 +264,7 @@ const EMBEDDED: Readonly<Record<string, CodeLanguage>> = {
   perl: "unknown",
   ruby: "unknown",
   lua: "unknown",
+  luado: "unknown",
   guile: "unknown",
   tcl: "unknown",
 };
@@ -191,40 +272,65 @@ const EMBEDDED: Readonly<Record<string, CodeLanguage>> = {
 /**
  * The shell lines a text of one of these languages runs: the rest of each line after
  * a shell escape (`!`, `shell`, `.system`, `\!`, `platform shell`, …), embedded script
- * code read as code, and, when the text can start a process at all, each string literal.
+ * code read as code (its literals as this language's commands too: gdb's
+ * `python gdb.execute("shell …")`), and, when the text can start a process at all,
+ * each string literal, each Tcl brace group and each run of literals as one command
+ * line (`vim.system({"git", "commit"})`, `(call-process "git" nil nil nil "commit")`).
+ * Every part is read a bounded number of times, so its cost grows with the text.
  */
-export function commandsInText(text: string): string[] {
-  const source = text.length > MAX_TEXT ? text.slice(0, MAX_TEXT) : text;
-  const commands: string[] = [];
-  for (const rawLine of source.split(/\r?\n|;(?=\s*(?:!|shell\b|\.shell\b|\.system\b|system\b))/)) {
-    const line = rawLine.trim().replace(/^[:\s]+/, "").replace(/^(?:silent!?|sil!?|exe(?:cute)?|keepalt)\s+/, "");
+export function commandsInText(text: string, nested = false): string[] {
+  const commands = new Set<string>();
+  for (const rawLine of text.split(/\r?\n|;(?=\s*(?:!|sh|\.sh|\.sy|system\b))/)) {
+    // vim's `:`, `silent!`, `exe`; cppdbg's `-exec`, which hands the rest to gdb.
+    const line = rawLine.trim().replace(/^(?:[:\s]+|-exec\s+|(?:silent!?|sil!?|exe(?:cute)?|keepalt)\s+)+/, "");
+    if (line.length === 0) continue;
     for (const prefix of ESCAPE_PREFIXES) {
-      const rest = prefix.exec(line)?.[1];
-      if (rest !== undefined && rest.trim().length > 0) commands.push(rest);
+      const rest = prefix.exec(line)?.[1]?.trim();
+      if (rest === undefined || rest.length === 0) continue;
+      commands.add(rest);
+      // tmux's and Tcl's quoting: `run-shell 'cmd …'` runs what is inside the quotes.
+      const quoted = /^'([^']*)'$|^"((?:[^"\\]|\\.)*)"$/s.exec(rest);
+      if (quoted) commands.add(quoted[1] ?? quoted[2] ?? "");
     }
-    // `!cmd`, `:r !cmd`, `%!cmd`, `\! cmd`, `w !cmd`: the rest of the line after each `!` (not `!=`, `!~`).
-    for (const match of line.matchAll(/!(?![=~])/g)) {
-      const rest = line.slice((match.index ?? 0) + 1).trim();
-      if (rest.length > 0) commands.push(rest);
+    // `!cmd`, `:r !cmd`, `%!cmd`, `\! cmd`, `w !cmd`: the rest of the line after the first and the last `!` (not `!=`, `!~`).
+    const bangs = [...line.matchAll(/!(?![=~])/g)];
+    for (const bang of [bangs[0], bangs.at(-1)]) {
+      const rest = bang === undefined ? "" : line.slice((bang.index ?? 0) + 1).trim();
+      if (rest.length > 0) commands.add(rest);
     }
     const embedded = /^([a-z][a-z0-9-]*)\s+(.*)$/s.exec(line);
     const language = embedded ? EMBEDDED[embedded[1] as string] : undefined;
     if (language !== undefined) {
       const reading = readCode(embedded?.[2] ?? "", language);
-      commands.push(...reading.commands, ...(reading.startsProcesses ? reading.literals : []));
+      for (const command of reading.commands) commands.add(command);
+      for (const literal of reading.literals) {
+        if (reading.startsProcesses) commands.add(literal);
+        if (!nested) for (const command of commandsInText(literal, true)) commands.add(command);
+      }
     }
   }
-  if (PROCESS_WORDS.test(source)) {
-    const reading = readCode(source, "unknown");
-    commands.push(...reading.commands, ...reading.literals);
+  if (PROCESS_WORDS.test(text)) {
+    const reading = readCode(text, "unknown");
+    for (const command of [...reading.commands, ...reading.literals]) commands.add(command);
+    // Tcl quotes with braces: `exec sh -c {…}`.
+    for (const group of text.matchAll(/\{([^{}]*)\}/g)) commands.add(group[1] as string);
+    for (const run of literalRuns(reading.literals)) commands.add(run);
   }
-  return [...new Set(commands)];
+  return [...commands];
+}
+
+/** Runs of a text's string literals as command lines: a process API given a program and its words one literal each. */
+export function literalRuns(literals: readonly string[]): string[] {
+  const runs: string[] = [];
+  for (let k = 0; k < Math.min(literals.length - 1, MAX_LITERAL_STARTS); k++) runs.push(shellLine(literals.slice(k, k + MAX_LITERAL_RUN)));
+  return runs;
 }
 
 // ---------------------------------------------------------------------------
-// sed: the `e` command runs a line; the `e` flag of `s` runs the pattern space it made.
+// sed: the `e` command runs a line, or (bare) the pattern space; the `e` flag of `s`
+// runs the pattern space the substitution made.
 
-function sedScripts(args: readonly string[]): string[] {
+function sedScripts(args: readonly string[], stdin: readonly string[], fileText: FileText): string[] {
   const scripts: string[] = [];
   let given = false;
   for (let i = 0; i < args.length; i++) {
@@ -235,24 +341,39 @@ function sedScripts(args: readonly string[]): string[] {
     } else if (arg.startsWith("--expression=")) {
       scripts.push(arg.slice("--expression=".length));
       given = true;
+    } else if (arg === "-f" || arg === "--file" || arg.startsWith("--file=")) {
+      const file = arg.startsWith("--file=") ? arg.slice("--file=".length) : args[++i];
+      const text = file === undefined ? undefined : fileText(file);
+      if (text !== undefined) scripts.push(text);
+      given = true;
     } else if (/^-[nrEsuzi]*e.+/.test(arg) && !arg.startsWith("--")) {
       scripts.push(arg.slice(arg.indexOf("e") + 1));
       given = true;
-    } else if (arg === "-f" || arg === "--file" || arg === "-l" || arg === "--line-length") {
-      if (arg === "-f" || arg === "--file") given = true;
+    } else if (arg === "-l" || arg === "--line-length") {
       i++;
     } else if (!arg.startsWith("-") && !given) {
       scripts.push(arg);
       given = true;
     }
   }
-  return scripts.flatMap(sedCommands);
+  return scripts.flatMap((script) => sedCommands(script, stdin));
 }
 
-/** The command lines a sed script runs: `e CMD`, and `s/…/REPLACEMENT/e` (its replacement, as far as text shows it). */
-function sedCommands(script: string): string[] {
+/** A sed address: a line, `$`, a regex (`/re/`, `\%re%`), a range of them, negated. */
+const SED_ADDRESS = String.raw`(?:(?:\d+|\$|\/(?:[^\/\\\n]|\\.)*\/[IM]*|\\(.)(?:(?!\1).)*\1[IM]*)(?:\s*,\s*(?:\d+|\$|[~+]\d+|\/(?:[^\/\\\n]|\\.)*\/[IM]*))?\s*!?\s*)?`;
+/** `e CMD`, `1eCMD`, `/re/e CMD`: the command runs; a bare `e` runs the pattern space. */
+const SED_E = new RegExp(String.raw`(?:^|[;\n{}])\s*${SED_ADDRESS}e[ \t]*([^\n;}]*)`, "g");
+
+/** The command lines a sed script runs: `e CMD`; with a bare `e` or an `s///e`, what its substitutions and its input make. */
+function sedCommands(script: string, stdin: readonly string[]): string[] {
   const commands: string[] = [];
-  for (const match of script.matchAll(/(?:^|[;\n{}])\s*(?:[0-9$,/\\.^*!]+\s*)?e\s+([^\n;}]+)/g)) commands.push(match[1] as string);
+  let runsPatternSpace = false;
+  for (const match of script.matchAll(SED_E)) {
+    const command = (match.at(-1) ?? "").trim();
+    if (command.length > 0) commands.push(command);
+    else runsPatternSpace = true;
+  }
+  const replacements: string[] = [];
   for (let i = 0; i < script.length; i++) {
     if (script[i] !== "s" || (i > 0 && /[A-Za-z0-9_]/.test(script[i - 1] as string))) continue;
     const delim = script[i + 1];
@@ -271,68 +392,103 @@ function sedCommands(script: string): string[] {
       } else part += ch;
     }
     if (parts.length < 2) continue;
-    const flags = /^[A-Za-z0-9]*/.exec(script.slice(j))?.[0] ?? "";
-    if (flags.includes("e")) commands.push(parts[1] as string, script);
+    let flags = "";
+    for (; j < script.length && /[A-Za-z0-9]/.test(script[j] as string); j++) flags += script[j];
+    replacements.push(parts[1] as string);
+    if (flags.includes("e")) runsPatternSpace = true;
     i = j - 1;
   }
+  // The pattern space is an input line, or what a substitution made of it.
+  if (runsPatternSpace) commands.push(...replacements, ...stdin);
   return commands;
 }
 
 // ---------------------------------------------------------------------------
 // screen: `screen -dm CMD…` runs CMD; `-X stuff 'text'` types text into a window's shell.
 
-const SCREEN_VALUED = new Set(["-S", "-c", "-e", "-h", "-p", "-T", "-t", "-s", "-L", "-Logfile", "-x", "-r", "-R"]);
+const SCREEN_VALUED = new Set(["-S", "-c", "-e", "-h", "-p", "-T", "-t", "-s", "-Logfile", "-x", "-r", "-R"]);
 
 function screenScripts(args: readonly string[]): string[] {
   const stuff = args.indexOf("-X");
   if (stuff !== -1) return [args.slice(stuff + 1).join(" "), ...args.slice(stuff + 1)];
   let i = 0;
-  while (i < args.length && (args[i] as string).startsWith("-")) i += SCREEN_VALUED.has(args[i] as string) ? 2 : 1;
+  while (i < args.length && (args[i] as string).startsWith("-")) {
+    const arg = args[i] as string;
+    // `-dmS name`: a cluster whose last option takes the next word.
+    const valued = SCREEN_VALUED.has(arg) || (/^-[A-Za-z]{2,}$/.test(arg) && SCREEN_VALUED.has(`-${arg.at(-1)}`));
+    i += valued ? 2 : 1;
+  }
   return i < args.length ? [shellLine(args.slice(i))] : [];
 }
 
 // ---------------------------------------------------------------------------
-// tmux: a new session, window or pane, run-shell, if-shell and send-keys take shell
-// lines (or a command's words); reading every operand as one costs nothing it runs.
+// tmux: `-c` runs a shell command; a new session, window or pane, run-shell, if-shell
+// and send-keys take shell lines or a command's words. Which of a command's options take
+// a value differs by command, so every word is read as a line and as the start of the
+// command's words: reading an option's value too costs nothing it runs.
 
-const TMUX_VALUED = new Set(["-t", "-s", "-n", "-c", "-e", "-x", "-y", "-F", "-f", "-L", "-S", "-l", "-p", "-T", "-w", "-h", "-b", "-N", "-X"]);
+const MAX_TMUX_WORDS = 64;
 
-function tmuxScripts(args: readonly string[]): string[] {
+function tmuxScripts(args: readonly string[], stdin: readonly string[]): string[] {
   const scripts: string[] = [];
   let words: string[] = [];
   const flush = (): void => {
-    if (words.length > 1) scripts.push(...words.slice(1), shellLine(words.slice(1)));
+    const rest = words.slice(1, 1 + MAX_TMUX_WORDS);
+    for (let k = 0; k < rest.length; k++) {
+      const word = rest[k] as string;
+      if (word.startsWith("-")) continue;
+      scripts.push(word, shellLine(rest.slice(k)));
+    }
     words = [];
   };
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] as string;
+  for (const arg of args) {
     // `tmux new -d 'a' \; send-keys 'b' Enter`: each tmux command on its own.
-    if (arg === ";" || arg === "\\;") {
-      flush();
-      continue;
-    }
-    if (arg.startsWith("-") && arg.length > 1) {
-      if (TMUX_VALUED.has(arg) || (/^-[A-Za-z]+$/.test(arg) && TMUX_VALUED.has(`-${arg.at(-1)}`))) i++;
-      continue;
-    }
-    words.push(arg);
+    if (arg === ";" || arg === "\\;") flush();
+    else words.push(arg);
   }
   flush();
+  // `tmux source-file -` reads tmux commands from stdin.
+  for (const text of stdin) scripts.push(text, ...commandsInText(text), ...text.split("\n").map((line) => line.trim().replace(/^\S+\s*/, "")));
   return scripts;
 }
 
 // ---------------------------------------------------------------------------
-// make: a makefile read from stdin (`-f -`) or given with --eval runs its recipe lines.
+// make: a makefile read from stdin or a known file, or given with --eval, runs its recipe lines.
 
-function makeScripts(args: readonly string[], stdin: readonly string[]): string[] {
+function makeScripts(args: readonly string[], stdin: readonly string[], fileText: FileText): string[] {
   const texts: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
-    if ((arg === "-f" || arg === "--file" || arg === "--makefile") && (args[i + 1] === "-" || args[i + 1] === "/dev/stdin")) texts.push(...stdin);
-    else if (arg === "-E" || arg === "--eval") texts.push(args[++i] ?? "");
+    if (arg === "-f" || arg === "--file" || arg === "--makefile") {
+      const text = fileText(args[++i] ?? "");
+      if (text !== undefined) texts.push(text);
+    } else if (arg === "-E" || arg === "--eval") texts.push(args[++i] ?? "");
     else if (arg.startsWith("--eval=")) texts.push(arg.slice("--eval=".length));
   }
+  if (texts.length === 0 && stdin.length > 0 && args.includes("-")) texts.push(...stdin);
   return texts.flatMap((text) => text.split("\n").filter((line) => line.startsWith("\t")).map((line) => line.slice(1).replace(/^[@+-]+/, "")));
+}
+
+// ---------------------------------------------------------------------------
+// ssh and its relatives: commands they run on this machine (ProxyCommand, LocalCommand,
+// rsync's -e, scp's -S), and the remote shell's script on stdin.
+
+function sshScripts(name: string, args: readonly string[], stdin: readonly string[]): string[] {
+  const scripts: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    let option: string | undefined;
+    if (arg === "-o" || arg === "--option") option = args[++i];
+    else if (/^-o./s.test(arg)) option = arg.slice(2);
+    const local = option === undefined ? undefined : SSH_LOCAL_COMMANDS.exec(option);
+    if (local?.[2] !== undefined) scripts.push(local[2]);
+    if ((name === "rsync" && (arg === "-e" || arg === "--rsh")) || ((name === "scp" || name === "sftp") && arg === "-S") || (name === "mosh" && arg === "--ssh")) {
+      const value = args[++i];
+      if (value !== undefined) scripts.push(value);
+    } else if ((name === "rsync" && arg.startsWith("--rsh=")) || (name === "mosh" && arg.startsWith("--ssh="))) scripts.push(arg.slice(arg.indexOf("=") + 1));
+  }
+  if (name === "ssh" || name === "autossh") scripts.push(...stdin);
+  return scripts;
 }
 
 // ---------------------------------------------------------------------------
@@ -360,8 +516,8 @@ function otherShellScripts(args: readonly string[], options: readonly string[], 
 // ---------------------------------------------------------------------------
 // git: settings and variables whose value is a command git runs, and subcommands that run one.
 
-/** The last part of a setting whose value git runs as a command (core.pager, diff.<driver>.textconv, …). */
-const COMMAND_KEY_ENDS = new Set(["pager", "editor", "sshcommand", "fsmonitor", "askpass", "helper", "external", "command", "textconv", "clean", "smudge", "process", "driver", "program", "cmd", "difffilter", "gitproxy", "packobjectshook", "trustexitcode"]);
+/** The last part of a setting whose value git runs as a command (core.pager, diff.<driver>.textconv, remote.<name>.uploadpack, …). */
+const COMMAND_KEY_ENDS = new Set(["pager", "editor", "sshcommand", "fsmonitor", "askpass", "helper", "external", "command", "textconv", "clean", "smudge", "process", "driver", "program", "cmd", "difffilter", "gitproxy", "packobjectshook", "uploadpack", "receivepack", "proxy"]);
 
 /** Sections whose every setting names a command (pager.log, pager.diff …). */
 const COMMAND_SECTIONS = new Set(["pager"]);
@@ -384,7 +540,6 @@ function isCommandKey(key: string): boolean {
   const normalized = normalizeKey(key.trim());
   const section = normalized.slice(0, normalized.indexOf("."));
   const last = normalized.slice(normalized.lastIndexOf(".") + 1);
-  if (last === "trustexitcode") return false;
   return COMMAND_SECTIONS.has(section) || COMMAND_KEY_ENDS.has(last);
 }
 
@@ -394,7 +549,6 @@ const commandValue = (value: string): string => (value.startsWith("!") ? value.s
 /** Options whose value is a command, by subcommand (fetch's --upload-pack, difftool's -x, filter-branch's filters, …). */
 const SUBCOMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   difftool: ["-x", "--extcmd"],
-  mergetool: [],
   "filter-branch": ["--env-filter", "--tree-filter", "--index-filter", "--parent-filter", "--msg-filter", "--commit-filter", "--tag-name-filter"],
   fetch: ["--upload-pack"],
   pull: ["--upload-pack"],
@@ -406,27 +560,49 @@ const SUBCOMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   rebase: ["-x", "--exec"],
 };
 
-function gitScripts(args: readonly string[], env: ReadonlyMap<string, string>): string[] {
+function gitScripts(args: readonly string[], env: ReadonlyMap<string, string>, stdin: readonly string[]): string[] {
   const scripts: string[] = [];
   for (const variable of COMMAND_VARIABLES) {
     const value = env.get(variable);
     if (value !== undefined && value.length > 0) scripts.push(value);
   }
+  const setting = (key: string, value: string): void => {
+    if (isCommandKey(key)) scripts.push(commandValue(value));
+    // `-c include.path=/dev/stdin`: settings read from the command's input.
+    if (normalizeKey(key) === "include.path" && /^(-|\/dev\/stdin|\/dev\/fd\/0|\/proc\/self\/fd\/0)$/.test(value)) {
+      for (const entry of stdin.flatMap((text) => parseGitConfig(text))) setting(entry.key, entry.value);
+    }
+  };
+  for (const entry of envConfigEntries(env)) setting(entry.key, entry.value);
   let i = 0;
   for (; i < args.length && (args[i] as string).startsWith("-"); i++) {
     const arg = args[i] as string;
     const value = arg === "-c" ? args[++i] : arg.startsWith("-c") && arg.length > 2 ? arg.slice(2) : undefined;
-    if (value !== undefined && value.includes("=") && isCommandKey(value.slice(0, value.indexOf("=")))) scripts.push(commandValue(value.slice(value.indexOf("=") + 1)));
-    else if (["-C", "--git-dir", "--work-tree", "--namespace", "--config-env", "--exec-path"].includes(arg)) i++;
+    if (value !== undefined && value.includes("=")) setting(value.slice(0, value.indexOf("=")), value.slice(value.indexOf("=") + 1));
+    else if (arg === "--config-env" || arg.startsWith("--config-env=")) {
+      // `--config-env=KEY=VAR`: the setting's value is the variable's.
+      const spec = arg === "--config-env" ? (args[++i] ?? "") : arg.slice("--config-env=".length);
+      const at = spec.lastIndexOf("=");
+      const fromEnv = at > 0 ? env.get(spec.slice(at + 1)) : undefined;
+      if (fromEnv !== undefined) setting(spec.slice(0, at), fromEnv);
+    } else if (["-C", "--git-dir", "--work-tree", "--namespace", "--exec-path"].includes(arg)) i++;
   }
   const subcommand = args[i];
   const rest = args.slice(i + 1);
+  // The ext:: transport runs its URL as a command (with protocol.ext.allow).
+  for (const word of rest) {
+    if (!word.startsWith("ext::")) continue;
+    // Its words are split at spaces, `% ` a space within one: `ext::sh -c git% commit…`.
+    const command = word.slice("ext::".length).replace(/% /g, " ").replace(/%[%sSG]/g, "");
+    scripts.push(command, ...(/^\S*sh\s+-c\s+(.*)$/s.exec(command)?.slice(1) ?? []));
+  }
   if (subcommand === "config") scripts.push(...configSetting(rest));
   if (subcommand === "submodule") {
     const foreach = rest.indexOf("foreach");
     if (foreach !== -1) {
-      const words = rest.slice(foreach + 1).filter((w, k, all) => !(w.startsWith("--") && all.slice(0, k).every((x) => x.startsWith("--"))));
-      if (words.length > 0) scripts.push(words.join(" "));
+      const words = rest.slice(foreach + 1);
+      const at = words.findIndex((w) => !w.startsWith("-"));
+      if (at !== -1) scripts.push(words.slice(at).join(" "));
     }
   }
   if (subcommand === "bisect" && rest[0] === "run" && rest.length > 1) scripts.push(shellLine(rest.slice(1)));
@@ -471,9 +647,13 @@ interface RunnerSpec {
   restIsScript?: boolean;
   /** Only a script option runs anything (nix-shell without --run opens a shell). */
   onlyScripts?: boolean;
+  /** Tools to use come first, then `--` and the command (`mise exec node@20 -- git …`). */
+  toolsThenDashes?: boolean;
+  /** The first operand is a package whose program runs, with the words after `--` (`nix run nixpkgs#git -- …`). */
+  installable?: boolean;
 }
 
-const NPM_VALUED = ["-p", "--package", "--prefix", "--cache", "-w", "--workspace", "--userconfig", "--registry", "-C"];
+const NPM_VALUED = ["-p", "--package", "--prefix", "--cache", "-w", "--workspace", "--userconfig", "--registry", "-C", "--loglevel"];
 const PNPM_VALUED = ["--filter", "-F", "-C", "--dir", "--workspace-concurrency", "--report-summary", "--package"];
 const RUNNERS: Readonly<Record<string, RunnerSpec>> = {
   npx: { valued: NPM_VALUED, scriptOptions: ["-c", "--call"] },
@@ -488,6 +668,7 @@ const RUNNERS: Readonly<Record<string, RunnerSpec>> = {
   "bun x": { valued: ["-p", "--package"] },
   "bun exec": { restIsScript: true },
   "uv run": { valued: ["--with", "--python", "-p", "--directory", "--project", "--package", "--env-file", "--extra", "--group", "--index", "--index-url"] },
+  "uv tool run": { valued: ["--with", "--python", "-p", "--from", "--index", "--index-url"] },
   uvx: { valued: ["--with", "--python", "-p", "--from", "--index", "--index-url"] },
   "pipx run": { valued: ["--spec", "--python", "--index-url"] },
   "poetry run": { valued: ["-C", "--directory", "-P", "--project"] },
@@ -496,9 +677,10 @@ const RUNNERS: Readonly<Record<string, RunnerSpec>> = {
   "hatch run": {},
   "rye run": {},
   "pixi run": { valued: ["-e", "--environment", "--manifest-path"] },
+  "pixi exec": { valued: ["-s", "--spec", "-c", "--channel"] },
   "bundle exec": {},
-  "mise exec": { valued: ["-C", "--cd", "-j", "--jobs"] },
-  "mise x": { valued: ["-C", "--cd", "-j", "--jobs"] },
+  "mise exec": { valued: ["-C", "--cd", "-j", "--jobs"], toolsThenDashes: true },
+  "mise x": { valued: ["-C", "--cd", "-j", "--jobs"], toolsThenDashes: true },
   "asdf exec": {},
   "direnv exec": { operands: 1 },
   "conda run": { valued: ["-n", "--name", "-p", "--prefix", "--cwd"] },
@@ -506,23 +688,27 @@ const RUNNERS: Readonly<Record<string, RunnerSpec>> = {
   "micromamba run": { valued: ["-n", "--name", "-p", "--prefix", "--cwd"] },
   "nix develop": { commandAfter: ["-c", "--command"], onlyScripts: true },
   "nix shell": { commandAfter: ["-c", "--command"], onlyScripts: true },
+  "nix run": { installable: true },
   "nix-shell": { scriptOptions: ["--run", "--command"], valued: ["-p", "--packages", "-A", "--attr", "-I", "--arg", "--argstr"], onlyScripts: true },
   dotenv: { valued: ["-e", "-v", "-c", "-p"] },
 };
 
-/** The program words that name a runner (`npm exec`, `npx`), and where its own words start. */
+/** How far into a command line the runner's subcommand may sit (`npm --loglevel silent exec`). */
+const SUBCOMMAND_WITHIN = 8;
+
+/** The program words that name a runner (`npm exec`, `npx`, `uv tool run`), and where its own words start. */
 function runnerOf(program: string, argv: readonly string[]): { spec: RunnerSpec; at: number } | undefined {
   const single = RUNNERS[program];
   if (single !== undefined) return { spec: single, at: 1 };
-  // The subcommand is the first word that is not an option (`pnpm -C dir exec …`).
-  for (let i = 1; i < argv.length && i < 8; i++) {
+  // The subcommand is the first word past the runner's own options that names one (`pnpm -C dir exec …`).
+  for (let i = 1; i < argv.length && i <= SUBCOMMAND_WITHIN; i++) {
     const word = argv[i] as string;
-    if (word.startsWith("-")) {
-      if (["-C", "--dir", "--prefix", "-w", "--workspace", "--filter", "-F"].includes(word)) i++;
-      continue;
-    }
+    if (word === "--") return undefined;
+    if (word.startsWith("-")) continue;
+    const two = RUNNERS[`${program} ${word} ${argv[i + 1] ?? ""}`];
+    if (two !== undefined) return { spec: two, at: i + 2 };
     const spec = RUNNERS[`${program} ${word}`];
-    return spec === undefined ? undefined : { spec, at: i + 1 };
+    if (spec !== undefined) return { spec, at: i + 1 };
   }
   return undefined;
 }
@@ -539,9 +725,20 @@ export function runnerCommand(program: string | undefined, argv: readonly string
   const scripts: string[] = [];
   // `pnpm -c exec '…'`: a flag before the subcommand counts too.
   let shell = argv.slice(1, runner.at).some((word) => spec.shellMode?.includes(word) === true);
-  let i = runner.at;
-  for (; i < argv.length; i++) {
-    const arg = argv[i] as string;
+  const words = argv.slice(runner.at);
+  // `nix shell nixpkgs#git --command git …`, `mise exec node@20 -- git …`: the command follows its marker, wherever it is.
+  const marker = words.findIndex((w) => spec.commandAfter?.includes(w) === true || (spec.toolsThenDashes === true && w === "--"));
+  if (marker !== -1) return { argv: words.slice(marker + 1), scripts };
+  if (spec.installable) {
+    // `nix run nixpkgs#git -- commit …`: the installable's program with the words after `--`.
+    const dashes = words.indexOf("--");
+    const installable = words.find((w) => !w.startsWith("-"));
+    const name = installable?.split("#").at(-1)?.split(/[/.]/).at(-1);
+    return name === undefined ? { argv: [], scripts } : { argv: [name, ...(dashes === -1 ? [] : words.slice(dashes + 1))], scripts };
+  }
+  let i = 0;
+  for (; i < words.length; i++) {
+    const arg = words[i] as string;
     if (arg === "--") {
       i++;
       break;
@@ -550,20 +747,16 @@ export function runnerCommand(program: string | undefined, argv: readonly string
     const eq = arg.indexOf("=");
     const [name, glued] = arg.startsWith("--") && eq > 0 ? [arg.slice(0, eq), arg.slice(eq + 1)] : [arg, undefined];
     if (spec.scriptOptions?.includes(name)) {
-      const value = glued ?? argv[++i];
+      const value = glued ?? words[++i];
       if (value !== undefined) scripts.push(value);
       return { argv: [], scripts };
-    }
-    if (spec.commandAfter?.includes(name)) {
-      i++;
-      break;
     }
     if (spec.shellMode?.includes(name)) shell = true;
     else if (spec.valued?.includes(name) && glued === undefined) i++;
   }
-  if (spec.onlyScripts && !spec.commandAfter?.includes(argv[i - 1] ?? "")) return { argv: [], scripts };
+  if (spec.onlyScripts) return { argv: [], scripts };
   i += spec.operands ?? 0;
-  const rest = argv.slice(i);
+  const rest = words.slice(i);
   if (rest.length === 0) return { argv: [], scripts };
   if (spec.restIsScript || shell) return { argv: [], scripts: [...scripts, rest.join(" ")] };
   return { argv: rest, scripts };

@@ -116,8 +116,13 @@ interface ResolutionCheck {
 }
 
 const identityOf = (file: string): string => {
-  const stat = lstatSync(file, { throwIfNoEntry: false });
-  return stat === undefined ? "absent" : `${stat.dev}:${stat.ino}:${stat.mode}`;
+  try {
+    const stat = lstatSync(file, { throwIfNoEntry: false });
+    return stat === undefined ? "absent" : `${stat.dev}:${stat.ino}:${stat.mode}`;
+  } catch {
+    // A name too long, a loop of links: nothing there the call can reach by it.
+    return "absent";
+  }
 };
 
 function resolvedWithCheck(file: string): { path: string; check?: ResolutionCheck } {

@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import type { CodeLanguage } from "../tools/declaration.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
-import { commandsInText, runnerCommand, runnerEnv, runnerScripts } from "./command-runners.ts";
+import { commandsInText, literalRuns, runnerCommand, runnerEnv, runnerScripts } from "./command-runners.ts";
 import { gitAliases, normalizeKey, type GitConfigEntry } from "./git-config.ts";
 import { projectRoot, projectRootIn } from "./paths.ts";
 import { parseShell, type ShellCommand } from "./shell-words.ts";
@@ -94,7 +94,9 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       // `~+` is the directory, `~-` the previous one (unknown here).
       let words = command.argv.flatMap((word, i) => {
         const expanded = expandVars(word.replace(/^~([+-])(?=\/|$)/, (_t, sign: string) => (sign === "+" ? "$PWD" : "$OLDPWD")), known);
-        return command.quoted[i] === true ? [printedText(expanded) ?? expanded] : printedWords(expanded);
+        if (command.quoted[i] === true) return [printedText(expanded) ?? expanded];
+        // An unquoted expansion is split into words, as the shell splits it (`c='git commit -n'; $c`).
+        return expanded !== word && !isDynamic(expanded) && /\s/.test(expanded) ? expanded.split(/\s+/).filter(Boolean) : printedWords(expanded);
       });
       const alias = words[0] === undefined ? undefined : aliases.get(words[0]);
       if (alias !== undefined) words = [...splitString(alias), ...words.slice(1)];
@@ -123,7 +125,12 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         const reason = walkShell(nested, withFunctions(inner), visit, depth + 1);
         if (reason !== undefined) return reason;
       }
-      const ownLanguage = runnerScripts(program, argv, stdin, env);
+      // A file the program reads its commands from: its stdin, a printed process substitution, a file this line wrote first.
+      const fileText = (word: string): string | undefined =>
+        /^(-|\/dev\/stdin|\/dev\/fd\/0|\/proc\/self\/fd\/0)$/.test(word) ? stdin.join("\n") : (substitutionText(word) ?? written.get(path.resolve(here.cwd ?? process.cwd(), word)));
+      // Read for the program that runs and for the first word, when a wrapper stood there (`ssh -o ProxyCommand=… host cmd`).
+      const first = words[0] === undefined ? undefined : basename(words[0]);
+      const ownLanguage = [...runnerScripts(program, argv, stdin, env, fileText), ...(first !== undefined && first !== program ? runnerScripts(first, words, stdin, env, fileText) : [])];
       const runnerScope = ownLanguage.length > 0 ? withFunctions({ ...inner, env: runnerEnv(program, env) }) : inner;
       for (const nested of ownLanguage) {
         const reason = walkShell(nested, runnerScope, visit, depth + 1);
@@ -237,6 +244,14 @@ export function printedBy(argv: readonly string[], command: ShellCommand): strin
   else if (program === "printf") text = args.filter((w) => w !== "--").join(" ").replace(/\\n/g, "\n").replace(/%[sb]/g, "");
   else if (program === "cat" && args.length === 0 && command.stdin.length > 0) text = command.stdin.join("\n");
   return text === undefined || isDynamic(text) ? undefined : text;
+}
+
+/** `<(echo 'shell …')`: the text a process substitution's file holds, when it prints literal text. */
+function substitutionText(word: string): string | undefined {
+  const sub = /^<\((.*)\)$/s.exec(word)?.[1];
+  if (sub === undefined) return undefined;
+  const [inner] = parseShell(sub);
+  return inner === undefined ? undefined : printedBy(inner.argv, inner);
 }
 
 /** `$(echo git commit -n)`, `` `printf git` ``: a substitution of printed literal text is that text; undefined for any other word. */
@@ -447,8 +462,15 @@ export function readableScripts(input: HookInput): { scripts: string[]; env?: Re
   const reading = readCode(code.code, code.language);
   // Code that starts processes may hand them any of its literals through a variable.
   const scripts = [...reading.commands, ...(reading.startsProcesses ? reading.literals : [])];
-  // A debugger evaluates an expression or runs its own command line (gdb's `shell`, lldb's `platform shell`).
-  if (basename(toolName.toLowerCase()) === "debug") scripts.push(...commandsInText(code.code));
+  // A debugger evaluates an expression or runs its own command line (gdb's `shell`, lldb's `platform shell`);
+  // a custom request may be a launch of its own (`arguments: {program, args}`).
+  if (basename(toolName.toLowerCase()) === "debug") {
+    scripts.push(...commandsInText(code.code));
+    const custom = fields.arguments !== null && typeof fields.arguments === "object" ? (fields.arguments as Record<string, unknown>) : undefined;
+    const program = typeof custom?.program === "string" ? custom.program : undefined;
+    const args = Array.isArray(custom?.args) ? custom.args.filter((a): a is string => typeof a === "string") : [];
+    if (program !== undefined) scripts.push(shellLine([program, ...args]));
+  }
   return { scripts, prefix: `${toolName} code runs a command: ` };
 }
 
@@ -605,7 +627,9 @@ function skipWrapper(program: string, spec: WrapperSpec, input: string[], env: M
       continue;
     }
     if (program === "watch" && (name === "-x" || name === "--exec")) restIsScript = false;
-    if (spec.argOptions.includes(name) && glued === undefined) i++;
+    // `ssh -Ai key host`, `sudo -iu root`: a cluster of one-letter options whose last takes the next word.
+    const clusterTakes = /^-[A-Za-z0-9]{2,}$/.test(arg) && spec.argOptions.includes(`-${arg.at(-1)}`);
+    if ((spec.argOptions.includes(name) && glued === undefined) || clusterTakes) i++;
   }
   i += spec.operands ?? 0;
   // `su -c` and `flock -c` may follow the operands (`flock /tmp/lock -c '…'`, `su root -c '…'`).
@@ -707,7 +731,7 @@ function nestedScripts(program: string | undefined, argv: string[], stdin: strin
   if (INTERPRETERS[program] ?? INTERPRETERS[program.replace(/[\d.]+$/, "")]) {
     return code.flatMap(({ code: text, language }) => {
       const reading = readCode(text, language);
-      return [...reading.commands, ...(reading.startsProcesses ? reading.literals : [])];
+      return [...reading.commands, ...(reading.startsProcesses ? [...reading.literals, ...literalRuns(reading.literals)] : [])];
     });
   }
   if (!SHELLS.has(program)) return [];

@@ -248,3 +248,98 @@ describe("a line typed into a hub process", () => {
     expect(await refusedBy("hub", { op: "send", name: "sh", text: "echo done!" })).toEqual([]);
   });
 });
+
+describe("spellings a red-team pass found after the first cut", () => {
+  const G = "git commit --no-verify -m x";
+  it.each([
+    `screen -dmS s ${G}`,
+    `screen -L -Logfile l -dm ${G}`,
+    `tmux -c '${G}'`,
+    `tmux split-window -h '${G}'`,
+    `tmux run -b '${G}'`,
+    `tmux new -d ${G}`,
+    `tmux source-file - <<< "run-shell '${G}'"`,
+    `ssh -o ProxyCommand='${G}' host true`,
+    `ssh -oProxyCommand='${G}' host true`,
+    `ssh -Ai key localhost '${G}'`,
+    `ssh localhost <<< '${G}'`,
+    `rsync -e '${G}' a host:b`,
+    `P='${G}' git --config-env=diff.external=P diff`,
+    `GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=diff.external GIT_CONFIG_VALUE_0='${G}' git diff`,
+    `git -c include.path=/dev/stdin diff <<< '[diff]\n\texternal = ${G}'`,
+    `git -c protocol.ext.allow=always clone 'ext::sh -c git% commit% --no-verify% -m% x' d`,
+    `git config remote.origin.uploadpack '${G}'`,
+    `git submodule foreach -q '${G}'`,
+    `gdb -batch -ex='shell ${G}'`,
+    `gdb -batch -ex 'she ${G}'`,
+    `gdb -batch -ex "python gdb.execute('shell ${G}')"`,
+    `gdb -batch -x <(echo 'shell ${G}')`,
+    `echo 'shell ${G}' > cmds.gdb; gdb -batch -x cmds.gdb`,
+    `lldb -b -o 'pl sh ${G}'`,
+    `sqlite3 :memory: '.sy ${G}'`,
+    `vim -c 'ter ${G}'`,
+    `ex -sc '!${G}'`,
+    `LESSOPEN='|${G} %s' less notes.txt`,
+    `psql -c '\\o |${G}'`,
+    `mysql --pager='${G}' -e 'select 1'`,
+    `echo x | sed 's/x/${G}/;e'`,
+    `echo '${G}' | sed e`,
+    `sed -n '1e${G}' notes.txt`,
+    `sed '/re/e ${G}' notes.txt`,
+    `sed -f /dev/stdin notes.txt <<< '1e ${G}'`,
+    `awk -v c='${G}' 'BEGIN{system(c)}'`,
+    `echo '${G}' | awk '{system($0)}'`,
+    `tclsh <<< 'exec sh -c {${G}}'`,
+    `nvim -c 'lua vim.system({"git","commit","--no-verify","-m","x"})'`,
+    `emacs --batch --eval '(call-process "git" nil nil nil "commit" "--no-verify" "-m" "x")'`,
+    `Rscript -e 'system2("git", c("commit", "--no-verify", "-m", "x"))'`,
+    `mise exec node@20 -- ${G}`,
+    `nix shell nixpkgs#git --command ${G}`,
+    `nix run nixpkgs#git -- commit --no-verify -m x`,
+    `npm --loglevel silent exec -- ${G}`,
+    `yarn --cwd . exec ${G}`,
+    `uv tool run ${G}`,
+  ])("%s", async (command) => {
+    expect(await bash(command)).toContain("block-git-hook-bypass");
+  });
+
+  it("a debugger's custom launch and cppdbg's -exec", async () => {
+    expect(await refusedBy("debug", { action: "custom_request", command: "launch", arguments: { program: "/bin/sh", args: ["-c", G] } })).toContain("block-git-hook-bypass");
+    expect(await refusedBy("debug", { action: "evaluate", expression: `-exec shell ${G}`, context: "repl" })).toContain("block-git-hook-bypass");
+  });
+
+  it("a name too long for the file system is refused or passed, never an error", async () => {
+    expect(await bash(`emacs --eval '(call-process ${'"a" '.repeat(3000)})'`)).toBeDefined();
+  });
+});
+
+describe("a shell started through the hub keeps what earlier lines typed", () => {
+  const send = async (text: string, typedLine: string) => {
+    const event = parseEvent("pre_tool_use:hub")!;
+    const mapped = toHookTargets(event, { session_id: "s1", cwd: project, tool_name: "hub", tool_input: { op: "send", name: "sh", text }, typed_line: typedLine } as DispatchPayload);
+    if (!mapped.ok) return [mapped.error];
+    const refused: string[] = [];
+    for (const target of mapped.targets) {
+      for (const gate of builtinGates()) {
+        if (!gate.events.includes("pre_tool_use") || gate.onByDefault === false || !matches({ tools: gate.tools ?? "any" } as HookEntry, target)) continue;
+        const options = gate.parseOptions ? gate.parseOptions(undefined) : { ok: true as const, options: undefined };
+        const verdict = await gate.evaluate(target.input, { tamaHome, env: { ...process.env, HOME: path.join(root, "home") } }, options.ok ? options.options : undefined);
+        if (verdict.decision === "block") refused.push(gate.id);
+      }
+    }
+    return refused;
+  };
+
+  it("its directory, variables and aliases", async () => {
+    expect(await send("cp /tmp/x.ts .", `cd ${root}/home/.omp/agent/extensions\n`)).toContain("self-protection");
+    expect(await send("$c", "c='git commit --no-verify -m x'\n")).toContain("block-git-hook-bypass");
+    expect(await send("g -m x", "alias g='git commit --no-verify'\n")).toContain("block-git-hook-bypass");
+    expect(await send("ls", "cd src\n")).toEqual([]);
+  });
+
+  it("refuses Escape, which starts a readline edit", () => {
+    const event = parseEvent("pre_tool_use:hub")!;
+    const mapped = toHookTargets(event, { session_id: "s1", cwd: project, tool_name: "hub", tool_input: { op: "send", name: "sh", text: "git commit -m x ", enter: false, keys: ["ESCAPE"] } } as DispatchPayload);
+    expect(mapped.ok).toBe(false);
+  });
+});
