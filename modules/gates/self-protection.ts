@@ -283,6 +283,17 @@ const FOLDER_POLICY: readonly { pattern: RegExp; what: string; tree: boolean }[]
   { pattern: /^(.*\/\.codex\/hooks)(?:\/|$)/, what: "Codex hooks OMP loads as code", tree: true },
 ];
 
+/** Folders OMP and Tama load code and policy from, by name: a folder moved, copied, linked or unpacked there brings its contents. */
+const POLICY_FOLDERS = new Set([".omp", ".claude", ".codex", ".tama"]);
+/** Shell writers' effects that put a whole tree at their target (shell-writers.ts). */
+const BRINGS_TREE = /^(copies over|installs over|syncs over|moves a file over|links over|clones into|extracts into)$/;
+
+/** `mv d .omp`, `ln -s /tmp/x sub/.claude`, `cp -r d pkg/.omp`: a tree put in place of a policy folder. */
+function treeInPlaceOf(full: string, effect: string): ProtectedPath | undefined {
+  if (!BRINGS_TREE.test(effect) || !POLICY_FOLDERS.has(path.basename(full))) return undefined;
+  return { path: full, what: "a folder OMP or Tama loads code and policy from (its extensions, hooks and settings), put in place whole", tree: true };
+}
+
 function folderPolicyHit(full: string): ProtectedPath | undefined {
   for (const { pattern, what, tree } of FOLDER_POLICY) {
     const match = pattern.exec(full);
@@ -480,7 +491,7 @@ function checkTargets(
       continue;
     }
     const absolute = throughLinks(path.resolve(cwd, expanded), links);
-    const hit = hitOf(absolute, target.reachesBelow, protectedList(), target.names) ?? programConfigHit(absolute, context, protectedList.projectCwd);
+    const hit = hitOf(absolute, target.reachesBelow, protectedList(), target.names) ?? programConfigHit(absolute, context, protectedList.projectCwd) ?? treeInPlaceOf(canonicalPath(absolute), target.effect);
     if (hit) return refusalFor(target.effect, { target: absolute, protectedPath: hit });
   }
   return undefined;
@@ -562,7 +573,7 @@ export function findSelfProtectionBreach(input: HookInput, context: GateContext)
     if (target === undefined) return undefined;
     const absolute = path.resolve(cwd, target);
     // A move takes what lies below it along (a directory above a protected path).
-    const hit = hitOf(absolute, input.moves === true, list()) ?? programConfigHit(absolute, context, projectCwd);
+    const hit = hitOf(absolute, input.moves === true, list()) ?? programConfigHit(absolute, context, projectCwd) ?? (input.moves === true ? treeInPlaceOf(canonicalPath(absolute), "moves a file over") : undefined);
     return hit ? refusalFor("writes", { target: absolute, protectedPath: hit }) : undefined;
   }
   if (kind !== "shell" && kind !== "code") return undefined;

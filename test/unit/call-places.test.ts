@@ -163,6 +163,13 @@ describe("a project folder's own OMP, Tama, Claude and Codex files, at any depth
     expect(await refusedBy("bash", { command: `echo x > ${root}/elsewhere/.omp/extensions/evil.ts` })).toContain("self-protection");
   });
 
+  it("are protected from a whole folder moved, copied or linked into place", async () => {
+    expect(await refusedBy("bash", { command: "mkdir -p d/extensions && echo 'export default 1' > d/extensions/x.ts && mv d .omp" })).toContain("self-protection");
+    expect(await refusedBy("bash", { command: "cp -r staged pkg/.omp" })).toContain("self-protection");
+    expect(await refusedBy("bash", { command: "ln -s /tmp/evil pkg/.claude" })).toContain("self-protection");
+    expect(await refusedBy("bash", { command: "mkdir -p .omp/rules && echo x > .omp/rules/a.md && mv build dist" })).toEqual([]);
+  });
+
   it("leaves names that only look alike", async () => {
     expect(await refusedBy("write", { path: "pkg/src/omp/extensions.ts", content: "x" })).toEqual([]);
     expect(await refusedBy("write", { path: "docs/.omp-notes/extensions.md", content: "x" })).toEqual([]);
