@@ -3,13 +3,23 @@
 import type { OmpContext, ToolCallEvent, ToolCallEventResult, ToolResultEvent, ToolResultEventResult } from "../modules/omp/api.ts";
 import type { AdapterRuntime } from "./runtime.ts";
 import { ompInputOf } from "../modules/claude/updated-input.ts";
+import { hubKeys } from "../modules/claude/hook-input.ts";
 import path from "node:path";
 import { detailsToKeep } from "../modules/claude/tool-response.ts";
 import { localRootOf, resolveTargetPath } from "../modules/tools/edit-targets.ts";
 import { readRegularFileUpTo } from "../modules/system/regular-file.ts";
 
 /** What may be typed into one hub process, all of it read again before each send: past it, a new process. */
-const MAX_TYPED_CHARS = 60_000;
+const MAX_TYPED_CHARS = 16_000;
+/** Hub processes whose typed lines are kept (OMP shares a project's processes among its sessions). */
+const MAX_TYPED_PROCESSES = 4096;
+
+/** What was typed into one hub process, and the program it was started as (when this OMP started it). */
+interface Typed {
+  text: string;
+  into?: string;
+}
+
 
 /** Largest file whose content before a write is kept for the hooks' `originalFile`. */
 const ORIGINAL_FILE_MAX_BYTES = 1024 * 1024;
@@ -60,11 +70,12 @@ export class ToolEvents {
   /** This session's tool checks in flight (pre and post). */
   private readonly checking = new Set<Promise<unknown>>();
   /**
-   * Per session and hub process, every line typed into it and what was typed after the
-   * last Enter: a send is read after them, so a command typed in pieces, or after a
-   * `cd` or a variable set by an earlier send, is read as the process runs it.
+   * Per project and hub process (OMP shares them among the project's sessions), every
+   * line typed into it and what was typed after the last Enter: a send is read after
+   * them, so a command typed in pieces, or after a `cd` or a variable an earlier send
+   * set, is read as the process runs it. Kept when OMP ran the call (its result).
    */
-  private readonly typed = new Map<string, string>();
+  private readonly typed = new Map<string, Typed>();
 
   constructor(
     private readonly runtime: AdapterRuntime,
@@ -111,9 +122,11 @@ export class ToolEvents {
     if (event.toolName === "write") {
       this.before.set(event.toolCallId, contentBefore(event.input, ctx, this.runtime.sessionFile(ctx), this.runtime.sessionId(ctx)));
     }
-    const typing = event.toolName === "hub" ? this.typingKey(event.input, ctx) : undefined;
-    const typedLine = typing === undefined || event.input.op !== "send" ? undefined : this.typed.get(typing);
-    if (typedLine !== undefined && typedLine.length > MAX_TYPED_CHARS) {
+    const typing = event.toolName === "hub" && event.input.op === "send" ? this.typingKey(event.input, ctx) : undefined;
+    const typed = typing === undefined ? undefined : this.typed.get(typing);
+    const typedLine = typed?.text;
+    const onlySignals = typeof event.input.text !== "string" && hubKeys(event.input.keys).every((k) => k === "CTRL_C" || k === "CTRL_D");
+    if (typedLine !== undefined && typedLine.length > MAX_TYPED_CHARS && !onlySignals) {
       const reason = `Tama refused hub send: more than ${MAX_TYPED_CHARS} characters were typed into ${String(event.input.name)}, past what Tama reads as one script; stop it and start a new process`;
       this.inputs.delete(event.toolCallId);
       this.runtime.refused(reason);
@@ -124,12 +137,12 @@ export class ToolEvents {
       tool_name: event.toolName,
       tool_input: event.input,
       tool_call_id: event.toolCallId,
-      ...(typedLine !== undefined ? { typed_line: typedLine } : {}),
+      ...(typedLine !== undefined && typedLine.length > 0 ? { typed_line: typedLine } : {}),
+      ...(typed?.into !== undefined ? { typed_into: typed.into } : {}),
     }));
     if (verdict.failure !== undefined) return this.unchecked(event, verdict.failure);
     const result = verdict.result;
     if (!result || result.decision === "pass") {
-      if (typing !== undefined) this.typedAfter(typing, typedLine, event.input);
       this.runtime.passed();
       if (result?.stopReason !== undefined) this.stopAfter.set(event.toolCallId, result.stopReason);
       if (result?.updatedInput === undefined) return undefined;
@@ -171,6 +184,7 @@ export class ToolEvents {
   async onToolResult(event: ToolResultEvent, ctx: OmpContext): Promise<ToolResultEventResult> {
     const checked = this.inputs.get(event.toolCallId);
     const input = checked ?? event.input;
+    if (event.toolName === "hub" && !event.isError) this.hubRan(input, ctx);
     // A call its pre-tool check did not see as it runs (rewritten, or never checked here) waits for its result's answer.
     const wait = this.rewritten.delete(event.toolCallId) || checked === undefined;
     this.inputs.delete(event.toolCallId);
@@ -217,22 +231,36 @@ export class ToolEvents {
     return { content: [...content, { type: "text", text: notes.join("\n\n") }] };
   }
 
-  /** A hub operation on a process by name: the key what is typed into it is kept under. */
+  /** A hub operation on a process by name: the key what is typed into it is kept under (OMP's processes are the project's). */
   private typingKey(input: Record<string, unknown>, ctx: OmpContext): string | undefined {
-    if (typeof input.name !== "string" || input.name.trim().length === 0 || !["send", "start", "stop", "restart"].includes(String(input.op))) return undefined;
-    return `${this.runtime.sessionId(ctx) ?? ""}\u0000${input.name.trim()}`;
+    if (typeof input.name !== "string" || input.name.trim().length === 0) return undefined;
+    return `${ctx.cwd}\u0000${input.name.trim()}`;
   }
 
-  /** A hub call passed: a send types its text, then Enter (unless `enter: false`), then its keys; a start, stop or restart begins a new process. */
-  private typedAfter(key: string, before: string | undefined, input: Record<string, unknown>): void {
+  /**
+   * A hub call OMP ran (its result came without an error), as it ran (a hook's rewrite
+   * included): a start or restart begins a new process; a stop ends it; a send types its
+   * text, then Enter (unless `enter: false`), then its keys.
+   */
+  private hubRan(input: Record<string, unknown>, ctx: OmpContext): void {
+    const key = this.typingKey(input, ctx);
+    if (key === undefined) return;
+    const before = this.typed.get(key);
     this.typed.delete(key);
-    if (input.op !== "send") return;
-    const text = typeof input.text === "string" ? input.text : "";
-    const keys = Array.isArray(input.keys) ? input.keys.filter((k): k is string => typeof k === "string").map((k) => k.trim().toUpperCase()) : [];
-    const ended = (text.length > 0 && input.enter !== false) || keys.includes("ENTER");
-    const typed = ((before ?? "") + text).replace(/\r\n?/g, "\n") + (ended ? "\n" : "");
-    if (typed.length > 0) this.typed.set(key, typed);
-    if (this.typed.size > 256) this.typed.delete(this.typed.keys().next().value ?? "");
+    if (input.op === "start") {
+      const application = typeof input.application === "string" ? path.basename(input.application) : undefined;
+      this.typed.set(key, { text: "", ...(application !== undefined ? { into: application } : {}) });
+    } else if (input.op === "restart") {
+      this.typed.set(key, { text: "", ...(before?.into !== undefined ? { into: before.into } : {}) });
+    } else if (input.op === "send") {
+      const text = typeof input.text === "string" ? input.text : "";
+      const ended = (text.length > 0 && input.enter !== false) || hubKeys(input.keys).includes("ENTER");
+      const typed = ((before?.text ?? "") + text).replace(/\r\n?/g, "\n") + (ended ? "\n" : "");
+      this.typed.set(key, { text: typed, ...(before?.into !== undefined ? { into: before.into } : {}) });
+    } else if (before !== undefined && input.op !== "stop") {
+      this.typed.set(key, before);
+    }
+    if (this.typed.size > MAX_TYPED_PROCESSES) this.typed.delete(this.typed.keys().next().value ?? "");
   }
 
   /** How many times in a row the session has now made this call (same tool, same input). */

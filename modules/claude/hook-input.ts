@@ -46,8 +46,9 @@ interface MapContext {
   cwd: string;
   roots: PathRoots;
   declared: DeclaredToolKinds | undefined;
-  /** A hub `send`'s process: the line typed into it so far, not yet ended (payload `typed_line`). */
+  /** A hub `send`'s process: what was typed into it so far (payload `typed_line`), and the program it runs (`typed_into`). */
   typedBefore?: string;
+  typedInto?: string;
 }
 
 type MapResult = { ok: true; mapped: Mapped[] } | { ok: false; error: string };
@@ -399,12 +400,15 @@ function mapHub(input: Fields, ctx: MapContext): MapResult {
   if (op === "send" && str(input.name) !== undefined) {
     // Every line typed into the process so far, then this one: a shell there keeps its directory, variables and aliases.
     const line = ((ctx.typedBefore ?? "") + (str(input.text) ?? "")).replace(/\r\n?/g, "\n");
-    const unreadable = unreadableTyping(line, input.keys);
+    const unreadable = unreadableTyping(line, input.keys, ctx.typedInto === undefined || INTERACTIVE_SHELLS.has(ctx.typedInto));
     if (unreadable !== undefined) return { ok: false, error: `hub send: ${unreadable}; type the whole command line as text` };
     if (line.length > 0) return ok(mapShell("hub", { command: line }, ctx));
   }
   return ok({ kind: "other", toolInput: input });
 }
+
+/** A hub send's `keys` as OMP reads them (trimmed, upper-cased). */
+export const hubKeys = (keys: unknown): string[] => (Array.isArray(keys) ? keys.filter((k): k is string => typeof k === "string").map((k) => k.trim().toUpperCase()) : []);
 
 /** Keys that recall, complete or move within a line (readline's Escape starts an edit: `Esc .` yanks an argument): what a shell then runs is not the text sent. */
 const LINE_EDITING_KEYS = new Set(["TAB", "UP", "DOWN", "LEFT", "RIGHT", "ESCAPE"]);
@@ -414,13 +418,16 @@ const LINE_EDITING_KEYS = new Set(["TAB", "UP", "DOWN", "LEFT", "RIGHT", "ESCAPE
  * control character that edits, recalls or completes it, or an interactive shell's
  * history expansion (`!!`, `!?verify?`, `^a^b`) and re-run commands (`fc -s`, zsh's `r`).
  */
-function unreadableTyping(line: string, keys: unknown): string | undefined {
-  const named = Array.isArray(keys) ? keys.filter((k): k is string => typeof k === "string").map((k) => k.trim().toUpperCase()) : [];
+/** Programs whose typed lines an interactive shell's history rules rewrite; a process of unknown program is read as one. */
+const INTERACTIVE_SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish", "tcsh", "csh", "busybox", "env"]);
+
+function unreadableTyping(line: string, keys: unknown, shell: boolean): string | undefined {
+  const named = hubKeys(keys);
   const editing = named.find((key) => LINE_EDITING_KEYS.has(key));
   if (editing !== undefined) return `the ${editing} key recalls, completes or edits a typed line, which Tama cannot read (CTRL_C and CTRL_D are fine)`;
   // Tab, carriage return and newline are typed text; other control characters edit the line (^U, ^W, backspace, escape sequences).
   if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(line)) return "its text holds control characters that edit the typed line, which Tama cannot read";
-  if (/![^\s=(]|^\s*\^|(^|[;&|\n]\s*)(fc|r|history)(\s|$)/m.test(line)) return "an interactive shell would replace part of the line from its history (`!…`, `^…^`, `fc`, `r`), which Tama cannot read";
+  if (shell && /![^\s=("]|^\s*\^|(^|[;&|\n]\s*)(fc|r)(\s|$)/m.test(line)) return "an interactive shell would replace part of the line from its history (`!…`, `^…^`, `fc`, `r`), which Tama cannot read";
   return undefined;
 }
 
@@ -591,7 +598,8 @@ export function toHookTargets(event: ParsedEvent, payload: DispatchPayload, decl
   const localRoot = localRootOf(payload.transcript_path, payload.session_id);
   if (localRoot !== undefined) roots.localRoot = localRoot;
   const typedBefore = typeof payload.typed_line === "string" && payload.typed_line.length > 0 ? payload.typed_line : undefined;
-  const mapped = mapTool(toolName, toolInputRecord(toolName, rawInput, declared), { cwd: common.cwd, roots, declared, ...(typedBefore !== undefined ? { typedBefore } : {}) });
+  const typedInto = typeof payload.typed_into === "string" && payload.typed_into.length > 0 ? payload.typed_into : undefined;
+  const mapped = mapTool(toolName, toolInputRecord(toolName, rawInput, declared), { cwd: common.cwd, roots, declared, ...(typedBefore !== undefined ? { typedBefore } : {}), ...(typedInto !== undefined ? { typedInto } : {}) });
   if (!mapped.ok) return mapped;
   // A cwd OMP expands from an address of its own (`skill://…`) is a directory no hook can be shown or run in.
   const unplaced = mapped.mapped.find((m) => m.cwd !== undefined && !path.isAbsolute(m.cwd))?.cwd;

@@ -5,6 +5,7 @@ import type { HookInput } from "../protocol/hook-input.ts";
 import { parseShell } from "./shell-words.ts";
 import { basename, walkCall, type RunCommand } from "./shell-walk.ts";
 import type { BuiltinGate, GateVerdict } from "./types.ts";
+import { STDIN_FILES } from "./stdin-files.ts";
 
 const DOWNLOADERS = new Set(["curl", "wget", "fetch", "http", "https", "aria2c", "lwp-request", "GET"]);
 const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "fish"]);
@@ -35,14 +36,13 @@ export const blockPipeToShell: BuiltinGate = {
 };
 
 /** Operands that make a runner read its script from stdin anyway. */
-const STDIN_SCRIPTS = new Set(["-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"]);
 
 function readsStdin(run: RunCommand): boolean {
   const args = run.argv.slice(1);
   // `bash -s ARGS`: -s reads the script from stdin and passes ARGS to it.
   if (SHELLS.has(run.program ?? "") && args.some((w) => /^-[A-Za-z]*s[A-Za-z]*$/.test(w))) return true;
-  const first = args.find((w) => !w.startsWith("-") || STDIN_SCRIPTS.has(w));
-  return first === undefined || STDIN_SCRIPTS.has(first) || /\$\(\s*cat\s*\)/.test(first);
+  const first = args.find((w) => !w.startsWith("-") || STDIN_FILES.has(w));
+  return first === undefined || STDIN_FILES.has(first) || /\$\(\s*cat\s*\)/.test(first);
 }
 
 function check(run: RunCommand, feeding: string | undefined): string | undefined {

@@ -12,7 +12,7 @@
 // a command run unread.
 import { readCode, shellLine } from "../tools/code-reading.ts";
 import type { CodeLanguage } from "../tools/declaration.ts";
-import { envConfigEntries, normalizeKey, parseGitConfig } from "./git-config.ts";
+import { gitScripts } from "./git-commands.ts";
 
 /** Literals of one text read as the start of a command line with the literals after them (`call-process "git" nil "commit"`). */
 const MAX_LITERAL_STARTS = 32;
@@ -280,7 +280,8 @@ const EMBEDDED: Readonly<Record<string, CodeLanguage>> = {
  */
 export function commandsInText(text: string, nested = false): string[] {
   const commands = new Set<string>();
-  for (const rawLine of text.split(/\r?\n|;(?=\s*(?:!|sh|\.sh|\.sy|system\b))/)) {
+  // Lines, and Tcl's commands after `;` or inside `[…]` that start a process.
+  for (const rawLine of text.split(/\r?\n|;(?=\s*(?:!|sh|\.sh|\.sy|system\b|exec\b|spawn\b))|\[(?=\s*(?:exec|spawn|system)\b)/)) {
     // vim's `:`, `silent!`, `exe`; cppdbg's `-exec`, which hands the rest to gdb.
     const line = rawLine.trim().replace(/^(?:[:\s]+|-exec\s+|(?:silent!?|sil!?|exe(?:cute)?|keepalt)\s+)+/, "");
     if (line.length === 0) continue;
@@ -359,10 +360,14 @@ function sedScripts(args: readonly string[], stdin: readonly string[], fileText:
   return scripts.flatMap((script) => sedCommands(script, stdin));
 }
 
-/** A sed address: a line, `$`, a regex (`/re/`, `\%re%`), a range of them, negated. */
-const SED_ADDRESS = String.raw`(?:(?:\d+|\$|\/(?:[^\/\\\n]|\\.)*\/[IM]*|\\(.)(?:(?!\1).)*\1[IM]*)(?:\s*,\s*(?:\d+|\$|[~+]\d+|\/(?:[^\/\\\n]|\\.)*\/[IM]*))?\s*!?\s*)?`;
-/** `e CMD`, `1eCMD`, `/re/e CMD`: the command runs; a bare `e` runs the pattern space. */
-const SED_E = new RegExp(String.raw`(?:^|[;\n{}])\s*${SED_ADDRESS}e[ \t]*([^\n;}]*)`, "g");
+/** A sed address: a line (`1`, `1~2`), `$`, a regex (`/re/`, `\\%re%`), and a second one after `,`; each starts with no space. */
+const SED_ONE_ADDRESS = String.raw`(?:\d+(?:~\d+)?|\$|\/(?:[^\/\\\n]|\\.)*\/[IM]*|\\(.)(?:(?!\1).)*\1[IM]*)`;
+/**
+ * `e CMD`, `1eCMD`, `/re/e CMD`: the command, the rest of the line (GNU sed runs it
+ * whole, `;` included); a bare `e` runs the pattern space. Each space run is matched by
+ * one quantifier only, so a long run costs one pass.
+ */
+const SED_E = new RegExp(String.raw`(?:^|[;\n{}])[ \t]*(?:${SED_ONE_ADDRESS}(?:[ \t]*,[ \t]*(?:[~+]\d+|\d+|\$|\/(?:[^\/\\\n]|\\.)*\/[IM]*))?[ \t]*)?(?:![ \t]*)?e[ \t]*([^\n]*)`, "g");
 
 /** The command lines a sed script runs: `e CMD`; with a bare `e` or an `s///e`, what its substitutions and its input make. */
 function sedCommands(script: string, stdin: readonly string[]): string[] {
@@ -375,7 +380,8 @@ function sedCommands(script: string, stdin: readonly string[]): string[] {
   }
   const replacements: string[] = [];
   for (let i = 0; i < script.length; i++) {
-    if (script[i] !== "s" || (i > 0 && /[A-Za-z0-9_]/.test(script[i - 1] as string))) continue;
+    // `1s/…/…/e`: an address before it is digits; a letter before it makes it part of a word.
+    if (script[i] !== "s" || (i > 0 && /[A-Za-z_]/.test(script[i - 1] as string))) continue;
     const delim = script[i + 1];
     if (delim === undefined || /[\s\\\n]/.test(delim)) continue;
     const parts: string[] = [];
@@ -391,7 +397,8 @@ function sedCommands(script: string, stdin: readonly string[]): string[] {
         part = "";
       } else part += ch;
     }
-    if (parts.length < 2) continue;
+    // Unterminated: sed reads no further command, and neither does this scan.
+    if (parts.length < 2) break;
     let flags = "";
     for (; j < script.length && /[A-Za-z0-9]/.test(script[j] as string); j++) flags += script[j];
     replacements.push(parts[1] as string);
@@ -511,253 +518,4 @@ function otherShellScripts(args: readonly string[], options: readonly string[], 
     }
   }
   return scripts;
-}
-
-// ---------------------------------------------------------------------------
-// git: settings and variables whose value is a command git runs, and subcommands that run one.
-
-/** The last part of a setting whose value git runs as a command (core.pager, diff.<driver>.textconv, remote.<name>.uploadpack, …). */
-const COMMAND_KEY_ENDS = new Set(["pager", "editor", "sshcommand", "fsmonitor", "askpass", "helper", "external", "command", "textconv", "clean", "smudge", "process", "driver", "program", "cmd", "difffilter", "gitproxy", "packobjectshook", "uploadpack", "receivepack", "proxy"]);
-
-/** Sections whose every setting names a command (pager.log, pager.diff …). */
-const COMMAND_SECTIONS = new Set(["pager"]);
-
-/** Environment variables git runs as commands. */
-const COMMAND_VARIABLES = ["GIT_PAGER", "PAGER", "GIT_EDITOR", "EDITOR", "VISUAL", "GIT_SEQUENCE_EDITOR", "GIT_SSH_COMMAND", "GIT_SSH", "GIT_EXTERNAL_DIFF", "GIT_ASKPASS", "SSH_ASKPASS", "GIT_PROXY_COMMAND"];
-
-/**
- * The environment the commands git runs (its pager, its editor) are read under: without
- * the variables that named them, as each would otherwise name itself again when read.
- */
-export function runnerEnv(program: string | undefined, env: Map<string, string>): Map<string, string> {
-  if (program?.toLowerCase() !== "git" || !COMMAND_VARIABLES.some((name) => env.has(name))) return env;
-  const rest = new Map(env);
-  for (const name of COMMAND_VARIABLES) rest.delete(name);
-  return rest;
-}
-
-function isCommandKey(key: string): boolean {
-  const normalized = normalizeKey(key.trim());
-  const section = normalized.slice(0, normalized.indexOf("."));
-  const last = normalized.slice(normalized.lastIndexOf(".") + 1);
-  return COMMAND_SECTIONS.has(section) || COMMAND_KEY_ENDS.has(last);
-}
-
-/** A setting's value as the command git runs: credential helpers and aliases mark a shell line with `!`. */
-const commandValue = (value: string): string => (value.startsWith("!") ? value.slice(1) : value);
-
-/** Options whose value is a command, by subcommand (fetch's --upload-pack, difftool's -x, filter-branch's filters, …). */
-const SUBCOMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
-  difftool: ["-x", "--extcmd"],
-  "filter-branch": ["--env-filter", "--tree-filter", "--index-filter", "--parent-filter", "--msg-filter", "--commit-filter", "--tag-name-filter"],
-  fetch: ["--upload-pack"],
-  pull: ["--upload-pack"],
-  clone: ["-u", "--upload-pack"],
-  "ls-remote": ["--upload-pack"],
-  push: ["--receive-pack", "--exec"],
-  archive: ["--exec"],
-  "send-email": ["--to-cmd", "--cc-cmd", "--header-cmd", "--sendmail-cmd", "--smtp-server"],
-  rebase: ["-x", "--exec"],
-};
-
-function gitScripts(args: readonly string[], env: ReadonlyMap<string, string>, stdin: readonly string[]): string[] {
-  const scripts: string[] = [];
-  for (const variable of COMMAND_VARIABLES) {
-    const value = env.get(variable);
-    if (value !== undefined && value.length > 0) scripts.push(value);
-  }
-  const setting = (key: string, value: string): void => {
-    if (isCommandKey(key)) scripts.push(commandValue(value));
-    // `-c include.path=/dev/stdin`: settings read from the command's input.
-    if (normalizeKey(key) === "include.path" && /^(-|\/dev\/stdin|\/dev\/fd\/0|\/proc\/self\/fd\/0)$/.test(value)) {
-      for (const entry of stdin.flatMap((text) => parseGitConfig(text))) setting(entry.key, entry.value);
-    }
-  };
-  for (const entry of envConfigEntries(env)) setting(entry.key, entry.value);
-  let i = 0;
-  for (; i < args.length && (args[i] as string).startsWith("-"); i++) {
-    const arg = args[i] as string;
-    const value = arg === "-c" ? args[++i] : arg.startsWith("-c") && arg.length > 2 ? arg.slice(2) : undefined;
-    if (value !== undefined && value.includes("=")) setting(value.slice(0, value.indexOf("=")), value.slice(value.indexOf("=") + 1));
-    else if (arg === "--config-env" || arg.startsWith("--config-env=")) {
-      // `--config-env=KEY=VAR`: the setting's value is the variable's.
-      const spec = arg === "--config-env" ? (args[++i] ?? "") : arg.slice("--config-env=".length);
-      const at = spec.lastIndexOf("=");
-      const fromEnv = at > 0 ? env.get(spec.slice(at + 1)) : undefined;
-      if (fromEnv !== undefined) setting(spec.slice(0, at), fromEnv);
-    } else if (["-C", "--git-dir", "--work-tree", "--namespace", "--exec-path"].includes(arg)) i++;
-  }
-  const subcommand = args[i];
-  const rest = args.slice(i + 1);
-  // The ext:: transport runs its URL as a command (with protocol.ext.allow).
-  for (const word of rest) {
-    if (!word.startsWith("ext::")) continue;
-    // Its words are split at spaces, `% ` a space within one: `ext::sh -c git% commit…`.
-    const command = word.slice("ext::".length).replace(/% /g, " ").replace(/%[%sSG]/g, "");
-    scripts.push(command, ...(/^\S*sh\s+-c\s+(.*)$/s.exec(command)?.slice(1) ?? []));
-  }
-  if (subcommand === "config") scripts.push(...configSetting(rest));
-  if (subcommand === "submodule") {
-    const foreach = rest.indexOf("foreach");
-    if (foreach !== -1) {
-      const words = rest.slice(foreach + 1);
-      const at = words.findIndex((w) => !w.startsWith("-"));
-      if (at !== -1) scripts.push(words.slice(at).join(" "));
-    }
-  }
-  if (subcommand === "bisect" && rest[0] === "run" && rest.length > 1) scripts.push(shellLine(rest.slice(1)));
-  const options = subcommand === undefined ? undefined : SUBCOMMAND_OPTIONS[subcommand];
-  for (let j = 0; options !== undefined && j < rest.length; j++) {
-    const arg = rest[j] as string;
-    const eq = arg.indexOf("=");
-    const [name, glued] = arg.startsWith("--") && eq > 0 ? [arg.slice(0, eq), arg.slice(eq + 1)] : [arg, undefined];
-    if (!options.includes(name)) continue;
-    const value = glued ?? rest[++j];
-    if (value !== undefined) scripts.push(value);
-  }
-  return scripts;
-}
-
-/** `git config [scope] KEY VALUE`, `git config set KEY VALUE`, `--add`, `--replace-all`: a command-valued setting's new value. */
-function configSetting(args: readonly string[]): string[] {
-  const words = args.filter((w, k) => !w.startsWith("-") && !(["-f", "--file", "--blob", "--type", "--comment", "--value"].includes(args[k - 1] ?? "")));
-  const [first, ...others] = words;
-  const operands = first === "set" ? others : words;
-  if (first === "get" || first === "unset" || first === "list" || first === "edit" || first === "rename-section" || first === "remove-section") return [];
-  const [key, value] = operands;
-  return key !== undefined && value !== undefined && isCommandKey(key) ? [commandValue(value)] : [];
-}
-
-// ---------------------------------------------------------------------------
-// Package and environment runners: `npx -c '…'`, `npm exec -- git …`, `pnpm exec git …`,
-// `uv run …`, `bundle exec …`, `nix develop -c …`: a command line or a command they run.
-
-interface RunnerSpec {
-  /** Options that take the next word. */
-  valued?: readonly string[];
-  /** Options whose value is a shell line, and then nothing else runs (`npx -c`, `nix-shell --run`). */
-  scriptOptions?: readonly string[];
-  /** Flags that make the command words one shell line (`pnpm exec -c`). */
-  shellMode?: readonly string[];
-  /** Options after which the rest is the command (`nix develop -c CMD…`). */
-  commandAfter?: readonly string[];
-  /** Operands before the command (direnv exec DIR). */
-  operands?: number;
-  /** The words after the options are one shell line (`bun exec '…'`). */
-  restIsScript?: boolean;
-  /** Only a script option runs anything (nix-shell without --run opens a shell). */
-  onlyScripts?: boolean;
-  /** Tools to use come first, then `--` and the command (`mise exec node@20 -- git …`). */
-  toolsThenDashes?: boolean;
-  /** The first operand is a package whose program runs, with the words after `--` (`nix run nixpkgs#git -- …`). */
-  installable?: boolean;
-}
-
-const NPM_VALUED = ["-p", "--package", "--prefix", "--cache", "-w", "--workspace", "--userconfig", "--registry", "-C", "--loglevel"];
-const PNPM_VALUED = ["--filter", "-F", "-C", "--dir", "--workspace-concurrency", "--report-summary", "--package"];
-const RUNNERS: Readonly<Record<string, RunnerSpec>> = {
-  npx: { valued: NPM_VALUED, scriptOptions: ["-c", "--call"] },
-  "npm exec": { valued: NPM_VALUED, scriptOptions: ["-c", "--call"] },
-  "npm x": { valued: NPM_VALUED, scriptOptions: ["-c", "--call"] },
-  "pnpm exec": { valued: PNPM_VALUED, shellMode: ["-c", "--shell-mode"] },
-  "pnpm dlx": { valued: PNPM_VALUED, shellMode: ["-c", "--shell-mode"] },
-  pnpx: { valued: PNPM_VALUED, shellMode: ["-c", "--shell-mode"] },
-  "yarn exec": {},
-  "yarn dlx": { valued: ["-p", "--package"] },
-  bunx: { valued: ["-p", "--package"] },
-  "bun x": { valued: ["-p", "--package"] },
-  "bun exec": { restIsScript: true },
-  "uv run": { valued: ["--with", "--python", "-p", "--directory", "--project", "--package", "--env-file", "--extra", "--group", "--index", "--index-url"] },
-  "uv tool run": { valued: ["--with", "--python", "-p", "--from", "--index", "--index-url"] },
-  uvx: { valued: ["--with", "--python", "-p", "--from", "--index", "--index-url"] },
-  "pipx run": { valued: ["--spec", "--python", "--index-url"] },
-  "poetry run": { valued: ["-C", "--directory", "-P", "--project"] },
-  "pipenv run": {},
-  "pdm run": { valued: ["-p", "--project"] },
-  "hatch run": {},
-  "rye run": {},
-  "pixi run": { valued: ["-e", "--environment", "--manifest-path"] },
-  "pixi exec": { valued: ["-s", "--spec", "-c", "--channel"] },
-  "bundle exec": {},
-  "mise exec": { valued: ["-C", "--cd", "-j", "--jobs"], toolsThenDashes: true },
-  "mise x": { valued: ["-C", "--cd", "-j", "--jobs"], toolsThenDashes: true },
-  "asdf exec": {},
-  "direnv exec": { operands: 1 },
-  "conda run": { valued: ["-n", "--name", "-p", "--prefix", "--cwd"] },
-  "mamba run": { valued: ["-n", "--name", "-p", "--prefix", "--cwd"] },
-  "micromamba run": { valued: ["-n", "--name", "-p", "--prefix", "--cwd"] },
-  "nix develop": { commandAfter: ["-c", "--command"], onlyScripts: true },
-  "nix shell": { commandAfter: ["-c", "--command"], onlyScripts: true },
-  "nix run": { installable: true },
-  "nix-shell": { scriptOptions: ["--run", "--command"], valued: ["-p", "--packages", "-A", "--attr", "-I", "--arg", "--argstr"], onlyScripts: true },
-  dotenv: { valued: ["-e", "-v", "-c", "-p"] },
-};
-
-/** How far into a command line the runner's subcommand may sit (`npm --loglevel silent exec`). */
-const SUBCOMMAND_WITHIN = 8;
-
-/** The program words that name a runner (`npm exec`, `npx`, `uv tool run`), and where its own words start. */
-function runnerOf(program: string, argv: readonly string[]): { spec: RunnerSpec; at: number } | undefined {
-  const single = RUNNERS[program];
-  if (single !== undefined) return { spec: single, at: 1 };
-  // The subcommand is the first word past the runner's own options that names one (`pnpm -C dir exec …`).
-  for (let i = 1; i < argv.length && i <= SUBCOMMAND_WITHIN; i++) {
-    const word = argv[i] as string;
-    if (word === "--") return undefined;
-    if (word.startsWith("-")) continue;
-    const two = RUNNERS[`${program} ${word} ${argv[i + 1] ?? ""}`];
-    if (two !== undefined) return { spec: two, at: i + 2 };
-    const spec = RUNNERS[`${program} ${word}`];
-    if (spec !== undefined) return { spec, at: i + 1 };
-  }
-  return undefined;
-}
-
-/**
- * What a package or environment runner runs: the command (its argv) and the shell
- * lines; undefined when `program` is not one. An empty argv: it runs no other command.
- */
-export function runnerCommand(program: string | undefined, argv: readonly string[]): { argv: string[]; scripts: string[] } | undefined {
-  if (program === undefined) return undefined;
-  const runner = runnerOf(program, argv);
-  if (runner === undefined) return undefined;
-  const { spec } = runner;
-  const scripts: string[] = [];
-  // `pnpm -c exec '…'`: a flag before the subcommand counts too.
-  let shell = argv.slice(1, runner.at).some((word) => spec.shellMode?.includes(word) === true);
-  const words = argv.slice(runner.at);
-  // `nix shell nixpkgs#git --command git …`, `mise exec node@20 -- git …`: the command follows its marker, wherever it is.
-  const marker = words.findIndex((w) => spec.commandAfter?.includes(w) === true || (spec.toolsThenDashes === true && w === "--"));
-  if (marker !== -1) return { argv: words.slice(marker + 1), scripts };
-  if (spec.installable) {
-    // `nix run nixpkgs#git -- commit …`: the installable's program with the words after `--`.
-    const dashes = words.indexOf("--");
-    const installable = words.find((w) => !w.startsWith("-"));
-    const name = installable?.split("#").at(-1)?.split(/[/.]/).at(-1);
-    return name === undefined ? { argv: [], scripts } : { argv: [name, ...(dashes === -1 ? [] : words.slice(dashes + 1))], scripts };
-  }
-  let i = 0;
-  for (; i < words.length; i++) {
-    const arg = words[i] as string;
-    if (arg === "--") {
-      i++;
-      break;
-    }
-    if (!arg.startsWith("-") || arg === "-") break;
-    const eq = arg.indexOf("=");
-    const [name, glued] = arg.startsWith("--") && eq > 0 ? [arg.slice(0, eq), arg.slice(eq + 1)] : [arg, undefined];
-    if (spec.scriptOptions?.includes(name)) {
-      const value = glued ?? words[++i];
-      if (value !== undefined) scripts.push(value);
-      return { argv: [], scripts };
-    }
-    if (spec.shellMode?.includes(name)) shell = true;
-    else if (spec.valued?.includes(name) && glued === undefined) i++;
-  }
-  if (spec.onlyScripts) return { argv: [], scripts };
-  i += spec.operands ?? 0;
-  const rest = words.slice(i);
-  if (rest.length === 0) return { argv: [], scripts };
-  if (spec.restIsScript || shell) return { argv: [], scripts: [...scripts, rest.join(" ")] };
-  return { argv: rest, scripts };
 }

@@ -223,6 +223,8 @@ function resolveProtectedPaths(context: GateContext, cwd: string, hookFiles: rea
   // a project's settings.json naming extensions, and the Claude and Codex hook folders
   // its discovery reads (pre/, post/; Codex's pre-<tool>.ts).
   add(path.join(agentDir, "hooks"), "OMP's hooks, code OMP loads", true);
+  add(path.join(agentDir, "tools"), "OMP's custom tools, code OMP loads", true);
+  for (const name of ["mcp.json", ".mcp.json"]) add(path.join(agentDir, name), "OMP's MCP servers (commands OMP starts)", false);
   add(path.join(cwd, ".omp", "hooks"), "the project's OMP hooks, code OMP loads", true);
   add(path.join(cwd, ".omp", "settings.json"), "the project's OMP settings (which extensions it loads)", false);
   // OMP's user Claude folder follows CLAUDE_CONFIG_DIR; its user Codex hooks are ~/.codex's whatever CODEX_HOME says.
@@ -275,7 +277,9 @@ interface Hit {
  * own project may lie above where it started. Told by name, on the resolved target.
  */
 const FOLDER_POLICY: readonly { pattern: RegExp; what: string; tree: boolean }[] = [
-  { pattern: /^(.*\/\.omp\/(?:extensions|hooks))(?:\/|$)/, what: "OMP extensions or hooks of a project folder (code OMP loads when a session starts there)", tree: true },
+  { pattern: /^(.*\/\.omp(?:\/profiles\/[^/]+)?(?:\/agent)?\/(?:extensions|hooks))(?:\/|$)/, what: "OMP extensions or hooks of a project folder (code OMP loads when a session starts there)", tree: true },
+  { pattern: /^(.*\/\.omp(?:\/profiles\/[^/]+)?(?:\/agent)?\/tools)(?:\/|$)/, what: "OMP custom tools of a project folder (code OMP loads when a session starts there)", tree: true },
+  { pattern: /^(.*\/\.omp(?:\/profiles\/[^/]+)?(?:\/agent)?\/\.?mcp\.json)$/, what: "OMP's MCP servers of a project folder (commands OMP starts)", tree: false },
   { pattern: /^(.*\/\.omp\/(?:settings\.json|config\.ya?ml))$/, what: "a project folder's OMP settings (which extensions it loads)", tree: false },
   { pattern: /^(.*\/\.tama)(?:\/|$)/, what: "a project folder's Tama hooks", tree: true },
   { pattern: /^(.*\/\.claude\/settings(?:\.local)?\.json)$/, what: "Claude Code settings Tama reads hooks from", tree: false },

@@ -10,7 +10,10 @@ import os from "node:os";
 import path from "node:path";
 import type { CodeLanguage } from "../tools/declaration.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
-import { commandsInText, literalRuns, runnerCommand, runnerEnv, runnerScripts } from "./command-runners.ts";
+import { commandsInText, literalRuns, runnerScripts } from "./command-runners.ts";
+import { runnerEnv } from "./git-commands.ts";
+import { runnerCommand } from "./package-runners.ts";
+import { STDIN_FILES } from "./stdin-files.ts";
 import { gitAliases, normalizeKey, type GitConfigEntry } from "./git-config.ts";
 import { projectRoot, projectRootIn } from "./paths.ts";
 import { parseShell, type ShellCommand } from "./shell-words.ts";
@@ -127,7 +130,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       }
       // A file the program reads its commands from: its stdin, a printed process substitution, a file this line wrote first.
       const fileText = (word: string): string | undefined =>
-        /^(-|\/dev\/stdin|\/dev\/fd\/0|\/proc\/self\/fd\/0)$/.test(word) ? stdin.join("\n") : (substitutionText(word) ?? written.get(path.resolve(here.cwd ?? process.cwd(), word)));
+        STDIN_FILES.has(word) ? stdin.join("\n") : (substitutionText(word) ?? written.get(path.resolve(here.cwd ?? process.cwd(), word)));
       // Read for the program that runs and for the first word, when a wrapper stood there (`ssh -o ProxyCommand=… host cmd`).
       const first = words[0] === undefined ? undefined : basename(words[0]);
       const ownLanguage = [...runnerScripts(program, argv, stdin, env, fileText), ...(first !== undefined && first !== program ? runnerScripts(first, words, stdin, env, fileText) : [])];
@@ -719,7 +722,7 @@ function nestedScripts(program: string | undefined, argv: string[], stdin: strin
   if (program === "source" || program === "." || SHELLS.has(program)) {
     const file = argv.slice(1).find((w) => !w.startsWith("-") || w === "-");
     if (program === "source" || program === ".") {
-      if (file === undefined || file === "/dev/stdin" || file === "-") return stdin;
+      if (file === undefined || STDIN_FILES.has(file)) return stdin;
     }
     const sub = file === undefined ? undefined : /^<\((.*)\)$/s.exec(file)?.[1];
     const [inner] = sub === undefined ? [] : parseShell(sub);

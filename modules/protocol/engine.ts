@@ -66,6 +66,7 @@ const TEXT_MAX = {
   source: 64,
   reason: 64,
   typed_line: 65_536,
+  typed_into: 256,
 } as const;
 /** How many open tasks OpenTodos names (a refusal lists no more), and their text's bounds. */
 export const OPEN_TODOS_NAMED = 8;
@@ -118,6 +119,8 @@ export const DispatchPayload = z.looseObject({
   open_todos: z.optional(OpenTodos),
   /** A hub `send`: what earlier sends typed into the same process without ending the line (the adapter keeps it). */
   typed_line: text(TEXT_MAX.typed_line),
+  /** …and the program that process was started as, when this OMP started it (a shell's history rules apply to shells). */
+  typed_into: text(TEXT_MAX.typed_into),
 });
 export type DispatchPayload = z.infer<typeof DispatchPayload>;
 

@@ -12,6 +12,13 @@ import { installTama } from "./tama-omp.ts";
 const omp = useOmpFixture();
 const FIX = path.join(ROOT, "test/fixtures/hooks");
 
+/** The newest tool message the model was sent. */
+function lastToolMessage(requests: readonly RecordedRequest[]): string {
+  const messages = ((requests.at(-1)?.body.messages ?? []) as { role: string; content: unknown }[]).filter((m) => m.role === "tool");
+  const last = messages.at(-1)?.content;
+  return typeof last === "string" ? last : JSON.stringify(last ?? "");
+}
+
 describe("parallel tool calls", () => {
   it("8 calls in one model message, three times: every call's pre and post hook ran once and every answer reached OMP", async () => {
     const { server, env } = await omp.setup();
@@ -85,11 +92,7 @@ describe("files the agent turns into FIFOs", () => {
     expect(tama.cli(["hooks", "claude-sources", "on"]).code).toBe(0);
     const session = omp.rpc();
     await session.ready();
-    const lastTool = (): string => {
-      const messages = ((server.requests.at(-1)?.body.messages ?? []) as { role: string; content: unknown }[]).filter((m) => m.role === "tool");
-      const last = messages.at(-1)?.content;
-      return typeof last === "string" ? last : JSON.stringify(last ?? "");
-    };
+    const lastTool = (): string => lastToolMessage(server.requests);
     const call = async (command: string): Promise<string> => {
       await session.prompt(`CALL bash ${JSON.stringify({ command })}`);
       return lastTool();
@@ -202,11 +205,7 @@ describe("commands the agent runs through a program other than the shell", () =>
     // Outside the project and outside the session's temp space: deny-writes-outside-repo refuses it.
     const outside = path.join(env.root, "outside");
     mkdirSync(outside, { recursive: true });
-    const lastTool = (): string => {
-      const messages = ((server.requests.at(-1)?.body.messages ?? []) as { role: string; content: unknown }[]).filter((m) => m.role === "tool");
-      const last = messages.at(-1)?.content;
-      return typeof last === "string" ? last : JSON.stringify(last ?? "");
-    };
+    const lastTool = (): string => lastToolMessage(server.requests);
     const tries: [name: string, call: string, marker: string][] = [
       ["hub start", `CALL hub ${JSON.stringify({ op: "start", name: "w", application: "sh", args: ["-c", `echo ran > ${outside}/hub`] })}`, "hub"],
       ["awk", `CALL bash ${JSON.stringify({ command: `awk 'BEGIN{system("echo ran > ${outside}/awk")}'` })}`, "awk"],

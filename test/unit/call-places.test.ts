@@ -8,11 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { toHookTargets } from "../../modules/claude/hook-input.ts";
-import { matches } from "../../modules/engine/matching.ts";
-import { builtinGates } from "../../modules/gates/index.ts";
-import { parseEvent, type DispatchPayload } from "../../modules/protocol/engine.ts";
-import type { HookEntry } from "../../modules/registry/registry.ts";
+import { refusingGates } from "../support/gate-refusals.ts";
 
 let root: string;
 let project: string;
@@ -27,22 +23,8 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-/** The default pre_tool_use gates that refuse the call, as the engine matches them. */
-async function refusedBy(tool: string, input: Record<string, unknown>): Promise<string[]> {
-  const event = parseEvent(`pre_tool_use:${tool}`)!;
-  const mapped = toHookTargets(event, { session_id: "s1", cwd: project, tool_name: tool, tool_input: input } as DispatchPayload);
-  if (!mapped.ok) return [`unmapped: ${mapped.error}`];
-  const refused: string[] = [];
-  for (const target of mapped.targets) {
-    for (const gate of builtinGates()) {
-      if (!gate.events.includes("pre_tool_use") || !matches({ tools: gate.tools ?? "any" } as HookEntry, target)) continue;
-      const options = gate.parseOptions ? gate.parseOptions(undefined) : { ok: true as const, options: undefined };
-      const verdict = await gate.evaluate(target.input, { tamaHome, env: { ...process.env, HOME: path.join(root, "home") } }, options.ok ? options.options : undefined);
-      if (verdict.decision === "block") refused.push(gate.id);
-    }
-  }
-  return refused;
-}
+/** The pre_tool_use gates that refuse the call, as the engine matches them. */
+const refusedBy = (tool: string, input: Record<string, unknown>): Promise<string[]> => refusingGates(tool, input, { project, tamaHome, home: path.join(root, "home") });
 
 describe("a call with its own cwd", () => {
   it("changes no file outside the session's project from there", async () => {
@@ -161,6 +143,8 @@ describe("a project folder's own OMP, Tama, Claude and Codex files, at any depth
     expect(await refusedBy("bash", { command: "mkdir -p pkg/.tama && echo '{}' > pkg/.tama/hooks.json" })).toContain("self-protection");
     expect(await refusedBy("bash", { command: "cp evil.ts sub/.omp/extensions/" })).toContain("self-protection");
     expect(await refusedBy("bash", { command: `echo x > ${root}/elsewhere/.omp/extensions/evil.ts` })).toContain("self-protection");
+    expect(await refusedBy("write", { path: "pkg/.omp/tools/t.ts", content: "x" })).toContain("self-protection");
+    expect(await refusedBy("write", { path: ".omp/mcp.json", content: "{}" })).toContain("self-protection");
   });
 
   it("are protected from a whole folder moved, copied or linked into place", async () => {

@@ -6,11 +6,10 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toHookTargets } from "../../modules/claude/hook-input.ts";
-import { matches } from "../../modules/engine/matching.ts";
-import { commandsInText, runnerCommand, runnerScripts } from "../../modules/gates/command-runners.ts";
-import { builtinGates } from "../../modules/gates/index.ts";
+import { commandsInText, runnerScripts } from "../../modules/gates/command-runners.ts";
+import { runnerCommand } from "../../modules/gates/package-runners.ts";
 import { parseEvent, type DispatchPayload } from "../../modules/protocol/engine.ts";
-import type { HookEntry } from "../../modules/registry/registry.ts";
+import { refusingGates } from "../support/gate-refusals.ts";
 
 let root: string;
 let project: string;
@@ -25,22 +24,9 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-/** The default pre_tool_use gates that refuse an OMP call, as the engine matches them. */
-async function refusedBy(tool: string, input: Record<string, unknown>): Promise<string[]> {
-  const event = parseEvent(`pre_tool_use:${tool}`)!;
-  const mapped = toHookTargets(event, { session_id: "s1", cwd: project, tool_name: tool, tool_input: input } as DispatchPayload);
-  if (!mapped.ok) return [`unmapped: ${mapped.error}`];
-  const refused = new Set<string>();
-  for (const target of mapped.targets) {
-    for (const gate of builtinGates()) {
-      if (!gate.events.includes("pre_tool_use") || gate.onByDefault === false || !matches({ tools: gate.tools ?? "any" } as HookEntry, target)) continue;
-      const options = gate.parseOptions ? gate.parseOptions(undefined) : { ok: true as const, options: undefined };
-      const verdict = await gate.evaluate(target.input, { tamaHome, env: { ...process.env, HOME: path.join(root, "home") } }, options.ok ? options.options : undefined);
-      if (verdict.decision === "block") refused.add(gate.id);
-    }
-  }
-  return [...refused];
-}
+/** The default pre_tool_use gates that refuse an OMP call (payload fields in `extra`), as the engine matches them. */
+const refusedBy = (tool: string, input: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<string[]> =>
+  refusingGates(tool, input, { project, tamaHome, home: path.join(root, "home"), defaultsOnly: true }, extra);
 
 const bash = (command: string) => refusedBy("bash", { command });
 const pwshEncoded = Buffer.from("git commit --no-verify -m x", "utf16le").toString("base64");
@@ -309,26 +295,13 @@ describe("spellings a red-team pass found after the first cut", () => {
   });
 
   it("a name too long for the file system is refused or passed, never an error", async () => {
-    expect(await bash(`emacs --eval '(call-process ${'"a" '.repeat(3000)})'`)).toBeDefined();
+    // self-protection's lstat of such a name threw before; a gate that throws fails here.
+    await expect(bash(`emacs --eval '(call-process ${'"a" '.repeat(3000)})'`)).resolves.toBeInstanceOf(Array);
   });
 });
 
 describe("a shell started through the hub keeps what earlier lines typed", () => {
-  const send = async (text: string, typedLine: string) => {
-    const event = parseEvent("pre_tool_use:hub")!;
-    const mapped = toHookTargets(event, { session_id: "s1", cwd: project, tool_name: "hub", tool_input: { op: "send", name: "sh", text }, typed_line: typedLine } as DispatchPayload);
-    if (!mapped.ok) return [mapped.error];
-    const refused: string[] = [];
-    for (const target of mapped.targets) {
-      for (const gate of builtinGates()) {
-        if (!gate.events.includes("pre_tool_use") || gate.onByDefault === false || !matches({ tools: gate.tools ?? "any" } as HookEntry, target)) continue;
-        const options = gate.parseOptions ? gate.parseOptions(undefined) : { ok: true as const, options: undefined };
-        const verdict = await gate.evaluate(target.input, { tamaHome, env: { ...process.env, HOME: path.join(root, "home") } }, options.ok ? options.options : undefined);
-        if (verdict.decision === "block") refused.push(gate.id);
-      }
-    }
-    return refused;
-  };
+  const send = (text: string, typedLine: string) => refusedBy("hub", { op: "send", name: "sh", text }, { typed_line: typedLine });
 
   it("its directory, variables and aliases", async () => {
     expect(await send("cp /tmp/x.ts .", `cd ${root}/home/.omp/agent/extensions\n`)).toContain("self-protection");
@@ -341,5 +314,35 @@ describe("a shell started through the hub keeps what earlier lines typed", () =>
     const event = parseEvent("pre_tool_use:hub")!;
     const mapped = toHookTargets(event, { session_id: "s1", cwd: project, tool_name: "hub", tool_input: { op: "send", name: "sh", text: "git commit -m x ", enter: false, keys: ["ESCAPE"] } } as DispatchPayload);
     expect(mapped.ok).toBe(false);
+  });
+});
+
+describe("cases a review found", () => {
+  const G = "git commit --no-verify -m x";
+  it.each([
+    `sed '1e true; ${G}' notes.txt`,
+    `echo x | sed '1s/.*/${G}/e'`,
+    `sed '1~2e ${G}' notes.txt`,
+    `tclsh <<< 'set a 1; exec ${G}'`,
+    `tclsh <<< 'puts [exec ${G}]'`,
+    `expect -c 'set timeout 1; spawn ${G}'`,
+  ])("%s", async (command) => {
+    expect(await bash(command)).toContain("block-git-hook-bypass");
+  });
+
+  it("a git setting from the environment naming git itself is read once, not as too deep", async () => {
+    expect(await bash("GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='git log' git log")).toEqual([]);
+  });
+
+  it("a shell's history rules apply to shells: a REPL's `!` and `r` are its own", async () => {
+    const send = (text: string, into: string) => {
+      const event = parseEvent("pre_tool_use:hub")!;
+      return toHookTargets(event, { session_id: "s1", cwd: project, tool_name: "hub", tool_input: { op: "send", name: "p", text }, typed_into: into } as DispatchPayload).ok;
+    };
+    expect(send("print('hello!')", "python3")).toBe(true);
+    expect(send("r", "gdb")).toBe(true);
+    expect(send("if (!x) y()", "node")).toBe(true);
+    expect(send("!!", "bash")).toBe(false);
+    expect(send("r", "zsh")).toBe(false);
   });
 });
