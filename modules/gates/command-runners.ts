@@ -313,8 +313,8 @@ export function commandsInText(text: string, nested = false): string[] {
   if (PROCESS_WORDS.test(text)) {
     const reading = readCode(text, "unknown");
     for (const command of [...reading.commands, ...reading.literals]) commands.add(command);
-    // Tcl quotes with braces: `exec sh -c {…}`.
-    for (const group of text.matchAll(/\{([^{}]*)\}/g)) commands.add(group[1] as string);
+    // Tcl quotes with braces: `exec sh -c {…}` (awk's and C's blocks are braces too, and not commands).
+    for (const group of text.matchAll(/(?:-c|exec|spawn|system|eval)\s+\{([^{}]*)\}/g)) commands.add(group[1] as string);
     for (const run of literalRuns(reading.literals)) commands.add(run);
   }
   return [...commands];
@@ -407,7 +407,7 @@ function sedCommands(script: string, stdin: readonly string[]): string[] {
   }
   // The pattern space is an input line, or what a substitution made of it.
   if (runsPatternSpace) commands.push(...replacements, ...stdin);
-  return commands;
+  return [...new Set(commands)];
 }
 
 // ---------------------------------------------------------------------------

@@ -74,6 +74,9 @@ export function secretPattern(file: string, options: Options): string | undefine
   return undefined;
 }
 
+/** Linux's PATH_MAX: no longer path can be opened. */
+const PATH_MAX = 4096;
+
 /** Programs that only print their words: `echo .env` names no file. */
 const PRINTERS = new Set(["echo", "printf", "true", ":"]);
 
@@ -148,6 +151,8 @@ function findSecret(input: HookInput, options: Options): Found | undefined {
     const printed = run.argv.slice(1).flatMap((w) => [...w.matchAll(/\$\(([^()]*)\)|`([^`]*)`/g)].flatMap((m) => parseShell(m[1] ?? m[2] ?? "").flatMap((c) => c.argv.slice(1))));
     const words = [...args, ...printed, ...run.command.redirects.map((r) => r.target)];
     for (const word of words) {
+      // Longer than PATH_MAX, a word names no file the kernel opens (a sed script, a payload).
+      if (word.length > PATH_MAX) continue;
       for (const file of globMatches(word, cwdHere)) {
         found = check(path.resolve(cwdHere, file), how, word);
         if (found) return "found";
