@@ -99,16 +99,18 @@ describe("events without hooks in real OMP", () => {
     expect(session.events.filter((f: Frame) => f.type === "extension_ui_request" && /decided in OMP's process|could not check/.test(String(f.message)))).toEqual([]);
   });
 
-  it("the agent's ways around the gates are refused in OMP's process as by the engine: a bypass flag, a link to swap in extensions", async () => {
+  it("the agent's ways around the gates are refused in OMP's process as by the engine: a bypass flag, a link to swap in a folder of extensions", async () => {
     const { server, session, before } = await settledSession();
     const refusedLast = (): string => JSON.stringify((server.requests.at(-1)?.body as { messages?: unknown[] }).messages?.at(-1));
     await session.prompt('CALL bash {"command":"eval \'git commit --no-verify -m x\'"}');
     expect(refusedLast()).toMatch(/no-verify/);
+    // A folder linked in as .omp would bring its extensions along: the link itself is refused.
     await session.prompt('CALL bash {"command":"mkdir -p elsewhere/extensions && ln -s elsewhere .omp && echo linked"}');
+    expect(refusedLast()).toMatch(/a folder OMP or Tama loads code and policy from/);
     await session.prompt('CALL write {"path":".omp/extensions/x.ts","content":"export default () => {}"}');
     expect(refusedLast()).toMatch(/the project's OMP extensions/);
     await session.prompt('CALL write {"path":"elsewhere/extensions/y.ts","content":"export default () => {}"}');
-    expect(refusedLast()).toMatch(/the project's OMP extensions/);
+    expect(refusedLast()).not.toMatch(/refused/);
     expect((await statusOf(session)).eventsDecidedHere as number).toBeGreaterThan(before + 4);
   });
 });
