@@ -109,7 +109,10 @@ const SSH_LOCAL_COMMANDS = /^\s*(proxycommand|knownhostscommand|localcommand|rem
  */
 export function runnerScripts(program: string | undefined, argv: readonly string[], stdin: readonly string[], env: ReadonlyMap<string, string>, fileText: FileText = () => undefined): string[] {
   if (program === undefined) return [];
-  const name = program.toLowerCase().replace(/\.exe$/, "");
+  const lower = program.toLowerCase();
+  const name = lower.endsWith(".exe") ? lower.slice(0, -4) : lower;
+  // Most commands are none of these: answered before any work.
+  if (!READ_PROGRAMS.has(name)) return [];
   const args = argv.slice(1);
   if (name === "git") return gitScripts(args, env, stdin);
   if (name === "sed" || name === "gsed") return sedScripts(args, stdin, fileText);
@@ -141,6 +144,14 @@ export function runnerScripts(program: string | undefined, argv: readonly string
   if (language === "awk" && texts.some((text) => PROCESS_WORDS.test(text))) scripts.push(...data);
   return scripts;
 }
+
+/** Every program name this module reads. */
+const READ_PROGRAMS: ReadonlySet<string> = new Set([
+  ...Object.keys(LANGUAGES),
+  ...Object.keys(ALIASES),
+  ...Object.keys(OTHER_SHELLS),
+  ...["git", "sed", "gsed", "screen", "tmux", "make", "gmake", "ssh", "scp", "sftp", "rsync", "autossh", "mosh", "sshpass"],
+]);
 
 /** The arguments (and stdin) that hold the program's own command language, and (awk) the data its program reads. */
 function languageTexts(language: string, spec: LanguageSpec, args: readonly string[], stdin: readonly string[], fileText: FileText): { texts: string[]; data: string[] } {

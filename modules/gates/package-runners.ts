@@ -63,11 +63,15 @@ const RUNNERS: Readonly<Record<string, RunnerSpec>> = {
   dotenv: { valued: ["-e", "-v", "-c", "-p"] },
 };
 
+/** The programs that are runners or have runner subcommands: any other command is answered at once. */
+const RUNNER_PROGRAMS: ReadonlySet<string> = new Set(Object.keys(RUNNERS).map((key) => key.split(" ")[0] as string));
+
 /** How far into a command line the runner's subcommand may sit (`npm --loglevel silent exec`). */
 const SUBCOMMAND_WITHIN = 8;
 
 /** The program words that name a runner (`npm exec`, `npx`, `uv tool run`), and where its own words start. */
 function runnerOf(program: string, argv: readonly string[]): { spec: RunnerSpec; at: number } | undefined {
+  if (!RUNNER_PROGRAMS.has(program)) return undefined;
   const single = RUNNERS[program];
   if (single !== undefined) return { spec: single, at: 1 };
   // The subcommand is the first word past the runner's own options that names one (`pnpm -C dir exec …`).

@@ -293,9 +293,10 @@ const POLICY_FOLDERS = new Set([".omp", ".claude", ".codex", ".tama"]);
 const BRINGS_TREE = /^(copies over|installs over|syncs over|moves a file over|links over|clones into|extracts into)$/;
 
 /** `mv d .omp`, `ln -s /tmp/x sub/.claude`, `cp -r d pkg/.omp`: a tree put in place of a policy folder. */
-function treeInPlaceOf(full: string, effect: string): ProtectedPath | undefined {
-  if (!BRINGS_TREE.test(effect) || !POLICY_FOLDERS.has(path.basename(full))) return undefined;
-  return { path: full, what: "a folder OMP or Tama loads code and policy from (its extensions, hooks and settings), put in place whole", tree: true };
+function treeInPlaceOf(absolute: string, effect: string): ProtectedPath | undefined {
+  // Told by the name it lands under; resolved only then (most targets are not such a folder).
+  if (!BRINGS_TREE.test(effect) || !POLICY_FOLDERS.has(path.basename(absolute))) return undefined;
+  return { path: canonicalPath(absolute), what: "a folder OMP or Tama loads code and policy from (its extensions, hooks and settings), put in place whole", tree: true };
 }
 
 function folderPolicyHit(full: string): ProtectedPath | undefined {
@@ -495,7 +496,7 @@ function checkTargets(
       continue;
     }
     const absolute = throughLinks(path.resolve(cwd, expanded), links);
-    const hit = hitOf(absolute, target.reachesBelow, protectedList(), target.names) ?? programConfigHit(absolute, context, protectedList.projectCwd) ?? treeInPlaceOf(canonicalPath(absolute), target.effect);
+    const hit = hitOf(absolute, target.reachesBelow, protectedList(), target.names) ?? programConfigHit(absolute, context, protectedList.projectCwd) ?? treeInPlaceOf(absolute, target.effect);
     if (hit) return refusalFor(target.effect, { target: absolute, protectedPath: hit });
   }
   return undefined;
@@ -577,7 +578,7 @@ export function findSelfProtectionBreach(input: HookInput, context: GateContext)
     if (target === undefined) return undefined;
     const absolute = path.resolve(cwd, target);
     // A move takes what lies below it along (a directory above a protected path).
-    const hit = hitOf(absolute, input.moves === true, list()) ?? programConfigHit(absolute, context, projectCwd) ?? (input.moves === true ? treeInPlaceOf(canonicalPath(absolute), "moves a file over") : undefined);
+    const hit = hitOf(absolute, input.moves === true, list()) ?? programConfigHit(absolute, context, projectCwd) ?? (input.moves === true ? treeInPlaceOf(absolute, "moves a file over") : undefined);
     return hit ? refusalFor("writes", { target: absolute, protectedPath: hit }) : undefined;
   }
   if (kind !== "shell" && kind !== "code") return undefined;
