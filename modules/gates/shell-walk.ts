@@ -5,7 +5,7 @@
 // `eval`) and inline interpreter code (`python3 -c`, `node -e`). One walker serves
 // every shell gate, so a wrapper the git gate sees through, every gate sees through.
 import { callKind, codeOf, shellCommandOf, shellEnvOf } from "../tools/declaration.ts";
-import { readCode, shellLine } from "../tools/code-reading.ts";
+import { readCode, shellLine, type CodeReading } from "../tools/code-reading.ts";
 import os from "node:os";
 import path from "node:path";
 import type { CodeLanguage } from "../tools/declaration.ts";
@@ -462,9 +462,7 @@ export function readableScripts(input: HookInput): { scripts: string[]; env?: Re
     const args = Array.isArray(fields.args) ? fields.args.filter((a): a is string => typeof a === "string") : [];
     return program === undefined ? undefined : { scripts: [shellLine([program, ...args])], prefix: `${toolName} runs: ` };
   }
-  const reading = readCode(code.code, code.language);
-  // Code that starts processes may hand them any of its literals through a variable.
-  const scripts = [...reading.commands, ...(reading.startsProcesses ? reading.literals : [])];
+  const scripts = handedToProcesses(readCode(code.code, code.language));
   // A debugger evaluates an expression or runs its own command line (gdb's `shell`, lldb's `platform shell`);
   // a custom request may be a launch of its own (`arguments: {program, args}`).
   if (basename(toolName.toLowerCase()) === "debug") {
@@ -477,10 +475,14 @@ export function readableScripts(input: HookInput): { scripts: string[]; env?: Re
   return { scripts, prefix: `${toolName} code runs a command: ` };
 }
 
+/** The command lines code hands a process: its literal commands, and (code that starts processes may pass any literal through a variable) every literal. */
+function handedToProcesses(reading: CodeReading): string[] {
+  return [...reading.commands, ...(reading.startsProcesses ? reading.literals : [])];
+}
+
 /** The commands a line typed into some interactive program runs: its shell escapes, and what code in it hands a process. */
 function typedCommands(line: string): string[] {
-  const reading = readCode(line, "unknown");
-  return [...commandsInText(line), ...reading.commands, ...(reading.startsProcesses ? reading.literals : [])];
+  return [...commandsInText(line), ...handedToProcesses(readCode(line, "unknown"))];
 }
 
 // ---------------------------------------------------------------------------
@@ -724,9 +726,7 @@ function nestedScripts(program: string | undefined, argv: string[], stdin: strin
     if (program === "source" || program === ".") {
       if (file === undefined || STDIN_FILES.has(file)) return stdin;
     }
-    const sub = file === undefined ? undefined : /^<\((.*)\)$/s.exec(file)?.[1];
-    const [inner] = sub === undefined ? [] : parseShell(sub);
-    const printed = inner === undefined ? undefined : printedBy(inner.argv, inner);
+    const printed = file === undefined ? undefined : substitutionText(file);
     if (printed !== undefined) return [printed];
     if (program === "source" || program === ".") return [];
   }
@@ -734,7 +734,7 @@ function nestedScripts(program: string | undefined, argv: string[], stdin: strin
   if (INTERPRETERS[program] ?? INTERPRETERS[program.replace(/[\d.]+$/, "")]) {
     return code.flatMap(({ code: text, language }) => {
       const reading = readCode(text, language);
-      return [...reading.commands, ...(reading.startsProcesses ? [...reading.literals, ...literalRuns(reading.literals)] : [])];
+      return [...handedToProcesses(reading), ...(reading.startsProcesses ? literalRuns(reading.literals) : [])];
     });
   }
   if (!SHELLS.has(program)) return [];
