@@ -76,6 +76,8 @@ export class ToolEvents {
    * set, is read as the process runs it. Kept when OMP ran the call (its result).
    */
   private readonly typed = new Map<string, Typed>();
+  /** Hub processes a checked send is typing into until its result: a second send beside it would be read without it. */
+  private readonly sending = new Set<string>();
 
   constructor(
     private readonly runtime: AdapterRuntime,
@@ -126,6 +128,12 @@ export class ToolEvents {
     const typed = typing === undefined ? undefined : this.typed.get(typing);
     const typedLine = typed?.text;
     const onlySignals = typeof event.input.text !== "string" && hubKeys(event.input.keys).every((k) => k === "CTRL_C" || k === "CTRL_D");
+    if (typing !== undefined && this.sending.has(typing)) {
+      const reason = `Tama refused hub send: another send to ${String(event.input.name)} has not finished, and each is read after the ones before it; send one at a time`;
+      this.inputs.delete(event.toolCallId);
+      this.runtime.refused(reason);
+      return { block: true, reason };
+    }
     if (typedLine !== undefined && typedLine.length > MAX_TYPED_CHARS && !onlySignals) {
       const reason = `Tama refused hub send: more than ${MAX_TYPED_CHARS} characters were typed into ${String(event.input.name)}, past what Tama reads as one script; stop it and start a new process`;
       this.inputs.delete(event.toolCallId);
@@ -143,6 +151,7 @@ export class ToolEvents {
     if (verdict.failure !== undefined) return this.unchecked(event, verdict.failure);
     const result = verdict.result;
     if (!result || result.decision === "pass") {
+      if (typing !== undefined) this.sending.add(typing);
       this.runtime.passed();
       if (result?.stopReason !== undefined) this.stopAfter.set(event.toolCallId, result.stopReason);
       if (result?.updatedInput === undefined) return undefined;
@@ -184,7 +193,11 @@ export class ToolEvents {
   async onToolResult(event: ToolResultEvent, ctx: OmpContext): Promise<ToolResultEventResult> {
     const checked = this.inputs.get(event.toolCallId);
     const input = checked ?? event.input;
-    if (event.toolName === "hub" && !event.isError) this.hubRan(input, ctx);
+    if (event.toolName === "hub") {
+      const key = input.op === "send" ? this.typingKey(input, ctx) : undefined;
+      if (key !== undefined) this.sending.delete(key);
+      if (!event.isError) this.hubRan(input, ctx);
+    }
     // A call its pre-tool check did not see as it runs (rewritten, or never checked here) waits for its result's answer.
     const wait = this.rewritten.delete(event.toolCallId) || checked === undefined;
     this.inputs.delete(event.toolCallId);
@@ -284,6 +297,7 @@ export class ToolEvents {
 
   /** The turn ended: calls that never produced a result are over. */
   turnEnded(): void {
+    this.sending.clear();
     this.inputs.clear();
     this.rewritten.clear();
     this.stopAfter.clear();

@@ -33,7 +33,7 @@ function harness() {
     if (answer === undefined || !("block" in answer)) await events.onToolResult({ type: "tool_result", toolCallId: id, toolName: "hub", input, content: [{ type: "text", text: "ok" }], isError: failed }, context);
     return answer !== undefined && "block" in answer ? { refused: answer.reason } : sent;
   };
-  return { hub, ctx };
+  return { hub, ctx, events };
 }
 
 describe("lines typed into a hub process", () => {
@@ -74,5 +74,14 @@ describe("lines typed into a hub process", () => {
     expect((await hub({ op: "send", name: "sh", keys: ["CTRL_C"] }, a)).refused).toBeUndefined();
     await hub({ op: "start", name: "sh", application: "bash" }, a);
     expect((await hub({ op: "send", name: "sh", text: "ls" }, a)).refused).toBeUndefined();
+  });
+
+  it("are typed one send at a time: a send beside one still running is refused", async () => {
+    const { events, ctx } = harness();
+    const a = ctx("a");
+    const first = await events.onToolCall({ type: "tool_call", toolCallId: "p1", toolName: "hub", input: { op: "send", name: "sh", text: "git commit --no-", enter: false } }, a);
+    expect(first).toBeUndefined();
+    const second = await events.onToolCall({ type: "tool_call", toolCallId: "p2", toolName: "hub", input: { op: "send", name: "sh", text: "verify -m x" } }, a);
+    expect(second !== undefined && "block" in second ? second.reason : "").toMatch(/another send to sh has not finished/);
   });
 });
