@@ -58,7 +58,7 @@ function findIn(script: string, depth: number, scope: Scope): string | undefined
     (run) => {
       const reason = checkCommand(run, written);
       if (reason !== undefined) return reason;
-      for (const target of writeTargets(run.command, run.argv)) {
+      for (const target of [...writeTargets(run.command, run.argv), ...run.otherWrites]) {
         const file = path.resolve(run.scope.cwd ?? process.cwd(), target.word);
         written.add(file);
         const reason = gitFileChange(`${run.program ?? "the command"} ${target.effect}`, target.word, file, run.scope.links);

@@ -154,7 +154,7 @@ const READ_PROGRAMS: ReadonlySet<string> = new Set([
 ]);
 
 /** The arguments (and stdin) that hold the program's own command language, and (awk) the data its program reads. */
-function languageTexts(language: string, spec: LanguageSpec, args: readonly string[], stdin: readonly string[], fileText: FileText): { texts: string[]; data: string[] } {
+function languageTexts(language: string, spec: LanguageSpec, args: readonly string[], stdin: readonly string[], fileText: FileText): LanguageTexts {
   const texts: string[] = [];
   const data: string[] = [];
   const operands: string[] = [];
@@ -199,7 +199,8 @@ function languageTexts(language: string, spec: LanguageSpec, args: readonly stri
     }
     // `-sc CMD` (ex), `-nx -ex`: a cluster of one-letter options whose last takes the next word.
     // (`vim -es -c …`: an option word after it means the last letter was a flag there.)
-    const last = /^-[A-Za-z]{2,}$/.test(arg) && !(args[i + 1] ?? "-").startsWith("-") ? valueOf(`-${arg.at(-1)}`) : undefined;
+    const next = args[i + 1] ?? "-";
+    const last = /^-[A-Za-z]{2,}$/.test(arg) && !next.startsWith("-") && !(spec.plusCommands && next.startsWith("+")) ? valueOf(`-${arg.at(-1)}`) : undefined;
     if (last !== undefined) {
       take(last, `-${arg.at(-1)}`, args[++i]);
       continue;
@@ -216,7 +217,34 @@ function languageTexts(language: string, spec: LanguageSpec, args: readonly stri
   if (language === "awk") data.push(...stdin);
   if (spec.operands === "after-first") texts.push(...operands.slice(1));
   if (spec.stdin) texts.push(...stdin);
-  return { texts, data };
+  return { texts, data, operands };
+}
+
+/** A command's texts in its program's own language (see languageTexts), with the language's name. */
+export interface LanguageTexts {
+  /** Lines of the program's own language: option values, files it reads them from, operands, stdin. */
+  texts: string[];
+  /** What awk's program reads as data (its -v values, its input, the operands after the program). */
+  data: string[];
+  /** The operands (awk: its program first, when no -e or -f gave it). */
+  operands: string[];
+}
+
+/**
+ * The texts `program` reads as its own command language in this command (sed's
+ * scripts, gdb's -ex, vim's -c, sqlite3's SQL, …), for readers of what those texts
+ * do besides running commands; undefined for a program none of this module reads.
+ */
+export function languageOf(program: string | undefined, argv: readonly string[], stdin: readonly string[], fileText: FileText): (LanguageTexts & { language: string }) | undefined {
+  if (program === undefined) return undefined;
+  const lower = program.toLowerCase();
+  const name = lower.endsWith(".exe") ? lower.slice(0, -4) : lower;
+  if (!READ_PROGRAMS.has(name)) return undefined;
+  const args = argv.slice(1);
+  if (name === "sed" || name === "gsed") return { language: "sed", texts: sedTexts(args, fileText), data: [], operands: [] };
+  const language = ALIASES[name] ?? name;
+  const spec = LANGUAGES[language];
+  return spec === undefined ? undefined : { language, ...languageTexts(language, spec, args, stdin, fileText) };
 }
 
 /** Prefixes of a word a program accepts in place of it (gdb's `she` for `shell`), at least `min` long. */
@@ -343,6 +371,11 @@ export function literalRuns(literals: readonly string[]): string[] {
 // runs the pattern space the substitution made.
 
 function sedScripts(args: readonly string[], stdin: readonly string[], fileText: FileText): string[] {
+  return sedTexts(args, fileText).flatMap((script) => sedCommands(script, stdin));
+}
+
+/** sed's scripts: each -e, each -f file the walker knows, or the first operand. */
+function sedTexts(args: readonly string[], fileText: FileText): string[] {
   const scripts: string[] = [];
   let given = false;
   for (let i = 0; i < args.length; i++) {
@@ -368,7 +401,7 @@ function sedScripts(args: readonly string[], stdin: readonly string[], fileText:
       given = true;
     }
   }
-  return scripts.flatMap((script) => sedCommands(script, stdin));
+  return scripts;
 }
 
 /** A sed address: a line (`1`, `1~2`), `$`, a regex (`/re/`, `\\%re%`), and a second one after `,`; each starts with no space. */

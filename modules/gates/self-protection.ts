@@ -15,7 +15,7 @@ import { readCode } from "../tools/code-reading.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
 import { isLink, sessionCwdOf, throughLinks, userHome } from "./paths.ts";
 import { basename, walkCall, walkShell, type RunCommand, type Scope } from "./shell-walk.ts";
-import { writeTargets, type WriteTarget } from "./shell-writers.ts";
+import { isWriter, writeTargets, type WriteTarget } from "./shell-writers.ts";
 import type { BuiltinGate, GateContext, GateVerdict } from "./types.ts";
 
 export const SELF_PROTECTION_ID = "self-protection";
@@ -425,7 +425,7 @@ function visitor(cwd: string, context: GateContext, protectedList: ProtectedList
     // `find DIR -exec rm {} +` changes what lies under DIR, though the walker reads the command it runs.
     const raw = run.command.argv;
     const finds = raw[0] !== undefined && basename(raw[0]) === "find" && run.program !== "find" ? writeTargets({ ...run.command, redirects: [] }, raw) : [];
-    const targets = [...writeTargets(run.command, run.argv), ...finds, ...intoDirectory(run.argv, here, homeOf(context)), ...linkSources(run.argv)];
+    const targets = [...writeTargets(run.command, run.argv), ...run.otherWrites, ...finds, ...intoDirectory(run.argv, here, homeOf(context)), ...linkSources(run.argv)];
     if (run.scope.unknownCwd !== undefined) {
       // After `cd $(…)` a relative target's place is unknown; refused when the directory names Tama's state.
       const relative = targets.find((t) => !path.isAbsolute(t.word) && !/^[~$]/.test(t.word));
@@ -433,8 +433,78 @@ function visitor(cwd: string, context: GateContext, protectedList: ProtectedList
         return `Tama refused this call: it ${relative.effect} ${relative.word} after \`cd ${run.scope.unknownCwd}\`, a directory built at run time that names Tama's own state. An agent may not change the policy that governs it. ${ASK_PERSON}`;
       }
     }
-    return checkTargets(targets, here, context, protectedList, run.env, run.scope.links);
+    return checkTargets(targets, here, context, protectedList, run.env, run.scope.links) ?? handedProtected(run, here, context, protectedList);
   };
+}
+
+// ---------------------------------------------------------------------------
+// A protected file named to a program Tama cannot tell only reads it. Writers are read
+// by their argv and their languages (shell-writers.ts, language-writes.ts), but any
+// program may write a file it is told of (`scp host:f DIR`, `ffmpeg … OUT`, a script
+// given the path as an argument); self-protection does not let an unread program be
+// the way around it. Reading stays allowed through the programs that only read.
+
+/** Programs that only read the files they are named (their redirects are read as writes). */
+const READS_ONLY = new Set([
+  "cat", "tac", "head", "tail", "less", "more", "bat", "batcat", "grep", "egrep", "fgrep", "rg", "ag", "ack", "ls", "dir", "vdir", "stat", "file",
+  "wc", "diff", "cmp", "comm", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "md5sum", "b2sum", "cksum", "sum", "readlink",
+  "realpath", "dirname", "basename", "test", "[", "[[", "echo", "printf", "jq", "tree", "du", "od", "hexdump", "strings", "nl", "cut", "column",
+  "fold", "fmt", "pr", "expand", "unexpand", "paste", "join", "look", "cd", "pushd", "popd", "source", ".", "type", "which", "command", "true",
+  "false", "tama", "lsattr", "getfacl", "namei", "sed", "find", "xxd", "sort", "uniq", "zcat", "zgrep", "zless", "bzcat", "xzcat", "shellcheck",
+]);
+
+/** git subcommands that only read the paths they are given. */
+const GIT_READS = new Set(["status", "log", "show", "diff", "blame", "annotate", "ls-files", "ls-tree", "cat-file", "grep", "describe", "shortlog", "check-ignore", "check-attr", "rev-parse", "whatchanged", "add", "commit", "hash-object"]);
+
+/** Interpreters whose first operand is the script they run (running a hook script to try it reads it). */
+const SCRIPT_OPERAND = /^(?:node|nodejs|bun|deno|python[\d.]*|pypy3?|ruby|perl|php|lua[\d.]*|bash|sh|dash|zsh|ksh|fish|tsx|ts-node)$/;
+
+/** The path-like pieces of a word: itself, and what lies between its quotes, spaces and separators (`-o/x`, `of=x`, `"x"`). */
+function pathPieces(word: string): string[] {
+  const pieces = new Set([word]);
+  for (const piece of word.split(/[\s'"=:,;(){}<>|&[\]]+/).slice(0, 64)) {
+    if (piece.length > 0) pieces.add(piece.replace(/^-[A-Za-z](?=[/~.])/, ""));
+  }
+  return [...pieces];
+}
+
+/** Whether `dir` lies in a folder whose files are protected, told from its text (no file is read: it runs on most commands). */
+function inProtectedFolder(dir: string, context: GateContext): boolean {
+  const env = context.env ?? process.env;
+  const inside = (root: string | undefined): boolean => root !== undefined && root.length > 0 && (dir === root || dir.startsWith(`${root}/`));
+  return folderPolicyHit(`${dir}/x`) !== undefined || [context.tamaHome, ompAgentDir({}, env), env.CLAUDE_CONFIG_DIR, env.CODEX_HOME].some((root) => inside(root === undefined ? undefined : path.resolve(root)));
+}
+
+function handedProtected(run: RunCommand, here: string, context: GateContext, protectedList: ProtectedList): string | undefined {
+  const program = run.program;
+  if (program === undefined || READS_ONLY.has(program) || (isWriter(program) && program !== "git")) return undefined;
+  let args = run.argv.slice(1);
+  if (program === "git") {
+    const sub = args.findIndex((arg, i) => !arg.startsWith("-") && !["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env"].includes(args[i - 1] ?? ""));
+    if (sub !== -1 && GIT_READS.has(args[sub] as string) && !args.some((arg) => arg.startsWith("--output"))) return undefined;
+  }
+  if (SCRIPT_OPERAND.test(program)) {
+    // The script operand is read, not written; what follows it is handed to the script.
+    // A shell's `-c` line is walked as the commands it runs (and so is read there).
+    const script = args.findIndex((arg) => !arg.startsWith("-"));
+    const shellLine = /^(?:bash|sh|dash|zsh|ksh|fish)$/.test(program) && args.some((arg) => /^-[A-Za-z]*c[A-Za-z]*$/.test(arg));
+    const inline = !shellLine && args.some((arg) => /^-(?:[ceEr]|-eval|-command|-print|p)$/.test(arg));
+    if (script !== -1 && !inline) args = [...args.slice(0, script), ...args.slice(script + 1)];
+  }
+  let insideProtected: boolean | undefined;
+  // Inline code is read as code (checkCode): what it writes, not every path it names.
+  const code = new Set(run.code.map((c) => c.code));
+  for (const word of args.slice(0, 256)) {
+    if (code.has(word)) continue;
+    for (const piece of pathPieces(word)) {
+      const pathLike = /[/~$]/.test(piece) || piece.startsWith(".");
+      // In a protected folder every name is a path there (`cd ~/.omp/agent/extensions; prog x.js`).
+      if (!pathLike && !(insideProtected ??= inProtectedFolder(here, context))) continue;
+      const reason = checkTargets([{ word: piece, effect: `hands ${program}`, reachesBelow: false }], here, context, protectedList, run.env, run.scope.links);
+      if (reason !== undefined) return `${reason.replace(/\. An agent may not/, `, a program Tama cannot tell only reads it. An agent may not`)}`;
+    }
+  }
+  return undefined;
 }
 
 /** `cp -r x/.tama ~`: a copy or move into a directory writes each source's name inside it. */

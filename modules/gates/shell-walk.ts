@@ -12,11 +12,15 @@ import type { CodeLanguage } from "../tools/declaration.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
 import { commandsInText, literalRuns, runnerScripts } from "./command-runners.ts";
 import { runnerEnv } from "./git-commands.ts";
+import { languageWrites } from "./language-writes.ts";
+import { writeTargets, type WriteTarget } from "./shell-writers.ts";
 import { runnerCommand } from "./package-runners.ts";
 import { STDIN_FILES } from "./stdin-files.ts";
 import { gitAliases, normalizeKey, type GitConfigEntry } from "./git-config.ts";
 import { projectRoot, projectRootIn } from "./paths.ts";
-import { parseShell, type ShellCommand } from "./shell-words.ts";
+import { basename, parseShell, type ShellCommand } from "./shell-words.ts";
+
+export { basename };
 
 /** `bash -c "sh -c '…'"` nests; deeper than this is not a command line anyone writes. */
 export const MAX_DEPTH = 8;
@@ -56,6 +60,12 @@ export interface RunCommand {
   unreadArgs: boolean;
   /** Inline code the program runs (`python3 -c …`, `node -e …`). */
   code: { code: string; language: CodeLanguage }[];
+  /**
+   * Files written beside the redirects and the writers' argv (shell-writers.ts): through
+   * the program's own language (awk's `print > f`, sed's `w f`, vim's `:w f`), and by a
+   * wrapper in front of the program (`script -c CMD FILE`).
+   */
+  otherWrites: WriteTarget[];
   env: Map<string, string>;
   /** The simple command as written (its stdin scripts, its assignments). */
   command: ShellCommand;
@@ -139,7 +149,14 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         const reason = walkShell(nested, runnerScope, visit, depth + 1);
         if (reason !== undefined) return reason;
       }
-      const run: RunCommand = { argv, program, dynamic: argv[0] !== undefined && isDynamic(argv[0]), unreadArgs, code: inlineCodeOf(program, argv), env, command: expandedCommand, depth, scope: inner };
+      // A wrapper that writes a file of its own (`script -c CMD FILE`); find's start points are not (its -exec command is read).
+      const wrapped = first !== undefined && first !== program;
+      const otherWrites = [
+        ...languageWrites(program, argv, stdin, fileText),
+        ...(wrapped ? languageWrites(first, words, stdin, fileText) : []),
+        ...(wrapped && first !== "find" ? writeTargets({ ...expandedCommand, redirects: [] }, words) : []),
+      ];
+      const run: RunCommand = { argv, program, dynamic: argv[0] !== undefined && isDynamic(argv[0]), unreadArgs, code: inlineCodeOf(program, argv), otherWrites, env, command: expandedCommand, depth, scope: inner };
       const reason = visit(run);
       if (reason !== undefined) return reason;
       const expanded = gitAliasRun(run);
@@ -759,6 +776,3 @@ function nestedScripts(program: string | undefined, argv: string[], stdin: strin
   return readsString ? [] : stdin;
 }
 
-export function basename(word: string): string {
-  return word.slice(word.lastIndexOf("/") + 1);
-}

@@ -460,3 +460,8 @@ function sequenceOf(from: string, to: string, step: string | undefined): string[
   for (let v = a; (a <= b ? v <= b : v >= b) && out.length < MAX_BRACE_WORDS; v += a <= b ? by : -by) out.push(numeric ? String(v) : String.fromCharCode(v));
   return out;
 }
+
+/** A program word's base name (`/usr/bin/git` → `git`). */
+export function basename(word: string): string {
+  return word.slice(word.lastIndexOf("/") + 1);
+}

@@ -4,8 +4,7 @@
 // no target. A target is reported as written (the word, not yet resolved), with
 // whether the change reaches what lies below a directory (rm -r, mv, chmod -R),
 // so that removing or moving a parent of a protected file counts as changing it.
-import { basename } from "./shell-walk.ts";
-import type { ShellCommand } from "./shell-words.ts";
+import { basename, type ShellCommand } from "./shell-words.ts";
 
 export interface WriteTarget {
   /** The word as the command names it (relative, `~`, `$VAR` kept). */
@@ -112,14 +111,55 @@ const WRITERS: Readonly<Record<string, WriterRule>> = {
   // Editors run without a terminal too (`vim -c wq`, `ex -sc`, `ed -s f <<< …`).
   ...Object.fromEntries(["vi", "vim", "nvim", "ex", "ed", "nano", "emacs"].map((editor) => [editor, (args: string[]) => all(operands(args, ["-c", "--cmd", "-S", "-u", "-i", "-p"]).operands.filter((w) => !w.startsWith("+")), "edits", false)])),
   git: (args) => {
-    // `git clone URL DIR` writes DIR; other git commands write inside the repository git finds.
+    // `git clone URL DIR` writes DIR; other git commands write inside the repository git finds,
+    // and `diff`/`log`/`show --output=FILE`, `format-patch -o DIR` write where they are told.
     let at = 0;
     for (; at < args.length && (args[at] as string).startsWith("-"); at++) if (["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env"].includes(args[at] as string)) at++;
-    if (args[at] !== "clone") return [];
+    const rest = args.slice(at + 1);
+    const told = [...outputs(rest, ["--output"], "writes"), ...(args[at] === "format-patch" ? outputs(rest, ["-o", "--output-directory"], "writes into") : [])];
+    if (args[at] !== "clone") return told;
     const ops = operands(args.slice(at + 1), ["-o", "--origin", "-b", "--branch", "-u", "--upload-pack", "--reference", "--separate-git-dir", "--depth", "--shallow-since", "--shallow-exclude", "-c", "--config", "--filter", "-j", "--jobs", "--template", "--server-option", "--bundle-uri"]).operands;
     return ops[1] === undefined ? [] : [{ word: ops[1], effect: "clones into", reachesBelow: false }];
   },
   sort: (args) => outputs(args, ["-o", "--output"], "writes"),
+  // `script [FILE]`: the session's typescript (`typescript` when none is named).
+  script: (args) => {
+    const { operands: ops } = operands(args, ["-c", "--command", "-E", "--echo", "-I", "--log-in", "-O", "--log-out", "-B", "--log-io", "-T", "--log-timing", "-t", "--timing", "-m", "--logging-format", "-o", "--output-limit"]);
+    const logs = outputs(args, ["-I", "--log-in", "-O", "--log-out", "-B", "--log-io", "-T", "--log-timing"], "writes");
+    return [...logs, { word: ops[0] ?? "typescript", effect: "writes", reachesBelow: false }];
+  },
+  // `zip ARCHIVE FILES…`, `zip -r ARCHIVE DIR`: the archive.
+  zip: (args) => all(operands(args, ["-b", "-n", "-t", "-tt", "-x", "-i", "-O", "--output-file", "-P", "--password", "-Z"]).operands.slice(0, 1), "writes", false),
+  // Making or changing a key writes it and its .pub; printing one (`-l`, `-y`, `-e`, …) only reads.
+  "ssh-keygen": (args) => ([..."lyeiBFDLQ"].some((letter) => hasShort(args, letter)) ? [] : outputs(args, ["-f"], "writes").flatMap((target) => [target, { ...target, word: `${target.word}.pub` }])),
+  openssl: (args) => outputs(args, ["-out", "-keyout"], "writes"),
+  // `xxd IN OUT`, `xxd -r IN OUT`: the second operand.
+  xxd: (args) => all(operands(args, ["-c", "-cols", "-g", "-groupsize", "-l", "-len", "-o", "-offset", "-s", "-seek", "-n", "-name"]).operands.slice(1, 2), "writes", false),
+  uniq: (args) => all(operands(args, ["-f", "--skip-fields", "-s", "--skip-chars", "-w", "--check-chars"]).operands.slice(1, 2), "writes", false),
+  cpio: (args) => [...outputs(args, ["-F", "--file", "-O"], "writes"), ...(hasShort(args, "i") || hasLong(args, "--extract") || hasShort(args, "p") || hasLong(args, "--pass-through") ? all(hasShort(args, "p") || hasLong(args, "--pass-through") ? operands(args, ["-F", "--file", "-O", "-I", "-H", "--format", "-R", "--owner", "-D", "--directory"]).operands : ["."], "extracts into", false) : [])],
+  less: (args) => outputs(args, ["-o", "-O", "--log-file", "--LOG-FILE"], "writes"),
+  gpg: (args) => outputs(args, ["-o", "--output"], "writes"),
+  pandoc: (args) => outputs(args, ["-o", "--output"], "writes"),
+  iconv: (args) => outputs(args, ["-o", "--output"], "writes"),
+  // moreutils' sponge soaks up its input and writes it to FILE.
+  sponge: (args) => all(operands(args).operands, "writes", false),
+  csplit: (args) => outputs(args, ["-f", "--prefix"], "writes").map((target) => ({ ...target, word: `${target.word}*` })),
+  // yq -i edits its files in place.
+  yq: (args) => (hasShort(args, "i") || hasLong(args, "--inplace") ? all(operands(args, ["-o", "--output-format", "-p", "--input-format", "--expression", "-e"]).operands.slice(1), "edits in place", false) : []),
+  // Compressors replace FILE with FILE.gz (and the reverse) unless they write to stdout.
+  ...Object.fromEntries(
+    ["gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "lzma", "unlzma", "zstd", "unzstd", "lz4", "compress", "uncompress"].map((name) => [
+      name,
+      (args: string[]) => {
+        const out = outputs(args, ["-o", "--output"], "writes");
+        if (out.length > 0 || hasShort(args, "c") || hasLong(args, "--stdout", "--to-stdout") || hasShort(args, "t") || hasShort(args, "l") || hasLong(args, "--test", "--list")) return out;
+        return all(operands(args, ["-S", "--suffix", "-T", "--threads", "-b", "--block-size", "-M", "--memlimit", "-F", "--format", "-C", "--check"]).operands, "replaces", false);
+      },
+    ]),
+  ),
+  // Compilers and linkers: `-o FILE`, `-oFILE`.
+  ...Object.fromEntries(["cc", "gcc", "g++", "c++", "clang", "clang++", "ld", "as", "rustc", "strip", "objcopy", "tcc", "nasm", "javac"].map((name) => [name, (args: string[]) => outputs(args, name === "javac" ? ["-d"] : ["-o"], "writes")])),
+  go: (args) => (args[0] === "build" || args[0] === "test" ? outputs(args.slice(1), ["-o"], "writes") : []),
   split: (args) => {
     const ops = operands(args, ["-a", "-b", "-C", "-l", "-n", "-t", "--suffix-length", "--bytes", "--line-bytes", "--lines", "--number", "--additional-suffix", "--separator", "--filter"]).operands;
     return ops[1] === undefined ? [] : [{ word: `${ops[1]}*`, effect: "writes", reachesBelow: false }];
@@ -204,6 +244,11 @@ function outputs(args: readonly string[], options: readonly string[], effect: st
     const value = values.get(option);
     return value === undefined ? [] : [{ word: value, effect, reachesBelow: false }];
   });
+}
+
+/** Whether `program` is one of the writers whose targets writeTargets reads from its argv. */
+export function isWriter(program: string): boolean {
+  return Object.hasOwn(WRITERS, program) || Object.hasOwn(WRITERS, program.replace(/^g(?=[a-z])/, ""));
 }
 
 /**

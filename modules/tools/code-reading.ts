@@ -106,7 +106,18 @@ const WRITE_FIRST = new Set([
   "os.remove",
   "os.unlink",
   "os.truncate",
+  // PHP, Ruby
+  "file_put_contents",
+  "File.write",
+  "File.binwrite",
+  "IO.write",
+  "IO.binwrite",
+  "File.delete",
+  "File.unlink",
 ]);
+
+/** Calls that open a file in a mode given as a literal: Python's and PHP's, Node's fs, Ruby's File, Lua's io, Perl's `open(F, ">f")`. */
+const OPENERS = new Set(["open", "fopen", "openSync", "File.open", "File.new", "io.open"]);
 
 /** Calls whose second literal argument is a file they write (copies and moves). */
 const WRITE_SECOND = new Set(["copyFile", "copyFileSync", "rename", "renameSync", "cp", "cpSync", "copy", "copy2", "copyfile", "move", "replace"]);
@@ -407,7 +418,7 @@ export function readCode(code: string, language: CodeLanguage): CodeReading {
     }
     // The prelude's write() is unqualified; `f.write(…)` writes to an open file, named where it was opened.
     const isPreludeWrite = last === "write" && !qualified;
-    if (isPreludeWrite || (last !== "write" && (WRITE_FIRST.has(last) || WRITE_FIRST.has(name))) || name === "Bun.write") {
+    if (isPreludeWrite || (last !== "write" && WRITE_FIRST.has(last)) || (name !== "write" && WRITE_FIRST.has(name))) {
       const [target, content] = readArguments(tokens, j + 1);
       if (target?.str !== undefined) writes.push({ path: target.str, ...(content?.str !== undefined ? { content: content.str } : {}) });
       continue;
@@ -417,9 +428,9 @@ export function readCode(code: string, language: CodeLanguage): CodeReading {
       if (destination?.str !== undefined) writes.push({ path: destination.str });
       continue;
     }
-    if (python && last === "open") {
-      const [target, mode] = readArguments(tokens, j + 1);
-      if (target?.str !== undefined && mode?.str !== undefined && /[wax+]/.test(mode.str)) writes.push({ path: target.str });
+    if (OPENERS.has(last) || OPENERS.has(name)) {
+      const opened = openedForWriting(readArguments(tokens, j + 1).map((argument) => argument?.str));
+      if (opened !== undefined) writes.push({ path: opened });
       continue;
     }
     // Path("p").write_text(…)
@@ -433,6 +444,23 @@ export function readCode(code: string, language: CodeLanguage): CodeReading {
     }
   }
   return { commands, writes, startsProcesses, literals };
+}
+
+/**
+ * The file an open call writes, from its literal arguments: `open("f", "w")` (any mode
+ * with w, a, x or +), Perl's `open(F, ">f")` and `open(F, ">>", "f")`.
+ */
+function openedForWriting(args: readonly (string | undefined)[]): string | undefined {
+  for (let k = 0; k < args.length; k++) {
+    const arg = args[k];
+    if (arg === undefined) continue;
+    // Perl: `>`, `>>`, `+<` and `+>` write; `<` only reads.
+    const perl = /^\s*(\+?[<>]|>>)\s*(.*)$/s.exec(arg);
+    if (perl !== null && perl[1] !== "<") return (perl[2] as string).length > 0 ? perl[2] : args[k + 1];
+    const mode = args[k + 1];
+    if (mode !== undefined && /^[rwaxbt+]{1,4}(?::.*)?$/.test(mode) && /^[^:]*[wax+]/.test(mode)) return arg;
+  }
+  return undefined;
 }
 
 function closingParen(tokens: readonly Token[], open: number): number {
