@@ -12,7 +12,9 @@
 // a command run unread.
 import { readCode, shellLine } from "../tools/code-reading.ts";
 import type { CodeLanguage } from "../tools/declaration.ts";
+import path from "node:path";
 import { gitScripts } from "./git-commands.ts";
+import { makeRecipes } from "./script-files.ts";
 
 /** Literals of one text read as the start of a command line with the literals after them (`call-process "git" nil "commit"`). */
 const MAX_LITERAL_STARTS = 32;
@@ -506,18 +508,36 @@ function tmuxScripts(args: readonly string[], stdin: readonly string[]): string[
 // ---------------------------------------------------------------------------
 // make: a makefile read from stdin or a known file, or given with --eval, runs its recipe lines.
 
+/** make's options that take the next word. */
+const MAKE_VALUED = new Set(["-f", "--file", "--makefile", "-E", "--eval", "-C", "--directory", "-I", "--include-dir", "-o", "--old-file", "--assume-old", "-W", "--what-if", "--new-file", "--assume-new", "-l", "--load-average"]);
+
 function makeScripts(args: readonly string[], stdin: readonly string[], fileText: FileText): string[] {
-  const texts: string[] = [];
+  const files: string[] = [];
+  const evals: string[] = [];
+  const goals: string[] = [];
+  let dir = "";
+  let named = false;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
-    if (arg === "-f" || arg === "--file" || arg === "--makefile") {
-      const text = fileText(args[++i] ?? "");
-      if (text !== undefined) texts.push(text);
-    } else if (arg === "-E" || arg === "--eval") texts.push(args[++i] ?? "");
-    else if (arg.startsWith("--eval=")) texts.push(arg.slice("--eval=".length));
+    if (arg === "-f" || arg === "--file" || arg === "--makefile" || /^--(?:file|makefile)=/.test(arg) || /^-f./.test(arg)) {
+      named = true;
+      const file = arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : arg.length > 2 && !arg.startsWith("--") ? arg.slice(2) : (args[++i] ?? "");
+      const text = file === "-" ? stdin.join("\n") : fileText(path.join(dir, file));
+      if (text !== undefined) files.push(text);
+    } else if (arg === "-E" || arg === "--eval") evals.push(args[++i] ?? "");
+    else if (arg.startsWith("--eval=")) evals.push(arg.slice("--eval=".length));
+    else if (arg === "-C" || arg === "--directory") dir = path.join(dir, args[++i] ?? "");
+    else if (arg.startsWith("--directory=")) dir = path.join(dir, arg.slice("--directory=".length));
+    else if (MAKE_VALUED.has(arg)) i++;
+    else if (!arg.startsWith("-") && !arg.includes("=")) goals.push(arg);
   }
-  if (texts.length === 0 && stdin.length > 0 && args.includes("-")) texts.push(...stdin);
-  return texts.flatMap((text) => text.split("\n").filter((line) => line.startsWith("\t")).map((line) => line.slice(1).replace(/^[@+-]+/, "")));
+  // With no -f, make reads GNUmakefile, makefile or Makefile where it runs.
+  if (!named) {
+    const text = ["GNUmakefile", "makefile", "Makefile"].map((name) => fileText(path.join(dir, name))).find((found) => found !== undefined);
+    if (text !== undefined) files.push(text);
+  }
+  const recipes = (text: string): string[] => text.split("\n").filter((line) => line.startsWith("\t")).map((line) => line.slice(1).replace(/^[@+-]+/, ""));
+  return [...files.flatMap((text) => makeRecipes(text, goals)), ...evals.flatMap(recipes)];
 }
 
 // ---------------------------------------------------------------------------

@@ -83,9 +83,14 @@ function runnerOf(program: string, argv: readonly string[]): { spec: RunnerSpec;
     if (two !== undefined) return { spec: two, at: i + 2 };
     const spec = RUNNERS[`${program} ${word}`];
     if (spec !== undefined) return { spec, at: i + 1 };
+    // The first word that is no option's value is the subcommand: `npm run x` is not `npm x`.
+    if (!RUNNER_VALUED.has(argv[i - 1] as string)) return undefined;
   }
   return undefined;
 }
+
+/** Options of the runners themselves that take the next word (`pnpm -C dir exec …`). */
+const RUNNER_VALUED: ReadonlySet<string> = new Set([...NPM_VALUED, ...PNPM_VALUED, ...Object.values(RUNNERS).flatMap((spec) => spec.valued ?? [])]);
 
 /**
  * What a package or environment runner runs: the command (its argv) and the shell

@@ -16,6 +16,7 @@ import { languageWrites } from "./language-writes.ts";
 import { writeTargets, type WriteTarget } from "./shell-writers.ts";
 import { runnerCommand } from "./package-runners.ts";
 import { STDIN_FILES } from "./stdin-files.ts";
+import { MAX_SCRIPT, packageScripts, readScriptFile, scriptText, shebangProgram, type ScriptFile } from "./script-files.ts";
 import { gitAliases, normalizeKey, type GitConfigEntry } from "./git-config.ts";
 import { projectRoot, projectRootIn } from "./paths.ts";
 import { basename, parseShell, type ShellCommand } from "./shell-words.ts";
@@ -133,14 +134,18 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       // `echo 'cmd' | sh`, `cat <<EOF | bash`: a shell reading its script from the pipe reads what the command before printed.
       const fromPipe = command.piped && previous !== undefined ? printedBy(previous.argv, previous.command) : undefined;
       const stdin = fromPipe === undefined ? expandedCommand.stdin : [...expandedCommand.stdin, fromPipe];
-      const fromFile = scriptWritten(program, argv, here, written);
-      for (const nested of [...scripts, ...nestedScripts(program, argv, stdin), ...calls, ...fromFile]) {
+      const fromFile = scriptFiles(program, argv, here, written);
+      if (fromFile.refusal !== undefined) return fromFile.refusal;
+      const code = [...inlineCodeOf(program, argv), ...fromFile.code];
+      for (const nested of [...scripts, ...nestedScripts(program, argv, stdin, code), ...calls, ...fromFile.scripts]) {
         const reason = walkShell(nested, withFunctions(inner), visit, depth + 1);
         if (reason !== undefined) return reason;
       }
       // A file the program reads its commands from: its stdin, a printed process substitution, a file this line wrote first.
       const fileText = (word: string): string | undefined =>
-        STDIN_FILES.has(word) ? stdin.join("\n") : (substitutionText(word) ?? written.get(path.resolve(here.cwd ?? process.cwd(), word)));
+        STDIN_FILES.has(word)
+          ? stdin.join("\n")
+          : (substitutionText(word) ?? written.get(path.resolve(here.cwd ?? process.cwd(), word)) ?? (here.unknownCwd === undefined || path.isAbsolute(word) ? scriptText(word, here.cwd ?? process.cwd()) : undefined));
       // Read for the program that runs and for the first word, when a wrapper stood there (`ssh -o ProxyCommand=… host cmd`).
       const first = words[0] === undefined ? undefined : basename(words[0]);
       const ownLanguage = [...runnerScripts(program, argv, stdin, env, fileText), ...(first !== undefined && first !== program ? runnerScripts(first, words, stdin, env, fileText) : [])];
@@ -156,7 +161,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         ...(wrapped ? languageWrites(first, words, stdin, fileText) : []),
         ...(wrapped && first !== "find" ? writeTargets({ ...expandedCommand, redirects: [] }, words) : []),
       ];
-      const run: RunCommand = { argv, program, dynamic: argv[0] !== undefined && isDynamic(argv[0]), unreadArgs, code: inlineCodeOf(program, argv), otherWrites, env, command: expandedCommand, depth, scope: inner };
+      const run: RunCommand = { argv, program, dynamic: argv[0] !== undefined && isDynamic(argv[0]), unreadArgs, code, otherWrites, env, command: expandedCommand, depth, scope: inner };
       const reason = visit(run);
       if (reason !== undefined) return reason;
       const expanded = gitAliasRun(run);
@@ -244,15 +249,113 @@ export function expandVars(text: string, vars: ReadonlyMap<string, string>): str
 }
 
 /** The script a command runs from a file this same script wrote: `sh s.sh`, `. ./s.sh`, `./s.sh`. */
-function scriptWritten(program: string | undefined, argv: readonly string[], scope: Scope, written: ReadonlyMap<string, string>): string[] {
-  if (program === undefined || written.size === 0) return [];
-  const cwd = scope.cwd ?? process.cwd();
-  const first = argv[0] as string;
-  if (first.includes("/") && written.has(path.resolve(cwd, first))) return [written.get(path.resolve(cwd, first)) as string];
-  if (!SHELLS.has(program) && program !== "source" && program !== ".") return [];
-  const file = argv.slice(1).find((w) => !w.startsWith("-") && !w.startsWith("+"));
-  const text = file === undefined || argv.slice(1).some((w) => /^-[A-Za-z]*c[A-Za-z]*$/.test(w)) ? undefined : written.get(path.resolve(cwd, file));
-  return text === undefined ? [] : [text];
+/** What a command runs from files: shell scripts to walk, code to read, or why a script is not read. */
+interface FileScripts {
+  scripts: string[];
+  code: { code: string; language: CodeLanguage }[];
+  refusal?: string;
+}
+
+/** The refusal for a shell script too large to read. */
+export const SCRIPT_TOO_LARGE = `this command runs a shell script larger than ${MAX_SCRIPT / 1024 / 1024} MiB, past what Tama reads; run its commands, or a smaller script`;
+
+/** Interpreters' options that take the next word (not the script). */
+const INTERPRETER_VALUED = new Set(["-W", "-X", "-r", "--require", "--import", "--loader", "--experimental-loader", "-C", "--conditions", "-I", "--title", "--env-file", "--cwd", "--config", "-c"]);
+
+/** The script file an interpreter runs (`python3 x.py`, `node x.js`, `deno run x.ts`), when no inline code or module is given. */
+function interpreterScript(program: string, argv: readonly string[]): string | undefined {
+  const spec = INTERPRETERS[program] ?? INTERPRETERS[program.replace(/[\d.]+$/, "")];
+  if (spec === undefined) return undefined;
+  let args = argv.slice(1);
+  if (program === "deno" || program === "bun") {
+    if (args[0] === "run") args = args.slice(1);
+    else if (program === "deno") return undefined;
+  }
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (spec.flags.includes(arg) || arg === "-m" || arg === "--" || arg === "-") return undefined;
+    if (INTERPRETER_VALUED.has(arg)) i++;
+    else if (!arg.startsWith("-")) return arg;
+  }
+  return undefined;
+}
+
+/** Package managers whose `run SCRIPT` (and, for some, bare `SCRIPT`) runs a package.json script. */
+const PACKAGE_MANAGERS = new Set(["npm", "pnpm", "yarn", "bun"]);
+/** npm's commands that run the script of the same name. */
+const NPM_SCRIPT_COMMANDS: Readonly<Record<string, string>> = { test: "test", t: "test", tst: "test", start: "start", stop: "stop", restart: "restart" };
+
+/** The package.json scripts `npm run x`, `npm test`, `pnpm x`, `yarn x`, `bun run x` run (with npm's pre and post scripts). */
+function packageScriptsRun(program: string, argv: readonly string[], cwd: string): string[] {
+  if (!PACKAGE_MANAGERS.has(program)) return [];
+  const args = argv.slice(1).filter((arg, i, all) => !arg.startsWith("-") && !["--prefix", "-C", "--dir", "--cwd", "-w", "--workspace", "--filter", "-F"].includes(all[i - 1] ?? ""));
+  const verb = args[0];
+  if (verb === undefined) return [];
+  let name: string | undefined;
+  if (verb === "run" || verb === "run-script" || verb === "rum" || verb === "urn") name = args[1];
+  else if (NPM_SCRIPT_COMMANDS[verb] !== undefined) name = NPM_SCRIPT_COMMANDS[verb];
+  // pnpm, yarn and bun run a script named as the command, when no command of theirs has that name.
+  else if (program !== "npm") name = verb;
+  if (name === undefined) return [];
+  const scripts = packageScripts(cwd);
+  if (scripts === undefined) return [];
+  return [`pre${name}`, name, `post${name}`].flatMap((key) => (scripts[key] === undefined ? [] : [scripts[key] as string]));
+}
+
+/**
+ * The scripts a command runs from files: one the same line wrote first, or one on disk
+ * (`bash x.sh`, `source x.sh`, `./x.sh` by its `#!` line, `python3 x.py`, `node x.js`),
+ * and package.json's scripts (`npm run x`). An agent writes a file with one call and
+ * runs it with the next; what it holds is read as a command line or as code.
+ */
+function scriptFiles(program: string | undefined, argv: readonly string[], scope: Scope, written: ReadonlyMap<string, string>): FileScripts {
+  const none: FileScripts = { scripts: [], code: [] };
+  if (program === undefined || argv[0] === undefined) return none;
+  // After `cd $(…)` a relative file's place is unknown (the gates say so for their targets).
+  const cwd = scope.unknownCwd === undefined ? scope.cwd ?? process.cwd() : undefined;
+  const read = (word: string): ScriptFile => {
+    const file = path.resolve(cwd ?? "/", word);
+    const text = written.get(file);
+    if (text !== undefined) return { text };
+    return cwd === undefined && !path.isAbsolute(word) ? { missing: true } : readScriptFile(file);
+  };
+  const asShell = (file: ScriptFile): FileScripts => ("text" in file ? { scripts: [file.text], code: [] } : "tooLarge" in file ? { ...none, refusal: SCRIPT_TOO_LARGE } : none);
+  const first = argv[0];
+  if (first.includes("/")) {
+    const file = read(first);
+    const text = "text" in file ? file.text : "head" in file ? file.head : undefined;
+    if (text === undefined) return none;
+    // Run by the interpreter its `#!` line names; with none, or a shell's, by a shell.
+    const interpreter = shebangProgram(text);
+    const spec = interpreter === undefined ? undefined : INTERPRETERS[interpreter] ?? INTERPRETERS[interpreter.replace(/[\d.]+$/, "")];
+    if (spec !== undefined) return "text" in file ? { scripts: [], code: [{ code: file.text, language: spec.language }] } : none;
+    if (interpreter !== undefined && !SHELLS.has(interpreter)) return none;
+    return asShell(file);
+  }
+  if (SHELLS.has(program) || program === "source" || program === ".") {
+    if (argv.slice(1).some((w) => /^-[A-Za-z]*c[A-Za-z]*$/.test(w))) return none;
+    let file: string | undefined;
+    for (let i = 1; i < argv.length; i++) {
+      const word = argv[i] as string;
+      if (SHELL_ARG_OPTIONS.has(word)) i++;
+      else if (!word.startsWith("-") && !word.startsWith("+")) {
+        file = word;
+        break;
+      }
+    }
+    if (file === undefined || STDIN_FILES.has(file) || file.startsWith("<(")) return none;
+    return asShell(read(file));
+  }
+  const script = interpreterScript(program, argv);
+  if (script !== undefined) {
+    const file = read(script);
+    const spec = INTERPRETERS[program] ?? INTERPRETERS[program.replace(/[\d.]+$/, "")];
+    // Code too large to read is run unread, as code built at run time is (the README says so).
+    if ("text" in file && spec !== undefined) return { scripts: [], code: [{ code: file.text, language: spec.language }] };
+    // `bun run x` with no file x runs package.json's script x.
+    if (!("missing" in file) || !PACKAGE_MANAGERS.has(program)) return none;
+  }
+  return cwd === undefined ? none : { scripts: packageScriptsRun(program, argv, cwd), code: [] };
 }
 
 /** What `echo …`, `printf …` or `cat` of a here-document prints, when it is all literal; else undefined. */
@@ -732,7 +835,7 @@ export function inlineCodeOf(program: string | undefined, argv: readonly string[
   return code;
 }
 
-function nestedScripts(program: string | undefined, argv: string[], stdin: string[]): string[] {
+function nestedScripts(program: string | undefined, argv: string[], stdin: string[], code: readonly { code: string; language: CodeLanguage }[]): string[] {
   if (program === "eval") return [argv.slice(1).join(" ")];
   if (program === undefined) return [];
   // `at now <<< 'cmd'`, `batch`: the job is the script on stdin.
@@ -747,8 +850,7 @@ function nestedScripts(program: string | undefined, argv: string[], stdin: strin
     if (printed !== undefined) return [printed];
     if (program === "source" || program === ".") return [];
   }
-  const code = inlineCodeOf(program, argv);
-  if (INTERPRETERS[program] ?? INTERPRETERS[program.replace(/[\d.]+$/, "")]) {
+  if (code.length > 0 || INTERPRETERS[program] || INTERPRETERS[program.replace(/[\d.]+$/, "")]) {
     return code.flatMap(({ code: text, language }) => {
       const reading = readCode(text, language);
       return [...handedToProcesses(reading), ...(reading.startsProcesses ? literalRuns(reading.literals) : [])];

@@ -234,3 +234,52 @@ describe("commands the agent runs through a program other than the shell", () =>
     expect(lastTool()).toMatch(/b-ok/);
   });
 });
+
+describe("a script the agent writes with one call and runs with the next", () => {
+  it("is read as what it runs: a shell script, ./script by its #! line, python3 and node files, a Makefile, a package.json script, and files written in awk's, sed's and vim's own languages", async () => {
+    const { server, env } = await omp.setup();
+    installTama(env);
+    const session = omp.rpc();
+    await session.ready();
+    const outside = path.join(env.root, "outside");
+    mkdirSync(outside, { recursive: true });
+    const extension = path.join(env.agentDir, "extensions", "planted.js");
+    const lastTool = (): string => lastToolMessage(server.requests);
+    const write = async (file: string, content: string): Promise<void> => {
+      await session.prompt(`CALL write ${JSON.stringify({ path: file, content })}`);
+      expect(lastTool(), file).not.toMatch(/refused/i);
+    };
+    await write("a.sh", `echo ran > ${outside}/sh\n`);
+    await write("b.sh", `#!/bin/sh\necho ran > ${outside}/exec\n`);
+    await write("c.py", `open("${outside}/py", "w").write("ran")\n`);
+    await write("d.js", `require("fs").writeFileSync("${extension}", "planted")\n`);
+    await write("Makefile", `all:\n\techo ran > ${outside}/make\n`);
+    await write("package.json", JSON.stringify({ scripts: { go: `echo ran > ${outside}/npm` } }));
+    await write("e.sh", "git commit --no-verify -m x\n");
+    const tries: [name: string, command: string, refusal: RegExp, marker: string][] = [
+      ["bash a.sh", "bash a.sh", /outside the project/, "sh"],
+      ["./b.sh", "chmod +x b.sh && ./b.sh", /outside the project/, "exec"],
+      ["python3 c.py", "python3 c.py", /outside the project/, "py"],
+      ["node d.js", "node d.js", /OMP's extensions/, "planted.js"],
+      ["make", "make", /outside the project/, "make"],
+      ["npm run go", "npm run go", /outside the project/, "npm"],
+      ["bash e.sh", "bash e.sh", /git commit --no-verify skips/, "-"],
+      ["awk's print >", `awk 'BEGIN{print "ran" > "${outside}/awk"}'`, /outside the project/, "awk"],
+      ["sed's w", `echo ran | sed -n 'w ${outside}/sed'`, /outside the project/, "sed"],
+      ["vim's :w", `vim -es -N -u NONE -c 'w ${outside}/vim' -c q`, /outside the project/, "vim"],
+      ["a program handed OMP's extensions", `cp d.js /tmp/x.js; python3 -c 'import shutil,sys; shutil.copy(sys.argv[1], sys.argv[2])' d.js ${extension}`, /OMP's extensions|a program Tama cannot tell only reads it/, "planted.js"],
+    ];
+    for (const [name, command, refusal, marker] of tries) {
+      await session.prompt(`CALL bash ${JSON.stringify({ command })}`);
+      expect(lastTool(), name).toMatch(refusal);
+      expect(readdirSync(outside), name).not.toContain(marker);
+    }
+    expect(readdirSync(path.join(env.agentDir, "extensions"))).not.toContain("planted.js");
+    expect(readdirSync(outside)).toEqual([]);
+    // A script that works inside the project still runs.
+    await write("ok.sh", "echo inside > inside.txt && cat inside.txt\n");
+    await session.prompt(`CALL bash ${JSON.stringify({ command: "bash ok.sh" })}`);
+    expect(lastTool()).toMatch(/inside/);
+    expect(readFileSync(path.join(env.cwd, "inside.txt"), "utf8")).toBe("inside\n");
+  });
+});
