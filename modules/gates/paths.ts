@@ -187,5 +187,10 @@ function globPart(part: string): RegExp {
       }
     } else body += ch.replace(/[.+^${}()|\\]/g, "\\$&");
   }
-  return new RegExp(part.startsWith(".") ? `^${body}$` : `^(?!\\.)${body}$`);
+  try {
+    return new RegExp(part.startsWith(".") ? `^${body}$` : `^(?!\\.)${body}$`);
+  } catch {
+    // A bracket the shell cannot use (`[z-a]`) matches no name; the word stays itself.
+    return /(?!)/;
+  }
 }

@@ -158,7 +158,8 @@ function findSecret(input: HookInput, options: Options): Found | undefined {
         if (found) return "found";
       }
     }
-    for (const { code: text, language } of run.code) {
+    // A script file's strings are its messages and data; inline code the agent wrote names what it reads.
+    for (const { code: text, language } of run.code.filter((code) => code.fromFile !== true)) {
       for (const literal of readCode(text, language).literals) {
         if (/\s/.test(literal)) continue;
         found = check(path.resolve(cwdHere, literal), "code that names it", literal);

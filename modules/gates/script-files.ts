@@ -4,7 +4,7 @@
 // run it with the next call; the gates read what the file holds as they read a command
 // line. Only a regular file is read (opened without blocking, so a FIFO put there never
 // holds the gate), at most MAX_SCRIPT bytes, and text only.
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync, statSync } from "node:fs";
 import path from "node:path";
 
 /** Larger script files are not read (a shell script that large is refused; see shell-walk.ts). */
@@ -24,6 +24,9 @@ const CACHE_SIZE = 64;
 
 /** Read `file` as a script: a regular file, without blocking, up to MAX_SCRIPT bytes, with no NUL byte. */
 export function readScriptFile(file: string): ScriptFile {
+  // Most files asked for are not there (package.json above the project, a makefile): told without an exception.
+  const seen = statSync(file, { throwIfNoEntry: false });
+  if (seen === undefined || !seen.isFile()) return { missing: true };
   let fd: number;
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);

@@ -418,8 +418,8 @@ function visitor(cwd: string, context: GateContext, protectedList: ProtectedList
     const args = run.dynamic ? run.argv.slice(1) : tamaArgs(run.argv, context, here);
     const verb = args === undefined ? undefined : policyVerb(args);
     if (verb !== undefined) return tamaRefusal(verb);
-    for (const { code, language } of run.code) {
-      const reason = checkCode(code, language, here, context, protectedList, depth + 1);
+    for (const { code, language, fromFile } of run.code) {
+      const reason = checkCode(code, language, here, context, protectedList, depth + 1, fromFile === true);
       if (reason !== undefined) return reason;
     }
     // `find DIR -exec rm {} +` changes what lies under DIR, though the walker reads the command it runs.
@@ -572,8 +572,9 @@ function checkTargets(
   return undefined;
 }
 
-function mentionsProtected(text: string, context: GateContext, protectedList: ProtectedList): boolean {
-  if (text.includes("TAMA_HOME")) return true;
+/** Whether `text` names Tama's state: a protected path (absolute or `~/…`), Tama's home, or (`byVariable`) the TAMA_HOME variable. */
+function mentionsProtected(text: string, context: GateContext, protectedList: ProtectedList, byVariable = true): boolean {
+  if (byVariable && text.includes("TAMA_HOME")) return true;
   const home = (context.env ?? process.env).HOME || os.homedir();
   return protectedList().some((p) => {
     if (text.includes(p.path)) return true;
@@ -600,15 +601,16 @@ const WRITE_API = new RegExp(
 const TAMA_CALL = /\btama(?:\.js)?\b[\s,[\]'"`]+(hooks[\s,'"`]+(?:add|remove|enable|disable|import)|sessions[\s,'"`]+(?:grant|revoke|reload)|install|uninstall)\b/;
 const STRING_LITERAL = /'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)"|`((?:[^`\\]|\\.)*)`/g;
 
-function checkCode(code: string, language: CodeLanguage, cwd: string, context: GateContext, protectedList: ProtectedList, depth: number): string | undefined {
+function checkCode(code: string, language: CodeLanguage, cwd: string, context: GateContext, protectedList: ProtectedList, depth: number, fromFile = false): string | undefined {
   const call = TAMA_CALL.exec(code);
   if (call) return tamaRefusal(call[1]?.replace(/['"`,\s]+/g, " ").trim() ?? "");
   const reading = readCode(code, language);
   // The files the code writes by name, and the command lines it hands to processes.
   const written = checkTargets(reading.writes.map((w) => ({ word: w.path, effect: "writes", reachesBelow: false })), cwd, context, protectedList);
   if (written !== undefined) return written;
-  const lines = [...reading.commands, ...(reading.startsProcesses ? reading.literals : [])];
-  for (const match of code.matchAll(STRING_LITERAL)) {
+  // A script file's strings are its messages and data: only what it hands a process is a command line.
+  const lines = [...reading.commands, ...(reading.startsProcesses && !fromFile ? reading.literals : [])];
+  for (const match of fromFile ? [] : code.matchAll(STRING_LITERAL)) {
     const literal = match[1] ?? match[2] ?? match[3] ?? "";
     if (/\s/.test(literal)) lines.push(literal);
   }
@@ -616,7 +618,8 @@ function checkCode(code: string, language: CodeLanguage, cwd: string, context: G
     const reason = checkScript(line, cwd, context, protectedList, depth + 1);
     if (reason !== undefined) return reason;
   }
-  if (mentionsProtected(code, context, protectedList) && WRITE_API.test(code)) {
+  // A program on disk that passes TAMA_HOME on (a test harness, a benchmark) does not name this home's state.
+  if (mentionsProtected(code, context, protectedList, !fromFile) && WRITE_API.test(code)) {
     return `Tama refused this code: it names Tama's own state (${protectedList()[0]?.path ?? context.tamaHome} and the files it protects) and calls an API that changes files or starts processes. An agent may not change the policy that governs it; reading it with the read tool or cat is fine. ${ASK_PERSON}`;
   }
   return undefined;

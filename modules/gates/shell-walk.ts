@@ -59,8 +59,8 @@ export interface RunCommand {
   dynamic: boolean;
   /** xargs appends words from its stdin that no reader saw (known ones are already in `argv`). */
   unreadArgs: boolean;
-  /** Inline code the program runs (`python3 -c …`, `node -e …`). */
-  code: { code: string; language: CodeLanguage }[];
+  /** Code the program runs: inline (`python3 -c …`, `node -e …`) or a script file it runs (`python3 f.py`). */
+  code: RunCode[];
   /**
    * Files written beside the redirects and the writers' argv (shell-writers.ts): through
    * the program's own language (awk's `print > f`, sed's `w f`, vim's `:w f`), and by a
@@ -73,6 +73,20 @@ export interface RunCommand {
   depth: number;
   scope: Scope;
 }
+
+/**
+ * Code a command runs. A file's code (`fromFile`) is read for what it hands a process
+ * and writes by name, not for every literal: a program on disk is the project's as
+ * often as the agent's, and its strings are messages and data.
+ */
+export interface RunCode {
+  code: string;
+  language: CodeLanguage;
+  fromFile?: boolean;
+}
+
+/** Code files larger than this are run unread (a bundle `node` runs), as code built at run time is. */
+const MAX_CODE_FILE = 64 * 1024;
 
 /** A word still holding an expansion the walker could not perform. */
 export const isDynamic = (word: string): boolean => /[$`]/.test(word);
@@ -252,7 +266,7 @@ export function expandVars(text: string, vars: ReadonlyMap<string, string>): str
 /** What a command runs from files: shell scripts to walk, code to read, or why a script is not read. */
 interface FileScripts {
   scripts: string[];
-  code: { code: string; language: CodeLanguage }[];
+  code: RunCode[];
   refusal?: string;
 }
 
@@ -328,7 +342,7 @@ function scriptFiles(program: string | undefined, argv: readonly string[], scope
     // Run by the interpreter its `#!` line names; with none, or a shell's, by a shell.
     const interpreter = shebangProgram(text);
     const spec = interpreter === undefined ? undefined : INTERPRETERS[interpreter] ?? INTERPRETERS[interpreter.replace(/[\d.]+$/, "")];
-    if (spec !== undefined) return "text" in file ? { scripts: [], code: [{ code: file.text, language: spec.language }] } : none;
+    if (spec !== undefined) return "text" in file && file.text.length <= MAX_CODE_FILE ? { scripts: [], code: [{ code: file.text, language: spec.language, fromFile: true }] } : none;
     if (interpreter !== undefined && !SHELLS.has(interpreter)) return none;
     return asShell(file);
   }
@@ -351,7 +365,7 @@ function scriptFiles(program: string | undefined, argv: readonly string[], scope
     const file = read(script);
     const spec = INTERPRETERS[program] ?? INTERPRETERS[program.replace(/[\d.]+$/, "")];
     // Code too large to read is run unread, as code built at run time is (the README says so).
-    if ("text" in file && spec !== undefined) return { scripts: [], code: [{ code: file.text, language: spec.language }] };
+    if ("text" in file && spec !== undefined) return file.text.length <= MAX_CODE_FILE ? { scripts: [], code: [{ code: file.text, language: spec.language, fromFile: true }] } : none;
     // `bun run x` with no file x runs package.json's script x.
     if (!("missing" in file) || !PACKAGE_MANAGERS.has(program)) return none;
   }
@@ -819,10 +833,10 @@ const INTERPRETERS: Readonly<Record<string, { flags: readonly string[]; language
 };
 
 /** The code an interpreter is given on its command line (`python3 -c …`, `node -e …`, `perl -pie …`, `node --eval=…`). */
-export function inlineCodeOf(program: string | undefined, argv: readonly string[]): { code: string; language: CodeLanguage }[] {
+export function inlineCodeOf(program: string | undefined, argv: readonly string[]): RunCode[] {
   const spec = program === undefined ? undefined : INTERPRETERS[program] ?? INTERPRETERS[program.replace(/[\d.]+$/, "")];
   if (!spec) return [];
-  const code: { code: string; language: CodeLanguage }[] = [];
+  const code: RunCode[] = [];
   for (let i = 1; i < argv.length; i++) {
     const arg = argv[i] as string;
     const glued = spec.flags.find((flag) => flag.startsWith("--") && arg.startsWith(`${flag}=`));
@@ -835,7 +849,7 @@ export function inlineCodeOf(program: string | undefined, argv: readonly string[
   return code;
 }
 
-function nestedScripts(program: string | undefined, argv: string[], stdin: string[], code: readonly { code: string; language: CodeLanguage }[]): string[] {
+function nestedScripts(program: string | undefined, argv: string[], stdin: string[], code: readonly RunCode[]): string[] {
   if (program === "eval") return [argv.slice(1).join(" ")];
   if (program === undefined) return [];
   // `at now <<< 'cmd'`, `batch`: the job is the script on stdin.
@@ -851,8 +865,9 @@ function nestedScripts(program: string | undefined, argv: string[], stdin: strin
     if (program === "source" || program === ".") return [];
   }
   if (code.length > 0 || INTERPRETERS[program] || INTERPRETERS[program.replace(/[\d.]+$/, "")]) {
-    return code.flatMap(({ code: text, language }) => {
+    return code.flatMap(({ code: text, language, fromFile }) => {
       const reading = readCode(text, language);
+      if (fromFile === true) return reading.commands;
       return [...handedToProcesses(reading), ...(reading.startsProcesses ? literalRuns(reading.literals) : [])];
     });
   }
