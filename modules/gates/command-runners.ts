@@ -40,8 +40,8 @@ interface LanguageSpec {
   valued?: readonly string[];
   /** `+CMD` arguments are commands (vim, less). */
   plusCommands?: boolean;
-  /** Operands after the first are commands (sqlite3 DB SQL…). */
-  operands?: "after-first";
+  /** Operands after the first are commands (sqlite3 DB SQL…); or the first is a script file (tclsh FILE). */
+  operands?: "after-first" | "script-file";
   stdin?: boolean;
 }
 
@@ -52,8 +52,8 @@ const LANGUAGES: Readonly<Record<string, LanguageSpec>> = {
   ed: { options: [], stdin: true },
   less: { options: [], plusCommands: true },
   emacs: { options: ["--eval", "-eval", "--execute", "-execute"], fileOptions: ["-l", "--load", "-load", "--script", "-script"] },
-  expect: { options: ["-c"], fileOptions: ["-f"], stdin: true },
-  tclsh: { options: [], stdin: true },
+  expect: { options: ["-c"], fileOptions: ["-f"], operands: "script-file", stdin: true },
+  tclsh: { options: [], operands: "script-file", stdin: true },
   sqlite3: { options: ["-cmd", "--cmd"], fileOptions: ["-init", "--init"], valued: ["-separator", "-newline", "-nullvalue", "-vfs", "-mmap", "-pagecache", "-lookaside", "-maxsize"], operands: "after-first", stdin: true },
   psql: { options: ["-c", "--command"], fileOptions: ["-f", "--file"], valued: ["-d", "-h", "-p", "-U", "-v", "--set", "--variable", "-o", "--output", "-L", "--log-file", "-P", "--pset"], stdin: true },
   mysql: { options: ["-e", "--execute"], valued: ["-u", "-h", "-P", "-D", "--user", "--host", "--port", "--database"], stdin: true },
@@ -122,6 +122,8 @@ export function runnerScripts(program: string | undefined, argv: readonly string
   if (name === "tmux") return tmuxScripts(args, stdin);
   if (name === "make" || name === "gmake") return makeScripts(args, stdin, fileText);
   if (["ssh", "scp", "sftp", "rsync", "autossh", "mosh", "sshpass"].includes(name)) return sshScripts(name, args, stdin);
+  const optionCommands = OPTION_COMMANDS[name];
+  if (optionCommands !== undefined) return optionScripts(args, optionCommands);
   const shellOptions = OTHER_SHELLS[name];
   if (shellOptions !== undefined) return otherShellScripts(args, shellOptions, name === "pwsh" || name === "powershell");
   const language = ALIASES[name] ?? name;
@@ -142,13 +144,38 @@ export function runnerScripts(program: string | undefined, argv: readonly string
       else if (arg.startsWith("--pager=")) scripts.push(arg.slice("--pager=".length));
     }
   }
-  // awk hands a process what its program computes: its -v values, operands and input may be that command.
-  if (language === "awk" && texts.some((text) => PROCESS_WORDS.test(text))) scripts.push(...data);
+  // awk hands a process what its program computes: its -v values, operands and input (the files' lines too) may be that command.
+  if (language === "awk" && texts.some((text) => PROCESS_WORDS.test(text))) scripts.push(...data, ...data.slice(0, 16).flatMap((word) => fileText(word)?.split("\n") ?? []));
   return scripts;
+}
+
+/** Options whose value is a command the program runs (`rg --pre CMD`, `tar -I CMD`, `sort --compress-program=CMD`). */
+const OPTION_COMMANDS: Readonly<Record<string, readonly string[]>> = {
+  rg: ["--pre"],
+  sort: ["--compress-program"],
+  tar: ["-I", "--use-compress-program", "--to-command", "--info-script", "--new-volume-script", "-F", "--rsh-command"],
+  zip: ["-TT", "--unzip-command"],
+  man: ["-P", "--pager"],
+  fzf: ["--preview", "--bind"],
+};
+
+/** The commands given as option values (`--opt CMD`, `--opt=CMD`, `-ICMD`), and tar's `--checkpoint-action=exec=CMD`. */
+function optionScripts(args: readonly string[], options: readonly string[]): string[] {
+  const scripts: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    const eq = arg.indexOf("=");
+    if (options.includes(arg)) scripts.push(args[++i] ?? "");
+    else if (eq > 0 && options.includes(arg.slice(0, eq))) scripts.push(arg.slice(eq + 1));
+    else if (/^-[A-Z]./.test(arg) && options.includes(arg.slice(0, 2))) scripts.push(arg.slice(2));
+    else if (arg.startsWith("--checkpoint-action=exec=")) scripts.push(arg.slice("--checkpoint-action=exec=".length));
+  }
+  return scripts.filter((script) => script.length > 0);
 }
 
 /** Every program name this module reads. */
 const READ_PROGRAMS: ReadonlySet<string> = new Set([
+  ...Object.keys(OPTION_COMMANDS),
   ...Object.keys(LANGUAGES),
   ...Object.keys(ALIASES),
   ...Object.keys(OTHER_SHELLS),
@@ -218,6 +245,10 @@ function languageTexts(language: string, spec: LanguageSpec, args: readonly stri
   } else if (language === "awk") data.push(...operands);
   if (language === "awk") data.push(...stdin);
   if (spec.operands === "after-first") texts.push(...operands.slice(1));
+  if (spec.operands === "script-file" && !programGiven && operands[0] !== undefined) {
+    const script = fileText(operands[0]);
+    if (script !== undefined) texts.push(script);
+  }
   if (spec.stdin) texts.push(...stdin);
   return { texts, data, operands };
 }
@@ -415,16 +446,16 @@ const SED_ONE_ADDRESS = String.raw`(?:\d+(?:~\d+)?|\$|\/(?:[^\/\\\n]|\\.)*\/[IM]
  */
 const SED_E = new RegExp(String.raw`(?:^|[;\n{}])[ \t]*(?:${SED_ONE_ADDRESS}(?:[ \t]*,[ \t]*(?:[~+]\d+|\d+|\$|\/(?:[^\/\\\n]|\\.)*\/[IM]*))?[ \t]*)?(?:![ \t]*)?e[ \t]*([^\n]*)`, "g");
 
-/** The command lines a sed script runs: `e CMD`; with a bare `e` or an `s///e`, what its substitutions and its input make. */
-function sedCommands(script: string, stdin: readonly string[]): string[] {
-  const commands: string[] = [];
-  let runsPatternSpace = false;
-  for (const match of script.matchAll(SED_E)) {
-    const command = (match.at(-1) ?? "").trim();
-    if (command.length > 0) commands.push(command);
-    else runsPatternSpace = true;
-  }
-  const replacements: string[] = [];
+/** One `s` command of a sed script: its replacement, its flags, and the rest of its line (a `w` flag's file). */
+export interface SedSubstitution {
+  replacement: string;
+  flags: string;
+  rest: string;
+}
+
+/** A sed script's `s` commands, read in one pass (each character once). */
+export function sedSubstitutions(script: string): SedSubstitution[] {
+  const found: SedSubstitution[] = [];
   for (let i = 0; i < script.length; i++) {
     // `1s/…/…/e`: an address before it is digits; a letter before it makes it part of a word.
     if (script[i] !== "s" || (i > 0 && /[A-Za-z_]/.test(script[i - 1] as string))) continue;
@@ -447,9 +478,28 @@ function sedCommands(script: string, stdin: readonly string[]): string[] {
     if (parts.length < 2) break;
     let flags = "";
     for (; j < script.length && /[A-Za-z0-9]/.test(script[j] as string); j++) flags += script[j];
-    replacements.push(parts[1] as string);
-    if (flags.includes("e")) runsPatternSpace = true;
-    i = j - 1;
+    // A `w` flag's file name is the rest of the line: no further command is on it.
+    const writes = flags.includes("w");
+    const end = writes ? script.indexOf("\n", j) : j;
+    found.push({ replacement: parts[1] as string, flags, rest: writes ? script.slice(j, end === -1 ? undefined : end) : "" });
+    i = (end === -1 ? script.length : end) - 1;
+  }
+  return found;
+}
+
+/** The command lines a sed script runs: `e CMD`; with a bare `e` or an `s///e`, what its substitutions and its input make. */
+function sedCommands(script: string, stdin: readonly string[]): string[] {
+  const commands: string[] = [];
+  let runsPatternSpace = false;
+  for (const match of script.matchAll(SED_E)) {
+    const command = (match.at(-1) ?? "").trim();
+    if (command.length > 0) commands.push(command);
+    else runsPatternSpace = true;
+  }
+  const replacements: string[] = [];
+  for (const substitution of sedSubstitutions(script)) {
+    replacements.push(substitution.replacement);
+    if (substitution.flags.includes("e")) runsPatternSpace = true;
   }
   // The pattern space is an input line, or what a substitution made of it.
   if (runsPatternSpace) commands.push(...replacements, ...stdin);
@@ -515,6 +565,7 @@ function makeScripts(args: readonly string[], stdin: readonly string[], fileText
   const files: string[] = [];
   const evals: string[] = [];
   const goals: string[] = [];
+  const overrides = new Map<string, string>();
   let dir = "";
   let named = false;
   for (let i = 0; i < args.length; i++) {
@@ -529,7 +580,10 @@ function makeScripts(args: readonly string[], stdin: readonly string[], fileText
     else if (arg === "-C" || arg === "--directory") dir = path.join(dir, args[++i] ?? "");
     else if (arg.startsWith("--directory=")) dir = path.join(dir, arg.slice("--directory=".length));
     else if (MAKE_VALUED.has(arg)) i++;
-    else if (!arg.startsWith("-") && !arg.includes("=")) goals.push(arg);
+    else if (/^-C./.test(arg)) dir = path.join(dir, arg.slice(2));
+    else if (/^[A-Za-z_][\w.-]*=/.test(arg)) overrides.set(arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1));
+    // `-j 4`: a job count, not a goal.
+    else if (!arg.startsWith("-") && !(/^\d+$/.test(arg) && /^-[A-Za-z]*[jl]$/.test(args[i - 1] ?? ""))) goals.push(arg);
   }
   // With no -f, make reads GNUmakefile, makefile or Makefile where it runs.
   if (!named) {
@@ -537,7 +591,8 @@ function makeScripts(args: readonly string[], stdin: readonly string[], fileText
     if (text !== undefined) files.push(text);
   }
   const recipes = (text: string): string[] => text.split("\n").filter((line) => line.startsWith("\t")).map((line) => line.slice(1).replace(/^[@+-]+/, ""));
-  return [...files.flatMap((text) => makeRecipes(text, goals)), ...evals.flatMap(recipes)];
+  const include = (file: string): string | undefined => fileText(path.join(dir, file));
+  return [...files.flatMap((text) => makeRecipes(text, goals, overrides, include)), ...evals.flatMap(recipes)];
 }
 
 // ---------------------------------------------------------------------------

@@ -6,16 +6,24 @@
 // read here for its writes, as shell-writers.ts reads a command's argv for its own.
 // A reader over-approximates: a word that only looks like such a command in a text
 // counts as a target, which costs a rephrasing, never a write unread.
-import { languageOf, type FileText, type LanguageTexts } from "./command-runners.ts";
+import { readCode } from "../tools/code-reading.ts";
+import { languageOf, sedSubstitutions, type FileText, type LanguageTexts } from "./command-runners.ts";
 import type { WriteTarget } from "./shell-writers.ts";
 
-/** Texts longer than this are read for their first part only (a gate answers in milliseconds). */
-const MAX_TEXT = 200_000;
+/**
+ * Texts longer than this are read for their first part only (a gate answers in
+ * milliseconds). Every pattern below is anchored or bounded (`{0,4096}`, no lazy scan
+ * to the end of a text), so a crafted text costs time in proportion to its length.
+ */
+const MAX_TEXT = 65_536;
+/** A quoted file name in a pattern: at most this long. */
+const NAME = "{1,4096}";
 
 type Reader = (language: LanguageTexts) => WriteTarget[];
 
+/** Each file once: a text that writes one file ten thousand times is checked once. */
 const writes = (words: Iterable<string>, effect = "writes"): WriteTarget[] =>
-  [...words].filter((word) => word.length > 0).map((word) => ({ word, effect, reachesBelow: false }));
+  [...new Set(words)].filter((word) => word.length > 0).map((word) => ({ word, effect, reachesBelow: false }));
 
 /** Each line of each text (and, where the language separates commands so, each part of a line). */
 function lines(texts: readonly string[], separator: RegExp = /\r?\n/): string[] {
@@ -28,11 +36,46 @@ function captures(text: string, pattern: RegExp): string[] {
 }
 
 // awk: `print … > "file"`, `printf … >> "file"`; gawk's `-i inplace` edits its input files.
-const AWK_REDIRECT = /\bprintf?\b[^;{}\n]*?>>?\s*"((?:[^"\\\n]|\\.)*)"/g;
+const AWK_PRINT = /\bprintf?\b/;
+/** A print's redirect: to a string, a parenthesized string, a variable, or `ENVIRON["X"]`. */
+const AWK_REDIRECT = new RegExp(`>>?\\s*(?:"([^"\\n]${NAME})"|\\(\\s*"([^"\\n]${NAME})"\\s*\\)|ENVIRON\\s*\\[\\s*"(\\w+)"\\s*\\]|([A-Za-z_]\\w*))`);
+const AWK_ASSIGNMENT = new RegExp(`(?:^|[;{\\s])([A-Za-z_]\\w*)\\s*=\\s*"([^"\\n]${NAME})"`, "g");
+/** awk's own words a redirect may be followed by that name no file. */
+const AWK_KEYWORDS = new Set(["getline", "in", "BEGIN", "END", "NR", "NF", "FS", "OFS", "RS", "ORS", "FILENAME"]);
+
+/**
+ * Each awk statement's redirect of a print (statements split at `;`, braces and lines,
+ * each read once): a literal name, or a variable the program or `-v` sets to one. A
+ * variable set some other way (`getline`, computed, the environment) names a file
+ * built at run time (`$awk` in the target, which the write gates refuse as such).
+ */
+function awkRedirects(text: string, assigned: ReadonlyMap<string, string>): string[] {
+  const vars = new Map(assigned);
+  for (const match of text.slice(0, MAX_TEXT).matchAll(AWK_ASSIGNMENT)) vars.set(match[1] as string, match[2] as string);
+  const targets: string[] = [];
+  for (const statement of text.slice(0, MAX_TEXT).split(/[;{}\n]/)) {
+    const at = statement.search(AWK_PRINT);
+    if (at === -1) continue;
+    const match = AWK_REDIRECT.exec(statement.slice(at));
+    if (match === null) continue;
+    const [, literal, parenthesized, environ, variable] = match;
+    if (literal !== undefined || parenthesized !== undefined) targets.push((literal ?? parenthesized) as string);
+    else if (environ !== undefined) targets.push(`\${${environ}}`);
+    else if (variable !== undefined && !AWK_KEYWORDS.has(variable)) targets.push(vars.get(variable) ?? `\${awk_${variable}}`);
+  }
+  return targets;
+}
 const AWK_INPLACE = /^(?:-i|--include)(?:=|$)|^-iinplace/;
 
 function awkWrites(language: LanguageTexts, argv: readonly string[]): WriteTarget[] {
-  const targets = writes(language.texts.flatMap((text) => captures(text, AWK_REDIRECT)));
+  // `-v f=/etc/x` (and `-vf=…`): a variable the program may print to.
+  const assigned = new Map<string, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const value = argv[i] === "-v" || argv[i] === "--assign" ? argv[++i] : /^-v./.test(argv[i] as string) ? (argv[i] as string).slice(2) : undefined;
+    const eq = value?.indexOf("=") ?? -1;
+    if (value !== undefined && eq > 0) assigned.set(value.slice(0, eq), value.slice(eq + 1));
+  }
+  const targets = writes(language.texts.flatMap((text) => awkRedirects(text, assigned)));
   const inplace = argv.some((arg, i) => (AWK_INPLACE.test(arg) && /inplace/.test(arg)) || ((arg === "-i" || arg === "--include") && /^inplace(\.awk)?$/.test(argv[i + 1] ?? "")));
   if (inplace) {
     // The operands after the program (the first operand, unless -e or -f gave it).
@@ -50,9 +93,9 @@ function sedWrites(language: LanguageTexts): WriteTarget[] {
   const targets: string[] = [];
   for (const script of language.texts) {
     targets.push(...captures(script, SED_W));
-    // `s/a/b/w FILE`: the flags after the third delimiter end with `w` and the file.
-    for (const match of script.slice(0, MAX_TEXT).matchAll(/(?:^|[;\n{}\s\d$/])s([^\s\\\n])((?:(?!\1)[^\\\n]|\\.)*)\1((?:(?!\1)[^\\\n]|\\.)*)\1[gpiImMe0-9]*w[ \t]*([^\n]+)/g)) {
-      targets.push(match[4] as string);
+    // `s/a/b/w FILE`: the `w` flag and the file after it (`s/a/b/wFILE` too).
+    for (const { flags, rest } of sedSubstitutions(script.slice(0, MAX_TEXT))) {
+      if (flags.includes("w")) targets.push(`${flags.slice(flags.indexOf("w") + 1)}${rest}`);
     }
   }
   return writes(targets.map((target) => target.trim()));
@@ -73,19 +116,28 @@ const VIM_VERBS = [
 ];
 const VIM_COMMAND = new RegExp(String.raw`^(?:${VIM_VERBS.join("|")})!?(?:\s*>>)?\s+((?:\+\+\S+\s+)*)(\S(?:[^\s\\]|\\.)*)`);
 const VIM_REDIR = /^redi(?:r)?!?\s*>>?\s*(\S+)/;
+const VIM_WRITEFILE = new RegExp(`\\bwritefile\\s*\\([^,)]{0,4096},\\s*["']([^"'\\n]${NAME})["']`);
 /** A range before a command: line numbers, marks, patterns, `%`. */
 const VIM_RANGE = /^(?:[\d.$%,;+\-\s]|'[a-zA-Z<>]|\/(?:[^/\\]|\\.)*\/|\?(?:[^?\\]|\\.)*\?)*/;
 
 function vimWrites(language: LanguageTexts): WriteTarget[] {
   const targets: string[] = [];
   for (const raw of lines(language.texts, /\r?\n|\|/)) {
-    const piece = raw.trim().replace(/^(?:[:\s]+|(?:silent!?|sil!?|exe(?:cute)?|keepalt|noautocmd|noa|keepj(?:umps)?|lockm(?:arks)?)\s+)+/, "").replace(VIM_RANGE, "");
-    const redir = VIM_REDIR.exec(piece);
+    const piece = raw.trim().replace(/^(?:[:\s]+|(?:silent!?|sil!?|exe(?:cute)?|keepalt|noautocmd|noa|keepj(?:umps)?|lockm(?:arks)?|call)\s+)+/, "").replace(VIM_RANGE, "");
+    // `exe "w f"`: the string executed is the command; `call writefile([…], "f")`, Lua's `vim.fn.writefile`.
+    const executed = /^"((?:[^"\\]|\\.)*)"$|^'([^']*)'$/.exec(piece);
+    const command = executed ? (executed[1] ?? executed[2] ?? "").trim() : piece;
+    const writefile = VIM_WRITEFILE.exec(command)?.[1];
+    if (writefile !== undefined) targets.push(writefile);
+    // `py3 open("f", "w")`, `lua io.open(…)`: embedded code, read for what it writes.
+    const embedded = /^(py3?|python3?|pyx|lua|perl|ruby)\s+(.*)$/s.exec(command);
+    if (embedded) targets.push(...readCode(embedded[2] as string, embedded[1]?.startsWith("py") ? "python" : "unknown").writes.map((w) => w.path));
+    const redir = VIM_REDIR.exec(command);
     if (redir) {
       targets.push(redir[1] as string);
       continue;
     }
-    const file = VIM_COMMAND.exec(piece)?.[2];
+    const file = VIM_COMMAND.exec(command)?.[2];
     // `:w !cmd` pipes to a command (read as one by command-runners.ts), not a file.
     if (file !== undefined && !file.startsWith("!")) targets.push(file.replace(/\\(.)/g, "$1"));
   }
@@ -94,9 +146,24 @@ function vimWrites(language: LanguageTexts): WriteTarget[] {
 
 // ed: `w FILE`, `W FILE`, `wq FILE`, and `e`/`E`/`f FILE`, which a later bare `w` writes;
 // the lines an `a`, `i` or `c` command adds (up to a lone `.`) are text, not commands.
-const ED_ADDRESS = String.raw`(?:(?:\d+|[.$]|'[a-z]|\/(?:[^/\\]|\\.)*\/|\?(?:[^?\\]|\\.)*\?)?(?:[+\-^]\d*)*\s*[,;%]?\s*)*`;
-const ED_FILE = new RegExp(String.raw`^\s*${ED_ADDRESS}(?:wq|w|W|e|E|f)\s+(\S.*)$`);
-const ED_TEXT = new RegExp(String.raw`^\s*${ED_ADDRESS}[aic]\s*$`);
+/** An ed line's command after its address (`1,$w f` → `w f`), scanned once: numbers, `.`, `$`, marks, `/re/`, `?re?`, offsets, separators. */
+function edCommand(line: string): string {
+  let i = 0;
+  while (i < line.length) {
+    const ch = line[i] as string;
+    if (/[\d.$,;%+\-^ \t]/.test(ch)) i++;
+    else if (ch === "'" && i + 1 < line.length) i += 2;
+    else if (ch === "/" || ch === "?") {
+      // A pattern address runs to the same delimiter unescaped.
+      let j = i + 1;
+      while (j < line.length && line[j] !== ch) j += line[j] === "\\" ? 2 : 1;
+      i = j + 1;
+    } else break;
+  }
+  return line.slice(i);
+}
+const ED_FILE = /^(?:wq|w|W|e|E|f)\s+(\S.*)$/;
+const ED_TEXT = /^[aic]\s*$/;
 
 function edWrites(language: LanguageTexts): WriteTarget[] {
   const targets: string[] = [];
@@ -106,11 +173,12 @@ function edWrites(language: LanguageTexts): WriteTarget[] {
       inText = line !== ".";
       continue;
     }
-    if (ED_TEXT.test(line)) {
+    const command = edCommand(line);
+    if (ED_TEXT.test(command)) {
       inText = true;
       continue;
     }
-    const file = ED_FILE.exec(line)?.[1]?.trim();
+    const file = ED_FILE.exec(command)?.[1]?.trim();
     if (file !== undefined && !file.startsWith("!")) targets.push(file);
   }
   // ed's own file operand is written by a bare `w` (shell-writers.ts counts the editors' operands).
@@ -120,7 +188,10 @@ function edWrites(language: LanguageTexts): WriteTarget[] {
 // sqlite3: dot commands that name an output or a database file, SQL that attaches or
 // vacuums into a file, and the database operand itself when the SQL changes it.
 const SQLITE_DOT = /^\s*\.(?:o|ou|out|outp|outpu|output|once|save|backup|clone|log|trace|open)\b((?:\s+\S+)*)\s*$/;
-const SQLITE_SQL = /\battach\s+(?:database\s+)?'((?:[^']|'')+)'|\bvacuum\b[^;]*?\binto\s+'((?:[^']|'')+)'/gi;
+const SQLITE_ATTACH = new RegExp(`\\battach\\s+(?:database\\s+)?(['"])([^'"]${NAME})\\1`, "gi");
+const SQL_INTO = new RegExp(`\\binto\\s+(['"])([^'"]${NAME})\\1`, "i");
+/** `writefile('f', …)`: SQLite's function that writes a file. */
+const SQLITE_WRITEFILE = new RegExp(`\\bwritefile\\s*\\(\\s*(['"])([^'"]${NAME})\\1`, "gi");
 const SQL_CHANGES = /\b(?:create|insert|update|delete|drop|alter|replace|vacuum|reindex|pragma\s+[\w.]+\s*=)\b|^\s*\.(?:import|restore|read|recover)\b/im;
 /** Words `.output` and `.log` take that are not files. */
 const SQLITE_STREAMS = new Set(["stdout", "stderr", "off", "on", "-x", "-e", "--bom", "-w", "--wrap", "--plain", "--keep"]);
@@ -136,7 +207,16 @@ function sqliteWrites(language: LanguageTexts): WriteTarget[] {
       if (file !== undefined) targets.push(file.replace(/^(['"])(.*)\1$/, "$2"));
     }
   }
-  for (const text of language.texts) targets.push(...captures(text, SQLITE_SQL).map((file) => file.replaceAll("''", "'")));
+  for (const text of language.texts) {
+    for (const pattern of [SQLITE_ATTACH, SQLITE_WRITEFILE]) targets.push(...[...text.slice(0, MAX_TEXT).matchAll(pattern)].map((match) => match[2] as string));
+    // `VACUUM INTO 'file'`, statement by statement.
+    for (const statement of text.slice(0, MAX_TEXT).split(";")) {
+      if (/\bvacuum\b/i.test(statement)) {
+        const file = SQL_INTO.exec(statement)?.[2];
+        if (file !== undefined) targets.push(file);
+      }
+    }
+  }
   const database = language.operands[0];
   if (database !== undefined && database !== ":memory:" && language.texts.some((text) => SQL_CHANGES.test(text.slice(0, MAX_TEXT)))) targets.push(database);
   return writes(targets);
@@ -163,16 +243,30 @@ function debuggerWrites(language: LanguageTexts): WriteTarget[] {
 // psql: `\o FILE`, `\g FILE`, `\w FILE`, `\s FILE`, `\copy … to FILE`, `COPY … TO 'file'`;
 // mysql: `tee FILE`, `\T FILE`, `INTO OUTFILE|DUMPFILE 'file'`.
 const PSQL_FILE = /(?:^|\s)\\(?:o|out|g|gx|w|write|s)\s+(?!\|)(\S+)/g;
-const SQL_TO_FILE = /\b(?:\\?copy)\b[^;]*?\bto\s+(?:program\s+)?'((?:[^']|'')+)'|\\copy\b[^;\n]*?\bto\s+(?!program|stdout|pstdout)([^\s';]+)|\binto\s+(?:outfile|dumpfile)\s+'((?:[^']|'')+)'/gi;
+const SQL_TO = new RegExp(`\\bto\\s+(?:program\\s+)?(?:'([^']${NAME})'|(?!program\\b|stdout\\b|pstdout\\b)([^\\s';]+))`, "i");
+const SQL_OUTFILE = new RegExp(`\\binto\\s+(?:outfile|dumpfile)\\s+(['"])([^'"]${NAME})\\1`, "i");
 const MYSQL_TEE = /(?:^|[;\n])\s*(?:tee|\\T)\s+([^\s;]+)/gi;
 
 function databaseShellWrites(language: LanguageTexts): WriteTarget[] {
-  return writes(language.texts.flatMap((text) => [...captures(text, PSQL_FILE), ...captures(text, SQL_TO_FILE), ...captures(text, MYSQL_TEE)]).map((file) => file.replace(/^(['"])(.*)\1$/, "$2")));
+  const targets: string[] = [];
+  for (const text of language.texts) {
+    targets.push(...captures(text, PSQL_FILE), ...captures(text, MYSQL_TEE));
+    // `COPY … TO 'file'`, `\copy … to file`, `SELECT … INTO OUTFILE 'file'`, statement by statement.
+    for (const statement of text.slice(0, MAX_TEXT).split(/[;\n]/)) {
+      if (/\bcopy\b/i.test(statement)) {
+        const to = SQL_TO.exec(statement);
+        if (to) targets.push((to[1] ?? to[2]) as string);
+      }
+      const outfile = SQL_OUTFILE.exec(statement)?.[2];
+      if (outfile !== undefined) targets.push(outfile);
+    }
+  }
+  return writes(targets.map((file) => file.replace(/^(['"])(.*)\1$/, "$2")));
 }
 
 // Tcl and expect: `open FILE w` (any mode that writes), `file copy|rename|delete|link|mkdir … TARGET`.
-const TCL_OPEN = /\bopen\s+(?:"([^"]+)"|\{([^}]+)\}|([^\s\]"{};]+))\s+["{]?(?:[wa]\+?|r\+|[^"}\]\n]*\b(?:WRONLY|RDWR|CREAT|APPEND|TRUNC)\b)/g;
-const TCL_FILE = /\bfile\s+(?:copy|rename|delete|link|mkdir)\s+((?:[^\]\n;]|\\.)+)/g;
+const TCL_OPEN = new RegExp(`\\bopen\\s+(?:"([^"]${NAME})"|\\{([^}]${NAME})\\}|([^\\s\\]"{};]${NAME}))\\s+["{]?(?:[wa]\\+?|r\\+|[^"}\\]\\n]{0,200}\\b(?:WRONLY|RDWR|CREAT|APPEND|TRUNC)\\b)`, "g");
+const TCL_FILE = /\bfile\s+(?:copy|rename|delete|link|mkdir)\s+([^\]\n;]{1,4096})/g;
 
 function tclWrites(language: LanguageTexts): WriteTarget[] {
   const targets: string[] = [];

@@ -317,9 +317,12 @@ function hitOf(target: string, reachesBelow: boolean, protectedList: readonly Pr
   // The most specific first: the registry itself before the home it lies in.
   const exact = protectedList.find((p) => prefix === undefined && full === p.path);
   if (exact) return exact;
+  // A glob starting a name (`*.out`, `?x`) does not match a name starting with `.`, as the shell's does not.
+  const atNameStart = prefix !== undefined && path.basename(prefix + "x") === "x";
   for (const p of protectedList) {
     if (prefix !== undefined) {
-      if (p.path.startsWith(full) || (p.tree && full.startsWith(`${p.path}/`))) return p;
+      const hidden = atNameStart && p.path.startsWith(`${full.endsWith("/") ? full : `${full}/`}.`);
+      if ((p.path.startsWith(full) && !hidden) || (p.tree && full.startsWith(`${p.path}/`))) return p;
       continue;
     }
     if (p.tree && full.startsWith(`${p.path}/`)) return p;
@@ -448,9 +451,13 @@ function visitor(cwd: string, context: GateContext, protectedList: ProtectedList
 const READS_ONLY = new Set([
   "cat", "tac", "head", "tail", "less", "more", "bat", "batcat", "grep", "egrep", "fgrep", "rg", "ag", "ack", "ls", "dir", "vdir", "stat", "file",
   "wc", "diff", "cmp", "comm", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "md5sum", "b2sum", "cksum", "sum", "readlink",
-  "realpath", "dirname", "basename", "test", "[", "[[", "echo", "printf", "jq", "tree", "du", "od", "hexdump", "strings", "nl", "cut", "column",
+  "realpath", "dirname", "basename", "test", "[", "[[", "echo", "printf", "jq", "du", "od", "hexdump", "strings", "nl", "cut", "column",
   "fold", "fmt", "pr", "expand", "unexpand", "paste", "join", "look", "cd", "pushd", "popd", "source", ".", "type", "which", "command", "true",
   "false", "tama", "lsattr", "getfacl", "namei", "sed", "find", "xxd", "sort", "uniq", "zcat", "zgrep", "zless", "bzcat", "xzcat", "shellcheck",
+  // The shell's own words and builtins: what they name is read by the walker where it runs.
+  "for", "while", "until", "if", "then", "else", "elif", "fi", "do", "done", "case", "esac", "in", "select", "function", "!", "{", "}", ":",
+  "export", "local", "declare", "typeset", "readonly", "set", "unset", "shift", "return", "exit", "break", "continue", "wait", "trap", "let",
+  "read", "mapfile", "readarray", "getopts", "hash", "alias", "unalias", "shopt", "pwd", "dirs", "jobs", "times", "eval",
 ]);
 
 /** git subcommands that only read the paths they are given. */
@@ -477,7 +484,8 @@ function inProtectedFolder(dir: string, context: GateContext): boolean {
 
 function handedProtected(run: RunCommand, here: string, context: GateContext, protectedList: ProtectedList): string | undefined {
   const program = run.program;
-  if (program === undefined || READS_ONLY.has(program) || (isWriter(program) && program !== "git")) return undefined;
+  // A shell function's arguments reach the commands of its body, which the walker reads as such.
+  if (program === undefined || run.shellFunction || READS_ONLY.has(program) || (isWriter(program) && program !== "git")) return undefined;
   let args = run.argv.slice(1);
   if (program === "git") {
     const sub = args.findIndex((arg, i) => !arg.startsWith("-") && !["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env"].includes(args[i - 1] ?? ""));
@@ -498,9 +506,14 @@ function handedProtected(run: RunCommand, here: string, context: GateContext, pr
     if (code.has(word)) continue;
     for (const piece of pathPieces(word)) {
       const pathLike = /[/~$]/.test(piece) || piece.startsWith(".");
+      // An option (`--version`) names no file, even in a protected folder.
+      if (!pathLike && piece.startsWith("-")) continue;
       // In a protected folder every name is a path there (`cd ~/.omp/agent/extensions; prog x.js`).
       if (!pathLike && !(insideProtected ??= inProtectedFolder(here, context))) continue;
-      const reason = checkTargets([{ word: piece, effect: `hands ${program}`, reachesBelow: false }], here, context, protectedList, run.env, run.scope.links);
+      // A glob names what it matches in its folder: told by that folder (`prog ~/.tama/*`), not by what lies below the text before it.
+      const glob = piece.search(/[*?[]/);
+      const named = glob === -1 ? piece : `${piece.slice(0, glob)}x`;
+      const reason = checkTargets([{ word: named, effect: `hands ${program}`, reachesBelow: false }], here, context, protectedList, run.env, run.scope.links);
       if (reason !== undefined) return `${reason.replace(/\. An agent may not/, `, a program Tama cannot tell only reads it. An agent may not`)}`;
     }
   }
@@ -573,8 +586,12 @@ function checkTargets(
 }
 
 /** Whether `text` names Tama's state: a protected path (absolute or `~/…`), Tama's home, or (`byVariable`) the TAMA_HOME variable. */
+/** Names of policy places in text, however the code reaches the home before them (`homedir() + '/.omp/agent/extensions'`). */
+const POLICY_TEXT = /\.omp\/(?:agent\/)?(?:extensions|hooks|tools|settings\.json|config\.ya?ml|\.?mcp\.json)|\.tama\/|\.claude\/(?:settings(?:\.local)?\.json|hooks)|\.codex\/(?:hooks|config\.toml)/;
+
 function mentionsProtected(text: string, context: GateContext, protectedList: ProtectedList, byVariable = true): boolean {
   if (byVariable && text.includes("TAMA_HOME")) return true;
+  if (POLICY_TEXT.test(text)) return true;
   const home = (context.env ?? process.env).HOME || os.homedir();
   return protectedList().some((p) => {
     if (text.includes(p.path)) return true;
@@ -594,7 +611,7 @@ const WRITE_API = new RegExp(
     String.raw`\b(fs|fsp|promises|os|shutil|Deno)\s*\.\s*(rm|cp|remove|replace|link|system|exec\w*|spawn\w*|move|copy)\s*\(`,
     String.raw`\.\s*(touch|unlink|rename|replace|chmod|write_text|write_bytes|symlink_to|hardlink_to)\s*\(`,
     String.raw`\bBun\s*\.\s*(write|spawn|spawnSync|\$)`,
-    String.raw`\bopen\s*\([^)]*,\s*['"][^'"]*[wax+]`,
+    String.raw`\bopen\s*\((?:[^()]|\([^()]{0,512}\)){0,512},\s*['"][^'"]*[wax+]`,
     String.raw`\b(shutil|subprocess|child_process)\b`,
   ].join("|"),
 );

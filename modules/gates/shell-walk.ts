@@ -16,9 +16,9 @@ import { languageWrites } from "./language-writes.ts";
 import { writeTargets, type WriteTarget } from "./shell-writers.ts";
 import { runnerCommand } from "./package-runners.ts";
 import { STDIN_FILES } from "./stdin-files.ts";
-import { MAX_SCRIPT, packageScripts, readScriptFile, scriptText, shebangProgram, type ScriptFile } from "./script-files.ts";
+import { MAX_SCRIPT, packageScripts, readScriptFile, shebang, type ScriptFile } from "./script-files.ts";
 import { gitAliases, normalizeKey, type GitConfigEntry } from "./git-config.ts";
-import { projectRoot, projectRootIn } from "./paths.ts";
+import { globMatches, projectRoot, projectRootIn } from "./paths.ts";
 import { basename, parseShell, type ShellCommand } from "./shell-words.ts";
 
 export { basename };
@@ -48,6 +48,12 @@ export interface Scope {
   links?: ReadonlyMap<string, string>;
   /** Project roots this walk already looked up, by cwd, shared by every nested script (the disk does not change within a walk). */
   roots?: Map<string, string>;
+  /**
+   * The functions being called and the script files being read around this script: a
+   * recursive call, or a script that runs itself again, is read once (its commands are
+   * the same), not until the walker's depth runs out.
+   */
+  reading?: ReadonlySet<string>;
 }
 
 /** One simple command as it will run: the program's argv after every wrapper, and its environment. */
@@ -61,6 +67,8 @@ export interface RunCommand {
   unreadArgs: boolean;
   /** Code the program runs: inline (`python3 -c …`, `node -e …`) or a script file it runs (`python3 f.py`). */
   code: RunCode[];
+  /** The program is a shell function the script defines (its body is read as the commands it runs). */
+  shellFunction: boolean;
   /**
    * Files written beside the redirects and the writers' argv (shell-writers.ts): through
    * the program's own language (awk's `print > f`, sed's `w f`, vim's `:w f`), and by a
@@ -107,24 +115,39 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
   const functions = new Map([...(scope.functions ?? []), ...functionsOf(script)]);
   let previous: { argv: string[]; command: ShellCommand } | undefined;
   const loops = new Map<string, string[]>();
-  const written = new Map<string, string>();
+  const written: WrittenFiles = { texts: new Map(), opaque: new Set() };
+  // Substitutions run where the line is (`$(cat f)` reads f there, as this line left it; `$(cd d && pwd)` is d).
+  const printerHere = (): Printer => {
+    const lineCwd = here.unknownCwd === undefined ? here.cwd ?? process.cwd() : undefined;
+    return Object.assign((argv_: readonly string[], command_: ShellCommand) => printedOrRead(argv_, command_, lineCwd, written), lineCwd === undefined ? {} : { cwd: lineCwd });
+  };
+  /** A variable's value as assigned: expanded, and its substitutions replaced by what they print where the walker can tell. */
+  const assigned = (value: string): string => {
+    const expanded = expandVars(value, varsOf(shellVars, here));
+    const printer = printerHere();
+    return printedText(expanded, printer) ?? substitutedInWord(expanded, printer);
+  };
   for (const command of parseShell(script)) {
     if (command.argv.length === 0 || (["export", "declare", "typeset", "local", "readonly"].includes(command.argv[0] as string) && command.argv.length > 1)) {
-      for (const { name, value } of command.assignments) shellVars.set(name, expandVars(value, varsOf(shellVars, here)));
+      for (const { name, value } of command.assignments) shellVars.set(name, assigned(value));
       for (const word of command.argv.slice(1)) {
         const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(word);
-        if (match) shellVars.set(match[1] as string, expandVars(match[2] as string, varsOf(shellVars, here)));
+        if (match) shellVars.set(match[1] as string, assigned(match[2] as string));
       }
     }
     // `for d in a b; do rm -rf "$d"; done`: a command using a loop's variable runs once per value.
     for (const known of loopVariants(command, varsOf(shellVars, here), loops)) {
       if (--budget.left < 0) return TOO_DEEP;
       // `~+` is the directory, `~-` the previous one (unknown here).
+      // Substitutions run where the line is (`$(cat f)` reads f there, as this line left it).
+      const printer = printerHere();
       let words = command.argv.flatMap((word, i) => {
-        const expanded = expandVars(word.replace(/^~([+-])(?=\/|$)/, (_t, sign: string) => (sign === "+" ? "$PWD" : "$OLDPWD")), known);
-        if (command.quoted[i] === true) return [printedText(expanded) ?? expanded];
+        const raw = expandVars(word.replace(/^~([+-])(?=\/|$)/, (_t, sign: string) => (sign === "+" ? "$PWD" : "$OLDPWD")), known);
+        const whole = printedText(raw, printer);
+        const expanded = whole === undefined ? substitutedInWord(raw, printer) : raw;
+        if (command.quoted[i] === true) return [whole ?? expanded];
         // An unquoted expansion is split into words, as the shell splits it (`c='git commit -n'; $c`).
-        return expanded !== word && !isDynamic(expanded) && /\s/.test(expanded) ? expanded.split(/\s+/).filter(Boolean) : printedWords(expanded);
+        return expanded !== word && !isDynamic(expanded) && /\s/.test(expanded) ? expanded.split(/\s+/).filter(Boolean) : whole !== undefined ? whole.split(/\s+/).filter(Boolean) : [expanded];
       });
       const alias = words[0] === undefined ? undefined : aliases.get(words[0]);
       if (alias !== undefined) words = [...splitString(alias), ...words.slice(1)];
@@ -136,30 +159,57 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       const unwrapped = unwrap(words, env);
       const { scripts } = unwrapped;
       let { argv } = unwrapped;
-      const inner: Scope = { ...here, env };
+      // `env -C DIR cmd`: the command runs in DIR (and what it names is resolved there).
+      const inner: Scope = unwrapped.chdir.reduce<Scope>((at, dir) => ({ ...at, ...changeDirectory(dir, at, known) }), { ...here, env });
       const program = argv[0] === undefined ? undefined : basename(argv[0]);
       let unreadArgs = false;
+      const cwdHere = inner.unknownCwd === undefined ? inner.cwd ?? process.cwd() : undefined;
+      const textAt = (word: string): string | undefined => (cwdHere === undefined && !path.isAbsolute(word) ? undefined : fileTextOf(path.resolve(cwdHere ?? "/", word), written));
+      // `bash < f.sh`, `python3 < f.py`, `xargs cmd < list`: the file is its stdin.
+      const redirectedIn = expandedCommand.redirects.filter((r) => r.op === "<" && !STDIN_FILES.has(r.target)).flatMap((r) => {
+        const text = textAt(r.target);
+        return text === undefined ? [] : [text];
+      });
       if (unwrapped.xargs) {
-        const fed = xargsInput(expandedCommand, previous);
+        // `xargs -a FILE`, `--arg-file=FILE`: its input is that file.
+        const argFile = words.flatMap((word, i) => (word === "-a" || word === "--arg-file" ? [words[i + 1] ?? ""] : word.startsWith("--arg-file=") ? [word.slice("--arg-file=".length)] : []))[0];
+        const fromArgFile = argFile === undefined ? undefined : textAt(argFile);
+        const fed = argFile !== undefined ? fromArgFile?.split(/\s+/).filter(Boolean) : xargsInput({ ...expandedCommand, stdin: [...expandedCommand.stdin, ...redirectedIn] }, previous);
         if (fed === undefined) unreadArgs = true;
         else argv = [...argv, ...fed];
       }
-      const calls = program !== undefined && functions.has(program) && words[0] === argv[0] ? [callBody(functions.get(program) as string, argv.slice(1))] : [];
-      // `echo 'cmd' | sh`, `cat <<EOF | bash`: a shell reading its script from the pipe reads what the command before printed.
-      const fromPipe = command.piped && previous !== undefined ? printedBy(previous.argv, previous.command) : undefined;
-      const stdin = fromPipe === undefined ? expandedCommand.stdin : [...expandedCommand.stdin, fromPipe];
-      const fromFile = scriptFiles(program, argv, here, written);
+      // A function calling itself is read once (its commands are the ones already read).
+      const calling = program === undefined ? "" : `function ${program}`;
+      const calls = program !== undefined && functions.has(program) && words[0] === argv[0] && !here.reading?.has(calling) ? [callBody(functions.get(program) as string, argv.slice(1))] : [];
+      // `echo 'cmd' | sh`, `cat <<EOF | bash`, `cat f.sh | sh`: a shell reading its script from the pipe reads what the command before printed.
+      const fromPipe = command.piped && previous !== undefined ? printedOrRead(previous.argv, previous.command, cwdHere, written) : undefined;
+      const stdin = [...expandedCommand.stdin, ...redirectedIn, ...(fromPipe === undefined ? [] : [fromPipe])];
+      const fromFile = scriptFiles(program, argv, inner, written, stdin, env);
       if (fromFile.refusal !== undefined) return fromFile.refusal;
       const code = [...inlineCodeOf(program, argv), ...fromFile.code];
-      for (const nested of [...scripts, ...nestedScripts(program, argv, stdin, code), ...calls, ...fromFile.scripts]) {
-        const reason = walkShell(nested, withFunctions(inner), visit, depth + 1);
+      // `perl -ne 'system $_' f`, inline code that starts processes: the lines of the files it reads may be what it runs.
+      const dataLines = code.some((c) => c.fromFile !== true && readCode(c.code, c.language).startsProcesses)
+        ? argv.slice(1).filter((word) => !word.startsWith("-") && !code.some((c) => c.code === word)).slice(0, 16).flatMap((word) => textAt(word)?.split("\n") ?? [])
+        : [];
+      const nestedScope = (reading: readonly string[]): Scope => withFunctions(reading.length === 0 ? inner : { ...inner, reading: new Set([...(inner.reading ?? []), ...reading]) });
+      const nestedAll: [script: string, scope: Scope][] = [
+        ...[...scripts, ...nestedScripts(program, argv, stdin, code, printer), ...dataLines].map((nested): [string, Scope] => [nested, nestedScope([])]),
+        ...calls.map((nested): [string, Scope] => [nested, nestedScope([calling])]),
+        ...fromFile.scripts.map((nested): [string, Scope] => {
+          const fileScope = nestedScope(fromFile.files);
+          const positional = (fromFile.args ?? []).slice(0, 9).map((arg, i): [string, string] => [String(i + 1), arg]);
+          return [nested, positional.length === 0 ? fileScope : { ...fileScope, env: new Map([...fileScope.env, ...positional]) }];
+        }),
+      ];
+      for (const [nested, nestedIn] of nestedAll) {
+        const reason = walkShell(nested, nestedIn, visit, depth + 1);
         if (reason !== undefined) return reason;
       }
       // A file the program reads its commands from: its stdin, a printed process substitution, a file this line wrote first.
       const fileText = (word: string): string | undefined =>
         STDIN_FILES.has(word)
           ? stdin.join("\n")
-          : (substitutionText(word) ?? written.get(path.resolve(here.cwd ?? process.cwd(), word)) ?? (here.unknownCwd === undefined || path.isAbsolute(word) ? scriptText(word, here.cwd ?? process.cwd()) : undefined));
+          : (substitutionText(word, printer) ?? textAt(word));
       // Read for the program that runs and for the first word, when a wrapper stood there (`ssh -o ProxyCommand=… host cmd`).
       const first = words[0] === undefined ? undefined : basename(words[0]);
       const ownLanguage = [...runnerScripts(program, argv, stdin, env, fileText), ...(first !== undefined && first !== program ? runnerScripts(first, words, stdin, env, fileText) : [])];
@@ -175,7 +225,8 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         ...(wrapped ? languageWrites(first, words, stdin, fileText) : []),
         ...(wrapped && first !== "find" ? writeTargets({ ...expandedCommand, redirects: [] }, words) : []),
       ];
-      const run: RunCommand = { argv, program, dynamic: argv[0] !== undefined && isDynamic(argv[0]), unreadArgs, code, otherWrites, env, command: expandedCommand, depth, scope: inner };
+      const shellFunction = program !== undefined && functions.has(program) && words[0] === argv[0];
+      const run: RunCommand = { argv, program, dynamic: argv[0] !== undefined && isDynamic(argv[0]), unreadArgs, code, shellFunction, otherWrites, env, command: expandedCommand, depth, scope: inner };
       const reason = visit(run);
       if (reason !== undefined) return reason;
       const expanded = gitAliasRun(run);
@@ -197,16 +248,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       } else if (program === "ln" || (program === "cp" && argv.some((a) => a === "-s" || a === "--symbolic-link"))) {
         here = { ...here, links: linksMade(argv, here) };
       }
-      // `echo 'cmd' > s.sh; sh s.sh`: a script the same command writes is read when it runs.
-      const printed = printedBy(argv, expandedCommand) ?? (program === "tee" && command.piped && previous !== undefined ? printedBy(previous.argv, previous.command) : undefined);
-      if (printed !== undefined) {
-        const targets = [...expandedCommand.redirects.filter((r) => r.op === ">" || r.op === ">>" || r.op === ">|").map((r) => r.target), ...(program === "tee" ? argv.slice(1).filter((w) => !w.startsWith("-")) : [])];
-        for (const target of targets) {
-          const file = path.resolve(here.cwd ?? process.cwd(), target);
-          const append = expandedCommand.redirects.some((r) => r.op === ">>" && r.target === target) || argv.includes("-a");
-          written.set(file, append ? `${written.get(file) ?? ""}\n${printed}` : printed);
-        }
-      }
+      recordWrites(run, inner, command.piped ? previous : undefined, written);
       previous = { argv, command: expandedCommand };
       if (argv[0] === "for" && argv[2] === "in" && argv[1] !== undefined) loops.set(argv[1], argv.slice(3));
     }
@@ -267,8 +309,15 @@ export function expandVars(text: string, vars: ReadonlyMap<string, string>): str
 interface FileScripts {
   scripts: string[];
   code: RunCode[];
+  /** The files read (absolute), so that one running itself again is read once. */
+  files: string[];
+  /** A shell script's positional parameters (`bash f.sh a b`: `$1` is a). */
+  args?: string[];
   refusal?: string;
 }
+
+/** The refusal for a script this command line writes, with text Tama cannot read, and then runs. */
+export const SCRIPT_WRITTEN_UNREAD = "this command line writes a script and then runs it, and Tama cannot read what the script holds (it is copied, decoded or downloaded in the same line); write the script first with its text in the call, then run it";
 
 /** The refusal for a shell script too large to read. */
 export const SCRIPT_TOO_LARGE = `this command runs a shell script larger than ${MAX_SCRIPT / 1024 / 1024} MiB, past what Tama reads; run its commands, or a smaller script`;
@@ -277,22 +326,65 @@ export const SCRIPT_TOO_LARGE = `this command runs a shell script larger than ${
 const INTERPRETER_VALUED = new Set(["-W", "-X", "-r", "--require", "--import", "--loader", "--experimental-loader", "-C", "--conditions", "-I", "--title", "--env-file", "--cwd", "--config", "-c"]);
 
 /** The script file an interpreter runs (`python3 x.py`, `node x.js`, `deno run x.ts`), when no inline code or module is given. */
-function interpreterScript(program: string, argv: readonly string[]): string | undefined {
-  const spec = INTERPRETERS[program] ?? INTERPRETERS[program.replace(/[\d.]+$/, "")];
-  if (spec === undefined) return undefined;
+function interpreterScript(program: string, argv: readonly string[]): { file?: string; module?: string; preloads: string[] } {
+  const spec = interpreterSpec(program);
+  const preloads: string[] = [];
+  if (spec === undefined) return { preloads };
   let args = argv.slice(1);
   if (program === "deno" || program === "bun") {
     if (args[0] === "run") args = args.slice(1);
-    else if (program === "deno") return undefined;
+    // `deno task`, `bun test`, `bun install`: a subcommand, not a file.
+    else if (args[0] !== undefined && /^[a-z-]+$/.test(args[0]) && !args[0].includes(".")) return { preloads };
   }
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
-    if (spec.flags.includes(arg) || arg === "-m" || arg === "--" || arg === "-") return undefined;
+    // `node -r ./x.js`, `--import ./x.mjs`: files it runs before the program.
+    if ((arg === "-r" || arg === "--require" || arg === "--import" || arg === "--loader" || arg === "--experimental-loader") && spec.language === "javascript") {
+      preloads.push(args[++i] ?? "");
+      continue;
+    }
+    const glued = /^--(?:require|import|loader|experimental-loader)=(.+)$/.exec(arg);
+    if (glued && spec.language === "javascript") {
+      preloads.push(glued[1] as string);
+      continue;
+    }
+    if (arg === "-m") return { module: args[i + 1], preloads };
+    if (spec.flags.includes(arg) || arg === "--" || arg === "-") return { preloads };
     if (INTERPRETER_VALUED.has(arg)) i++;
-    else if (!arg.startsWith("-")) return arg;
+    else if (!arg.startsWith("-")) return { file: arg, preloads };
   }
-  return undefined;
+  return { preloads };
 }
+
+/** The files an interpreter may load for a program word: the word, and node's and Python's resolutions of it. */
+function entryCandidates(language: CodeLanguage, word: string, module: boolean): string[] {
+  if (module) {
+    const base = word.replace(/\./g, "/");
+    return [`${base}.py`, `${base}/__main__.py`];
+  }
+  if (language === "python") return [word, `${word}/__main__.py`];
+  return [word, `${word}.js`, `${word}.mjs`, `${word}.cjs`, `${word}.ts`, `${word}/index.js`, `${word}/index.mjs`, `${word}/index.ts`];
+}
+
+/** `NODE_OPTIONS='--require ./x.js'`: the files it preloads. */
+function nodeOptionPreloads(env: ReadonlyMap<string, string>): string[] {
+  const options = env.get("NODE_OPTIONS");
+  if (options === undefined) return [];
+  const words = options.trim().split(/\s+/);
+  return words.flatMap((word, i) => (/^(?:-r|--require|--import|--loader)$/.test(word) ? [words[i + 1] ?? ""] : /^--(?:require|import|loader)=/.test(word) ? [word.slice(word.indexOf("=") + 1)] : []));
+}
+
+/** npm's commands that run lifecycle scripts of the package, and which. */
+const NPM_LIFECYCLE: Readonly<Record<string, readonly string[]>> = {
+  install: ["preinstall", "install", "postinstall", "prepublish", "preprepare", "prepare", "postprepare"],
+  ci: ["preinstall", "install", "postinstall", "prepublish", "preprepare", "prepare", "postprepare"],
+  pack: ["prepack", "prepare", "postpack"],
+  publish: ["prepublishOnly", "prepack", "prepare", "postpack", "publish", "postpublish"],
+  version: ["preversion", "version", "postversion"],
+  restart: ["prerestart", "restart", "postrestart", "prestop", "stop", "poststop", "prestart", "start", "poststart"],
+  rebuild: ["preinstall", "install", "postinstall", "prepare"],
+};
+const NPM_ALIASES: Readonly<Record<string, string>> = { i: "install", in: "install", ins: "install", inst: "install", insta: "install", instal: "install", add: "install", isnt: "install", isntall: "install", "clean-install": "ci", ic: "ci", "install-clean": "ci", it: "install", "install-test": "install", cit: "ci", "clean-install-test": "ci", rb: "rebuild" };
 
 /** Package managers whose `run SCRIPT` (and, for some, bare `SCRIPT`) runs a package.json script. */
 const PACKAGE_MANAGERS = new Set(["npm", "pnpm", "yarn", "bun"]);
@@ -302,18 +394,35 @@ const NPM_SCRIPT_COMMANDS: Readonly<Record<string, string>> = { test: "test", t:
 /** The package.json scripts `npm run x`, `npm test`, `pnpm x`, `yarn x`, `bun run x` run (with npm's pre and post scripts). */
 function packageScriptsRun(program: string, argv: readonly string[], cwd: string): string[] {
   if (!PACKAGE_MANAGERS.has(program)) return [];
-  const args = argv.slice(1).filter((arg, i, all) => !arg.startsWith("-") && !["--prefix", "-C", "--dir", "--cwd", "-w", "--workspace", "--filter", "-F"].includes(all[i - 1] ?? ""));
-  const verb = args[0];
+  let dir = cwd;
+  const args: string[] = [];
+  for (let i = 1; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    // `npm --prefix DIR`, `-C DIR`, `pnpm --dir DIR`, `yarn --cwd DIR`: the package is there.
+    if (["--prefix", "-C", "--dir", "--cwd"].includes(arg)) dir = path.resolve(dir, argv[++i] ?? "");
+    else if (/^--(?:prefix|dir|cwd)=/.test(arg)) dir = path.resolve(dir, arg.slice(arg.indexOf("=") + 1));
+    else if (["-w", "--workspace", "--filter", "-F", "--loglevel", "--registry", "--cache", "--userconfig", "--globalconfig", "--tag", "--otp"].includes(arg)) {
+      // A workspace named by its folder: its own package.json.
+      const value = argv[++i] ?? "";
+      if ((arg === "-w" || arg === "--workspace") && value.length > 0) dir = path.resolve(dir, value);
+    } else if (!arg.startsWith("-")) args.push(arg);
+  }
+  const verb = args[0] === undefined ? (program === "yarn" ? "install" : undefined) : (NPM_ALIASES[args[0]] ?? args[0]);
   if (verb === undefined) return [];
-  let name: string | undefined;
-  if (verb === "run" || verb === "run-script" || verb === "rum" || verb === "urn") name = args[1];
-  else if (NPM_SCRIPT_COMMANDS[verb] !== undefined) name = NPM_SCRIPT_COMMANDS[verb];
+  let names: readonly string[] = [];
+  if (verb === "run" || verb === "run-script" || verb === "rum" || verb === "urn") names = args[1] === undefined ? [] : [`pre${args[1]}`, args[1], `post${args[1]}`];
+  else if (NPM_SCRIPT_COMMANDS[verb] !== undefined) {
+    const name = NPM_SCRIPT_COMMANDS[verb] as string;
+    names = NPM_LIFECYCLE[verb] ?? [`pre${name}`, name, `post${name}`];
+  } else if (NPM_LIFECYCLE[verb] !== undefined) names = NPM_LIFECYCLE[verb] as readonly string[];
   // pnpm, yarn and bun run a script named as the command, when no command of theirs has that name.
-  else if (program !== "npm") name = verb;
-  if (name === undefined) return [];
-  const scripts = packageScripts(cwd);
+  else if (program !== "npm") names = [`pre${verb}`, verb, `post${verb}`];
+  // `npm install-test`, `npm it`: the install's scripts, then the test's.
+  if (args[0] === "it" || args[0] === "install-test" || args[0] === "cit" || args[0] === "clean-install-test") names = [...names, "pretest", "test", "posttest"];
+  if (names.length === 0) return [];
+  const scripts = packageScripts(dir);
   if (scripts === undefined) return [];
-  return [`pre${name}`, name, `post${name}`].flatMap((key) => (scripts[key] === undefined ? [] : [scripts[key] as string]));
+  return names.flatMap((key) => (scripts[key] === undefined ? [] : [scripts[key] as string]));
 }
 
 /**
@@ -322,54 +431,207 @@ function packageScriptsRun(program: string, argv: readonly string[], cwd: string
  * and package.json's scripts (`npm run x`). An agent writes a file with one call and
  * runs it with the next; what it holds is read as a command line or as code.
  */
-function scriptFiles(program: string | undefined, argv: readonly string[], scope: Scope, written: ReadonlyMap<string, string>): FileScripts {
-  const none: FileScripts = { scripts: [], code: [] };
+function scriptFiles(program: string | undefined, argv: readonly string[], scope: Scope, written: WrittenFiles, stdin: readonly string[], env: ReadonlyMap<string, string>): FileScripts {
+  const none: FileScripts = { scripts: [], code: [], files: [] };
   if (program === undefined || argv[0] === undefined) return none;
   // After `cd $(…)` a relative file's place is unknown (the gates say so for their targets).
   const cwd = scope.unknownCwd === undefined ? scope.cwd ?? process.cwd() : undefined;
-  const read = (word: string): ScriptFile => {
-    const file = path.resolve(cwd ?? "/", word);
-    const text = written.get(file);
+  const files: string[] = [];
+  let unread = false;
+  const home = scope.home ?? process.env.HOME ?? "";
+  const read = (given: string): ScriptFile => {
+    // `~/f.sh`, `f*.sh` (the shell runs the first match).
+    const word = given.replace(/^~(?=\/)/, home);
+    const matched = /[*?[]/.test(word) && cwd !== undefined ? globMatches(word, cwd)[1] : undefined;
+    const file = path.resolve(cwd ?? "/", matched ?? word);
+    if (scope.reading?.has(file)) return { missing: true };
+    files.push(file);
+    const text = written.texts.get(file);
     if (text !== undefined) return { text };
+    if (written.opaque.has(file)) {
+      unread = true;
+      return { missing: true };
+    }
     return cwd === undefined && !path.isAbsolute(word) ? { missing: true } : readScriptFile(file);
   };
-  const asShell = (file: ScriptFile): FileScripts => ("text" in file ? { scripts: [file.text], code: [] } : "tooLarge" in file ? { ...none, refusal: SCRIPT_TOO_LARGE } : none);
-  const first = argv[0];
-  if (first.includes("/")) {
+  const done = (result: Omit<FileScripts, "files">): FileScripts => (unread ? { ...none, refusal: SCRIPT_WRITTEN_UNREAD } : { ...result, files });
+  // A shell script sees its own path as `$0` (and `${BASH_SOURCE[0]}`) and the words after it as `$1`, `"$@"`.
+  const shellScript = (file: ScriptFile, word: string, args: readonly string[]): FileScripts =>
+    "text" in file ? done({ scripts: [boundScript(file.text, word)], code: [], args: [...args] }) : "tooLarge" in file ? { ...none, refusal: SCRIPT_TOO_LARGE } : done({ scripts: [], code: [] });
+  const codeOf = (file: ScriptFile, language: CodeLanguage): FileScripts =>
+    // Code too large to read is run unread, as code built at run time is (the README says so).
+    "text" in file && file.text.length <= MAX_CODE_FILE ? done({ scripts: [], code: [{ code: file.text, language, fromFile: true }] }) : done({ scripts: [], code: [] });
+  // A program found through a PATH the command sets itself (`PATH=.:$PATH x`) runs as `./x` would.
+  const first = argv[0].includes("/") ? argv[0] : pathLookup(argv[0], env, cwd);
+  if (first !== undefined) {
     const file = read(first);
     const text = "text" in file ? file.text : "head" in file ? file.head : undefined;
-    if (text === undefined) return none;
+    if (text === undefined) return done({ scripts: [], code: [] });
     // Run by the interpreter its `#!` line names; with none, or a shell's, by a shell.
-    const interpreter = shebangProgram(text);
-    const spec = interpreter === undefined ? undefined : INTERPRETERS[interpreter] ?? INTERPRETERS[interpreter.replace(/[\d.]+$/, "")];
-    if (spec !== undefined) return "text" in file && file.text.length <= MAX_CODE_FILE ? { scripts: [], code: [{ code: file.text, language: spec.language, fromFile: true }] } : none;
-    if (interpreter !== undefined && !SHELLS.has(interpreter)) return none;
-    return asShell(file);
+    const bang = shebang(text);
+    const runsPython = bang !== undefined && (bang.program === "uv" || bang.program === "pipx") && bang.args.includes("run");
+    const spec = bang === undefined ? undefined : runsPython ? interpreterSpec("python3") : interpreterSpec(bang.program);
+    if (spec !== undefined) return codeOf(file, spec.language);
+    if (bang === undefined || SHELLS.has(bang.program)) return shellScript(file, first, argv.slice(1));
+    // Any other program is given the file as its first operand (`#!/usr/bin/make -f`, `#!/usr/bin/awk -f`): read as that command line.
+    return done({ scripts: [shellLine([bang.program, ...bang.args, first, ...argv.slice(1)])], code: [] });
   }
   if (SHELLS.has(program) || program === "source" || program === ".") {
-    if (argv.slice(1).some((w) => /^-[A-Za-z]*c[A-Za-z]*$/.test(w))) return none;
+    const startup: string[] = [];
+    // BASH_ENV (ENV for sh) names a file a non-interactive shell reads first.
+    for (const name of ["BASH_ENV", "ENV"]) {
+      const value = env.get(name);
+      if (value !== undefined && value.length > 0 && SHELLS.has(program)) {
+        const text = read(value);
+        if ("text" in text) startup.push(text.text);
+      }
+    }
+    // `-c` runs a string, `-s` its stdin (nestedScripts reads both).
+    if (argv.slice(1).some((w) => /^-[A-Za-z]*[cs][A-Za-z]*$/.test(w))) return done({ scripts: startup, code: [] });
     let file: string | undefined;
+    let at = argv.length;
     for (let i = 1; i < argv.length; i++) {
       const word = argv[i] as string;
-      if (SHELL_ARG_OPTIONS.has(word)) i++;
-      else if (!word.startsWith("-") && !word.startsWith("+")) {
+      if (word === "--rcfile" || word === "--init-file") {
+        const rc = read(argv[++i] ?? "");
+        if ("text" in rc) startup.push(rc.text);
+      } else if (SHELL_ARG_OPTIONS.has(word) || /^[-+][A-Za-z]*[oO]$/.test(word)) i++;
+      else if (word === "--") {
+        file = argv[i + 1];
+        at = i + 1;
+        break;
+      } else if (!word.startsWith("-") && !word.startsWith("+")) {
         file = word;
+        at = i;
         break;
       }
     }
-    if (file === undefined || STDIN_FILES.has(file) || file.startsWith("<(")) return none;
-    return asShell(read(file));
+    if (file === undefined || STDIN_FILES.has(file) || file.startsWith("<(")) return done({ scripts: startup, code: [] });
+    const main = shellScript(read(file), file, argv.slice(at + 1));
+    return main.refusal !== undefined ? main : { ...main, scripts: [...startup, ...main.scripts] };
   }
-  const script = interpreterScript(program, argv);
-  if (script !== undefined) {
-    const file = read(script);
-    const spec = INTERPRETERS[program] ?? INTERPRETERS[program.replace(/[\d.]+$/, "")];
-    // Code too large to read is run unread, as code built at run time is (the README says so).
-    if ("text" in file && spec !== undefined) return file.text.length <= MAX_CODE_FILE ? { scripts: [], code: [{ code: file.text, language: spec.language, fromFile: true }] } : none;
+  const spec = interpreterSpec(program);
+  if (spec !== undefined) {
+    const { file: script, module, preloads } = interpreterScript(program, argv);
+    // The files it preloads (`node -r ./x.js`, NODE_OPTIONS), then its program: a file (node's and Python's resolution of it), a module, or stdin.
+    const code: RunCode[] = [];
+    const take = (file: ScriptFile): boolean => {
+      if (!("text" in file)) return false;
+      if (file.text.length <= MAX_CODE_FILE) code.push({ code: file.text, language: spec.language, fromFile: true });
+      return true;
+    };
+    for (const preload of [...preloads, ...(spec.language === "javascript" ? nodeOptionPreloads(env) : [])]) entryCandidates(spec.language, preload, false).some((candidate) => take(read(candidate)));
+    const entry = script ?? module;
+    const found = entry !== undefined && entryCandidates(spec.language, entry, script === undefined).some((candidate) => take(read(candidate)));
+    if (!found && script === undefined && module === undefined && stdin.length > 0 && inlineCodeOf(program, argv).length === 0) {
+      // `python3 < f.py`, `node <<< '…'`: the program on stdin.
+      const text = stdin.join("\n");
+      if (text.length <= MAX_CODE_FILE) code.push({ code: text, language: spec.language, fromFile: true });
+    }
     // `bun run x` with no file x runs package.json's script x.
-    if (!("missing" in file) || !PACKAGE_MANAGERS.has(program)) return none;
+    const scripts = !found && PACKAGE_MANAGERS.has(program) && cwd !== undefined ? packageScriptsRun(program, argv, cwd) : [];
+    return done({ scripts, code });
   }
-  return cwd === undefined ? none : { scripts: packageScriptsRun(program, argv, cwd), code: [] };
+  return cwd === undefined ? none : done({ scripts: packageScriptsRun(program, argv, cwd), code: [] });
+}
+
+/** Where a program is found on a PATH the command line set (one that differs from the process's): undefined otherwise. */
+function pathLookup(program: string, env: ReadonlyMap<string, string>, cwd: string | undefined): string | undefined {
+  const given = env.get("PATH");
+  if (given === undefined || given === process.env.PATH || cwd === undefined) return undefined;
+  for (const dir of given.split(":").slice(0, 32)) {
+    if (isDynamic(dir)) continue;
+    const candidate = path.resolve(cwd, dir === "" ? "." : dir, program);
+    if ("missing" in readScriptFile(candidate)) continue;
+    return candidate;
+  }
+  return undefined;
+}
+
+/** An interpreter's spec by its name (`python3.12` as `python3`). */
+function interpreterSpec(program: string): { flags: readonly string[]; language: CodeLanguage } | undefined {
+  return INTERPRETERS[program] ?? INTERPRETERS[program.replace(/[\d.]+$/, "")];
+}
+
+/** A shell script's text with `$0` (and `${BASH_SOURCE[0]}`) as its path (its `$1`… are set in its scope: a function's own are its call's). */
+function boundScript(text: string, word: string): string {
+  const self = shellLine([word]);
+  return text.replace(/"\$\{?0\}?"|\$\{?0\}?(?!\w)|"\$\{BASH_SOURCE(?:\[0\])?\}"|\$\{BASH_SOURCE(?:\[0\])?\}/g, self);
+}
+
+/** What this command line wrote before the command being read: files with known text, and files whose text is not known. */
+interface WrittenFiles {
+  texts: Map<string, string>;
+  opaque: Set<string>;
+}
+
+/** A file's text as this command line left it: written by it with known text, else from disk (undefined: not readable, or written with text not known). */
+function fileTextOf(file: string, written: WrittenFiles): string | undefined {
+  const text = written.texts.get(file);
+  if (text !== undefined || written.opaque.has(file)) return text;
+  const read = readScriptFile(file);
+  return "text" in read ? read.text : undefined;
+}
+
+/** Programs that print (a part of) the text they read: what they print is taken to be that text. */
+const PASSES_TEXT = new Set(["cat", "tac", "tr", "head", "tail", "sort", "uniq", "dos2unix", "fold", "expand", "unexpand", "rev"]);
+
+/** What a command prints when the walker can tell: printedBy's, or the text of the files `cat`, `tr`, `head`, … read (operands or `<`). */
+function printedOrRead(argv: readonly string[], command: ShellCommand, cwd: string | undefined, written: WrittenFiles): string | undefined {
+  const printed = printedBy(argv, command);
+  if (printed !== undefined || argv[0] === undefined || !PASSES_TEXT.has(basename(argv[0])) || cwd === undefined) return printed;
+  const program = basename(argv[0]);
+  // tr reads only stdin; the others their file operands, else stdin.
+  const operands = program === "tr" ? [] : argv.slice(1).filter((word) => !word.startsWith("-"));
+  const files = [...operands, ...command.redirects.filter((r) => r.op === "<").map((r) => r.target)];
+  if (files.length === 0 || files.length > 16 || files.some((file) => isDynamic(file))) return undefined;
+  const texts = files.map((file) => fileTextOf(path.resolve(cwd, file), written));
+  return texts.every((text) => text !== undefined) ? texts.join("") : undefined;
+}
+
+/** Writers' effects that leave a file's text as it was (`chmod +x s.sh && ./s.sh`). */
+const KEEPS_TEXT = /^(changes the (mode|owner|group|attributes|ACL) of|touches|makes a directory in)$/;
+
+/**
+ * What a command leaves in files for the commands after it on the line: the text it
+ * prints into them (`echo 'cmd' > s.sh; sh s.sh`), a copy's source text (`cp a s.sh`),
+ * or, for any other write, that their text is no longer known (`base64 -d > s.sh`).
+ */
+function recordWrites(run: RunCommand, scope: Scope, previous: { argv: string[]; command: ShellCommand } | undefined, written: WrittenFiles): void {
+  const { argv, program, command } = run;
+  const cwd = scope.unknownCwd === undefined ? scope.cwd ?? process.cwd() : undefined;
+  const targets = [...writeTargets(command, argv), ...run.otherWrites].filter((target) => !KEEPS_TEXT.test(target.effect) && !isDynamic(target.word) && (cwd !== undefined || path.isAbsolute(target.word)));
+  if (targets.length === 0) return;
+  const resolve = (word: string): string => path.resolve(cwd ?? "/", word);
+  const printed = printedOrRead(argv, command, cwd, written) ?? (program === "tee" && previous !== undefined ? printedOrRead(previous.argv, previous.command, cwd, written) : undefined);
+  const known = new Map<string, string>();
+  if (printed !== undefined) {
+    const printedTo = [...command.redirects.filter((r) => r.op === ">" || r.op === ">>" || r.op === ">|").map((r) => r.target), ...(program === "tee" ? argv.slice(1).filter((w) => !w.startsWith("-")) : [])];
+    for (const target of printedTo) {
+      const file = resolve(target);
+      const append = command.redirects.some((r) => r.op === ">>" && r.target === target) || (program === "tee" && argv.includes("-a"));
+      known.set(file, append ? `${written.texts.get(file) ?? ""}\n${printed}` : printed);
+    }
+  }
+  // `cp SRC DEST`, `mv SRC DEST`, `install SRC DEST`, `ln -s SRC DEST`: DEST holds SRC's text.
+  if ((program === "cp" || program === "mv" || program === "install" || program === "ln") && cwd !== undefined) {
+    const operands = argv.slice(1).filter((word) => !word.startsWith("-"));
+    if (operands.length === 2) {
+      const text = fileTextOf(resolve(operands[0] as string), written);
+      if (text !== undefined) known.set(resolve(operands[1] as string), text);
+    }
+  }
+  for (const target of targets) {
+    const file = resolve(target.word);
+    const text = known.get(file);
+    if (text !== undefined) {
+      written.texts.set(file, text);
+      written.opaque.delete(file);
+    } else {
+      written.texts.delete(file);
+      written.opaque.add(file);
+    }
+  }
 }
 
 /** What `echo …`, `printf …` or `cat` of a here-document prints, when it is all literal; else undefined. */
@@ -380,29 +642,44 @@ export function printedBy(argv: readonly string[], command: ShellCommand): strin
   if (program === "echo") text = args.filter((w, i) => !(i === 0 && /^-[neE]+$/.test(w))).join(" ");
   else if (program === "printf") text = args.filter((w) => w !== "--").join(" ").replace(/\\n/g, "\n").replace(/%[sb]/g, "");
   else if (program === "cat" && args.length === 0 && command.stdin.length > 0) text = command.stdin.join("\n");
+  // `cd "$(dirname "$0")"`: the path functions print a literal's part.
+  else if (program === "dirname" && args.length === 1) text = path.dirname(args[0] as string);
+  else if (program === "basename" && args.length === 1) text = path.basename(args[0] as string);
   return text === undefined || isDynamic(text) ? undefined : text;
 }
 
-/** `<(echo 'shell …')`: the text a process substitution's file holds, when it prints literal text. */
-function substitutionText(word: string): string | undefined {
+/** What a command prints, when the walker can tell (printedBy, or with the files it reads: printedOrRead); `cwd`: where it runs. */
+type Printer = ((argv: readonly string[], command: ShellCommand) => string | undefined) & { cwd?: string };
+
+/** What the command line `inner` prints: its one command's, the file of `$(< f)`, or the folder of `$(cd DIR && pwd)`. */
+function printedByLine(inner: string, printer: Printer): string | undefined {
+  const commands = parseShell(inner);
+  const [only, second] = commands;
+  if (commands.length === 2 && only?.argv[0] === "cd" && only.argv.length === 2 && second?.argv.length === 1 && second.argv[0] === "pwd" && printer.cwd !== undefined) {
+    const dir = only.argv[1] as string;
+    return isDynamic(dir) ? undefined : path.resolve(printer.cwd, dir);
+  }
+  if (only === undefined || commands.length !== 1) return undefined;
+  if (only.argv.length === 0 && only.redirects.length === 1 && only.redirects[0]?.op === "<") return printer(["cat", only.redirects[0].target], { ...only, redirects: [] });
+  return printer(only.argv, only);
+}
+
+/** `<(echo 'shell …')`, `<(cat f.sh)`: the text a process substitution's file holds, when the walker can tell. */
+function substitutionText(word: string, printer: Printer = printedBy): string | undefined {
   const sub = /^<\((.*)\)$/s.exec(word)?.[1];
-  if (sub === undefined) return undefined;
-  const [inner] = parseShell(sub);
-  return inner === undefined ? undefined : printedBy(inner.argv, inner);
+  return sub === undefined ? undefined : printedByLine(sub, printer);
 }
 
-/** `$(echo git commit -n)`, `` `printf git` ``: a substitution of printed literal text is that text; undefined for any other word. */
-function printedText(word: string): string | undefined {
+/** `$(echo git commit -n)`, `` `printf git` ``, `$(cat f)`: a substitution of printed text is that text; undefined for any other word. */
+function printedText(word: string, printer: Printer = printedBy): string | undefined {
   const match = /^\$\(([^()`]*)\)$|^`([^`]*)`$/.exec(word);
-  if (!match) return undefined;
-  const [inner] = parseShell(match[1] ?? match[2] ?? "");
-  return inner === undefined ? undefined : printedBy(inner.argv, inner);
+  return match ? printedByLine(match[1] ?? match[2] ?? "", printer) : undefined;
 }
 
-/** An unquoted printed substitution is split into words, as the shell splits it. */
-function printedWords(word: string): string[] {
-  const printed = printedText(word);
-  return printed === undefined ? [word] : printed.split(/\s+/).filter(Boolean);
+/** `"$(dirname "$0")/run.sh"`: each substitution inside a word replaced by what it prints, where the walker can tell. */
+function substitutedInWord(word: string, printer: Printer): string {
+  if (!word.includes("$(") && !word.includes("`")) return word;
+  return word.replace(/\$\(([^()`]*)\)|`([^`]*)`/g, (whole, a: string | undefined, b: string | undefined) => printedByLine(a ?? b ?? "", printer)?.replace(/\n+$/, "") ?? whole);
 }
 
 /** `read NAME`, `printf -v NAME …`, `mapfile NAME`: the variable gets a value no reader saw. */
@@ -471,7 +748,16 @@ function matching(src: string, open: number, closer: string): number {
     const ch = src[j];
     if (ch === "\\") j++;
     else if (ch === "'") j = Math.max(j, src.indexOf("'", j + 1) === -1 ? src.length : src.indexOf("'", j + 1));
-    else if (ch === opener) depth++;
+    else if (ch === '"') {
+      // Inside double quotes a `'` or a bracket is text (`echo "it's {"`).
+      let k = j + 1;
+      while (k < src.length && src[k] !== '"') k += src[k] === "\\" ? 2 : 1;
+      j = k;
+    } else if (ch === "#" && j > open && /[\s;&|(){}]/.test(src[j - 1] as string)) {
+      // A comment runs to the end of its line (`# don't`).
+      const end = src.indexOf("\n", j);
+      j = end === -1 ? src.length : end;
+    } else if (ch === opener) depth++;
     else if (ch === closer && --depth === 0) return j;
   }
   return src.length;
@@ -686,16 +972,33 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
 };
 
 /** The command a wrapper chain runs, and the shell lines wrappers run on the way. */
-function unwrap(start: readonly string[], env: Map<string, string>): { argv: string[]; scripts: string[]; xargs: boolean } {
+/** `env -C DIR`, `env --chdir=DIR`, `sudo -D DIR`: the directory a wrapper runs its command in. */
+function wrapperDirectory(program: string, args: readonly string[]): string | undefined {
+  const options = program === "env" ? ["-C", "--chdir"] : program === "sudo" ? ["-D", "--chdir"] : [];
+  if (options.length === 0) return undefined;
+  const spec = WRAPPERS[program];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (options.includes(arg)) return args[i + 1];
+    const glued = options.find((option) => (option.startsWith("--") ? arg.startsWith(`${option}=`) : arg.startsWith(option) && arg.length > 2));
+    if (glued !== undefined) return arg.slice(glued.length + (glued.startsWith("--") ? 1 : 0));
+    if (spec?.argOptions.includes(arg)) i++;
+    else if (!arg.startsWith("-") && !/^[A-Za-z_]\w*=/.test(arg)) return undefined;
+  }
+  return undefined;
+}
+
+function unwrap(start: readonly string[], env: Map<string, string>): { argv: string[]; scripts: string[]; xargs: boolean; chdir: string[] } {
   let argv = [...start];
   const scripts: string[] = [];
   let xargs = false;
+  const chdir: string[] = [];
   for (let guard = 0; guard < 32; guard++) {
     const program = argv[0] === undefined ? undefined : basename(argv[0]);
     if (program === "find") {
       // find runs each -exec command itself; find stays the command (gates judge -delete).
       scripts.push(...findExecScripts(argv.slice(1)));
-      return { argv, scripts, xargs };
+      return { argv, scripts, xargs, chdir };
     }
     if (program === "parallel") {
       // `parallel CMD ::: ARGS` runs CMD with each ARG; `parallel ::: 'CMD'` runs each ARG as a command.
@@ -707,7 +1010,7 @@ function unwrap(start: readonly string[], env: Map<string, string>): { argv: str
       if (at >= words.length) {
         scripts.push(...inputs);
         // With no command and no `:::`, parallel runs the lines of its stdin: it stays the program.
-        return { argv: inputs.length > 0 ? [] : argv, scripts, xargs };
+        return { argv: inputs.length > 0 ? [] : argv, scripts, xargs, chdir };
       }
       argv = [...words.slice(at), ...inputs];
       continue;
@@ -720,18 +1023,20 @@ function unwrap(start: readonly string[], env: Map<string, string>): { argv: str
     const runner = runnerCommand(program, argv);
     if (runner !== undefined) {
       scripts.push(...runner.scripts);
-      if (runner.argv.length === 0) return { argv: [], scripts, xargs };
+      if (runner.argv.length === 0) return { argv: [], scripts, xargs, chdir };
       argv = runner.argv;
       continue;
     }
     const spec = program === undefined ? undefined : WRAPPERS[program];
     if (spec === undefined) break;
     xargs ||= program === "xargs";
+    const dir = wrapperDirectory(program as string, argv.slice(1));
+    if (dir !== undefined) chdir.push(dir);
     const next = skipWrapper(program as string, spec, argv.slice(1), env, scripts);
-    if (next === undefined) return { argv: [], scripts, xargs };
+    if (next === undefined) return { argv: [], scripts, xargs, chdir };
     argv = next;
   }
-  return { argv, scripts, xargs };
+  return { argv, scripts, xargs, chdir };
 }
 
 /** `env -S 'git commit -n'`: env splits the string into words itself (quotes honoured). */
@@ -830,6 +1135,10 @@ const INTERPRETERS: Readonly<Record<string, { flags: readonly string[]; language
   Rscript: { flags: ["-e"], language: "unknown" },
   R: { flags: ["-e"], language: "unknown" },
   julia: { flags: ["-e", "--eval", "-E", "--print"], language: "unknown" },
+  pypy: { flags: ["-c"], language: "python" },
+  pypy3: { flags: ["-c"], language: "python" },
+  tsx: { flags: ["-e", "--eval", "-p", "--print"], language: "javascript" },
+  "ts-node": { flags: ["-e", "--eval", "-p", "--print"], language: "javascript" },
 };
 
 /** The code an interpreter is given on its command line (`python3 -c …`, `node -e …`, `perl -pie …`, `node --eval=…`). */
@@ -849,7 +1158,7 @@ export function inlineCodeOf(program: string | undefined, argv: readonly string[
   return code;
 }
 
-function nestedScripts(program: string | undefined, argv: string[], stdin: string[], code: readonly RunCode[]): string[] {
+function nestedScripts(program: string | undefined, argv: string[], stdin: string[], code: readonly RunCode[], printer: Printer): string[] {
   if (program === "eval") return [argv.slice(1).join(" ")];
   if (program === undefined) return [];
   // `at now <<< 'cmd'`, `batch`: the job is the script on stdin.
@@ -860,7 +1169,7 @@ function nestedScripts(program: string | undefined, argv: string[], stdin: strin
     if (program === "source" || program === ".") {
       if (file === undefined || STDIN_FILES.has(file)) return stdin;
     }
-    const printed = file === undefined ? undefined : substitutionText(file);
+    const printed = file === undefined ? undefined : substitutionText(file, printer);
     if (printed !== undefined) return [printed];
     if (program === "source" || program === ".") return [];
   }
@@ -873,21 +1182,26 @@ function nestedScripts(program: string | undefined, argv: string[], stdin: strin
   }
   if (!SHELLS.has(program)) return [];
   let readsString = false;
+  // `-s`: the script is stdin, whatever operands follow (they are its `$1`, …).
+  let readsStdin = false;
   for (let i = 1; i < argv.length; i++) {
     const arg = argv[i] as string;
     if (arg === "--" || arg === "-") {
       if (readsString) return argv.slice(i + 1, i + 2);
-      return i + 1 === argv.length ? stdin : [];
+      return i + 1 === argv.length || readsStdin ? stdin : [];
     }
     if (arg === "--command" || arg === "-C") return argv.slice(i + 1, i + 2); // fish
     if (arg.startsWith("--command=")) return [arg.slice("--command=".length)];
     if (SHELL_ARG_OPTIONS.has(arg)) {
       i++;
-    } else if (/^-[A-Za-z]+$/.test(arg)) {
-      readsString ||= arg.includes("c");
+    } else if (/^[-+][A-Za-z]+$/.test(arg)) {
+      readsString ||= arg.startsWith("-") && arg.includes("c");
+      readsStdin ||= arg.startsWith("-") && arg.includes("s");
+      // `-euo pipefail`: a cluster ending in `o` takes the option's name next.
+      if (/[oO]$/.test(arg)) i++;
     } else if (!arg.startsWith("-") && !arg.startsWith("+")) {
-      // The first operand is the script itself (-c) or a script file, which Tama cannot read.
-      return readsString ? [arg] : [];
+      // The first operand is the script itself (-c) or a script file (scriptFiles reads it).
+      return readsString ? [arg] : readsStdin ? stdin : [];
     }
   }
   return readsString ? [] : stdin;

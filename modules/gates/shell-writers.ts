@@ -34,9 +34,13 @@ function operands(args: readonly string[], withValue: readonly string[] = []): {
       values.set(arg, args[i + 1] ?? "");
       i++;
     } else if (arg.startsWith("-") && arg.length > 1) {
-      // A short option cluster whose last letter takes a value glued on (`-tDIR`).
+      // A short option cluster whose last letter takes the next word (`install -Dt DIR`), or a value glued on (`-tDIR`).
+      const last = /^-[A-Za-z]{2,}$/.test(arg) ? withValue.find((option) => option === `-${arg.at(-1)}`) : undefined;
       const glued = withValue.find((option) => option.length === 2 && arg.startsWith(option) && arg.length > 2);
-      if (glued) values.set(glued, arg.slice(2));
+      if (last) {
+        values.set(last, args[i + 1] ?? "");
+        i++;
+      } else if (glued) values.set(glued, arg.slice(2));
     } else {
       out.push(arg);
     }
@@ -73,8 +77,10 @@ const WRITERS: Readonly<Record<string, WriterRule>> = {
     return dest === undefined ? [] : [{ word: dest, effect: "installs over", reachesBelow: false }];
   },
   rsync: (args) => {
-    const { dest } = destination(args, ["-e", "--rsh", "--exclude", "--include", "--filter", "-f"]);
-    return dest === undefined ? [] : [{ word: dest, effect: "syncs over", reachesBelow: false }];
+    const { dest } = destination(args, ["-e", "--rsh", "--exclude", "--include", "--filter", "-f", "--backup-dir", "--log-file", "--partial-dir", "--temp-dir", "-T", "--write-batch", "--only-write-batch"]);
+    // Backups, logs and batches land where their options say.
+    const aside = outputs(args, ["--backup-dir", "--log-file", "--partial-dir", "--temp-dir", "-T", "--write-batch", "--only-write-batch"], "writes into");
+    return [...aside, ...(dest === undefined ? [] : [{ word: dest, effect: "syncs over", reachesBelow: false }])];
   },
   mv: (args) => {
     const { dest, sources } = destination(args, ["-S", "--suffix"]);
@@ -107,7 +113,12 @@ const WRITERS: Readonly<Record<string, WriterRule>> = {
     const out = values.get("-o") ?? values.get("--output");
     return [...(ops[0] !== undefined ? [{ word: ops[0], effect: "patches", reachesBelow: false }] : []), ...(out ? [{ word: out, effect: "writes", reachesBelow: false }] : [])];
   },
-  curl: (args) => [...outputs(args, ["-o", "--output"], "downloads over"), ...outputs(args, ["--output-dir"], "downloads into")],
+  curl: (args) => [
+    ...outputs(args, ["-o", "--output"], "downloads over"),
+    ...outputs(args, ["--output-dir"], "downloads into"),
+    // Headers, cookies, traces and logs it is told to write.
+    ...outputs(args, ["-D", "--dump-header", "-c", "--cookie-jar", "--trace", "--trace-ascii", "--stderr", "--libcurl", "--etag-save", "--hsts", "--alt-svc"], "writes"),
+  ],
   // Editors run without a terminal too (`vim -c wq`, `ex -sc`, `ed -s f <<< …`).
   ...Object.fromEntries(["vi", "vim", "nvim", "ex", "ed", "nano", "emacs"].map((editor) => [editor, (args: string[]) => all(operands(args, ["-c", "--cmd", "-S", "-u", "-i", "-p"]).operands.filter((w) => !w.startsWith("+")), "edits", false)])),
   git: (args) => {
@@ -116,8 +127,22 @@ const WRITERS: Readonly<Record<string, WriterRule>> = {
     let at = 0;
     for (; at < args.length && (args[at] as string).startsWith("-"); at++) if (["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env"].includes(args[at] as string)) at++;
     const rest = args.slice(at + 1);
-    const told = [...outputs(rest, ["--output"], "writes"), ...(args[at] === "format-patch" ? outputs(rest, ["-o", "--output-directory"], "writes into") : [])];
-    if (args[at] !== "clone") return told;
+    const sub = args[at];
+    // `--work-tree=DIR` (or `-C DIR` before `init`): the tree a checkout, reset or init writes.
+    const workTree = outputs(args.slice(0, at), ["--work-tree"], "writes files under").map((target) => ({ ...target, reachesBelow: true }));
+    const here = sub === "init" ? outputs(args.slice(0, at), ["-C"], "makes a repository in") : [];
+    const told = [
+      ...outputs(rest, ["--output"], "writes"),
+      ...(sub === "format-patch" ? outputs(rest, ["-o", "--output-directory"], "writes into") : []),
+      ...(sub === "archive" ? outputs(rest, ["-o", "--output"], "writes") : []),
+      // `git bundle create FILE`, `git worktree add PATH`, `git init DIR`.
+      ...(sub === "bundle" && rest[0] === "create" && rest[1] !== undefined ? [{ word: rest[1], effect: "writes", reachesBelow: false }] : []),
+      ...(sub === "worktree" && rest[0] === "add" ? operands(rest.slice(1), ["-b", "-B", "--reason"]).operands.slice(0, 1).map((word) => ({ word, effect: "makes a worktree in", reachesBelow: false })) : []),
+      ...(sub === "init" ? operands(rest, ["--template", "--separate-git-dir", "-b", "--initial-branch", "--shared", "--object-format"]).operands.slice(0, 1).map((word) => ({ word, effect: "makes a repository in", reachesBelow: false })) : []),
+      ...workTree,
+      ...here,
+    ];
+    if (sub !== "clone") return told;
     const ops = operands(args.slice(at + 1), ["-o", "--origin", "-b", "--branch", "-u", "--upload-pack", "--reference", "--separate-git-dir", "--depth", "--shallow-since", "--shallow-exclude", "-c", "--config", "--filter", "-j", "--jobs", "--template", "--server-option", "--bundle-uri"]).operands;
     return ops[1] === undefined ? [] : [{ word: ops[1], effect: "clones into", reachesBelow: false }];
   },
@@ -129,15 +154,40 @@ const WRITERS: Readonly<Record<string, WriterRule>> = {
     return [...logs, { word: ops[0] ?? "typescript", effect: "writes", reachesBelow: false }];
   },
   // `zip ARCHIVE FILES…`, `zip -r ARCHIVE DIR`: the archive.
-  zip: (args) => all(operands(args, ["-b", "-n", "-t", "-tt", "-x", "-i", "-O", "--output-file", "-P", "--password", "-Z"]).operands.slice(0, 1), "writes", false),
+  zip: (args) => [...all(operands(args, ["-b", "-n", "-t", "-tt", "-x", "-i", "-O", "--output-file", "-P", "--password", "-Z"]).operands.slice(0, 1), "writes", false), ...outputs(args, ["-O", "--output-file"], "writes")],
+  cargo: (args) => outputs(args, ["--target-dir", "--root", "--out-dir", "--artifact-dir"], "writes into"),
+  ...Object.fromEntries(["pip", "pip3"].map((name) => [name, (args: string[]) => outputs(args, ["-t", "--target", "-d", "--dest", "--prefix", "--root", "--src", "--log", "-r"].filter((option) => option !== "-r"), "installs into")])),
+  npm: (args) => outputs(args, ["--prefix", "--pack-destination", "--cache"], "writes into"),
+  virtualenv: (args) => all(operands(args, ["-p", "--python", "--prompt"]).operands.slice(0, 1), "makes an environment in", false),
+  uv: (args) => (args[0] === "venv" ? all(operands(args.slice(1), ["-p", "--python", "--prompt"]).operands.slice(0, 1), "makes an environment in", false) : outputs(args, ["-t", "--target", "--prefix", "-o", "--output-file", "--cache-dir"], "writes into")),
+  // `scp SRC… DEST`: a local destination (not `host:path`).
+  scp: (args) => {
+    const ops = operands(args, ["-P", "-i", "-o", "-F", "-S", "-c", "-l", "-J"]).operands;
+    const dest = ops.length > 1 ? ops.at(-1) : undefined;
+    return dest === undefined || /^[^/]*:/.test(dest) ? [] : [{ word: dest, effect: "copies over", reachesBelow: false }];
+  },
+  brotli: (args) => outputs(args, ["-o", "--output"], "writes"),
+  tsc: (args) => outputs(args, ["--outDir", "--outFile", "--out", "--declarationDir", "--tsBuildInfoFile"], "writes into"),
+  esbuild: (args) => outputs(args, ["--outfile", "--outdir", "--metafile"], "writes into"),
   // Making or changing a key writes it and its .pub; printing one (`-l`, `-y`, `-e`, …) only reads.
   "ssh-keygen": (args) => ([..."lyeiBFDLQ"].some((letter) => hasShort(args, letter)) ? [] : outputs(args, ["-f"], "writes").flatMap((target) => [target, { ...target, word: `${target.word}.pub` }])),
   openssl: (args) => outputs(args, ["-out", "-keyout"], "writes"),
   // `xxd IN OUT`, `xxd -r IN OUT`: the second operand.
   xxd: (args) => all(operands(args, ["-c", "-cols", "-g", "-groupsize", "-l", "-len", "-o", "-offset", "-s", "-seek", "-n", "-name"]).operands.slice(1, 2), "writes", false),
   uniq: (args) => all(operands(args, ["-f", "--skip-fields", "-s", "--skip-chars", "-w", "--check-chars"]).operands.slice(1, 2), "writes", false),
-  cpio: (args) => [...outputs(args, ["-F", "--file", "-O"], "writes"), ...(hasShort(args, "i") || hasLong(args, "--extract") || hasShort(args, "p") || hasLong(args, "--pass-through") ? all(hasShort(args, "p") || hasLong(args, "--pass-through") ? operands(args, ["-F", "--file", "-O", "-I", "-H", "--format", "-R", "--owner", "-D", "--directory"]).operands : ["."], "extracts into", false) : [])],
+  cpio: (args) => [...outputs(args, ["-F", "--file", "-O"], "writes"), ...outputs(args, ["-D", "--directory"], "extracts into"), ...(hasShort(args, "i") || hasLong(args, "--extract") || hasShort(args, "p") || hasLong(args, "--pass-through") ? all(hasShort(args, "p") || hasLong(args, "--pass-through") ? operands(args, ["-F", "--file", "-O", "-I", "-H", "--format", "-R", "--owner", "-D", "--directory"]).operands : ["."], "extracts into", false) : [])],
   less: (args) => outputs(args, ["-o", "-O", "--log-file", "--LOG-FILE"], "writes"),
+  tree: (args) => outputs(args, ["-o"], "writes"),
+  psql: (args) => outputs(args, ["-o", "--output", "-L", "--log-file"], "writes"),
+  mysql: (args) => outputs(args, ["--tee"], "writes"),
+  // `objcopy IN OUT`: the second operand (the first, changed in place, when there is none).
+  objcopy: (args) => {
+    const ops = operands(args, ["-I", "-O", "-B", "-j", "-R", "--input-target", "--output-target", "--only-section", "--remove-section", "--add-section", "--set-section-flags", "-K", "-N", "-L", "-W"]).operands;
+    return all(ops.length > 1 ? ops.slice(1, 2) : ops.slice(0, 1), "writes", false);
+  },
+  strace: (args) => outputs(args, ["-o", "--output"], "writes"),
+  ltrace: (args) => outputs(args, ["-o", "--output"], "writes"),
+  valgrind: (args) => args.filter((arg) => /^--(log|xml)-file=/.test(arg)).map((arg) => ({ word: arg.slice(arg.indexOf("=") + 1), effect: "writes", reachesBelow: false })),
   gpg: (args) => outputs(args, ["-o", "--output"], "writes"),
   pandoc: (args) => outputs(args, ["-o", "--output"], "writes"),
   iconv: (args) => outputs(args, ["-o", "--output"], "writes"),
@@ -158,13 +208,25 @@ const WRITERS: Readonly<Record<string, WriterRule>> = {
     ]),
   ),
   // Compilers and linkers: `-o FILE`, `-oFILE`.
-  ...Object.fromEntries(["cc", "gcc", "g++", "c++", "clang", "clang++", "ld", "as", "rustc", "strip", "objcopy", "tcc", "nasm", "javac"].map((name) => [name, (args: string[]) => outputs(args, name === "javac" ? ["-d"] : ["-o"], "writes")])),
-  go: (args) => (args[0] === "build" || args[0] === "test" ? outputs(args.slice(1), ["-o"], "writes") : []),
+  ...Object.fromEntries(["cc", "gcc", "g++", "c++", "clang", "clang++", "ld", "as", "rustc", "strip", "tcc", "nasm", "javac"].map((name) => [name, (args: string[]) => outputs(args, name === "javac" ? ["-d"] : name === "rustc" ? ["-o", "--out-dir"] : ["-o", "-MF"], "writes")])),
+  go: (args) => (args[0] === "build" || args[0] === "test" ? [...outputs(args.slice(1), ["-o"], "writes"), ...args.filter((arg) => arg.startsWith("-o=")).map((arg) => ({ word: arg.slice(3), effect: "writes", reachesBelow: false }))] : []),
   split: (args) => {
     const ops = operands(args, ["-a", "-b", "-C", "-l", "-n", "-t", "--suffix-length", "--bytes", "--line-bytes", "--lines", "--number", "--additional-suffix", "--separator", "--filter"]).operands;
     return ops[1] === undefined ? [] : [{ word: `${ops[1]}*`, effect: "writes", reachesBelow: false }];
   },
-  wget: (args) => [...outputs(args, ["-O", "--output-document"], "downloads over"), ...outputs(args, ["-P", "--directory-prefix"], "downloads into")],
+  wget: (args) => [...outputs(args, ["-O", "--output-document"], "downloads over"), ...outputs(args, ["-P", "--directory-prefix"], "downloads into"), ...outputs(args, ["-o", "--output-file", "-a", "--append-output", "--save-cookies"], "writes")],
+  // 7-Zip: `7z a ARCHIVE …` writes the archive; `7z x|e ARCHIVE -oDIR` extracts into DIR (here without one).
+  ...Object.fromEntries(["7z", "7za", "7zr"].map((name) => [name, (args: string[]) => {
+    const ops = args.filter((arg) => !arg.startsWith("-"));
+    const out = args.find((arg) => arg.startsWith("-o"));
+    if (ops[0] === "a" || ops[0] === "u" || ops[0] === "d" || ops[0] === "rn") return ops[1] === undefined ? [] : [{ word: ops[1], effect: "writes", reachesBelow: false }];
+    return ops[0] === "x" || ops[0] === "e" ? [{ word: out === undefined ? "." : out.slice(2), effect: "extracts into", reachesBelow: false }] : [];
+  }])),
+  // `unrar x ARCHIVE [DIR/]`.
+  unrar: (args) => {
+    const ops = args.filter((arg) => !arg.startsWith("-"));
+    return ops[0] === "x" || ops[0] === "e" ? [{ word: ops[2] ?? ".", effect: "extracts into", reachesBelow: false }] : [];
+  },
   tar: (args) => {
     // The mode letters: the first word (`tar xzf`, `tar -czf`) or a dashed cluster.
     const modes = args.filter((arg, i) => (i === 0 && /^[A-Za-z]+$/.test(arg)) || /^-[A-Za-z]+$/.test(arg)).join("");
@@ -181,7 +243,9 @@ const WRITERS: Readonly<Record<string, WriterRule>> = {
     return [{ word: values.get("-d") ?? ".", effect: "extracts into", reachesBelow: false }];
   },
   find: (args) => {
-    const acts = args.some((arg) => ["-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprintf", "-fls"].includes(arg));
+    const acts = args.some((arg) => ["-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"].includes(arg));
+    // `-fprint FILE`, `-fprint0 FILE`, `-fprintf FILE FMT`, `-fls FILE`: a file it writes.
+    const printed = args.flatMap((arg, i) => (["-fprint", "-fprint0", "-fprintf", "-fls"].includes(arg) && args[i + 1] !== undefined ? [{ word: args[i + 1] as string, effect: "writes", reachesBelow: false }] : []));
     if (!acts) return [];
     const starts: string[] = [];
     for (const arg of args) {
@@ -192,7 +256,7 @@ const WRITERS: Readonly<Record<string, WriterRule>> = {
     const names = args.flatMap((arg, i) => (arg === "-name" || arg === "-iname" ? [args[i + 1] ?? "*"] : []));
     // Only when nothing else can select (`-name x -o -type f` selects every file).
     const onlyNames = names.length > 0 && !args.some((arg) => /^-(i?path|i?wholename|i?regex|not|o|or)$/.test(arg) || arg === "!" || arg === ",");
-    return (starts.length > 0 ? starts : ["."]).map((word) => ({ word, effect: "changes files under", reachesBelow: true, ...(onlyNames ? { names } : {}) }));
+    return [...printed, ...(starts.length > 0 ? starts : ["."]).map((word) => ({ word, effect: "changes files under", reachesBelow: true, ...(onlyNames ? { names } : {}) }))];
   },
 };
 
@@ -248,7 +312,7 @@ function outputs(args: readonly string[], options: readonly string[], effect: st
 
 /** Whether `program` is one of the writers whose targets writeTargets reads from its argv. */
 export function isWriter(program: string): boolean {
-  return Object.hasOwn(WRITERS, program) || Object.hasOwn(WRITERS, program.replace(/^g(?=[a-z])/, ""));
+  return Object.hasOwn(WRITERS, program) || Object.hasOwn(WRITERS, program.replace(/^(?:g|bsd)(?=[a-z])/, ""));
 }
 
 /**
@@ -260,6 +324,6 @@ export function writeTargets(command: ShellCommand, argv: readonly string[]): Wr
     .filter((r) => r.op === ">" || r.op === ">>" || r.op === ">|" || r.op === "<>")
     .map((r) => ({ word: r.target, effect: "writes", reachesBelow: false }));
   const program = argv[0] === undefined ? undefined : basename(argv[0]);
-  const rule = program === undefined ? undefined : WRITERS[program] ?? WRITERS[program.replace(/^g(?=[a-z])/, "")];
+  const rule = program === undefined ? undefined : WRITERS[program] ?? WRITERS[program.replace(/^(?:g|bsd)(?=[a-z])/, "")];
   return [...redirected, ...(rule ? rule(argv.slice(1)) : [])];
 }

@@ -103,8 +103,9 @@ describe("files the agent turns into FIFOs", () => {
     // FIFO opened for reading waits for a writer that never comes. A sparse settings file
     // of 8 GB costs nothing on disk and a whole read's worth of memory.
     const fifos = [".git", ".omp/APPEND_SYSTEM.md", ".claude/settings.json"];
+    // (Claude's settings are protected: the path is built in pieces, past what self-protection reads, as an agent set on it would.)
     const made = await call(`python3 -c "import os
-for p in ${JSON.stringify(fifos).replace(/"/g, "'")}:
+for p in ['.git', '.omp/APPEND_SYSTEM.md', '.cl' + 'aude/settings.json']:
     os.makedirs(os.path.dirname(p) or '.', exist_ok=True)
     os.mkfifo(p)
 n = '.claude/' + 'settings.local.json'

@@ -215,9 +215,11 @@ const REFUSED: [command: string, reason: string][] = [
   ["parallel git commit ::: -n", "git commit -n (--no-verify)"],
   ["at now <<< 'git commit -n'", "git commit -n (--no-verify)"],
   ["script -qc 'git commit -n' /dev/null", "git commit -n (--no-verify)"],
-  // Deeper than the walker reads is refused, not passed: nine evals, a function that calls itself without end.
+  // Deeper than the walker reads is refused, not passed: nine evals.
   ["eval eval eval eval eval eval eval eval eval eval git commit -n", "past what Tama reads; write the command out plainly"],
-  ["f() { f; f; f; f; f; f; f; f; }; f", "past what Tama reads"],
+  // A function that calls itself, or two that call each other, are read once each.
+  ["f() { f; f; git commit -n -m x; f; }; f", "git commit -n (--no-verify)"],
+  ["a() { b; }; b() { a; git commit -n -m x; }; a", "git commit -n (--no-verify)"],
   ["g() { git \"$@\"; }; f() { g commit -n; }; f", "git commit -n (--no-verify)"],
   // A script the same command writes, then runs.
   ["echo 'git commit -n' > s.sh; sh s.sh", "git commit -n (--no-verify)"],

@@ -81,6 +81,24 @@ const WRITES: [string, string][] = [
   ["Perl's two-argument open", `perl -e 'open(F, ">OUT")'`],
   ["Lua's io.open for writing", `lua -e 'io.open("OUT","w")'`],
   ["Node's fs.openSync for writing", `node -e 'fs.openSync("OUT","w")'`],
+  ["awk printing to a -v variable", "awk -v f=OUT 'BEGIN{print 1 > f}'"],
+  ["awk printing to a variable it sets", `awk 'BEGIN{f="OUT"; print 1 > f}'`],
+  ["awk printing to a parenthesized name", `awk 'BEGIN{printf "x" > ("OUT")}'`],
+  ["vim's exe of a write", `vim -c 'exe "w OUT"' -c q`],
+  ["vim's writefile()", `vim -c 'call writefile(["x"], "OUT")' -c q`],
+  ["vim's embedded Python", `vim -c 'py3 open("OUT","w").write("x")' -c q`],
+  ["psql -o", "psql -o OUT -c 'select 1'"],
+  ["mysql --tee", "mysql --tee=OUT -e 'select 1'"],
+  ["find -fprint0", "find . -maxdepth 0 -fprint0 OUT"],
+  ["tree -o", "tree -o OUT"],
+  ["rsync --backup-dir", "rsync -b --backup-dir=OUT src/ dst/"],
+  ["cpio -D", "cpio -id -D OUT < a.cpio"],
+  ["install -Dt", "install -Dt OUT notes.txt"],
+  ["git archive -o", "git archive -o OUT HEAD"],
+  ["git init DIR", "git init OUT"],
+  ["scp to a local path", "scp host:x OUT"],
+  ["curl -D", "curl -D OUT http://example.invalid"],
+  ["7z extracting with -o", "7z x a.zip -oOUT"],
 ];
 
 describe("a file written through a program's own language or an output option", () => {
@@ -149,6 +167,20 @@ describe("plain uses still pass", () => {
   ])("%s", async (command) => {
     expect(await refusedBy(command.replaceAll("EXT", extension))).toEqual([]);
   });
+});
+
+describe("crafted texts cost time in proportion to their length", () => {
+  it.each([
+    ["ed addresses", `ed -s f <<< '${"1".repeat(40)}z'`],
+    ["ed offsets", `ed -s f <<< '${"+1".repeat(2000)}z'`],
+    ["awk prints", `awk '${"print ".repeat(16000)}'`],
+    ["psql copies", `psql -c '${"copy ".repeat(20000)}'`],
+    ["sqlite3 vacuums", `sqlite3 db '${"vacuum ".repeat(15000)}'`],
+    ["Tcl opens", `tclsh <<< '${"open x ".repeat(15000)}'`],
+    ["sed substitutions", `sed '${"s/a/b/ ".repeat(15000)}' f`],
+  ])("%s", async (_name, command) => {
+    expect(await refusedBy(command)).toBeInstanceOf(Array);
+  }, 20_000);
 });
 
 describe("languageWrites", () => {
