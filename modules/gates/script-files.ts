@@ -124,6 +124,8 @@ interface MakeRule {
 const MAKE_DEFAULTS: Readonly<Record<string, string>> = { MAKE: "make", CC: "cc", CXX: "g++", CPP: "$(CC) -E", AR: "ar", AS: "as", RM: "rm -f", LD: "ld", SHELL: "/bin/sh", LEX: "lex", YACC: "yacc" };
 const MAX_INCLUDES = 16;
 const MAX_EXPANSION = 64 * 1024;
+/** Characters one makefile's expansions may read in all (each expansion stops at MAX_EXPANSION). */
+const MAX_EXPANSION_WORK = 4 * 1024 * 1024;
 
 /**
  * The recipe lines `make` may run for `goals` (none: the first target), from a
@@ -132,6 +134,7 @@ const MAX_EXPANSION = 64 * 1024;
  */
 export function makeRecipes(text: string, goals: readonly string[], overrides: ReadonlyMap<string, string> = new Map(), read: (file: string) => string | undefined = () => undefined): string[] {
   const vars = new Map<string, string>(Object.entries(MAKE_DEFAULTS));
+  let expansionLeft = MAX_EXPANSION_WORK;
   const rules = new Map<string, MakeRule>();
   const patterns: { target: RegExp; rule: MakeRule }[] = [];
   const commands: string[] = [];
@@ -251,7 +254,9 @@ export function makeRecipes(text: string, goals: readonly string[], overrides: R
 
   /** make's expansion of `text`: variables, automatic variables, `$(shell …)` as a shell substitution, `$$` as `$`. */
   function expand(source: string, automatic: ReadonlyMap<string, string> = new Map(), depth = 0): string {
-    if (depth > 16 || !source.includes("$")) return source;
+    // One budget for the whole makefile: `A = $(B)$(B)`, `B = $(C)$(C)`, … doubles at each level.
+    if (depth > 16 || !source.includes("$") || expansionLeft <= 0) return source;
+    expansionLeft -= source.length;
     let out = "";
     for (let i = 0; i < source.length && out.length < MAX_EXPANSION; i++) {
       const ch = source[i] as string;
