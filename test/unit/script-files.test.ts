@@ -162,6 +162,15 @@ describe("makeRecipes", () => {
   });
 });
 
+describe("makeRecipes on crafted makefiles", () => {
+  it("stops expanding variables that double at each level, and answers", () => {
+    let text = "V0 = x\n";
+    for (let i = 1; i <= 40; i++) text += `V${i} = $(V${i - 1})$(V${i - 1})\n`;
+    const [recipe] = makeRecipes(`${text}all:\n\techo $(V40)\n`, []);
+    expect(recipe?.startsWith("echo xx")).toBe(true);
+  }, 20_000);
+});
+
 describe("shebangProgram", () => {
   it.each([
     ["#!/bin/sh\n", "sh"],
