@@ -59,7 +59,9 @@ function placeProblem(word: string, { cwd, root }: Where, env: ReadonlyMap<strin
   const home = realPath(env.get("HOME") ?? os.homedir());
   if (target === path.parse(target).root) return "the whole file system";
   if (target === home || isInside(target, home)) return `your home directory (${home})`;
-  if (target === root) return `the project itself (${root})`;
+  // `rm -rf *.egg-info` deletes some names in the project, `rm -rf *` (or `./*`) all of it.
+  const someNames = /[*?[]/.test(word) && !/(?:^|\/)[*?]+\/?$/.test(word);
+  if (target === root && !someNames) return `the project itself (${root})`;
   if (!isInside(root, target)) return `${target}, outside the project ${root}`;
   return undefined;
 }

@@ -120,7 +120,7 @@ export function runnerScripts(program: string | undefined, argv: readonly string
   if (name === "sed" || name === "gsed") return sedScripts(args, stdin, fileText);
   if (name === "screen") return screenScripts(args);
   if (name === "tmux") return tmuxScripts(args, stdin);
-  if (name === "make" || name === "gmake") return makeScripts(args, stdin, fileText);
+  if (name === "make" || name === "gmake" || name === "bmake") return makeScripts(args, stdin, fileText, env);
   if (["ssh", "scp", "sftp", "rsync", "autossh", "mosh", "sshpass"].includes(name)) return sshScripts(name, args, stdin);
   const optionCommands = OPTION_COMMANDS[name];
   if (optionCommands !== undefined) return optionScripts(args, optionCommands);
@@ -179,7 +179,7 @@ const READ_PROGRAMS: ReadonlySet<string> = new Set([
   ...Object.keys(LANGUAGES),
   ...Object.keys(ALIASES),
   ...Object.keys(OTHER_SHELLS),
-  ...["git", "sed", "gsed", "screen", "tmux", "make", "gmake", "ssh", "scp", "sftp", "rsync", "autossh", "mosh", "sshpass"],
+  ...["git", "sed", "gsed", "screen", "tmux", "make", "gmake", "bmake", "ssh", "scp", "sftp", "rsync", "autossh", "mosh", "sshpass"],
 ]);
 
 /** The arguments (and stdin) that hold the program's own command language, and (awk) the data its program reads. */
@@ -561,18 +561,22 @@ function tmuxScripts(args: readonly string[], stdin: readonly string[]): string[
 /** make's options that take the next word. */
 const MAKE_VALUED = new Set(["-f", "--file", "--makefile", "-E", "--eval", "-C", "--directory", "-I", "--include-dir", "-o", "--old-file", "--assume-old", "-W", "--what-if", "--new-file", "--assume-new", "-l", "--load-average"]);
 
-function makeScripts(args: readonly string[], stdin: readonly string[], fileText: FileText): string[] {
+function makeScripts(args: readonly string[], stdin: readonly string[], fileText: FileText, env: ReadonlyMap<string, string>): string[] {
   const files: string[] = [];
   const evals: string[] = [];
   const goals: string[] = [];
   const overrides = new Map<string, string>();
   let dir = "";
   let named = false;
+  // `-e`: the environment's variables before the makefile's.
+  const environmentFirst = args.some((arg) => /^-[A-Za-z]*e[A-Za-z]*$/.test(arg) && !arg.startsWith("--")) || args.includes("--environment-overrides");
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
-    if (arg === "-f" || arg === "--file" || arg === "--makefile" || /^--(?:file|makefile)=/.test(arg) || /^-f./.test(arg)) {
+    // `-f FILE`, `-fFILE`, `--file=FILE`, and a cluster ending in f (`-sf FILE`).
+    const clusterF = /^-[A-Za-eg-z]+f$/.test(arg);
+    if (arg === "-f" || clusterF || arg === "--file" || arg === "--makefile" || /^--(?:file|makefile)=/.test(arg) || /^-f./.test(arg)) {
       named = true;
-      const file = arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : arg.length > 2 && !arg.startsWith("--") ? arg.slice(2) : (args[++i] ?? "");
+      const file = arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : arg.length > 2 && !arg.startsWith("--") && !clusterF ? arg.slice(2) : (args[++i] ?? "");
       const text = file === "-" ? stdin.join("\n") : fileText(path.join(dir, file));
       if (text !== undefined) files.push(text);
     } else if (arg === "-E" || arg === "--eval") evals.push(args[++i] ?? "");
@@ -592,7 +596,8 @@ function makeScripts(args: readonly string[], stdin: readonly string[], fileText
   }
   const recipes = (text: string): string[] => text.split("\n").filter((line) => line.startsWith("\t")).map((line) => line.slice(1).replace(/^[@+-]+/, ""));
   const include = (file: string): string | undefined => fileText(path.join(dir, file));
-  return [...files.flatMap((text) => makeRecipes(text, goals, overrides, include)), ...evals.flatMap(recipes)];
+  const context = { overrides, environment: env, environmentFirst, read: include, curdir: dir === "" ? "$PWD" : `$PWD/${dir}` };
+  return [...files.flatMap((text) => makeRecipes(text, goals, context)), ...evals.flatMap(recipes)];
 }
 
 // ---------------------------------------------------------------------------

@@ -454,6 +454,7 @@ const READS_ONLY = new Set([
   "realpath", "dirname", "basename", "test", "[", "[[", "echo", "printf", "jq", "du", "od", "hexdump", "strings", "nl", "cut", "column",
   "fold", "fmt", "pr", "expand", "unexpand", "paste", "join", "look", "cd", "pushd", "popd", "source", ".", "type", "which", "command", "true",
   "false", "tama", "lsattr", "getfacl", "namei", "sed", "find", "xxd", "sort", "uniq", "zcat", "zgrep", "zless", "bzcat", "xzcat", "shellcheck",
+  "shasum", "md5", "sha1", "sha256", "eza", "exa", "lsd", "tree", "fd", "fdfind", "delta", "colordiff", "jless", "fx", "gron",
   // The shell's own words and builtins: what they name is read by the walker where it runs.
   "for", "while", "until", "if", "then", "else", "elif", "fi", "do", "done", "case", "esac", "in", "select", "function", "!", "{", "}", ":",
   "export", "local", "declare", "typeset", "readonly", "set", "unset", "shift", "return", "exit", "break", "continue", "wait", "trap", "let",

@@ -6,6 +6,7 @@
 // every shell gate, so a wrapper the git gate sees through, every gate sees through.
 import { callKind, codeOf, shellCommandOf, shellEnvOf } from "../tools/declaration.ts";
 import { readCode, shellLine, type CodeReading } from "../tools/code-reading.ts";
+import { statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { CodeLanguage } from "../tools/declaration.ts";
@@ -18,7 +19,7 @@ import { runnerCommand } from "./package-runners.ts";
 import { STDIN_FILES } from "./stdin-files.ts";
 import { MAX_SCRIPT, packageScripts, readScriptFile, shebang, type ScriptFile } from "./script-files.ts";
 import { gitAliases, normalizeKey, type GitConfigEntry } from "./git-config.ts";
-import { globMatches, projectRoot, projectRootIn } from "./paths.ts";
+import { globMatches, projectRoot, projectRootIn, realPath, throughLinks } from "./paths.ts";
 import { basename, parseShell, type ShellCommand } from "./shell-words.ts";
 
 export { basename };
@@ -28,6 +29,9 @@ export const MAX_DEPTH = 8;
 
 /** Commands one call may expand to (functions calling functions, loops, braces) before the walker stops reading. */
 const MAX_COMMANDS = 20_000;
+
+/** Script-file text one call may read in all (a script sourcing another thousands of times), past which it is refused as too deep. */
+const MAX_FILE_TEXT = 2 * 1024 * 1024;
 
 /** The refusal when a command line nests or expands past what the walker reads. */
 export const TOO_DEEP = `this command line nests shells, eval or functions more than ${MAX_DEPTH} deep (or expands to more than ${MAX_COMMANDS} commands), past what Tama reads; write the command out plainly`;
@@ -42,8 +46,10 @@ export interface Scope {
   home?: string;
   /** Shell functions the enclosing scripts define, by name, with their bodies. */
   functions?: ReadonlyMap<string, string>;
-  /** Commands left to read in this call, shared by every nested script. */
-  budget?: { left: number };
+  /** Commands left to read in this call, and script-file text left to read, shared by every nested script. */
+  budget?: { left: number; fileText?: number };
+  /** Files this call's command lines wrote before the command being read, shared by nested scripts both ways (`bash -c 'echo … > s.sh'; bash s.sh`). */
+  written?: WrittenFiles;
   /** Symbolic links the script makes before this command (`ln -s / l`), absolute link → absolute target. */
   links?: ReadonlyMap<string, string>;
   /** Project roots this walk already looked up, by cwd, shared by every nested script (the disk does not change within a walk). */
@@ -103,7 +109,7 @@ export const isDynamic = (word: string): boolean => /[$`]/.test(word);
 export function walkShell(script: string, scope: Scope, visit: (run: RunCommand) => string | undefined, depth = 0): string | undefined {
   // What nests deeper, or expands to more, than a reader follows is refused, not passed unread.
   if (depth > MAX_DEPTH) return TOO_DEEP;
-  const budget = scope.budget ?? { left: MAX_COMMANDS };
+  const budget = scope.budget ?? { left: MAX_COMMANDS, fileText: MAX_FILE_TEXT };
   const roots = scope.roots ?? new Map<string, string>();
   // Variables the script sets for itself (`d=$TAMA_HOME; cp x "$d/…"`, `export D=…`) reach the commands after them.
   const shellVars = new Map(scope.env);
@@ -115,7 +121,8 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
   const functions = new Map([...(scope.functions ?? []), ...functionsOf(script)]);
   let previous: { argv: string[]; command: ShellCommand } | undefined;
   const loops = new Map<string, string[]>();
-  const written: WrittenFiles = { texts: new Map(), opaque: new Set() };
+  const written: WrittenFiles = scope.written ?? { texts: new Map(), opaque: new Set() };
+  here = { ...here, written };
   // Substitutions run where the line is (`$(cat f)` reads f there, as this line left it; `$(cd d && pwd)` is d).
   const printerHere = (): Printer => {
     const lineCwd = here.unknownCwd === undefined ? here.cwd ?? process.cwd() : undefined;
@@ -164,7 +171,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       const program = argv[0] === undefined ? undefined : basename(argv[0]);
       let unreadArgs = false;
       const cwdHere = inner.unknownCwd === undefined ? inner.cwd ?? process.cwd() : undefined;
-      const textAt = (word: string): string | undefined => (cwdHere === undefined && !path.isAbsolute(word) ? undefined : fileTextOf(path.resolve(cwdHere ?? "/", word), written));
+      const textAt = (word: string): string | undefined => (cwdHere === undefined && !path.isAbsolute(word) ? undefined : fileTextOf(path.resolve(cwdHere ?? "/", word), written, inner.links));
       // `bash < f.sh`, `python3 < f.py`, `xargs cmd < list`: the file is its stdin.
       const redirectedIn = expandedCommand.redirects.filter((r) => r.op === "<" && !STDIN_FILES.has(r.target)).flatMap((r) => {
         const text = textAt(r.target);
@@ -197,7 +204,9 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         ...calls.map((nested): [string, Scope] => [nested, nestedScope([calling])]),
         ...fromFile.scripts.map((nested): [string, Scope] => {
           const fileScope = nestedScope(fromFile.files);
-          const positional = (fromFile.args ?? []).slice(0, 9).map((arg, i): [string, string] => [String(i + 1), arg]);
+          const args = fromFile.args ?? [];
+          const positional = args.slice(0, 9).map((arg, i): [string, string] => [String(i + 1), arg]);
+          if (args.length > 0) positional.push(["@", args.join(" ")], ["*", args.join(" ")]);
           return [nested, positional.length === 0 ? fileScope : { ...fileScope, env: new Map([...fileScope.env, ...positional]) }];
         }),
       ];
@@ -213,6 +222,11 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       // Read for the program that runs and for the first word, when a wrapper stood there (`ssh -o ProxyCommand=… host cmd`).
       const first = words[0] === undefined ? undefined : basename(words[0]);
       const ownLanguage = [...runnerScripts(program, argv, stdin, env, fileText), ...(first !== undefined && first !== program ? runnerScripts(first, words, stdin, env, fileText) : [])];
+      // What a program's language yields (a makefile's recipes) is text read from files too: charged to the same budget.
+      if (budget.fileText !== undefined && ownLanguage.length > 0) {
+        budget.fileText -= ownLanguage.reduce((sum, line) => sum + line.length, 0);
+        if (budget.fileText < 0) return TOO_DEEP;
+      }
       const runnerScope = ownLanguage.length > 0 ? withFunctions({ ...inner, env: runnerEnv(program, env) }) : inner;
       for (const nested of ownLanguage) {
         const reason = walkShell(nested, runnerScope, visit, depth + 1);
@@ -288,9 +302,19 @@ const NUMERIC = new Set(["RANDOM", "SRANDOM", "SECONDS", "BASHPID", "PPID", "UID
 /** The name under which `varsOf` keeps the repository's top level, for `$(git rev-parse --show-toplevel)`. */
 const TOPLEVEL = " toplevel";
 
+/** Variables whose `${X:-default}` is its default when the walker does not know them: positional parameters and the temporary directory. */
+const DEFAULTABLE = /^(?:\d+|TMPDIR|TMP|TEMP)$/;
+
 /** `$NAME`/`${NAME}` replaced where the script's own variables know it; other references stay as written. */
 export function expandVars(text: string, vars: ReadonlyMap<string, string>): string {
-  const pattern = /\$\{(\w+)\}|\$(\w+)|\$[$!?#]|\$\(\s*pwd\s*\)|`\s*pwd\s*`|\$\(\s*mktemp\b[^()`]*\)|\$\(\s*git rev-parse --show-toplevel\s*\)|\$\(\s*date\s+\+[%A-Za-z0-9_.:-]*\s*\)/g;
+  // `${X:-default}`, `${X-default}`, `${X:+alt}`, `${X:=default}`: the value, or the default when it is unset.
+  text = text.replace(/\$\{(\w+)(:?)([-=+])([^{}]*)\}/g, (whole, name: string, colon: string, op: string, word: string) => {
+    const value = vars.get(name);
+    const set = value !== undefined && (colon === "" || value.length > 0);
+    if (op === "+") return set ? expandVars(word, vars) : value === undefined ? whole : "";
+    return set ? (value as string) : value === undefined && !DEFAULTABLE.test(name) ? whole : expandVars(word, vars);
+  });
+  const pattern = /\$\{(\w+|[@*])\}|\$(\w+|[@*])|\$[$!?#]|\$\(\s*pwd\s*\)|`\s*pwd\s*`|\$\(\s*mktemp\b[^()`]*\)|\$\(\s*git rev-parse --show-toplevel\s*\)|\$\(\s*date\s+\+[%A-Za-z0-9_.:-]*\s*\)/g;
   return text.replace(pattern, (whole, braced: string | undefined, plain: string | undefined) => {
     const name = braced ?? plain;
     // Numbers the shell makes (`$$`, `$RANDOM`, `$(date +%s)`) hold no `/`: a name built from them stays where it is.
@@ -323,7 +347,13 @@ export const SCRIPT_WRITTEN_UNREAD = "this command line writes a script and then
 export const SCRIPT_TOO_LARGE = `this command runs a shell script larger than ${MAX_SCRIPT / 1024 / 1024} MiB, past what Tama reads; run its commands, or a smaller script`;
 
 /** Interpreters' options that take the next word (not the script). */
-const INTERPRETER_VALUED = new Set(["-W", "-X", "-r", "--require", "--import", "--loader", "--experimental-loader", "-C", "--conditions", "-I", "--title", "--env-file", "--cwd", "--config", "-c"]);
+/** Interpreters' options that take the next word (not the script), by language (Python's `-I` is a flag, Ruby's takes a folder). */
+const INTERPRETER_VALUED: Readonly<Record<CodeLanguage, ReadonlySet<string>>> = {
+  python: new Set(["-W", "-X", "--check-hash-based-pycs"]),
+  javascript: new Set(["-C", "--conditions", "--title", "--env-file", "--cwd", "--config", "--inspect-port", "--input-type"]),
+  unknown: new Set(["-I", "-r", "-C", "-x", "-E", "-M", "-m"]),
+  program: new Set(),
+};
 
 /** The script file an interpreter runs (`python3 x.py`, `node x.js`, `deno run x.ts`), when no inline code or module is given. */
 function interpreterScript(program: string, argv: readonly string[]): { file?: string; module?: string; preloads: string[] } {
@@ -350,7 +380,7 @@ function interpreterScript(program: string, argv: readonly string[]): { file?: s
     }
     if (arg === "-m") return { module: args[i + 1], preloads };
     if (spec.flags.includes(arg) || arg === "--" || arg === "-") return { preloads };
-    if (INTERPRETER_VALUED.has(arg)) i++;
+    if (INTERPRETER_VALUED[spec.language].has(arg)) i++;
     else if (!arg.startsWith("-")) return { file: arg, preloads };
   }
   return { preloads };
@@ -392,7 +422,7 @@ const PACKAGE_MANAGERS = new Set(["npm", "pnpm", "yarn", "bun"]);
 const NPM_SCRIPT_COMMANDS: Readonly<Record<string, string>> = { test: "test", t: "test", tst: "test", start: "start", stop: "stop", restart: "restart" };
 
 /** The package.json scripts `npm run x`, `npm test`, `pnpm x`, `yarn x`, `bun run x` run (with npm's pre and post scripts). */
-function packageScriptsRun(program: string, argv: readonly string[], cwd: string): string[] {
+function packageScriptsRun(program: string, argv: readonly string[], cwd: string, textOf: (file: string) => string | undefined, reading: ReadonlySet<string> | undefined, files: string[]): string[] {
   if (!PACKAGE_MANAGERS.has(program)) return [];
   let dir = cwd;
   const args: string[] = [];
@@ -420,9 +450,18 @@ function packageScriptsRun(program: string, argv: readonly string[], cwd: string
   // `npm install-test`, `npm it`: the install's scripts, then the test's.
   if (args[0] === "it" || args[0] === "install-test" || args[0] === "cit" || args[0] === "clean-install-test") names = [...names, "pretest", "test", "posttest"];
   if (names.length === 0) return [];
-  const scripts = packageScripts(dir);
+  // A script that runs itself again (`build: npm run build --workspaces`) is read once.
+  const key = `package.json scripts of ${dir}: ${names.join(" ")}`;
+  if (reading?.has(key)) return [];
+  files.push(key);
+  const scripts = packageScripts(dir, textOf);
   if (scripts === undefined) return [];
-  return names.flatMap((key) => (scripts[key] === undefined ? [] : [scripts[key] as string]));
+  // The words after the script's name (after `--`) are passed on to it: `npm run commit -- --no-verify`.
+  const named = verb === "run" || verb === "run-script" || verb === "rum" || verb === "urn" ? args[1] : verb;
+  const at = named === undefined ? -1 : argv.indexOf(named);
+  const rest = at === -1 ? [] : argv.slice(at + 1).filter((word, i) => !(i === 0 && word === "--"));
+  const main = named === undefined ? undefined : names.find((name) => name === named || name === NPM_SCRIPT_COMMANDS[named]);
+  return names.flatMap((name) => (scripts[name] === undefined ? [] : [name === main && rest.length > 0 ? `${scripts[name]} ${shellLine(rest)}` : (scripts[name] as string)]));
 }
 
 /**
@@ -438,6 +477,7 @@ function scriptFiles(program: string | undefined, argv: readonly string[], scope
   const cwd = scope.unknownCwd === undefined ? scope.cwd ?? process.cwd() : undefined;
   const files: string[] = [];
   let unread = false;
+  let overBudget = false;
   const home = scope.home ?? process.env.HOME ?? "";
   const read = (given: string): ScriptFile => {
     // `~/f.sh`, `f*.sh` (the shell runs the first match).
@@ -446,15 +486,27 @@ function scriptFiles(program: string | undefined, argv: readonly string[], scope
     const file = path.resolve(cwd ?? "/", matched ?? word);
     if (scope.reading?.has(file)) return { missing: true };
     files.push(file);
-    const text = written.texts.get(file);
+    const key = fileKey(file, scope.links);
+    const text = written.texts.get(key);
     if (text !== undefined) return { text };
-    if (written.opaque.has(file)) {
+    if (written.opaque.has(key)) {
       unread = true;
       return { missing: true };
     }
-    return cwd === undefined && !path.isAbsolute(word) ? { missing: true } : readScriptFile(file);
+    // A link this line made is followed as the shell will follow it (`ln -sf y.txt x.sh; bash x.sh` runs y.txt).
+    const found = cwd === undefined && !path.isAbsolute(word) ? ({ missing: true } as const) : readScriptFile(throughLinks(file, scope.links));
+    if ("text" in found && scope.budget?.fileText !== undefined) {
+      scope.budget.fileText -= found.text.length;
+      if (scope.budget.fileText < 0) overBudget = true;
+    }
+    return found;
   };
-  const done = (result: Omit<FileScripts, "files">): FileScripts => (unread ? { ...none, refusal: SCRIPT_WRITTEN_UNREAD } : { ...result, files });
+  // package.json as this line left it (`echo '{…}' > package.json; npm run x`).
+  const lineText = (file: string): string | undefined => {
+    if (written.opaque.has(fileKey(file, scope.links))) unread = true;
+    return fileTextOf(file, written, scope.links);
+  };
+  const done = (result: Omit<FileScripts, "files">): FileScripts => (overBudget ? { ...none, refusal: TOO_DEEP } : unread ? { ...none, refusal: SCRIPT_WRITTEN_UNREAD } : { ...result, files });
   // A shell script sees its own path as `$0` (and `${BASH_SOURCE[0]}`) and the words after it as `$1`, `"$@"`.
   const shellScript = (file: ScriptFile, word: string, args: readonly string[]): FileScripts =>
     "text" in file ? done({ scripts: [boundScript(file.text, word)], code: [], args: [...args] }) : "tooLarge" in file ? { ...none, refusal: SCRIPT_TOO_LARGE } : done({ scripts: [], code: [] });
@@ -510,6 +562,13 @@ function scriptFiles(program: string | undefined, argv: readonly string[], scope
     const main = shellScript(read(file), file, argv.slice(at + 1));
     return main.refusal !== undefined ? main : { ...main, scripts: [...startup, ...main.scripts] };
   }
+  // `uv run x.py`, `pdm run x.py`: a runner hands the file to its interpreter.
+  const byExtension = /\.py$/.test(program) ? "python3" : /\.(?:m?js|cjs|ts)$/.test(program) ? "node" : undefined;
+  if (byExtension !== undefined && cwd !== undefined) {
+    const file = read(argv[0]);
+    const language = interpreterSpec(byExtension)?.language;
+    if ("text" in file && language !== undefined) return codeOf(file, language);
+  }
   const spec = interpreterSpec(program);
   if (spec !== undefined) {
     const { file: script, module, preloads } = interpreterScript(program, argv);
@@ -529,10 +588,10 @@ function scriptFiles(program: string | undefined, argv: readonly string[], scope
       if (text.length <= MAX_CODE_FILE) code.push({ code: text, language: spec.language, fromFile: true });
     }
     // `bun run x` with no file x runs package.json's script x.
-    const scripts = !found && PACKAGE_MANAGERS.has(program) && cwd !== undefined ? packageScriptsRun(program, argv, cwd) : [];
+    const scripts = !found && PACKAGE_MANAGERS.has(program) && cwd !== undefined ? packageScriptsRun(program, argv, cwd, lineText, scope.reading, files) : [];
     return done({ scripts, code });
   }
-  return cwd === undefined ? none : done({ scripts: packageScriptsRun(program, argv, cwd), code: [] });
+  return cwd === undefined ? none : done({ scripts: packageScriptsRun(program, argv, cwd, lineText, scope.reading, files), code: [] });
 }
 
 /** Where a program is found on a PATH the command line set (one that differs from the process's): undefined otherwise. */
@@ -566,9 +625,15 @@ interface WrittenFiles {
 }
 
 /** A file's text as this command line left it: written by it with known text, else from disk (undefined: not readable, or written with text not known). */
-function fileTextOf(file: string, written: WrittenFiles): string | undefined {
-  const text = written.texts.get(file);
-  if (text !== undefined || written.opaque.has(file)) return text;
+/** The key a written file is kept under: the path it resolves to (links this line made, and links on disk), so `l.sh` and `x.sh` are one file. */
+function fileKey(file: string, links?: ReadonlyMap<string, string>): string {
+  return realPath(throughLinks(file, links));
+}
+
+function fileTextOf(file: string, written: WrittenFiles, links?: ReadonlyMap<string, string>): string | undefined {
+  const key = fileKey(file, links);
+  const text = written.texts.get(key);
+  if (text !== undefined || written.opaque.has(key)) return text;
   const read = readScriptFile(file);
   return "text" in read ? read.text : undefined;
 }
@@ -589,6 +654,10 @@ function printedOrRead(argv: readonly string[], command: ShellCommand, cwd: stri
   return texts.every((text) => text !== undefined) ? texts.join("") : undefined;
 }
 
+function isFolder(file: string): boolean {
+  return statSync(file, { throwIfNoEntry: false })?.isDirectory() === true;
+}
+
 /** Writers' effects that leave a file's text as it was (`chmod +x s.sh && ./s.sh`). */
 const KEEPS_TEXT = /^(changes the (mode|owner|group|attributes|ACL) of|touches|makes a directory in)$/;
 
@@ -600,9 +669,10 @@ const KEEPS_TEXT = /^(changes the (mode|owner|group|attributes|ACL) of|touches|m
 function recordWrites(run: RunCommand, scope: Scope, previous: { argv: string[]; command: ShellCommand } | undefined, written: WrittenFiles): void {
   const { argv, program, command } = run;
   const cwd = scope.unknownCwd === undefined ? scope.cwd ?? process.cwd() : undefined;
-  const targets = [...writeTargets(command, argv), ...run.otherWrites].filter((target) => !KEEPS_TEXT.test(target.effect) && !isDynamic(target.word) && (cwd !== undefined || path.isAbsolute(target.word)));
+  const codeWrites = run.code.flatMap(({ code, language }) => readCode(code, language).writes.map((w): WriteTarget => ({ word: w.path, effect: "writes", reachesBelow: false })));
+  const targets = [...writeTargets(command, argv), ...run.otherWrites, ...codeWrites].filter((target) => !KEEPS_TEXT.test(target.effect) && !isDynamic(target.word) && (cwd !== undefined || path.isAbsolute(target.word)));
   if (targets.length === 0) return;
-  const resolve = (word: string): string => path.resolve(cwd ?? "/", word);
+  const resolve = (word: string): string => fileKey(path.resolve(cwd ?? "/", word), scope.links);
   const printed = printedOrRead(argv, command, cwd, written) ?? (program === "tee" && previous !== undefined ? printedOrRead(previous.argv, previous.command, cwd, written) : undefined);
   const known = new Map<string, string>();
   if (printed !== undefined) {
@@ -617,8 +687,12 @@ function recordWrites(run: RunCommand, scope: Scope, previous: { argv: string[];
   if ((program === "cp" || program === "mv" || program === "install" || program === "ln") && cwd !== undefined) {
     const operands = argv.slice(1).filter((word) => !word.startsWith("-"));
     if (operands.length === 2) {
+      // Into a folder (`cp tpl/x.sh .`), the file lands under the source's name.
+      const dest = resolve(operands[1] as string);
+      const into = (operands[1] as string).endsWith("/") || isFolder(dest) ? path.join(dest, path.basename(operands[0] as string)) : dest;
       const text = fileTextOf(resolve(operands[0] as string), written);
-      if (text !== undefined) known.set(resolve(operands[1] as string), text);
+      if (text !== undefined) known.set(into, text);
+      if (into !== dest) targets.push({ word: into, effect: "copies over", reachesBelow: false });
     }
   }
   for (const target of targets) {
@@ -639,8 +713,13 @@ export function printedBy(argv: readonly string[], command: ShellCommand): strin
   const program = argv[0] === undefined ? undefined : basename(argv[0]);
   const args = argv.slice(1);
   let text: string | undefined;
-  if (program === "echo") text = args.filter((w, i) => !(i === 0 && /^-[neE]+$/.test(w))).join(" ");
-  else if (program === "printf") text = args.filter((w) => w !== "--").join(" ").replace(/\\n/g, "\n").replace(/%[sb]/g, "");
+  // Escapes (`\055`, `\x2d`, `%c`, `%b`) make text no reader here decodes: unknown, not taken literally.
+  if (program === "echo") text = args.some((w) => w.includes("\\")) ? undefined : args.filter((w, i) => !(i === 0 && /^-[neE]+$/.test(w))).join(" ");
+  else if (program === "printf") {
+    const words = args.filter((w) => w !== "--");
+    const escapes = words.some((w) => /\\(?![nt\\])/.test(w)) || /%(?![s%])/.test(words[0] ?? "");
+    text = escapes ? undefined : words.join(" ").replace(/\\n/g, "\n").replace(/\\t/g, "\t").replace(/%s/g, "");
+  }
   else if (program === "cat" && args.length === 0 && command.stdin.length > 0) text = command.stdin.join("\n");
   // `cd "$(dirname "$0")"`: the path functions print a literal's part.
   else if (program === "dirname" && args.length === 1) text = path.dirname(args[0] as string);
@@ -655,6 +734,11 @@ type Printer = ((argv: readonly string[], command: ShellCommand) => string | und
 function printedByLine(inner: string, printer: Printer): string | undefined {
   const commands = parseShell(inner);
   const [only, second] = commands;
+  // `$(realpath X)`, `$(readlink -f X)`: the path, resolved where the line is.
+  if (commands.length === 1 && only !== undefined && printer.cwd !== undefined && ((only.argv[0] === "realpath" && only.argv.length === 2) || (only.argv[0] === "readlink" && only.argv.length === 3 && /^-[fem]$/.test(only.argv[1] as string)))) {
+    const target = only.argv.at(-1) as string;
+    return isDynamic(target) ? undefined : path.resolve(printer.cwd, target);
+  }
   if (commands.length === 2 && only?.argv[0] === "cd" && only.argv.length === 2 && second?.argv.length === 1 && second.argv[0] === "pwd" && printer.cwd !== undefined) {
     const dir = only.argv[1] as string;
     return isDynamic(dir) ? undefined : path.resolve(printer.cwd, dir);

@@ -358,6 +358,8 @@ class Parser {
     while (this.src[this.i] === " " || this.src[this.i] === "\t") this.i++;
     const target = this.readWord();
     if (op !== "<<" && op !== "<<-" && op !== "<<<" && op !== ">&" && op !== "<&") command.redirects.push({ op, target: target.text });
+    // `>& FILE` (not `>&2`, `>&-`) writes stdout and stderr to FILE, as `&>` does.
+    if (op === ">&" && !/^(\d+|-)$/.test(target.text)) command.redirects.push({ op: ">", target: target.text });
     if (op === "<<<") command.stdin.push(target.text);
     if (op === "<<" || op === "<<-") {
       this.pendingHeredocs.push({ delimiter: target.text, stripTabs: op === "<<-", target: command });

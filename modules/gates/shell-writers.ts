@@ -4,6 +4,7 @@
 // no target. A target is reported as written (the word, not yet resolved), with
 // whether the change reaches what lies below a directory (rm -r, mv, chmod -R),
 // so that removing or moving a parent of a protected file counts as changing it.
+import path from "node:path";
 import { basename, type ShellCommand } from "./shell-words.ts";
 
 export interface WriteTarget {
@@ -157,7 +158,11 @@ const WRITERS: Readonly<Record<string, WriterRule>> = {
   zip: (args) => [...all(operands(args, ["-b", "-n", "-t", "-tt", "-x", "-i", "-O", "--output-file", "-P", "--password", "-Z"]).operands.slice(0, 1), "writes", false), ...outputs(args, ["-O", "--output-file"], "writes")],
   cargo: (args) => outputs(args, ["--target-dir", "--root", "--out-dir", "--artifact-dir"], "writes into"),
   ...Object.fromEntries(["pip", "pip3"].map((name) => [name, (args: string[]) => outputs(args, ["-t", "--target", "-d", "--dest", "--prefix", "--root", "--src", "--log", "-r"].filter((option) => option !== "-r"), "installs into")])),
-  npm: (args) => outputs(args, ["--prefix", "--pack-destination", "--cache"], "writes into"),
+  npm: (args) => [
+    ...outputs(args, ["--prefix", "--pack-destination", "--cache"], "writes into"),
+    // `npm pkg set|delete` edits package.json (its scripts too), where --prefix says.
+    ...(args.includes("pkg") && (args.includes("set") || args.includes("delete") || args.includes("fix")) ? [{ word: path.join(outputs(args, ["--prefix", "-C"], "").at(0)?.word ?? ".", "package.json"), effect: "edits", reachesBelow: false }] : []),
+  ],
   virtualenv: (args) => all(operands(args, ["-p", "--python", "--prompt"]).operands.slice(0, 1), "makes an environment in", false),
   uv: (args) => (args[0] === "venv" ? all(operands(args.slice(1), ["-p", "--python", "--prompt"]).operands.slice(0, 1), "makes an environment in", false) : outputs(args, ["-t", "--target", "--prefix", "-o", "--output-file", "--cache-dir"], "writes into")),
   // `scp SRC… DEST`: a local destination (not `host:path`).

@@ -34,7 +34,7 @@ beforeAll(() => {
     "x.gdb": "shell git commit --no-verify -m x\n",
     "x.awk": `BEGIN{system("git commit --no-verify -m x")}\n`,
     "Makefile": `all: build\nbuild:\n\tgit commit --no-verify -m x\ntest:\n\techo tests\nrelease:\n\t${FORCE}\n`,
-    "package.json": JSON.stringify({ scripts: { x: "git commit --no-verify -m x", pretest: "git commit -n -m y", test: "echo tests", release: FORCE } }),
+    "package.json": JSON.stringify({ scripts: { x: "git commit --no-verify -m x", pretest: "git commit -n -m y", test: "echo tests", release: FORCE, wip: "git commit -m wip", build: "npm run build --workspaces --if-present" } }),
     "ok.sh": "echo fine > out.txt\n",
     "strict.sh": "run() { echo \"it's starting (won't take long)\"; \"$@\"; }\nrun git commit --no-verify -m x\n",
     "fine.sh": "# don't worry\nrun() { echo \"it's fine\"; \"$@\"; }\nrun echo ok\n",
@@ -43,6 +43,8 @@ beforeAll(() => {
     "preload.js": `require("child_process").execSync("git commit --no-verify -m x")\n`,
     "commitmod.py": `import os\nos.system("git commit --no-verify -m x")\n`,
     "run-make": "#!/usr/bin/make -f\nall:\n\tgit commit --no-verify -m x\n",
+    "wip.sh": 'git commit -m wip "$@"\n',
+    "clean.sh": 'OUT="${1:-build}"\nrm -rf "$OUT" *.egg-info\nROOT="$(cd "$(dirname "$0")" && pwd)"\nrm -rf "$ROOT/dist"\n',
   };
   for (const [file, text] of Object.entries(files)) {
     writeFileSync(path.join(project, file), text);
@@ -105,6 +107,13 @@ describe("a script file the command runs", () => {
     ["a #! line naming make -f", "./run-make", "block-git-hook-bypass"],
     ["npm install's lifecycle scripts", "npm --prefix installs install", "block-git-hook-bypass"],
     ["env -C DIR", "env -C sub make", "protect-branches"],
+    ["a script written inside a nested shell, run after it", `bash -c "echo 'git commit --no-verify -m x' > w.sh"; bash w.sh`, "block-git-hook-bypass"],
+    ["a script written, then run by a nested shell", `echo 'git commit --no-verify -m x' > w.sh; bash -c 'bash w.sh'`, "block-git-hook-bypass"],
+    ["words passed on to a package script", "npm run wip -- --no-verify", "block-git-hook-bypass"],
+    ["words passed on to a script's \"$@\"", "bash wip.sh --no-verify", "block-git-hook-bypass"],
+    ["a link made on the line, then run", "ln -sf commit.sh w2.sh; bash w2.sh", "block-git-hook-bypass"],
+    ["uv run FILE", "uv run commit.py", "block-git-hook-bypass"],
+    ["python3 -I FILE", "python3 -I commit.py", "block-git-hook-bypass"],
   ])("%s", async (_name, command, gate) => {
     expect(await refusedBy(command.replaceAll("PROJECT", project))).toContain(gate);
   });
@@ -115,6 +124,11 @@ describe("a script file the command runs", () => {
     reason = walkShell("./bundle.js", { env: new Map(), cwd: project }, () => undefined);
     expect(reason).toBeUndefined();
     expect(await refusedBy("/usr/bin/env true")).toEqual([]);
+  });
+
+  it("reads `>& FILE` as a write, and printf escapes as text it cannot read", async () => {
+    expect(await refusedBy(`echo x >& ${path.join(home, ".omp", "agent", "extensions", "e.js")}`)).toContain("self-protection");
+    expect(walkShell("printf 'git commit \\055-no-verify -m x\\n' > p.sh; bash p.sh", { env: new Map(), cwd: project }, () => undefined)).toBe(SCRIPT_WRITTEN_UNREAD);
   });
 
   it("refuses a script this command line writes with text it cannot read, then runs", () => {
@@ -136,6 +150,8 @@ describe("a script file the command runs", () => {
     ["a function with apostrophes in a comment and a string", "bash fine.sh"],
     ["a script that runs itself again once", "bash self.sh"],
     ["make -C DIR with make's variables and $(MAKE)", "make -C lib lint"],
+    ["a package script that runs itself across workspaces", "npm run build"],
+    ["a clean script with defaults, globs and its own folder", "bash clean.sh"],
   ])("passes: %s", async (_name, command) => {
     expect(await refusedBy(command)).toEqual([]);
   });
@@ -153,12 +169,43 @@ describe("makeRecipes", () => {
   });
   it("expands variables as make does: the makefile's, the command line's, make's own, $(shell …) as a substitution, $$ as $", () => {
     const text = "BUILD := build\nOUT = $(BUILD)/out\nall:\n\tmkdir -p $(OUT) ${BUILD}\n\t$(MAKE) -C sub test\n\techo $(shell git rev-parse HEAD) $(UNSET) $$HOME\n";
-    expect(makeRecipes(text, [])).toEqual(["git rev-parse HEAD", "mkdir -p build/out build", "make -C sub test", "echo $(git rev-parse HEAD) ${UNSET} $HOME"]);
-    expect(makeRecipes(text, [], new Map([["BUILD", "/tmp/b"]]))).toEqual(["git rev-parse HEAD", "mkdir -p /tmp/b/out /tmp/b", "make -C sub test", "echo $(git rev-parse HEAD) ${UNSET} $HOME"]);
+    expect(makeRecipes(text, [])).toEqual(["git rev-parse HEAD", "mkdir -p build/out build", "make -C sub test", "echo $(git rev-parse HEAD)  $HOME"]);
+    expect(makeRecipes(text, [], { overrides: new Map([["BUILD", "/tmp/b"]]) })).toEqual(["git rev-parse HEAD", "mkdir -p /tmp/b/out /tmp/b", "make -C sub test", "echo $(git rev-parse HEAD)  $HOME"]);
+    // A variable the makefile does not set comes from the environment (first with -e), else is empty.
+    expect(makeRecipes("all:\n\techo $(UNSET)\n", [], { environment: new Map([["UNSET", "from-env"]]) })).toEqual(["echo from-env"]);
+    expect(makeRecipes("X = mine\nall:\n\techo $(X)\n", [], { environment: new Map([["X", "env"]]), environmentFirst: true })).toEqual(["echo env"]);
   });
   it("reads included makefiles, define blocks, continued lines, VAR != and a SHELL of the makefile's own", () => {
     const text = "include more.mk\nNOW != date\nSHELL := ./wrap.sh\ndefine STEP\necho one\nendef\nall:\n\t$(STEP) \\\n\t  two\n\t$(FROM_MORE)\n";
-    expect(makeRecipes(text, [], new Map(), (file) => (file === "more.mk" ? "FROM_MORE = echo more\n" : undefined))).toEqual(["date", "./wrap.sh -c :", "echo one  \t  two", "echo more"]);
+    expect(makeRecipes(text, [], { read: (file) => (file === "more.mk" ? "FROM_MORE = echo more\n" : undefined) })).toEqual(["date", "./wrap.sh -c :", "./wrap.sh -c 'echo one  \t  two'", "./wrap.sh -c 'echo more'"]);
+  });
+});
+
+describe("makeRecipes reads what make would run", () => {
+  it("keeps a rule's recipe across comments and conditionals, with each value a conditional gives", () => {
+    const text = "ifeq ($(CI),1)\nCMD = git commit --no-verify -m x\nelse\nCMD = echo hi\nendif\nall:\n\techo one\n# a comment\nifdef X\n\techo two\nendif\n\t$(CMD)\n";
+    expect(makeRecipes(text, [])).toEqual(["echo one", "echo two", "git commit --no-verify -m x", "echo hi"]);
+  });
+  it("follows .DEFAULT_GOAL, target-specific variables and := values without expanding them again", () => {
+    expect(makeRecipes(".DEFAULT_GOAL := evil\nall:\n\techo all\nevil:\n\techo evil\n", [])).toEqual(["echo evil"]);
+    expect(makeRecipes("all: CMD = git push --force\nall:\n\t$(CMD)\n", [])).toEqual(["git push --force"]);
+    expect(makeRecipes("X := $$(printf hi)\nall:\n\techo $(X)\n", [])).toEqual(["$(printf hi)", "echo $(printf hi)"].slice(1));
+  });
+  it("expands call, foreach, if, value, eval, subst and the path functions", () => {
+    const text = [
+      "RUN = git $(1) --no-verify",
+      "$(eval LATE = from-eval)",
+      "all:",
+      "\t$(call RUN,commit)",
+      "\t$(foreach v,a b,echo $(v);)",
+      "\t$(if $(X),echo yes,echo no)",
+      "\t$(subst Q,,gQit) status",
+      "\techo $(LATE) $(notdir a/b/c.txt) $(dir a/b/c.txt) $(abspath out) $(CURDIR)",
+    ].join("\n");
+    expect(makeRecipes(`${text}\n`, [])).toEqual(["git commit --no-verify", "echo a; echo b;", "echo yes echo no", "git status", "echo from-eval c.txt a/b/ $PWD/out $PWD"]);
+  });
+  it("reads the makefiles MAKEFILES names", () => {
+    expect(makeRecipes("all:\n\t$(CMD)\n", [], { environment: new Map([["MAKEFILES", "evil.mk"]]), read: (file) => (file === "evil.mk" ? "CMD = git push --force\n" : undefined) })).toEqual(["git push --force"]);
   });
 });
 
