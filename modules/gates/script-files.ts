@@ -4,8 +4,9 @@
 // run it with the next call; the gates read what the file holds as they read a command
 // line. Only a regular file is read (opened without blocking, so a FIFO put there never
 // holds the gate), at most MAX_SCRIPT bytes, and text only.
-import { closeSync, constants, fstatSync, openSync, readSync, statSync } from "node:fs";
+import { closeSync, statSync, type Stats } from "node:fs";
 import path from "node:path";
+import { openRegularFile, readOpened } from "../system/regular-file.ts";
 
 /** Larger script files are not read (a shell script that large is refused; see shell-walk.ts). */
 export const MAX_SCRIPT = 1024 * 1024;
@@ -22,42 +23,30 @@ interface Cached {
 const cache = new Map<string, Cached>();
 const CACHE_SIZE = 64;
 
-/** Read `file` as a script: a regular file, without blocking, up to MAX_SCRIPT bytes, with no NUL byte. */
+/** Read `file` as a script: a regular file, without blocking, up to MAX_SCRIPT bytes, text (as bash tells it). */
 export function readScriptFile(file: string): ScriptFile {
   // Most files asked for are not there (package.json above the project, a makefile): told without an exception.
   const seen = statSync(file, { throwIfNoEntry: false });
   if (seen === undefined || !seen.isFile()) return { missing: true };
-  let fd: number;
+  let opened: { fd: number; stats: Stats };
   try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+    opened = openRegularFile(file);
   } catch {
     return { missing: true };
   }
+  const { fd, stats } = opened;
   try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) return { missing: true };
-    if (stat.size > MAX_SCRIPT) {
+    if (stats.size > MAX_SCRIPT) {
       // A program (`/usr/bin/git`) is binary from its first bytes; a script that large is text.
-      const head = Buffer.alloc(4096);
-      const n = readSync(fd, head, 0, head.length, 0);
-      const start = head.subarray(0, Math.min(80, n));
-      const firstLine = start.includes(10) ? start.subarray(0, start.indexOf(10)) : start;
-      return firstLine.includes(0) ? { binary: true } : { tooLarge: true, head: head.subarray(0, n).toString("utf8").replace(/\0/g, "") };
+      const head = readOpened(fd, 4096);
+      return binaryStart(head) ? { binary: true } : { tooLarge: true, head: head.toString("utf8").replace(/\0/g, "") };
     }
-    const key = `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
+    const key = `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
     const cached = cache.get(file);
     if (cached?.key === key) return cached.file;
-    const buffer = Buffer.alloc(stat.size);
-    let read = 0;
-    while (read < stat.size) {
-      const n = readSync(fd, buffer, read, stat.size - read, read);
-      if (n === 0) break;
-      read += n;
-    }
-    const bytes = buffer.subarray(0, read);
-    // A program is binary the way bash tells it: a NUL on its first line (within 80 bytes); NULs later are dropped as bash drops them.
-    const firstLine = bytes.subarray(0, Math.min(80, bytes.includes(10) ? bytes.indexOf(10) : bytes.length));
-    const result: ScriptFile = firstLine.includes(0) ? { binary: true } : { text: bytes.toString("utf8").replace(/\0/g, "") };
+    const bytes = readOpened(fd, stats.size);
+    // NULs after the first line are dropped, as bash drops them.
+    const result: ScriptFile = binaryStart(bytes) ? { binary: true } : { text: bytes.toString("utf8").replace(/\0/g, "") };
     if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value as string);
     cache.set(file, { key, file: result });
     return result;
@@ -66,6 +55,13 @@ export function readScriptFile(file: string): ScriptFile {
   } finally {
     closeSync(fd);
   }
+}
+
+/** A program is binary the way bash tells it: a NUL on its first line, within its first 80 bytes. */
+function binaryStart(bytes: Buffer): boolean {
+  const start = bytes.subarray(0, 80);
+  const newline = start.indexOf(10);
+  return (newline === -1 ? start : start.subarray(0, newline)).includes(0);
 }
 
 /** The text of `file` (relative to `cwd`), or undefined when it is not a readable text file. */

@@ -37,19 +37,23 @@ export function openRegularFile(file: string, maxBytes = Number.POSITIVE_INFINIT
   }
 }
 
+/** Up to `size` bytes from the start of an open file: what its size said, no more (a file growing as it is read does not grow the read). */
+export function readOpened(fd: number, size: number): Buffer {
+  const buffer = Buffer.alloc(size);
+  let filled = 0;
+  while (filled < buffer.length) {
+    const read = readSync(fd, buffer, filled, buffer.length - filled, filled);
+    if (read === 0) break;
+    filled += read;
+  }
+  return buffer.subarray(0, filled);
+}
+
 /** `file`'s bytes, when it is a regular file of at most `maxBytes` (throws otherwise, as a read that failed). */
 export function readRegularFileBytes(file: string, maxBytes = READ_MAX_BYTES): Buffer {
   const { fd, stats } = openRegularFile(file, maxBytes);
   try {
-    // What its size said, no more: a file growing as it is read does not grow the read.
-    const buffer = Buffer.alloc(stats.size);
-    let filled = 0;
-    while (filled < buffer.length) {
-      const read = readSync(fd, buffer, filled, buffer.length - filled, filled);
-      if (read === 0) break;
-      filled += read;
-    }
-    return buffer.subarray(0, filled);
+    return readOpened(fd, stats.size);
   } finally {
     closeSync(fd);
   }
