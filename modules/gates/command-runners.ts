@@ -122,6 +122,9 @@ export function runnerScripts(program: string | undefined, argv: readonly string
   if (name === "tmux") return tmuxScripts(args, stdin);
   if (name === "make" || name === "gmake" || name === "bmake") return makeScripts(args, stdin, fileText, env);
   if (["ssh", "scp", "sftp", "rsync", "autossh", "mosh", "sshpass"].includes(name)) return sshScripts(name, args, stdin);
+  // `concurrently 'cmd' 'npm:x'`, `run-s a b`, `npm-run-all a`: command lines, and package scripts by name.
+  if (name === "concurrently") return args.filter((arg) => !arg.startsWith("-")).map((arg) => (arg.startsWith("npm:") ? `npm run ${arg.slice(4)}` : arg));
+  if (name === "run-s" || name === "run-p" || name === "npm-run-all") return args.filter((arg) => !arg.startsWith("-")).map((arg) => `npm run ${arg}`);
   const optionCommands = OPTION_COMMANDS[name];
   if (optionCommands !== undefined) return optionScripts(args, optionCommands);
   const shellOptions = OTHER_SHELLS[name];
@@ -179,7 +182,7 @@ const READ_PROGRAMS: ReadonlySet<string> = new Set([
   ...Object.keys(LANGUAGES),
   ...Object.keys(ALIASES),
   ...Object.keys(OTHER_SHELLS),
-  ...["git", "sed", "gsed", "screen", "tmux", "make", "gmake", "bmake", "ssh", "scp", "sftp", "rsync", "autossh", "mosh", "sshpass"],
+  ...["concurrently", "run-s", "run-p", "npm-run-all", "git", "sed", "gsed", "screen", "tmux", "make", "gmake", "bmake", "ssh", "scp", "sftp", "rsync", "autossh", "mosh", "sshpass"],
 ]);
 
 /** The arguments (and stdin) that hold the program's own command language, and (awk) the data its program reads. */

@@ -423,7 +423,7 @@ const NPM_SCRIPT_COMMANDS: Readonly<Record<string, string>> = { test: "test", t:
 
 /** The package.json scripts `npm run x`, `npm test`, `pnpm x`, `yarn x`, `bun run x` run (with npm's pre and post scripts). */
 function packageScriptsRun(program: string, argv: readonly string[], cwd: string, textOf: (file: string) => string | undefined, reading: ReadonlySet<string> | undefined, files: string[]): string[] {
-  if (!PACKAGE_MANAGERS.has(program)) return [];
+  if (!PACKAGE_MANAGERS.has(program) && program !== "node") return [];
   let dir = cwd;
   const args: string[] = [];
   for (let i = 1; i < argv.length; i++) {
@@ -436,6 +436,13 @@ function packageScriptsRun(program: string, argv: readonly string[], cwd: string
       const value = argv[++i] ?? "";
       if ((arg === "-w" || arg === "--workspace") && value.length > 0) dir = path.resolve(dir, value);
     } else if (!arg.startsWith("-")) args.push(arg);
+  }
+  // `node --run x` runs package.json's script x (without pre and post scripts).
+  const nodeRun = program === "node" ? argv.findIndex((arg) => arg === "--run") : -1;
+  if (program === "node") {
+    const name = nodeRun === -1 ? argv.find((arg) => arg.startsWith("--run="))?.slice("--run=".length) : argv[nodeRun + 1];
+    const scripts = name === undefined ? undefined : packageScripts(dir, textOf);
+    return name === undefined || scripts?.[name] === undefined ? [] : [scripts[name] as string];
   }
   const verb = args[0] === undefined ? (program === "yarn" ? "install" : undefined) : (NPM_ALIASES[args[0]] ?? args[0]);
   if (verb === undefined) return [];
@@ -461,6 +468,8 @@ function packageScriptsRun(program: string, argv: readonly string[], cwd: string
   const at = named === undefined ? -1 : argv.indexOf(named);
   const rest = at === -1 ? [] : argv.slice(at + 1).filter((word, i) => !(i === 0 && word === "--"));
   const main = named === undefined ? undefined : names.find((name) => name === named || name === NPM_SCRIPT_COMMANDS[named]);
+  // `npm start` with no start script runs `node server.js`.
+  if (verb === "start" && scripts.start === undefined && program === "npm") return ["node server.js"];
   return names.flatMap((name) => (scripts[name] === undefined ? [] : [name === main && rest.length > 0 ? `${scripts[name]} ${shellLine(rest)}` : (scripts[name] as string)]));
 }
 
@@ -588,7 +597,7 @@ function scriptFiles(program: string | undefined, argv: readonly string[], scope
       if (text.length <= MAX_CODE_FILE) code.push({ code: text, language: spec.language, fromFile: true });
     }
     // `bun run x` with no file x runs package.json's script x.
-    const scripts = !found && PACKAGE_MANAGERS.has(program) && cwd !== undefined ? packageScriptsRun(program, argv, cwd, lineText, scope.reading, files) : [];
+    const scripts = !found && (PACKAGE_MANAGERS.has(program) || program === "node") && cwd !== undefined ? packageScriptsRun(program, argv, cwd, lineText, scope.reading, files) : [];
     return done({ scripts, code });
   }
   return cwd === undefined ? none : done({ scripts: packageScriptsRun(program, argv, cwd, lineText, scope.reading, files), code: [] });

@@ -34,7 +34,7 @@ beforeAll(() => {
     "x.gdb": "shell git commit --no-verify -m x\n",
     "x.awk": `BEGIN{system("git commit --no-verify -m x")}\n`,
     "Makefile": `all: build\nbuild:\n\tgit commit --no-verify -m x\ntest:\n\techo tests\nrelease:\n\t${FORCE}\n`,
-    "package.json": JSON.stringify({ scripts: { x: "git commit --no-verify -m x", pretest: "git commit -n -m y", test: "echo tests", release: FORCE, wip: "git commit -m wip", build: "npm run build --workspaces --if-present" } }),
+    "package.json": JSON.stringify({ scripts: { x: "git commit --no-verify -m x", pretest: "git commit -n -m y", test: "echo tests", release: FORCE, wip: "git commit -m wip", chain: "run-s wip x", build: "npm run build --workspaces --if-present" } }),
     "ok.sh": "echo fine > out.txt\n",
     "strict.sh": "run() { echo \"it's starting (won't take long)\"; \"$@\"; }\nrun git commit --no-verify -m x\n",
     "fine.sh": "# don't worry\nrun() { echo \"it's fine\"; \"$@\"; }\nrun echo ok\n",
@@ -114,6 +114,9 @@ describe("a script file the command runs", () => {
     ["a link made on the line, then run", "ln -sf commit.sh w2.sh; bash w2.sh", "block-git-hook-bypass"],
     ["uv run FILE", "uv run commit.py", "block-git-hook-bypass"],
     ["python3 -I FILE", "python3 -I commit.py", "block-git-hook-bypass"],
+    ["node --run SCRIPT", "node --run x", "block-git-hook-bypass"],
+    ["a package script that runs others with run-s", "npm run chain", "block-git-hook-bypass"],
+    ["concurrently's npm: scripts", "npx concurrently 'npm:x'", "block-git-hook-bypass"],
   ])("%s", async (_name, command, gate) => {
     expect(await refusedBy(command.replaceAll("PROJECT", project))).toContain(gate);
   });
