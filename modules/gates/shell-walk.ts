@@ -495,7 +495,7 @@ function scriptFiles(program: string | undefined, argv: readonly string[], scope
     const file = path.resolve(cwd ?? "/", matched ?? word);
     if (scope.reading?.has(file)) return { missing: true };
     files.push(file);
-    const key = fileKey(file, scope.links);
+    const key = fileKey(file, scope.links, written);
     const text = written.texts.get(key);
     if (text !== undefined) return { text };
     if (written.opaque.has(key)) {
@@ -512,7 +512,7 @@ function scriptFiles(program: string | undefined, argv: readonly string[], scope
   };
   // package.json as this line left it (`echo '{…}' > package.json; npm run x`).
   const lineText = (file: string): string | undefined => {
-    if (written.opaque.has(fileKey(file, scope.links))) unread = true;
+    if (written.opaque.size > 0 && written.opaque.has(fileKey(file, scope.links, written))) unread = true;
     return fileTextOf(file, written, scope.links);
   };
   const done = (result: Omit<FileScripts, "files">): FileScripts => (overBudget ? { ...none, refusal: TOO_DEEP } : unread ? { ...none, refusal: SCRIPT_WRITTEN_UNREAD } : { ...result, files });
@@ -634,13 +634,26 @@ interface WrittenFiles {
 }
 
 /** A file's text as this command line left it: written by it with known text, else from disk (undefined: not readable, or written with text not known). */
-/** The key a written file is kept under: the path it resolves to (links this line made, and links on disk), so `l.sh` and `x.sh` are one file. */
-function fileKey(file: string, links?: ReadonlyMap<string, string>): string {
-  return realPath(throughLinks(file, links));
+/**
+ * The key a written file is kept under: its path through the links this line made. A
+ * key is matched through links on disk too (`d/x.sh` with `d` a link to `.` is `x.sh`),
+ * resolved only when the line has written something and the plain key missed: most
+ * commands pay nothing for it.
+ */
+function fileKey(file: string, links: ReadonlyMap<string, string> | undefined, written: WrittenFiles): string {
+  const key = throughLinks(file, links);
+  if (written.texts.has(key) || written.opaque.has(key) || (written.texts.size === 0 && written.opaque.size === 0)) return key;
+  const real = realPath(key);
+  for (const stored of [...written.texts.keys(), ...written.opaque]) if (realPath(stored) === real) return stored;
+  return key;
 }
 
 function fileTextOf(file: string, written: WrittenFiles, links?: ReadonlyMap<string, string>): string | undefined {
-  const key = fileKey(file, links);
+  if (written.texts.size === 0 && written.opaque.size === 0) {
+    const read = readScriptFile(throughLinks(file, links));
+    return "text" in read ? read.text : undefined;
+  }
+  const key = fileKey(file, links, written);
   const text = written.texts.get(key);
   if (text !== undefined || written.opaque.has(key)) return text;
   const read = readScriptFile(file);
@@ -681,7 +694,7 @@ function recordWrites(run: RunCommand, scope: Scope, previous: { argv: string[];
   const codeWrites = run.code.flatMap(({ code, language }) => readCode(code, language).writes.map((w): WriteTarget => ({ word: w.path, effect: "writes", reachesBelow: false })));
   const targets = [...writeTargets(command, argv), ...run.otherWrites, ...codeWrites].filter((target) => !KEEPS_TEXT.test(target.effect) && !isDynamic(target.word) && (cwd !== undefined || path.isAbsolute(target.word)));
   if (targets.length === 0) return;
-  const resolve = (word: string): string => fileKey(path.resolve(cwd ?? "/", word), scope.links);
+  const resolve = (word: string): string => fileKey(path.resolve(cwd ?? "/", word), scope.links, written);
   const printed = printedOrRead(argv, command, cwd, written) ?? (program === "tee" && previous !== undefined ? printedOrRead(previous.argv, previous.command, cwd, written) : undefined);
   const known = new Map<string, string>();
   if (printed !== undefined) {
