@@ -680,6 +680,13 @@ function isFolder(file: string): boolean {
   return statSync(file, { throwIfNoEntry: false })?.isDirectory() === true;
 }
 
+/**
+ * Compilers, linkers and bundlers: their output is a program or a bundle built from the
+ * project's sources. Run on the same line (`gcc -o hello hello.c && ./hello`) it is not
+ * refused as text Tama cannot read; run by a later call, a bundle is read as any file is.
+ */
+const BUILDS_PROGRAMS = new Set(["cc", "gcc", "g++", "c++", "clang", "clang++", "ld", "as", "rustc", "go", "javac", "tcc", "nasm", "strip", "cargo", "zig", "tsc", "esbuild"]);
+
 /** Writers' effects that leave a file's text as it was (`chmod +x s.sh && ./s.sh`). */
 const KEEPS_TEXT = /^(changes the (mode|owner|group|attributes|ACL) of|touches|makes a directory in)$/;
 
@@ -717,6 +724,8 @@ function recordWrites(run: RunCommand, scope: Scope, previous: { argv: string[];
       if (into !== dest) targets.push({ word: into, effect: "copies over", reachesBelow: false });
     }
   }
+  // A compiler's or linker's output is a program, not a script (`gcc -o hello hello.c && ./hello`): nothing to read.
+  if (program !== undefined && BUILDS_PROGRAMS.has(program)) return;
   for (const target of targets) {
     const file = resolve(target.word);
     const text = known.get(file);

@@ -150,6 +150,7 @@ describe("a script file the command runs", () => {
     ["a missing script", "bash missing.sh"],
     ["python3 -m with a module", "python3 -m json.tool package.json"],
     ["chmod +x, then the script", "chmod +x ok.sh && ./ok.sh"],
+    ["a program compiled on the line, then run", "gcc -o hello hello.c && ./hello"],
     ["a function with apostrophes in a comment and a string", "bash fine.sh"],
     ["a script that runs itself again once", "bash self.sh"],
     ["make -C DIR with make's variables and $(MAKE)", "make -C lib lint"],
