@@ -64,12 +64,6 @@ function binaryStart(bytes: Buffer): boolean {
   return (newline === -1 ? start : start.subarray(0, newline)).includes(0);
 }
 
-/** The text of `file` (relative to `cwd`), or undefined when it is not a readable text file. */
-export function scriptText(file: string, cwd: string): string | undefined {
-  const read = readScriptFile(path.resolve(cwd, file));
-  return "text" in read ? read.text : undefined;
-}
-
 /**
  * The interpreter a `#!` line names (`#!/usr/bin/env python3` → `python3`), with the
  * words after it (`#!/usr/bin/make -f` → `make`, [`-f`]); through `env` and its `-S`,
@@ -90,27 +84,11 @@ export function shebang(text: string): { program: string; args: string[] } | und
   return program === undefined ? undefined : { program: path.basename(program), args: words.slice(at + 1) };
 }
 
-/** The interpreter a `#!` line names, its base name only (see shebang). */
-export function shebangProgram(text: string): string | undefined {
-  return shebang(text)?.program;
-}
-
 // ---------------------------------------------------------------------------
 // Makefiles: the recipes of the targets a `make` builds (those named, else the first)
 // and their prerequisites, a pattern rule's where one makes a target, with make's
 // variables expanded as make expands them (`$(BUILD)`, `$@`, `$<`, `$(MAKE)`), so that
 // the shell lines read are the ones make runs.
-
-const MAKEFILES = ["GNUmakefile", "makefile", "Makefile"];
-
-/** The makefile `make` reads in `dir` when no -f names one. */
-export function defaultMakefile(dir: string): string | undefined {
-  for (const name of MAKEFILES) {
-    const text = scriptText(name, dir);
-    if (text !== undefined) return text;
-  }
-  return undefined;
-}
 
 interface MakeRule {
   prerequisites: string[];
@@ -516,7 +494,7 @@ function closing(source: string, open: number): number {
 // the script (and npm its `pre`/`post` scripts) in the nearest folder holding one.
 
 /** The scripts of the package.json nearest `dir` (it or a folder above). */
-export function packageScripts(dir: string, textOf: (file: string) => string | undefined = (file) => scriptText(file, "/")): Record<string, string> | undefined {
+export function packageScripts(dir: string, textOf: (file: string) => string | undefined): Record<string, string> | undefined {
   for (let at = dir, depth = 0; depth < 32; depth++) {
     const text = textOf(path.join(at, "package.json"));
     if (text !== undefined) {

@@ -368,8 +368,25 @@ function ipythonCommands(code: string): { commands: string[]; rest: string } {
   return { commands, rest: rest.join("\n") };
 }
 
-/** Read the commands and writes `code` shows to a static reader. */
+/**
+ * Readings of the code read lately: a command's inline code or script file is read by
+ * the walker and again by each gate that reads code, on every call that runs it.
+ */
+const readings = new Map<string, CodeReading>();
+const READINGS_KEPT = 32;
+
+/** Read the commands and writes `code` shows to a static reader (the same reading, frozen, for the same code). */
 export function readCode(code: string, language: CodeLanguage): CodeReading {
+  const key = `${language}\0${code}`;
+  const kept = readings.get(key);
+  if (kept !== undefined) return kept;
+  const reading = Object.freeze(readCodeOnce(code, language));
+  if (readings.size >= READINGS_KEPT) readings.delete(readings.keys().next().value as string);
+  readings.set(key, reading);
+  return reading;
+}
+
+function readCodeOnce(code: string, language: CodeLanguage): CodeReading {
   const commands: string[] = [];
   const writes: CodeWrite[] = [];
   const literals: string[] = [];

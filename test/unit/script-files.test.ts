@@ -5,7 +5,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:f
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeRecipes, readScriptFile, shebangProgram } from "../../modules/gates/script-files.ts";
+import { makeRecipes, readScriptFile, shebang } from "../../modules/gates/script-files.ts";
 import { SCRIPT_TOO_LARGE, SCRIPT_WRITTEN_UNREAD, walkShell } from "../../modules/gates/shell-walk.ts";
 import { refusingGates } from "../support/gate-refusals.ts";
 
@@ -231,6 +231,6 @@ describe("shebangProgram", () => {
     ["#!/usr/bin/env -S node --no-warnings\n", "node"],
     ["echo hi\n", undefined],
   ])("%j", (text, program) => {
-    expect(shebangProgram(text)).toBe(program);
+    expect(shebang(text)?.program).toBe(program);
   });
 });
