@@ -2,6 +2,7 @@
 // registry entry, what it threw read as a failure. The engine's runner and a decision
 // taken in OMP's own process (local-decision.ts) run gates through this one path.
 import { builtinGate } from "../gates/index.ts";
+import { withDiskMoment } from "../system/disk-moment.ts";
 import type { GateContext, GateVerdict, OptionsParse } from "../gates/types.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
 import type { HookEntry } from "../registry/registry.ts";
@@ -26,7 +27,8 @@ export class GateRuns {
         this.parsedOptions.set(hook, options);
       }
       if (!options.ok) return { verdict: "failed", why: `has options its gate refuses: ${options.error}` };
-      const verdict = gate.evaluate(input, context, options.options);
+      // Gates run one after another in one stretch on a call share what the disk answered.
+      const verdict = withDiskMoment(() => gate.evaluate(input, context, options.options));
       return verdict instanceof Promise ? verdict.then(answerOf, threw) : answerOf(verdict);
     } catch (error) {
       return threw(error);

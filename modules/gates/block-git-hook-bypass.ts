@@ -7,7 +7,7 @@
 import path from "node:path";
 import { readCode, shellLine } from "../tools/code-reading.ts";
 import { callKind, codeOf, type CodeLanguage } from "../tools/declaration.ts";
-import { isDynamic, readableScripts, walkShell, type RunCommand, type Scope } from "./shell-walk.ts";
+import { isDynamic, readableScripts, walkCall, walkShell, type RunCommand, type Scope } from "./shell-walk.ts";
 import { writeTargets } from "./shell-writers.ts";
 import { parseShell } from "./shell-words.ts";
 import { envConfigFiles, gitAliases, gitConfigEntries, normalizeKey, type GitConfigEntry } from "./git-config.ts";
@@ -35,12 +35,10 @@ export const blockGitHookBypass: BuiltinGate = {
     const code = codeOf(input.tool_name ?? "", input.tool_input);
     const inCode = code === undefined ? undefined : codeEnvBypass(code.code, code.language);
     if (inCode !== undefined) return { decision: "block", reason: call.prefix + inCode };
-    const scope: Scope = { env: new Map(Object.entries(call.env ?? {})), cwd: input.cwd };
-    for (const script of call.scripts) {
-      const reason = findIn(script, 0, scope);
-      if (reason !== undefined) return { decision: "block", reason: call.prefix + reason };
-    }
-    return PASS;
+    // The call's shared walk (shell-walk.ts walkCall), read with this gate's own record of what the line wrote.
+    const written = new Set<string>();
+    const reason = walkCall(input, (run) => visitRun(run, written));
+    return reason === undefined ? PASS : { decision: "block", reason };
   },
 };
 
@@ -52,22 +50,20 @@ export function findGitHookBypass(script: string, depth = 0, env: Record<string,
 function findIn(script: string, depth: number, scope: Scope): string | undefined {
   // Files the script writes before a git command runs: a config file it names may not hold yet what the disk holds.
   const written = new Set<string>();
-  return walkShell(
-    script,
-    scope,
-    (run) => {
-      const reason = checkCommand(run, written);
-      if (reason !== undefined) return reason;
-      for (const target of [...writeTargets(run.command, run.argv), ...run.otherWrites]) {
-        const file = path.resolve(run.scope.cwd ?? process.cwd(), target.word);
-        written.add(file);
-        const reason = gitFileChange(`${run.program ?? "the command"} ${target.effect}`, target.word, file, run.scope.links);
-        if (reason !== undefined) return reason;
-      }
-      return undefined;
-    },
-    depth,
-  );
+  return walkShell(script, scope, (run) => visitRun(run, written), depth);
+}
+
+/** Why one command the walk met skips git hooks; `written` gathers the files the line wrote before it. */
+function visitRun(run: RunCommand, written: Set<string>): string | undefined {
+  const reason = checkCommand(run, written);
+  if (reason !== undefined) return reason;
+  for (const target of [...writeTargets(run.command, run.argv), ...run.otherWrites]) {
+    const file = path.resolve(run.scope.cwd ?? process.cwd(), target.word);
+    written.add(file);
+    const reason = gitFileChange(`${run.program ?? "the command"} ${target.effect}`, target.word, file, run.scope.links);
+    if (reason !== undefined) return reason;
+  }
+  return undefined;
 }
 
 const GIT_FILE = /(^|\/)\.git\/(config(?:\.worktree)?$|hooks(\/|$))/;

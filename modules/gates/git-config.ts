@@ -3,9 +3,9 @@
 // by the environment would give git. Sources, lowest precedence first: the global
 // files, the repository's own config, GIT_CONFIG_* in the environment, then `-c`.
 // A file that cannot be read contributes nothing: the gate reads what is readable.
-import { statSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
+import { statOf } from "../system/disk-moment.ts";
 import { readRegularFile } from "../system/regular-file.ts";
 
 export interface GitConfigEntry {
@@ -83,12 +83,15 @@ function gitDirOf(cwd: string, env: ReadonlyMap<string, string>, gitDir: string 
   if (named !== undefined) return path.resolve(cwd, named);
   for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
     const candidate = path.join(dir, ".git");
-    try {
-      if (statSync(candidate).isDirectory()) return candidate;
-      const pointer = /^gitdir:\s*(.+)$/m.exec(readRegularFile(candidate))?.[1]?.trim();
-      if (pointer !== undefined) return path.resolve(dir, pointer);
-    } catch {
-      // no .git here
+    const seen = statOf(candidate);
+    if (seen?.isDirectory() === true) return candidate;
+    if (seen !== undefined) {
+      try {
+        const pointer = /^gitdir:\s*(.+)$/m.exec(readRegularFile(candidate))?.[1]?.trim();
+        if (pointer !== undefined) return path.resolve(dir, pointer);
+      } catch {
+        // not a readable gitdir file: no .git here
+      }
     }
     if (path.dirname(dir) === dir) return undefined;
   }

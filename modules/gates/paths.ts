@@ -3,9 +3,10 @@
 // cwd itself outside a repository), `~`/`$HOME` expanded as the shell would, and
 // symlinks resolved through the nearest part of the path that exists, so a link
 // inside the project that points out of it is outside.
-import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { exists, lstatOf, namesIn, realpathOf } from "../system/disk-moment.ts";
 
 /** projectRoot, each cwd looked up once in `known` (one walk of one call). */
 export function projectRootIn(known: Map<string, string>, cwd: string): string {
@@ -41,17 +42,12 @@ export function sessionCwdOf(input: { cwd: string; omp?: { session_cwd?: string 
 
 /** Whether `file` is itself a symbolic link (a missing file is not). */
 export function isLink(file: string): boolean {
-  try {
-    // No error made for a missing file: most targets asked about do not exist yet.
-    return lstatSync(file, { throwIfNoEntry: false })?.isSymbolicLink() === true;
-  } catch {
-    return false;
-  }
+  return lstatOf(file)?.isSymbolicLink() === true;
 }
 
 export function projectRoot(cwd: string): string {
   for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
-    if (existsSync(path.join(dir, ".git"))) return dir;
+    if (exists(path.join(dir, ".git"))) return dir;
     if (path.dirname(dir) === dir) return path.resolve(cwd);
   }
 }
@@ -79,9 +75,9 @@ export function realPath(target: string, known?: Map<string, string | undefined>
 
 /** The real path of `file` when it exists and resolves. Most words a gate resolves name nothing on disk: asking first spares an exception per missing part. */
 function existingRealPath(file: string): string | undefined {
-  if (!existsSync(file)) return undefined;
+  if (!exists(file)) return undefined;
   try {
-    return realpathSync.native(file);
+    return realpathOf(file);
   } catch {
     // gone since, or a part cannot be searched: resolved from the part above, as when missing
     return undefined;
@@ -159,9 +155,9 @@ export function globMatches(word: string, cwd: string): string[] {
     const matcher = globPart(part);
     const next: string[] = [];
     for (const dir of found) {
-      let names: string[] = [];
+      let names: readonly string[] = [];
       try {
-        names = readdirSync(path.resolve(cwd, dir === "" ? "." : dir));
+        names = namesIn(path.resolve(cwd, dir === "" ? "." : dir));
       } catch {
         continue;
       }

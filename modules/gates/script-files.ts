@@ -4,8 +4,9 @@
 // run it with the next call; the gates read what the file holds as they read a command
 // line. Only a regular file is read (opened without blocking, so a FIFO put there never
 // holds the gate), at most MAX_SCRIPT bytes, and text only.
-import { closeSync, statSync, type Stats } from "node:fs";
+import { closeSync, type Stats } from "node:fs";
 import path from "node:path";
+import { statOf } from "../system/disk-moment.ts";
 import { openRegularFile, readOpened } from "../system/regular-file.ts";
 
 /** Larger script files are not read (a shell script that large is refused; see shell-walk.ts). */
@@ -26,7 +27,7 @@ const CACHE_SIZE = 64;
 /** Read `file` as a script: a regular file, without blocking, up to MAX_SCRIPT bytes, text (as bash tells it). */
 export function readScriptFile(file: string): ScriptFile {
   // Most files asked for are not there (package.json above the project, a makefile): told without an exception.
-  const seen = statSync(file, { throwIfNoEntry: false });
+  const seen = statOf(file);
   if (seen === undefined || !seen.isFile()) return { missing: true };
   let opened: { fd: number; stats: Stats };
   try {

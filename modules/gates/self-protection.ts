@@ -6,9 +6,10 @@
 // allowed. What a static reading cannot see (obfuscation, code that detaches) is
 // held by the CLI's own refusal and by the adapter digest check; the README says
 // what remains.
-import { existsSync, lstatSync, realpathSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { exists, lstatOf, realpathOf, statOf } from "../system/disk-moment.ts";
 import { ompAgentDir } from "../system/paths.ts";
 import { callKind, codeOf, type CodeLanguage } from "../tools/declaration.ts";
 import { readCode } from "../tools/code-reading.ts";
@@ -116,21 +117,17 @@ interface ResolutionCheck {
 }
 
 const identityOf = (file: string): string => {
-  try {
-    const stat = lstatSync(file, { throwIfNoEntry: false });
-    return stat === undefined ? "absent" : `${stat.dev}:${stat.ino}:${stat.mode}`;
-  } catch {
-    // A name too long, a loop of links: nothing there the call can reach by it.
-    return "absent";
-  }
+  // A name too long, a loop of links: nothing there the call can reach by it (absent).
+  const stat = lstatOf(file);
+  return stat === undefined ? "absent" : `${stat.dev}:${stat.ino}:${stat.mode}`;
 };
 
 function resolvedWithCheck(file: string): { path: string; check?: ResolutionCheck } {
   const resolved = path.resolve(file);
   let existing = resolved;
   let next: string | undefined;
-  // existsSync does not throw: finding the existing prefix costs no exceptions.
-  while (!existsSync(existing)) {
+  // exists does not throw: finding the existing prefix costs no exceptions.
+  while (!exists(existing)) {
     const parent = path.dirname(existing);
     if (parent === existing) return { path: resolved };
     next = existing;
@@ -139,7 +136,7 @@ function resolvedWithCheck(file: string): { path: string; check?: ResolutionChec
   // A link that points nowhere yet resolves elsewhere once its target appears: never kept.
   const check = next !== undefined && identityOf(next) !== "absent" ? undefined : { existing, key: identityOf(existing), ...(next !== undefined ? { next } : {}) };
   try {
-    return { path: path.join(realpathSync(existing), path.relative(existing, resolved)), ...(check !== undefined ? { check } : {}) };
+    return { path: path.join(realpathOf(existing), path.relative(existing, resolved)), ...(check !== undefined ? { check } : {}) };
   } catch {
     return { path: resolved };
   }
@@ -328,7 +325,7 @@ function hitOf(target: string, reachesBelow: boolean, protectedList: readonly Pr
     if (p.tree && full.startsWith(`${p.path}/`)) return p;
     // Removing, moving or re-moding a directory changes what lies below it — what exists there, and
     // for `find -name GLOB` only a name the glob matches (a protected directory's files have any name).
-    if (reachesBelow && (p.path.startsWith(`${full}/`) || full === "/") && (names === undefined || (existsSync(p.path) && (p.tree || names.some((glob) => globMatchesName(glob, path.basename(p.path))))))) return p;
+    if (reachesBelow && (p.path.startsWith(`${full}/`) || full === "/") && (names === undefined || (exists(p.path) && (p.tree || names.some((glob) => globMatchesName(glob, path.basename(p.path))))))) return p;
   }
   return folderPolicyHit(full);
 }
@@ -537,11 +534,7 @@ function intoDirectory(argv: readonly string[], cwd: string, home: string): Writ
 }
 
 function isDirectory(file: string): boolean {
-  try {
-    return statSync(file).isDirectory();
-  } catch {
-    return false;
-  }
+  return statOf(file)?.isDirectory() === true;
 }
 
 /** `ln TARGET LINK` (hard or symbolic, also `cp -l`/`-s`): a link to a protected file is a way to change it. */

@@ -6,7 +6,6 @@
 // every shell gate, so a wrapper the git gate sees through, every gate sees through.
 import { callKind, codeOf, shellCommandOf, shellEnvOf } from "../tools/declaration.ts";
 import { readCode, shellLine, type CodeReading } from "../tools/code-reading.ts";
-import { statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { CodeLanguage } from "../tools/declaration.ts";
@@ -17,6 +16,7 @@ import { languageWrites } from "./language-writes.ts";
 import { writeTargets, type WriteTarget } from "./shell-writers.ts";
 import { runnerCommand } from "./package-runners.ts";
 import { STDIN_FILES } from "./stdin-files.ts";
+import { statOf } from "../system/disk-moment.ts";
 import { MAX_SCRIPT, packageScripts, readScriptFile, shebang, type ScriptFile } from "./script-files.ts";
 import { gitAliases, normalizeKey, type GitConfigEntry } from "./git-config.ts";
 import { globMatches, projectRoot, projectRootIn, realPath, throughLinks } from "./paths.ts";
@@ -677,7 +677,7 @@ function printedOrRead(argv: readonly string[], command: ShellCommand, cwd: stri
 }
 
 function isFolder(file: string): boolean {
-  return statSync(file, { throwIfNoEntry: false })?.isDirectory() === true;
+  return statOf(file)?.isDirectory() === true;
 }
 
 /**
@@ -949,12 +949,13 @@ function walkedCall(input: HookInput, home: string | undefined): { walks: Walk[]
     byHome = new Map();
     walksByInput.set(input, byHome);
   }
-  const key = home ?? "";
+  // A gate that names the harness's home and one that leaves it to the walker mean the same home: one walk.
+  const key = home ?? (process.env.HOME || os.homedir());
   if (byHome.has(key)) return byHome.get(key);
   const call = readableScripts(input);
   let walked: { walks: Walk[]; prefix: string } | undefined;
   if (call !== undefined) {
-    const scope: Scope = { env: new Map(Object.entries(call.env ?? {})), cwd: input.cwd, ...(home !== undefined ? { home } : {}) };
+    const scope: Scope = { env: new Map(Object.entries(call.env ?? {})), cwd: input.cwd, home: key };
     const walks = call.scripts.map((script): Walk => {
       const runs: RunCommand[] = [];
       const end = walkShell(script, scope, (run) => {

@@ -1,10 +1,13 @@
 // Benchmark rows for the built-in gate library: each gate's in-process cost on a
 // call it reads (a shell command through wrappers, a file read, a result with text),
-// p50 over many runs in this process — the goal is ≤ 0.3 ms a call.
+// p50 over many runs in this process — the goal is ≤ 0.3 ms a call. Gates run as a
+// dispatch runs them (engine/gate-run.ts), one after another in one synchronous stretch.
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { GateRuns } from "../../modules/engine/gate-run.ts";
 import { builtinGates } from "../../modules/gates/index.ts";
 import type { HookInput } from "../../modules/protocol/hook-input.ts";
+import { HookEntry } from "../../modules/registry/registry.ts";
 import { fmtMs, percentile, type Row } from "./support.ts";
 
 const RUNS = 2_000;
@@ -30,15 +33,16 @@ export async function gateRows(dir: string): Promise<Row[]> {
   for (const gate of builtinGates()) {
     // A new input each time, as each dispatch brings: a call's shell walk is kept per input object (shell-walk.ts).
     const input = () => inputFor(gate.events, cwd);
-    const parsed = gate.parseOptions ? gate.parseOptions(undefined) : { ok: true as const, options: undefined };
-    const options = parsed.ok ? parsed.options : undefined;
+    const runs = new GateRuns();
+    const hook = entryOf(gate.id, gate.events);
     const context = { tamaHome: path.join(dir, "tama") };
-    for (let i = 0; i < 50; i++) await gate.evaluate(input(), context, options);
+    for (let i = 0; i < 50; i++) await runs.run(hook, gate.id, input(), context);
     const times: number[] = [];
     for (let i = 0; i < RUNS; i++) {
       const fresh = input();
       const start = performance.now();
-      await gate.evaluate(fresh, context, options);
+      const ran = runs.run(hook, gate.id, fresh, context);
+      if (ran instanceof Promise) await ran;
       times.push(performance.now() - start);
     }
     const p50 = percentile(times, 50);
@@ -53,14 +57,15 @@ export async function gateRows(dir: string): Promise<Row[]> {
 async function oneCallRow(cwd: string, dir: string, singles: ReadonlyMap<string, number>): Promise<Row> {
   const gates = builtinGates().filter((gate) => gate.events.includes("pre_tool_use") && gate.onByDefault !== false);
   const context = { tamaHome: path.join(dir, "tama") };
-  const optionsOf = new Map(gates.map((gate) => {
-    const parsed = gate.parseOptions ? gate.parseOptions(undefined) : { ok: true as const, options: undefined };
-    return [gate.id, parsed.ok ? parsed.options : undefined];
-  }));
+  const runs = new GateRuns();
+  const hooks = gates.map((gate) => entryOf(gate.id, gate.events));
   const once = async (): Promise<number> => {
     const input = inputFor(["pre_tool_use"], cwd);
     const start = performance.now();
-    for (const gate of gates) await gate.evaluate(input, context, optionsOf.get(gate.id));
+    for (const hook of hooks) {
+      const ran = runs.run(hook, hook.builtin ?? "", input, context);
+      if (ran instanceof Promise) await ran;
+    }
     return performance.now() - start;
   };
   for (let i = 0; i < 50; i++) await once();
@@ -75,4 +80,9 @@ async function oneCallRow(cwd: string, dir: string, singles: ReadonlyMap<string,
     goal: "(no goal)",
     met: true,
   };
+}
+
+/** A registry entry running `id` with its default options, as `tama hooks add --builtin` writes one. */
+function entryOf(id: string, events: readonly string[]): HookEntry {
+  return HookEntry.parse({ id, builtin: id, events: events.slice(0, 1) });
 }
