@@ -34,6 +34,7 @@ export const blockDestructiveDeletes = gateWithOptions<Options>({
 });
 
 function destructive(run: RunCommand, callCwd: string, sessionCwd: string, options: Options): string | undefined {
+  if (run.program !== "rm" && !run.dynamic && run.program !== "find" && run.program !== "git") return undefined;
   // Paths are read from where the command runs (its cwd, after `cd`); the project is the session's.
   const where: Where = { cwd: run.scope.cwd ?? callCwd, root: realPath(projectRoot(sessionCwd)) };
   // A program named at run time (`$(echo rm)`, `$RM`) is read as rm.
