@@ -959,7 +959,7 @@ function walkedCall(input: HookInput, home: string | undefined): { walks: Walk[]
     const walks = call.scripts.map((script): Walk => {
       const runs: RunCommand[] = [];
       const end = walkShell(script, scope, (run) => {
-        runs.push(run);
+        runs.push(asItStood(run));
         return undefined;
       });
       return { runs, end };
@@ -968,6 +968,18 @@ function walkedCall(input: HookInput, home: string | undefined): { walks: Walk[]
   }
   byHome.set(key, walked);
   return walked;
+}
+
+/**
+ * A command as a visitor would have seen it during the walk: the line's written files
+ * go on changing after it (`git --git-dir=o x; echo true > s.sh`, where alias x runs
+ * s.sh), and a gate that walks on from it (a git alias, a rebase's exec) must read
+ * them as they were when the command ran. Each gets its own copy.
+ */
+function asItStood(run: RunCommand): RunCommand {
+  const written = run.scope.written;
+  if (written === undefined) return run;
+  return { ...run, scope: { ...run.scope, written: { texts: new Map(written.texts), opaque: new Set(written.opaque) } } };
 }
 
 /**

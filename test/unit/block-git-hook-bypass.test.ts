@@ -3,7 +3,10 @@ import { blockGitHookBypass, findGitHookBypass } from "../../modules/gates/block
 import { parseShell } from "../../modules/gates/shell-words.ts";
 import type { HookInput } from "../../modules/protocol/hook-input.ts";
 import { parseGitConfig } from "../../modules/gates/git-config.ts";
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { GateRuns } from "../../modules/engine/gate-run.ts";
+import { HookEntry } from "../../modules/registry/registry.ts";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
@@ -495,5 +498,31 @@ describe("parseShell", () => {
 
   it("is lenient with unterminated quotes", () => {
     expect(parseShell(`git commit -m "unterminated`)[0]?.argv).toEqual(["git", "commit", "-m", "unterminated"]);
+  });
+});
+
+describe("a git alias read where it runs on the line", () => {
+  it("runs a script as the line left it when the alias ran, not as later commands rewrite it", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "tama-alias-order-"));
+    try {
+      const project = path.join(dir, "proj");
+      mkdirSync(project);
+      execFileSync("git", ["init", "-q", project]);
+      execFileSync("git", ["init", "-q", path.join(project, "other")]);
+      // An alias in another repository's config, which only `--git-dir` brings in, runs a script in the project.
+      writeFileSync(path.join(project, "s.sh"), `cd ${project} && git commit --no-verify --allow-empty -m bypassed\n`);
+      execFileSync("git", ["-C", path.join(project, "other"), "config", "alias.x", `!bash ${project}/s.sh`]);
+      const runs = new GateRuns();
+      const hook = HookEntry.parse({ id: "block-git-hook-bypass", builtin: "block-git-hook-bypass", events: ["pre_tool_use"] });
+      const others = ["self-protection", "deny-writes-outside-repo"].map((id) => HookEntry.parse({ id, builtin: id, events: ["pre_tool_use"] }));
+      const input: HookInput = { hook_event_name: "PreToolUse", session_id: "s", cwd: project, tool_name: "bash", tool_input: { command: "git --git-dir=other/.git x; echo true > s.sh" } };
+      const context = { tamaHome: path.join(dir, "tama") };
+      // The gates run one after another on one input, sharing its walk, as a dispatch runs them.
+      for (const other of others) runs.run(other, other.builtin ?? "", input, context);
+      const answer = runs.run(hook, "block-git-hook-bypass", input, context);
+      expect(answer).toMatchObject({ verdict: "block", reason: expect.stringContaining("git commit --no-verify") });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
