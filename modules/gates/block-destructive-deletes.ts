@@ -10,6 +10,7 @@ import * as z from "../protocol/schema.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
 import { globBase, isAllowed, isInside, ompAddress, projectRoot, realPath, sessionCwdOf, throughLinks, wordPath } from "./paths.ts";
 import { isDynamic, MKTEMP_NAME, walkCall, type RunCommand } from "./shell-walk.ts";
+import { withGlobMatches } from "./shell-writers.ts";
 import { gateWithOptions, type GateVerdict } from "./types.ts";
 
 const Options = z.strictObject({ allow: z._default(z.array(z.string().check(z.minLength(1))), []) });
@@ -80,7 +81,7 @@ function rmProblem(run: RunCommand, where: Where, options: Options): string | un
   }
   if (!recursive) return undefined;
   if (run.unreadArgs) return `rm -r of paths xargs reads from its input: Tama cannot tell what that deletes; ${UNREAD}`;
-  for (const operand of operands) {
+  for (const { word: operand } of withGlobMatches(operands.map((word) => ({ word })), run.scope.unknownCwd === undefined ? where.cwd : undefined, run.scope.links)) {
     // `rm -rf "$DIR/"` with DIR unset is `rm -rf /`: a path built at run time is not guessed at.
     if (isDynamic(operand)) return `rm -r ${operand} deletes a path built at run time, which Tama cannot tell; ${UNREAD}`;
     if (run.scope.unknownCwd !== undefined && !path.isAbsolute(operand) && !operand.startsWith("~")) {
@@ -104,7 +105,7 @@ function findProblem(run: RunCommand, where: Where, options: Options): string | 
     if (arg.startsWith("-") || arg === "(" || arg === "!") break;
     roots.push(arg);
   }
-  for (const start of roots.length > 0 ? roots : ["."]) {
+  for (const { word: start } of withGlobMatches((roots.length > 0 ? roots : ["."]).map((word) => ({ word })), run.scope.unknownCwd === undefined ? where.cwd : undefined, run.scope.links)) {
     if (isDynamic(start)) return `find ${start} … -delete searches from a path built at run time, which Tama cannot tell; ${UNREAD}`;
     const problem = placeProblem(start, where, run.env, options, run.scope.links);
     // Deleting selected files under the project root is ordinary; only the places above it are refused,

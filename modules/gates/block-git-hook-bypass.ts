@@ -8,7 +8,7 @@ import path from "node:path";
 import { readCode, shellLine } from "../tools/code-reading.ts";
 import { callKind, codeOf, type CodeLanguage } from "../tools/declaration.ts";
 import { isDynamic, readableScripts, walkCall, walkShell, type RunCommand, type Scope } from "./shell-walk.ts";
-import { writeTargets } from "./shell-writers.ts";
+import { withGlobMatches, writeTargets } from "./shell-writers.ts";
 import { parseShell } from "./shell-words.ts";
 import { envConfigFiles, gitAliases, gitConfigEntries, normalizeKey, type GitConfigEntry } from "./git-config.ts";
 import { isLink, realPath, throughLinks } from "./paths.ts";
@@ -57,7 +57,8 @@ function findIn(script: string, depth: number, scope: Scope): string | undefined
 function visitRun(run: RunCommand, written: Set<string>): string | undefined {
   const reason = checkCommand(run, written);
   if (reason !== undefined) return reason;
-  for (const target of [...writeTargets(run.command, run.argv), ...run.otherWrites]) {
+  const cwd = run.scope.unknownCwd === undefined ? run.scope.cwd ?? process.cwd() : undefined;
+  for (const target of withGlobMatches([...writeTargets(run.command, run.argv), ...run.otherWrites], cwd, run.scope.links)) {
     const file = path.resolve(run.scope.cwd ?? process.cwd(), target.word);
     written.add(file);
     const reason = gitFileChange(`${run.program ?? "the command"} ${target.effect}`, target.word, file, run.scope.links);

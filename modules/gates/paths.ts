@@ -143,7 +143,7 @@ const MAX_GLOB_MATCHES = 512;
  * `*\/.env`), plus the word itself: a pattern that matches nothing stays as written.
  * A leading dot is matched only by a dot, as the shell does.
  */
-export function globMatches(word: string, cwd: string): string[] {
+export function globMatches(word: string, cwd: string, links?: ReadonlyMap<string, string>): string[] {
   if (!/[*?[]/.test(word)) return [word];
   const absolute = word.startsWith("/");
   let found: string[] = [absolute ? "/" : ""];
@@ -155,17 +155,22 @@ export function globMatches(word: string, cwd: string): string[] {
     const matcher = globPart(part);
     const next: string[] = [];
     for (const dir of found) {
-      let names: readonly string[] = [];
+      const at = path.resolve(cwd, dir === "" ? "." : dir);
+      // What the directory holds when the command runs: its entries on disk (through links the
+      // line made before it) and the links the line made in it (`ln -s ~ h && cp x [h]/`).
+      const names = new Set<string>();
       try {
-        names = namesIn(path.resolve(cwd, dir === "" ? "." : dir));
+        for (const name of namesIn(throughLinks(at, links))) names.add(name);
       } catch {
-        continue;
+        // not a directory (yet): only the line's links can be in it
       }
+      for (const link of links?.keys() ?? []) if (path.dirname(link) === at) names.add(path.basename(link));
       for (const name of names) if (matcher.test(name) && next.length < MAX_GLOB_MATCHES) next.push(dir === "" ? name : path.join(dir, name));
     }
     found = next;
   }
-  return [word, ...found];
+  // `rm -rf [h]/` goes through h when h is a link, as `rm -rf h/` does.
+  return [word, ...(word.endsWith("/") ? found.map((f) => `${f}/`) : found)];
 }
 
 function globPart(part: string): RegExp {

@@ -260,7 +260,9 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
           if (match) aliases.set(match[1] as string, match[2] as string);
         }
       } else if (program === "ln" || (program === "cp" && argv.some((a) => a === "-s" || a === "--symbolic-link"))) {
-        here = { ...here, links: linksMade(argv, here) };
+        here = { ...here, links: linksMade(argv, { ...here, env }) };
+      } else if (program === "mv" && here.links !== undefined && here.links.size > 0) {
+        here = { ...here, links: linksMoved(argv, here) };
       }
       recordWrites(run, inner, command.piped ? previous : undefined, written);
       previous = { argv, command: expandedCommand };
@@ -820,16 +822,78 @@ function changeDirectory(word: string | undefined, scope: Scope, vars: ReadonlyM
   return { cwd: path.resolve(scope.cwd ?? process.cwd(), expanded), unknownCwd: undefined };
 }
 
-/** The links `ln -s TARGET… LINK` (or `cp -s`) adds to the ones the scope knows. */
+/** ln's and cp's options that take a value (`-S SUFFIX`, `-t DIR`), so that a value is not read as a file. */
+const LINK_VALUED = new Set(["-S", "--suffix", "-t", "--target-directory"]);
+
+/**
+ * The operands of `ln`/`cp`/`mv` and the directory they land in: `-t DIR` (also
+ * `--target-directory[=]DIR`), else the last operand when there are several sources or it
+ * is a directory (on disk, or through a link the line made), unless `-T`/`-n` says it is
+ * the name itself.
+ */
+function placedBy(argv: readonly string[], scope: Scope): { sources: string[]; into?: string; as?: string } | undefined {
+  const cwd = scope.unknownCwd === undefined ? scope.cwd ?? process.cwd() : undefined;
+  if (cwd === undefined) return undefined;
+  const words: string[] = [];
+  let into: string | undefined;
+  let asName = false;
+  let options = true;
+  // ln's -n is --no-dereference (a link to a directory is the name itself); mv's and cp's is --no-clobber.
+  const dereferenceFlag = argv[0] !== undefined && basename(argv[0]) === "ln" ? /[Tn]/ : /T/;
+  for (let i = 1; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (options && arg === "--") options = false;
+    else if (options && arg.startsWith("--target-directory=")) into = arg.slice("--target-directory=".length);
+    else if (options && LINK_VALUED.has(arg)) {
+      if (arg === "-t" || arg === "--target-directory") into = argv[i + 1];
+      i += 1;
+    } else if (options && /^-[A-Za-z]+$/.test(arg)) {
+      // `-st DIR` clusters -t with its value next.
+      if (/t$/.test(arg) && !arg.startsWith("--")) {
+        into = argv[i + 1];
+        i += 1;
+      }
+      asName ||= dereferenceFlag.test(arg);
+    } else if (options && arg.startsWith("--")) asName ||= arg === "--no-target-directory" || arg === "--no-dereference";
+    else words.push(arg);
+  }
+  if (into !== undefined) return { sources: words, into: path.resolve(cwd, into) };
+  const last = words.at(-1);
+  if (words.length < 2 || last === undefined) return words.length === 1 ? { sources: words, into: cwd } : undefined;
+  const dest = path.resolve(cwd, last);
+  const isDir = !asName && statOf(throughLinks(dest, scope.links))?.isDirectory() === true;
+  return words.length > 2 || isDir ? { sources: words.slice(0, -1), into: dest } : { sources: words.slice(0, 1), as: dest };
+}
+
+/** The links `ln -s TARGET… LINK` (or `cp -s`) adds to the ones the scope knows; `~` and `$HOME` in a target expand as the shell expands them. */
 function linksMade(argv: readonly string[], scope: Scope): Map<string, string> {
   const links = new Map(scope.links ?? []);
   if (!argv.some((a) => /^-[A-Za-z]*s/.test(a) || a === "--symbolic" || a === "--symbolic-link")) return links;
+  const placed = placedBy(argv, scope);
+  if (placed === undefined) return links;
+  const home = scope.env.get("HOME") ?? scope.home ?? os.homedir();
+  for (const source of placed.sources) {
+    const link = placed.as ?? path.join(placed.into as string, path.basename(source));
+    const named = source.replace(/^~(?=\/|$)/, home);
+    // A relative target is read from the link's own directory, as the kernel reads it.
+    links.set(link, path.resolve(path.dirname(link), named));
+  }
+  return links;
+}
+
+/** `mv a b` of a link the line made: the link is at its new name (`ln -s .git a && mv a b && … b/config`). */
+function linksMoved(argv: readonly string[], scope: Scope): Map<string, string> {
+  const links = new Map(scope.links ?? []);
+  const placed = placedBy(argv, scope);
+  if (placed === undefined) return links;
   const cwd = scope.cwd ?? process.cwd();
-  const words = argv.slice(1).filter((a) => !a.startsWith("-"));
-  const target = argv.find((a, i) => argv[i - 1] === "-t" || a.startsWith("--target-directory="));
-  if (words.length === 1 && target === undefined) links.set(path.resolve(cwd, path.basename(words[0] as string)), path.resolve(cwd, words[0] as string));
-  const dest = words.at(-1);
-  if (words.length === 2 && dest !== undefined) links.set(path.resolve(cwd, dest), path.resolve(path.dirname(path.resolve(cwd, dest)), words[0] as string));
+  for (const source of placed.sources) {
+    const from = path.resolve(cwd, source);
+    const target = links.get(from);
+    if (target === undefined) continue;
+    links.delete(from);
+    links.set(placed.as ?? path.join(placed.into as string, path.basename(from)), target);
+  }
   return links;
 }
 

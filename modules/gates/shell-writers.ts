@@ -6,6 +6,7 @@
 // so that removing or moving a parent of a protected file counts as changing it.
 import path from "node:path";
 import { basename, type ShellCommand } from "./shell-words.ts";
+import { globMatches } from "./paths.ts";
 
 export interface WriteTarget {
   /** The word as the command names it (relative, `~`, `$VAR` kept). */
@@ -16,6 +17,18 @@ export interface WriteTarget {
   reachesBelow: boolean;
   /** Only what exists below it, with a name one of these globs matches (`find … -name '*.log' -delete`). */
   names?: string[];
+}
+
+/**
+ * Beside each glob target, the paths it names when the command runs, as targets of
+ * their own: `cp x [h]/` with h a link is `cp x h/`, judged through h, and `.gi[t]/config`
+ * is `.git/config`. The glob itself stays, for what it may name that is not there yet.
+ * `cwd`: undefined when the command's directory is unknown (relative globs are not expanded).
+ */
+export function withGlobMatches<T extends { word: string }>(targets: readonly T[], cwd: string | undefined, links?: ReadonlyMap<string, string>): T[] {
+  const globs = targets.filter((t) => /[*?[]/.test(t.word) && !/[$`]/.test(t.word) && !t.word.startsWith("~") && (cwd !== undefined || t.word.startsWith("/")));
+  if (globs.length === 0) return targets as T[];
+  return [...targets, ...globs.flatMap((t) => globMatches(t.word, cwd ?? "/", links).slice(1).map((word) => ({ ...t, word })))];
 }
 
 /** Split `args` into operands and the values of the options that take one. */

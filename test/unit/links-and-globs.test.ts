@@ -1,0 +1,77 @@
+// Paths named through a glob or a link the gates must follow: a glob names what it
+// matches when the command runs (`[h]/` with h a link is h/, `.gi[t]` is .git), and
+// `ln -t DIR`, several sources, a directory as the last operand and `mv` of a link
+// put the link where ln and mv put it. Each refused form below passed every gate before.
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { refusingGates } from "../support/gate-refusals.ts";
+
+const roots: string[] = [];
+afterAll(() => {
+  for (const root of roots) rmSync(root, { recursive: true, force: true });
+});
+
+/** A project, a home holding OMP's extensions, and what `prepare` adds; the gates refusing `command` there. */
+async function refusedBy(command: string, prepare?: (where: { project: string; home: string }) => void): Promise<string[]> {
+  const root = mkdtempSync(path.join(os.tmpdir(), "tama-globs-"));
+  roots.push(root);
+  const project = path.join(root, "proj");
+  const home = path.join(root, "home");
+  mkdirSync(path.join(project, ".git", "hooks"), { recursive: true });
+  writeFileSync(path.join(project, ".git", "config"), "[core]\n\trepositoryformatversion = 0\n");
+  mkdirSync(path.join(home, ".omp", "agent", "extensions"), { recursive: true });
+  mkdirSync(path.join(home, ".tama"), { recursive: true });
+  prepare?.({ project, home });
+  return refusingGates("bash", { command }, { project, tamaHome: path.join(home, ".tama"), home, defaultsOnly: true });
+}
+
+const linkHome = ({ project, home }: { project: string; home: string }): void => symlinkSync(home, path.join(project, "h"));
+const HOOKS_OFF = "printf '[core]\\n\\thooksPath = /dev/null\\n'";
+
+describe("a glob names what it matches", () => {
+  it.each([
+    ["a link the line made", "ln -s ~ h && cp x.js [h]/.omp/agent/extensions/", undefined, "self-protection"],
+    ["a link made earlier", "cp x.js [h]/.omp/agent/extensions/", linkHome, "self-protection"],
+    ["a star over a link made earlier", "cp x.js h*/.omp/agent/extensions/", linkHome, "self-protection"],
+    ["rm -rf through a link the line made", "ln -s ~ h && rm -rf [h]/", undefined, "block-destructive-deletes"],
+    ["rm -rf through a link made earlier", "rm -rf [h]/", linkHome, "block-destructive-deletes"],
+    ["rm -rf of the project through a link", "cd .. && ln -s proj q && rm -rf [q]/", undefined, "block-destructive-deletes"],
+    ["a write out of the project through a link", "ln -s /etc e; cp x [e]/", undefined, "deny-writes-outside-repo"],
+    ["git's config", `${HOOKS_OFF} >> .gi[t]/config`, undefined, "block-git-hook-bypass"],
+    ["git's hooks", "cp hooksrc/pre-commit .gi[t]/hooks/", undefined, "block-git-hook-bypass"],
+    ["a hook removed", "rm -f .gi[t]/hooks/pre-commit", undefined, "block-git-hook-bypass"],
+    ["git's config through a link the line made", "ln -s .git g && sed -i s/a/b/ [g]/config", undefined, "block-git-hook-bypass"],
+  ])("%s: %s", async (_what, command, prepare, gate) => {
+    expect(await refusedBy(command, prepare)).toContain(gate);
+  });
+
+  it.each([
+    ["rm -rf build/*", ({ project }: { project: string }) => mkdirSync(path.join(project, "build", "x"), { recursive: true })],
+    ["rm -f *.log", ({ project }: { project: string }) => writeFileSync(path.join(project, "a.log"), "")],
+    ["cp x src/*/", ({ project }: { project: string }) => mkdirSync(path.join(project, "src", "a"), { recursive: true })],
+    ["rm -rf [b]uild/", ({ project }: { project: string }) => mkdirSync(path.join(project, "build"))],
+  ])("passes %s, whose matches stay in the project", async (command, prepare) => {
+    expect(await refusedBy(command, prepare)).toEqual([]);
+  });
+});
+
+describe("links where ln and mv put them", () => {
+  it.each([
+    ["ln -t DIR", "ln -s -t . ~/.omp/agent && cp x.js agent/extensions/", "self-protection"],
+    ["ln -t DIR into git's hooks", `ln -s -t . .git/hooks && printf '#!/bin/sh\\nexit 0\\n' > hooks/pre-commit`, "block-git-hook-bypass"],
+    ["ln -t DIR out of the project", "ln -s -t . /etc && cp x etc/", "deny-writes-outside-repo"],
+    ["ln --target-directory=DIR", "ln -s --target-directory=. /etc && cp x etc/", "deny-writes-outside-repo"],
+    ["ln of several sources into a directory", "mkdir -p d && ln -s /etc /usr d && cp x d/etc/", "deny-writes-outside-repo"],
+    ["ln into an existing directory", "ln -s /etc . && cp x etc/", "deny-writes-outside-repo"],
+    ["mv of a link", `ln -s .git a && mv a b && ${HOOKS_OFF} >> b/config`, "block-git-hook-bypass"],
+    ["mv of a link into a directory", "ln -s /etc a && mv a d/ && cp x d/a/", "deny-writes-outside-repo"],
+  ])("%s: %s", async (_what, command, gate) => {
+    expect(await refusedBy(command, ({ project }) => mkdirSync(path.join(project, "d")))).toContain(gate);
+  });
+
+  it("passes a link that stays in the project", async () => {
+    expect(await refusedBy("ln -s ../proj/lib lib2 && cp x lib2/", ({ project }) => mkdirSync(path.join(project, "lib")))).toEqual([]);
+  });
+});
