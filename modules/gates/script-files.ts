@@ -7,6 +7,7 @@
 import { closeSync, type Stats } from "node:fs";
 import path from "node:path";
 import { statOf } from "../system/disk-moment.ts";
+import { readKey } from "../system/stat-key.ts";
 import { openRegularFile, readOpened } from "../system/regular-file.ts";
 
 /** Larger script files are not read (a shell script that large is refused; see shell-walk.ts). */
@@ -20,7 +21,7 @@ interface Cached {
   file: ScriptFile;
 }
 
-/** Files read lately, by path, kept while their identity, size and times are unchanged (package.json on every `npm test`). */
+/** Files read lately, by path, kept while their identity, size and times are unchanged and were settled when read (package.json on every `npm test`). */
 const cache = new Map<string, Cached>();
 const CACHE_SIZE = 64;
 
@@ -42,7 +43,8 @@ export function readScriptFile(file: string): ScriptFile {
       const head = readOpened(fd, 4096);
       return binaryStart(head) ? { binary: true } : { tooLarge: true, head: head.toString("utf8").replace(/\0/g, "") };
     }
-    const key = `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
+    // A file changed within the file clock's last tick may change again under the same key: never kept then.
+    const key = readKey(stats);
     const cached = cache.get(file);
     if (cached?.key === key) return cached.file;
     const bytes = readOpened(fd, stats.size);

@@ -14,7 +14,7 @@ import { ompAgentDir } from "../system/paths.ts";
 import { callKind, codeOf, type CodeLanguage } from "../tools/declaration.ts";
 import { readCode } from "../tools/code-reading.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
-import { isLink, sessionCwdOf, throughLinks, userHome } from "./paths.ts";
+import { globMatches, isLink, sessionCwdOf, throughLinks, userHome } from "./paths.ts";
 import { basename, walkCall, walkShell, type RunCommand, type Scope } from "./shell-walk.ts";
 import { isWriter, withGlobMatches, writeTargets, type WriteTarget } from "./shell-writers.ts";
 import type { BuiltinGate, GateContext, GateVerdict } from "./types.ts";
@@ -364,6 +364,8 @@ function runtimeDirOf(home: string): string {
 }
 
 function isTamaProgram(word: string, context: GateContext, cwd: string): boolean {
+  // `/usr/local/bin/tam?`: the shell runs what the glob matches.
+  if (/[*?[]/.test(word) && !/[$`]/.test(word)) return globMatches(word, cwd).some((match) => !/[*?[]/.test(match) && isTamaProgram(match, context, cwd));
   const name = basename(word);
   // A package spec too (`@acme/tama@1.2`): package runners (command-runners.ts) hand it on as the command.
   if (name === "tama" || name === "tama.js" || /^tama@[^/]*$/.test(name)) return true;

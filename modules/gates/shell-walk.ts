@@ -957,16 +957,20 @@ function gitAliasRun(run: RunCommand): { argv: string[]; shell?: undefined } | {
   let i = 0;
   let cwd = run.scope.cwd;
   const inline: GitConfigEntry[] = [];
+  // `--git-dir` brings that repository's config, and its aliases, whatever the cwd.
+  let gitDir: string | undefined;
   for (; i < args.length && (args[i] as string).startsWith("-"); i++) {
     const arg = args[i] as string;
+    if (arg.startsWith("--git-dir=")) gitDir = path.resolve(cwd ?? process.cwd(), arg.slice("--git-dir=".length));
     if (!["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env"].includes(arg)) continue;
     const value = args[++i] ?? "";
     if (arg === "-C") cwd = path.resolve(cwd ?? process.cwd(), value);
+    if (arg === "--git-dir") gitDir = path.resolve(cwd ?? process.cwd(), value);
     if (arg === "-c" && value.includes("=")) inline.push({ key: normalizeKey(value.slice(0, value.indexOf("="))), value: value.slice(value.indexOf("=") + 1) });
   }
   const subcommand = args[i];
   if (subcommand === undefined || GIT_COMMANDS.has(subcommand)) return undefined;
-  const alias = gitAliases({ cwd, env: run.env, inline }).get(subcommand.toLowerCase());
+  const alias = gitAliases({ cwd, env: run.env, inline, ...(gitDir !== undefined ? { gitDir } : {}) }).get(subcommand.toLowerCase());
   if (alias === undefined) return undefined;
   const rest = args.slice(i + 1);
   if (alias.startsWith("!")) return { shell: [alias.slice(1), ...rest.map((word) => shellLine([word]))].join(" ") };

@@ -525,4 +525,25 @@ describe("a git alias read where it runs on the line", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it("reads the aliases of the repository --git-dir names, for every gate", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "tama-alias-gitdir-"));
+    try {
+      const project = path.join(dir, "proj");
+      mkdirSync(project);
+      execFileSync("git", ["init", "-q", project]);
+      execFileSync("git", ["init", "-q", path.join(project, "other")]);
+      execFileSync("git", ["-C", path.join(project, "other"), "config", "alias.wipe", "!rm -rf /"]);
+      const runs = new GateRuns();
+      const hook = HookEntry.parse({ id: "block-destructive-deletes", builtin: "block-destructive-deletes", events: ["pre_tool_use"] });
+      const call = (command: string): HookInput => ({ hook_event_name: "PreToolUse", session_id: "s", cwd: project, tool_name: "bash", tool_input: { command } });
+      const context = { tamaHome: path.join(dir, "tama") };
+      for (const command of ["git --git-dir=other/.git wipe", "git --git-dir other/.git wipe", "GIT_DIR=other/.git git wipe"]) {
+        expect(runs.run(hook, "block-destructive-deletes", call(command), context), command).toMatchObject({ verdict: "block" });
+      }
+      expect(runs.run(hook, "block-destructive-deletes", call("git wipe"), context)).toMatchObject({ verdict: "pass" });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

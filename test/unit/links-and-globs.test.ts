@@ -75,3 +75,13 @@ describe("links where ln and mv put them", () => {
     expect(await refusedBy("ln -s ../proj/lib lib2 && cp x lib2/", ({ project }) => mkdirSync(path.join(project, "lib")))).toEqual([]);
   });
 });
+
+describe("a program named by a glob", () => {
+  it("is what the glob matches: tama's own CLI stays refused", async () => {
+    const refused = await refusedBy("./bin/tam? hooks disable self-protection", ({ project }) => {
+      mkdirSync(path.join(project, "bin"));
+      writeFileSync(path.join(project, "bin", "tama"), "#!/bin/sh\n");
+    });
+    expect(refused).toContain("self-protection");
+  });
+});
