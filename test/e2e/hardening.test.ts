@@ -284,3 +284,35 @@ describe("a script the agent writes with one call and runs with the next", () =>
     expect(readFileSync(path.join(env.cwd, "inside.txt"), "utf8")).toBe("inside\n");
   });
 });
+
+describe("a path the agent names through a glob or a link it placed", () => {
+  it("is judged where it leads: a glob over a link, ln -t, a link moved with mv, and .gi[t]/config", async () => {
+    const { server, env } = await omp.setup();
+    installTama(env);
+    execFileSync("git", ["init", "-q", env.cwd]);
+    const session = omp.rpc();
+    await session.ready();
+    const outside = path.join(env.root, "outside");
+    mkdirSync(outside, { recursive: true });
+    writeFileSync(path.join(outside, "keep"), "keep");
+    writeFileSync(path.join(env.cwd, "x.js"), "// planted\n");
+    const extensions = path.join(env.agentDir, "extensions");
+    const tries: [name: string, command: string, refusal: RegExp][] = [
+      ["a glob over a link the line made", `ln -s ${env.agentDir} h && cp x.js [h]/extensions/`, /OMP's extensions/],
+      ["a glob over a link made before", `cp x.js h*/extensions/`, /OMP's extensions/],
+      ["ln -t", `ln -s -t . ${extensions} && cp x.js extensions/`, /OMP's extensions/],
+      ["rm -rf through a glob over a link", `ln -s ${outside} o && rm -rf [o]/`, /outside the project/],
+      ["git's config through a glob", `printf '[core]\\n\\thooksPath = /dev/null\\n' >> .gi[t]/config`, /git's config/],
+      ["git's config through a link moved with mv", `ln -s .git a && mv a b && printf '[core]\\n\\thooksPath = /dev/null\\n' >> b/config`, /git's config/],
+    ];
+    for (const [name, command, refusal] of tries) {
+      await session.prompt(`CALL bash ${JSON.stringify({ command })}`);
+      expect(lastToolMessage(server.requests), name).toMatch(refusal);
+      // The second try uses the link the first left behind: make it between calls, as the agent would.
+      if (name === "a glob over a link the line made") execFileSync("ln", ["-sfn", env.agentDir, path.join(env.cwd, "h")]);
+    }
+    expect(readdirSync(extensions)).not.toContain("x.js");
+    expect(readFileSync(path.join(outside, "keep"), "utf8")).toBe("keep");
+    expect(readFileSync(path.join(env.cwd, ".git", "config"), "utf8")).not.toContain("hooksPath");
+  });
+});
