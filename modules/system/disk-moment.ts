@@ -73,30 +73,25 @@ export function exists(file: string): boolean {
   return now === undefined ? existsSync(file) : kept(now.exists, file, () => existsSync(file));
 }
 
+/** Stats of `file`, following a link or not; undefined when it is missing or cannot be reached. */
+function askStats(file: string, follow: boolean): Stats | undefined {
+  try {
+    return (follow ? statSync : lstatSync)(file, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
 /** `file`'s stats following links; undefined when it is missing or cannot be reached. */
 export function statOf(file: string): Stats | undefined {
-  const ask = (): Stats | undefined => {
-    try {
-      return statSync(file, { throwIfNoEntry: false });
-    } catch {
-      return undefined;
-    }
-  };
   const now = current();
-  return now === undefined ? ask() : kept(now.stat, file, ask);
+  return now === undefined ? askStats(file, true) : kept(now.stat, file, () => askStats(file, true));
 }
 
 /** `file`'s own stats (a link is not followed); undefined when it is missing or cannot be reached. */
 export function lstatOf(file: string): Stats | undefined {
-  const ask = (): Stats | undefined => {
-    try {
-      return lstatSync(file, { throwIfNoEntry: false });
-    } catch {
-      return undefined;
-    }
-  };
   const now = current();
-  return now === undefined ? ask() : kept(now.lstat, file, ask);
+  return now === undefined ? askStats(file, false) : kept(now.lstat, file, () => askStats(file, false));
 }
 
 /** `realpathSync.native`: throws as it does. */

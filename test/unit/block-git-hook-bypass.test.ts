@@ -502,48 +502,44 @@ describe("parseShell", () => {
 });
 
 describe("a git alias read where it runs on the line", () => {
-  it("runs a script as the line left it when the alias ran, not as later commands rewrite it", () => {
-    const dir = mkdtempSync(path.join(tmpdir(), "tama-alias-order-"));
+  /** A project and, inside it, another repository whose config defines `alias` (which only `--git-dir` brings in); `check` runs in the project. */
+  function withAliasRepo(alias: [name: string, value: (project: string) => string], check: (project: string, dir: string) => void): void {
+    const dir = mkdtempSync(path.join(tmpdir(), "tama-alias-"));
     try {
       const project = path.join(dir, "proj");
       mkdirSync(project);
       execFileSync("git", ["init", "-q", project]);
       execFileSync("git", ["init", "-q", path.join(project, "other")]);
-      // An alias in another repository's config, which only `--git-dir` brings in, runs a script in the project.
-      writeFileSync(path.join(project, "s.sh"), `cd ${project} && git commit --no-verify --allow-empty -m bypassed\n`);
-      execFileSync("git", ["-C", path.join(project, "other"), "config", "alias.x", `!bash ${project}/s.sh`]);
-      const runs = new GateRuns();
-      const hook = HookEntry.parse({ id: "block-git-hook-bypass", builtin: "block-git-hook-bypass", events: ["pre_tool_use"] });
-      const others = ["self-protection", "deny-writes-outside-repo"].map((id) => HookEntry.parse({ id, builtin: id, events: ["pre_tool_use"] }));
-      const input: HookInput = { hook_event_name: "PreToolUse", session_id: "s", cwd: project, tool_name: "bash", tool_input: { command: "git --git-dir=other/.git x; echo true > s.sh" } };
-      const context = { tamaHome: path.join(dir, "tama") };
-      // The gates run one after another on one input, sharing its walk, as a dispatch runs them.
-      for (const other of others) runs.run(other, other.builtin ?? "", input, context);
-      const answer = runs.run(hook, "block-git-hook-bypass", input, context);
-      expect(answer).toMatchObject({ verdict: "block", reason: expect.stringContaining("git commit --no-verify") });
+      execFileSync("git", ["-C", path.join(project, "other"), "config", `alias.${alias[0]}`, alias[1](project)]);
+      check(project, dir);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  }
+  const gateHook = (id: string): HookEntry => HookEntry.parse({ id, builtin: id, events: ["pre_tool_use"] });
+  const call = (project: string, command: string): HookInput => ({ hook_event_name: "PreToolUse", session_id: "s", cwd: project, tool_name: "bash", tool_input: { command } });
+
+  it("runs a script as the line left it when the alias ran, not as later commands rewrite it", () => {
+    withAliasRepo(["x", (project) => `!bash ${project}/s.sh`], (project, dir) => {
+      writeFileSync(path.join(project, "s.sh"), `cd ${project} && git commit --no-verify --allow-empty -m bypassed\n`);
+      const runs = new GateRuns();
+      const input = call(project, "git --git-dir=other/.git x; echo true > s.sh");
+      const context = { tamaHome: path.join(dir, "tama") };
+      // The gates run one after another on one input, sharing its walk, as a dispatch runs them.
+      for (const other of ["self-protection", "deny-writes-outside-repo"]) runs.run(gateHook(other), other, input, context);
+      expect(runs.run(gateHook("block-git-hook-bypass"), "block-git-hook-bypass", input, context)).toMatchObject({ verdict: "block", reason: expect.stringContaining("git commit --no-verify") });
+    });
   });
 
   it("reads the aliases of the repository --git-dir names, for every gate", () => {
-    const dir = mkdtempSync(path.join(tmpdir(), "tama-alias-gitdir-"));
-    try {
-      const project = path.join(dir, "proj");
-      mkdirSync(project);
-      execFileSync("git", ["init", "-q", project]);
-      execFileSync("git", ["init", "-q", path.join(project, "other")]);
-      execFileSync("git", ["-C", path.join(project, "other"), "config", "alias.wipe", "!rm -rf /"]);
+    withAliasRepo(["wipe", () => "!rm -rf /"], (project, dir) => {
       const runs = new GateRuns();
-      const hook = HookEntry.parse({ id: "block-destructive-deletes", builtin: "block-destructive-deletes", events: ["pre_tool_use"] });
-      const call = (command: string): HookInput => ({ hook_event_name: "PreToolUse", session_id: "s", cwd: project, tool_name: "bash", tool_input: { command } });
       const context = { tamaHome: path.join(dir, "tama") };
+      const decide = (command: string) => runs.run(gateHook("block-destructive-deletes"), "block-destructive-deletes", call(project, command), context);
       for (const command of ["git --git-dir=other/.git wipe", "git --git-dir other/.git wipe", "GIT_DIR=other/.git git wipe"]) {
-        expect(runs.run(hook, "block-destructive-deletes", call(command), context), command).toMatchObject({ verdict: "block" });
+        expect(decide(command), command).toMatchObject({ verdict: "block" });
       }
-      expect(runs.run(hook, "block-destructive-deletes", call("git wipe"), context)).toMatchObject({ verdict: "pass" });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+      expect(decide("git wipe")).toMatchObject({ verdict: "pass" });
+    });
   });
 });
