@@ -54,7 +54,7 @@ interface Where {
 function placeProblem(word: string, { cwd, root }: Where, env: ReadonlyMap<string, string>, options: Options, links?: ReadonlyMap<string, string>): string | undefined {
   const address = ompAddress(word);
   if (address !== undefined) return `${word}, an OMP ${address}:// address that is not a place in the project`;
-  const target = realPath(throughLinks(wordPath(globBase(word), cwd, env), links));
+  const target = realPath(throughLinks(wordPath(globBase(word), cwd, env, links), links));
   if (isAllowed(target, options.allow, cwd)) return undefined;
   // `d=$(mktemp -d); …; rm -rf "$d"`: the command removes what it made.
   if (isInside(realPath(os.tmpdir()), target) && target.split(path.sep).includes(MKTEMP_NAME)) return undefined;

@@ -11,7 +11,7 @@ import { isDynamic, readableScripts, walkCall, walkShell, type RunCommand, type 
 import { withGlobMatches, writeTargets } from "./shell-writers.ts";
 import { parseShell } from "./shell-words.ts";
 import { envConfigFiles, gitAliases, gitConfigEntries, normalizeKey, type GitConfigEntry } from "./git-config.ts";
-import { isLink, realPath, throughLinks } from "./paths.ts";
+import { isLink, realPath, resolvedPath, throughLinks } from "./paths.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
 import type { BuiltinGate, GateVerdict } from "./types.ts";
 
@@ -27,7 +27,7 @@ export const blockGitHookBypass: BuiltinGate = {
     const toolName = input.tool_name ?? input.omp?.tool_name ?? "";
     if ((input.omp?.kind ?? callKind(toolName, input.tool_input)) === "write") {
       const file = input.tool_input?.file_path;
-      const reason = typeof file === "string" ? gitFileChange(`${toolName} writes`, file, path.resolve(input.cwd, file)) : undefined;
+      const reason = typeof file === "string" ? gitFileChange(`${toolName} writes`, file, resolvedPath(input.cwd, file)) : undefined;
       return reason === undefined ? PASS : { decision: "block", reason };
     }
     const call = readableScripts(input);
@@ -59,7 +59,7 @@ function visitRun(run: RunCommand, written: Set<string>): string | undefined {
   if (reason !== undefined) return reason;
   const cwd = run.scope.unknownCwd === undefined ? run.scope.cwd ?? process.cwd() : undefined;
   for (const target of withGlobMatches([...writeTargets(run.command, run.argv), ...run.otherWrites], cwd, run.scope.links)) {
-    const file = path.resolve(run.scope.cwd ?? process.cwd(), target.word);
+    const file = resolvedPath(run.scope.cwd ?? process.cwd(), target.word, run.scope.links);
     written.add(file);
     const reason = gitFileChange(`${run.program ?? "the command"} ${target.effect}`, target.word, file, run.scope.links);
     if (reason !== undefined) return reason;

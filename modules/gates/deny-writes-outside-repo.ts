@@ -41,7 +41,7 @@ function outside(word: string, cwd: string, env: ReadonlyMap<string, string>, op
   if (/^local:\/\//i.test(word)) return undefined;
   // The project is the session's, wherever a `cd` took the command.
   const root = realPath(projectRoot(sessionCwd));
-  const target = realPath(throughLinks(wordPath(word, cwd, env), links));
+  const target = realPath(throughLinks(wordPath(word, cwd, env, links), links));
   if (isInside(root, target)) return undefined;
   const scratch = local();
   if (scratch !== undefined && isInside(scratch, target)) return undefined;

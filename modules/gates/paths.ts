@@ -96,14 +96,45 @@ export function throughLinks(absolute: string, links: ReadonlyMap<string, string
   return current;
 }
 
-/** A word as the shell would hand it to a program: `~`, `$HOME`, `${HOME}` expanded, relative to `cwd`. */
-export function wordPath(word: string, cwd: string, env: ReadonlyMap<string, string> = new Map()): string {
+/** A word as the shell would hand it to a program: `~`, `$HOME`, `${HOME}` expanded, relative to `cwd` (see resolvedPath). */
+export function wordPath(word: string, cwd: string, env: ReadonlyMap<string, string> = new Map(), links?: ReadonlyMap<string, string>): string {
   const home = env.get("HOME") ?? os.homedir();
   const expanded = word
     .replace(/^~(?=\/|$)/, home)
     .replace(/^~([A-Za-z_][\w.-]*)(?=\/|$)/, (whole, user: string) => userHome(user) ?? whole)
     .replace(/^\$\{?HOME\}?(?=\/|$)/, home);
-  return path.resolve(cwd, expanded);
+  return resolvedPath(cwd, expanded, links);
+}
+
+/** How many links one path may pass through before it is taken as it reads (the kernel gives up at 40). */
+const MAX_LINK_HOPS = 40;
+
+/**
+ * `word` from `cwd` as the kernel walks it: a `..` after a link leaves the link's
+ * target, not the directory the link sits in (`l/../x` with l a link to /a/b is /a/x,
+ * where `path.resolve` says ./x). The line's own links count as links. A word with no
+ * `..` resolves as path.resolve resolves it (its links are followed later, whole).
+ */
+export function resolvedPath(cwd: string, word: string, links?: ReadonlyMap<string, string>): string {
+  const joined = path.isAbsolute(word) ? word : `${cwd}/${word}`;
+  if (!/(?:^|\/)\.\.(?:\/|$)/.test(joined)) return path.resolve(cwd, word);
+  let current = "/";
+  let hops = 0;
+  for (const part of joined.split("/")) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") {
+      current = path.dirname(current);
+      continue;
+    }
+    let next = path.join(current, part);
+    // Each part that is a link is replaced by where it leads, so that a later `..` climbs from there.
+    if (hops < MAX_LINK_HOPS && (links?.has(next) === true || isLink(next))) {
+      hops += 1;
+      next = realPath(throughLinks(next, links));
+    }
+    current = next;
+  }
+  return current;
 }
 
 /** `~name`: that user's home directory, from the password file (`/home/name` when it has no entry). */

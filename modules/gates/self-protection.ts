@@ -14,7 +14,7 @@ import { ompAgentDir } from "../system/paths.ts";
 import { callKind, codeOf, type CodeLanguage } from "../tools/declaration.ts";
 import { readCode } from "../tools/code-reading.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
-import { globMatches, isLink, sessionCwdOf, throughLinks, userHome } from "./paths.ts";
+import { globMatches, isLink, resolvedPath, sessionCwdOf, throughLinks, userHome } from "./paths.ts";
 import { basename, walkCall, walkShell, type RunCommand, type Scope } from "./shell-walk.ts";
 import { isWriter, withGlobMatches, writeTargets, type WriteTarget } from "./shell-writers.ts";
 import type { BuiltinGate, GateContext, GateVerdict } from "./types.ts";
@@ -574,7 +574,7 @@ function checkTargets(
       }
       continue;
     }
-    const absolute = throughLinks(path.resolve(cwd, expanded), links);
+    const absolute = throughLinks(resolvedPath(cwd, expanded, links), links);
     const hit = hitOf(absolute, target.reachesBelow, protectedList(), target.names) ?? programConfigHit(absolute, context, protectedList.projectCwd) ?? treeInPlaceOf(absolute, target.effect);
     if (hit) return refusalFor(target.effect, { target: absolute, protectedPath: hit });
   }
@@ -662,7 +662,7 @@ export function findSelfProtectionBreach(input: HookInput, context: GateContext)
   if (kind === "write") {
     const target = writeTargetOf(input);
     if (target === undefined) return undefined;
-    const absolute = path.resolve(cwd, target);
+    const absolute = resolvedPath(cwd, target);
     // A move takes what lies below it along (a directory above a protected path).
     const hit = hitOf(absolute, input.moves === true, list()) ?? programConfigHit(absolute, context, projectCwd) ?? (input.moves === true ? treeInPlaceOf(absolute, "moves a file over") : undefined);
     return hit ? refusalFor("writes", { target: absolute, protectedPath: hit }) : undefined;

@@ -19,7 +19,7 @@ import { STDIN_FILES } from "./stdin-files.ts";
 import { statOf } from "../system/disk-moment.ts";
 import { MAX_SCRIPT, packageScripts, readScriptFile, shebang, type ScriptFile } from "./script-files.ts";
 import { gitAliases, normalizeKey, type GitConfigEntry } from "./git-config.ts";
-import { globMatches, projectRoot, projectRootIn, realPath, throughLinks } from "./paths.ts";
+import { globMatches, projectRoot, projectRootIn, realPath, resolvedPath, throughLinks } from "./paths.ts";
 import { basename, parseShell, type ShellCommand } from "./shell-words.ts";
 
 export { basename };
@@ -1023,7 +1023,8 @@ function walkedCall(input: HookInput, home: string | undefined): { walks: Walk[]
   const call = readableScripts(input);
   let walked: { walks: Walk[]; prefix: string } | undefined;
   if (call !== undefined) {
-    const scope: Scope = { env: new Map(Object.entries(call.env ?? {})), cwd: input.cwd, home: key };
+    // A cwd given as `/p/l/..` is where the kernel's walk of it ends (l a link), not /p.
+    const scope: Scope = { env: new Map(Object.entries(call.env ?? {})), cwd: resolvedPath(input.cwd, "."), home: key };
     const walks = call.scripts.map((script): Walk => {
       const runs: RunCommand[] = [];
       const end = walkShell(script, scope, (run) => {

@@ -336,6 +336,9 @@ export function resolveTargetPath(target: string, cwd: string, roots: PathRoots 
   if (p.startsWith("~/")) p = homedir() + p.slice(1);
   else if (p.startsWith("~")) p = path.join(homedir(), p.slice(1));
   if (/^\/+$/.test(p)) return cwd;
+  // An absolute path is used as given, `..` and all (`/p/l/../x` climbs from where the link l leads, as the kernel
+  // walks it; the gates resolve it so, gates/paths.ts resolvedPath); a relative one is resolved on the text, as OMP does.
+  if (path.isAbsolute(p)) return p;
   return path.resolve(cwd, p);
 }
 

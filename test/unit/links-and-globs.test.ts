@@ -85,3 +85,32 @@ describe("a program named by a glob", () => {
     expect(refused).toContain("self-protection");
   });
 });
+
+describe("a `..` after a link", () => {
+  it.each([
+    ["into OMP's extensions", "ln -s ~/.omp/agent l && cp x.js l/../agent/extensions/", "self-protection"],
+    ["into git's hooks", "ln -s .git/hooks gh && cp x gh/../hooks/pre-commit", "block-git-hook-bypass"],
+    ["rm -rf out of the project", "mkdir -p a/b && ln -s /usr/share/doc a/b/l && rm -rf a/b/l/../../bin", "block-destructive-deletes"],
+    ["a write out of the project", "ln -s /usr/share/doc l && touch l/../x", "deny-writes-outside-repo"],
+  ])("climbs from where the link leads, as the kernel walks it: %s", async (_what, command, gate) => {
+    expect(await refusedBy(command)).toContain(gate);
+  });
+
+  it("in a write tool's absolute path, from a link made before", async () => {
+    const root = mkdtempSync(path.join(os.tmpdir(), "tama-dotdot-"));
+    roots.push(root);
+    const project = path.join(root, "proj");
+    const home = path.join(root, "home");
+    mkdirSync(path.join(project, ".git"), { recursive: true });
+    mkdirSync(path.join(home, ".omp", "agent", "extensions"), { recursive: true });
+    symlinkSync(path.join(home, ".omp", "agent"), path.join(project, "l"));
+    const place = { project, tamaHome: path.join(home, ".tama"), home, defaultsOnly: true };
+    expect(await refusingGates("write", { path: `${project}/l/../agent/extensions/evil.ts`, content: "x" }, place)).toContain("self-protection");
+    // A relative one is resolved on its text, by OMP as by the gates: it stays in the project.
+    expect(await refusingGates("write", { path: "l/../agent/extensions/evil.ts", content: "x" }, place)).toEqual([]);
+  });
+
+  it("passes a `..` that stays in the project", async () => {
+    expect(await refusedBy("mkdir -p a && touch a/../b")).toEqual([]);
+  });
+});
