@@ -167,7 +167,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       const { scripts } = unwrapped;
       let { argv } = unwrapped;
       // `env -C DIR cmd`: the command runs in DIR (and what it names is resolved there).
-      const inner: Scope = unwrapped.chdir.reduce<Scope>((at, dir) => ({ ...at, ...changeDirectory(dir, at, known) }), { ...here, env });
+      const inner: Scope = unwrapped.chdir.reduce<Scope>((at, dir) => ({ ...at, ...changeDirectory(["--", dir], at, known) }), { ...here, env });
       const program = argv[0] === undefined ? undefined : basename(argv[0]);
       let unreadArgs = false;
       const cwdHere = inner.unknownCwd === undefined ? inner.cwd ?? process.cwd() : undefined;
@@ -214,6 +214,9 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         const reason = walkShell(nested, nestedIn, visit, depth + 1);
         if (reason !== undefined) return reason;
       }
+      // What runs in this shell (eval, source, a function) and changes its directory moves the commands after it.
+      const sameShell = program === "eval" || program === "source" || program === "." || calls.length > 0;
+      const movedBy = sameShell && nestedAll.some(([nested]) => CHANGES_DIRECTORY.test(nested)) ? `${program ?? ""} …` : undefined;
       // A file the program reads its commands from: its stdin, a printed process substitution, a file this line wrote first.
       const fileText = (word: string): string | undefined =>
         STDIN_FILES.has(word)
@@ -251,7 +254,10 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       // What the command leaves behind for the commands after it: its directory, its aliases, its links.
       if (program === "cd" || program === "pushd") {
         if (program === "pushd") dirs.push(here);
-        here = { ...here, ...changeDirectory(argv[1], here, known) };
+        here = { ...here, ...changeDirectory(argv.slice(1), here, new Map([...known, ...env])) };
+      } else if (movedBy !== undefined) {
+        // `eval 'cd /usr'`, `source f` or a function that changes directory: where it ends is not followed.
+        here = { ...here, unknownCwd: movedBy };
       } else if (program === "popd") {
         here = dirs.pop() ?? { ...here, unknownCwd: "popd" };
       } else if (program === "alias") {
@@ -812,14 +818,45 @@ function setByBuiltin(words: readonly string[], command: ShellCommand, vars: Map
   }
 }
 
-/** Where `cd WORD` goes: a directory the walker can name, or an unknown one. */
-function changeDirectory(word: string | undefined, scope: Scope, vars: ReadonlyMap<string, string>): Partial<Scope> {
+/** A command that changes the shell's directory, somewhere in a script's text. */
+const CHANGES_DIRECTORY = /(?:^|[\s;&|(){}`])(?:cd|pushd|popd|chdir)(?=$|[\s;&|)}])/;
+
+/**
+ * Where `cd ARGS` goes: a directory the walker can name, or an unknown one. Options
+ * (`-P`, `-L`, `-e`, `-@`, `--`) are not the directory; `-P` resolves links as it goes
+ * (`cd -P l/..`), while plain `cd` takes `..` on the text as bash does. A glob goes
+ * where its first match is (the line's links too); one matching nothing, a name CDPATH
+ * may find elsewhere, or a variable's name under `cdable_vars` is unknown.
+ */
+function changeDirectory(args: readonly string[], scope: Scope, vars: ReadonlyMap<string, string>): Partial<Scope> {
+  let physical = false;
+  let at = 0;
+  for (; at < args.length; at++) {
+    const arg = args[at] as string;
+    if (arg === "--") {
+      at += 1;
+      break;
+    }
+    if (!/^-[LPe@]+$/.test(arg)) break;
+    physical ||= arg.includes("P");
+  }
+  const word = args[at];
   const home = vars.get("HOME") as string;
   if (word === undefined || word === "~") return { cwd: home, unknownCwd: undefined };
   if (word === "-" || isDynamic(word) || scope.unknownCwd !== undefined && !path.isAbsolute(word) && !word.startsWith("~")) return { unknownCwd: word };
-  const expanded = word.replace(/^~(?=\/|$)/, home);
+  let expanded = word.replace(/^~(?=\/|$)/, home);
   if (expanded.startsWith("~")) return { unknownCwd: word };
-  return { cwd: path.resolve(scope.cwd ?? process.cwd(), expanded), unknownCwd: undefined };
+  const from = scope.cwd ?? process.cwd();
+  const bare = !path.isAbsolute(expanded) && !/^\.\.?(?:\/|$)/.test(expanded);
+  if (bare && (vars.get("CDPATH") ?? "") !== "") return { unknownCwd: word };
+  if (/[*?[]/.test(expanded)) {
+    const match = globMatches(expanded, from, scope.links).slice(1).sort()[0];
+    if (match === undefined) return { unknownCwd: word };
+    expanded = match;
+  }
+  // `shopt -s cdable_vars; d=/usr; cd d`: a name that is no directory here may be a variable's value.
+  if (bare && vars.has(expanded) && statOf(throughLinks(path.resolve(from, expanded), scope.links))?.isDirectory() !== true) return { unknownCwd: word };
+  return { cwd: physical ? realPath(throughLinks(resolvedPath(from, expanded, scope.links), scope.links)) : path.resolve(from, expanded), unknownCwd: undefined };
 }
 
 /** ln's and cp's options that take a value (`-S SUFFIX`, `-t DIR`), so that a value is not read as a file. */

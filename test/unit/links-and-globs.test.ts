@@ -114,3 +114,25 @@ describe("a `..` after a link", () => {
     expect(await refusedBy("mkdir -p a && touch a/../b")).toEqual([]);
   });
 });
+
+describe("where cd goes", () => {
+  it.each([
+    ["cd -P", "cd -P ~/.omp/agent && cp x config.yml", "self-protection"],
+    ["cd --", "cd -- ~ && rm -rf .omp", "block-destructive-deletes"],
+    ["cd -e", "cd -e /usr && touch x", "deny-writes-outside-repo"],
+    ["CDPATH", "CDPATH=/usr cd share && touch x", "deny-writes-outside-repo"],
+    ["cdable_vars", "shopt -s cdable_vars; d=/usr; cd d && touch x", "deny-writes-outside-repo"],
+    ["a glob over a link the line made", "ln -s ~ h && cd [h]/.omp/agent && cp x config.yml", "self-protection"],
+    ["a glob into git's directory", "cd .gi[t] && echo x >> config", "block-git-hook-bypass"],
+    ["cd -P through a link and up", "ln -s ~/.omp/agent l && cd -P l/.. && cp x agent/config.yml", "self-protection"],
+    ["a cd in eval", "eval 'cd /usr'; touch x", "deny-writes-outside-repo"],
+    ["a cd in a function", "f() { cd /usr; }; f; touch x", "deny-writes-outside-repo"],
+    ["a cd in a sourced script", "source <(echo cd /usr); touch x", "deny-writes-outside-repo"],
+  ])("%s: %s", async (_what, command, gate) => {
+    expect(await refusedBy(command)).toContain(gate);
+  });
+
+  it.each(["cd src && touch x", "cd -P . && touch x", "cd -- src && touch x"])("passes %s", async (command) => {
+    expect(await refusedBy(command, ({ project }) => mkdirSync(path.join(project, "src")))).toEqual([]);
+  });
+});
