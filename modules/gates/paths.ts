@@ -204,6 +204,59 @@ export function globMatches(word: string, cwd: string, links?: ReadonlyMap<strin
   return [word, ...(word.endsWith("/") ? found.map((f) => `${f}/`) : found)];
 }
 
+/** POSIX character classes in a bracket (`[[:alpha:]]`), as JavaScript class ranges. */
+const POSIX_CLASSES: Record<string, string> = {
+  alpha: "a-zA-Z",
+  digit: "0-9",
+  alnum: "a-zA-Z0-9",
+  upper: "A-Z",
+  lower: "a-z",
+  xdigit: "0-9A-Fa-f",
+  space: " \\t\\n\\r\\f\\v",
+  blank: " \\t",
+  punct: "!-\\/:-@\\[-`{-~",
+  cntrl: "\\x00-\\x1f\\x7f",
+  print: "\\x20-\\x7e",
+  graph: "\\x21-\\x7e",
+  word: "\\w",
+};
+
+/**
+ * The bracket expression starting at `part[open]` as the shell reads it, as a JavaScript
+ * class: `!` or `^` negates, a `]` first is literal (`[]h]`), `[:class:]` is a POSIX class;
+ * an equivalence or collating element (`[=a=]`, `[.a.]`) or a class not known here matches
+ * any character, so that a glob Tama cannot read exactly names at least what the shell's does.
+ * Undefined when it does not close (the `[` is then literal).
+ */
+function bracketClass(part: string, open: number): { regex: string; end: number } | undefined {
+  let i = open + 1;
+  let negated = false;
+  if (part[i] === "!" || part[i] === "^") {
+    negated = true;
+    i += 1;
+  }
+  let body = "";
+  let any = false;
+  for (let first = true; i < part.length; i++, first = false) {
+    const ch = part[i] as string;
+    if (ch === "]" && !first) return { regex: any ? "[^/]" : `[${negated ? "^" : ""}${body}]`, end: i };
+    if (ch === "[" && /[:=.]/.test(part[i + 1] ?? "")) {
+      const kind = part[i + 1] as string;
+      const close = part.indexOf(`${kind}]`, i + 2);
+      if (close !== -1) {
+        const name = part.slice(i + 2, close);
+        const known = kind === ":" ? POSIX_CLASSES[name] : undefined;
+        if (known === undefined) any = true;
+        else body += known;
+        i = close + 1;
+        continue;
+      }
+    }
+    body += /[\\\]\[^-]/.test(ch) && !(ch === "-" && !first && part[i + 1] !== "]") ? `\\${ch}` : ch;
+  }
+  return undefined;
+}
+
 function globPart(part: string): RegExp {
   let body = "";
   for (let i = 0; i < part.length; i++) {
@@ -211,11 +264,11 @@ function globPart(part: string): RegExp {
     if (ch === "*") body += "[^/]*";
     else if (ch === "?") body += "[^/]";
     else if (ch === "[") {
-      const close = part.indexOf("]", i + 2);
-      if (close === -1) body += "\\[";
+      const bracket = bracketClass(part, i);
+      if (bracket === undefined) body += "\\[";
       else {
-        body += `[${part.slice(i + 1, close).replace(/^!/, "^").replace(/\\/g, "\\\\")}]`;
-        i = close;
+        body += bracket.regex;
+        i = bracket.end;
       }
     } else body += ch.replace(/[.+^${}()|\\]/g, "\\$&");
   }

@@ -19,7 +19,7 @@ import { STDIN_FILES } from "./stdin-files.ts";
 import { statOf } from "../system/disk-moment.ts";
 import { MAX_SCRIPT, packageScripts, readScriptFile, shebang, type ScriptFile } from "./script-files.ts";
 import { gitAliases, normalizeKey, type GitConfigEntry } from "./git-config.ts";
-import { globMatches, projectRoot, projectRootIn, realPath, resolvedPath, throughLinks } from "./paths.ts";
+import { globMatches, isLink, projectRoot, projectRootIn, realPath, resolvedPath, throughLinks } from "./paths.ts";
 import { basename, parseShell, type ShellCommand } from "./shell-words.ts";
 
 export { basename };
@@ -265,8 +265,12 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
           const match = /^([^=\s]+)=(.*)$/s.exec(word);
           if (match) aliases.set(match[1] as string, match[2] as string);
         }
-      } else if (program === "ln" || (program === "cp" && argv.some((a) => a === "-s" || a === "--symbolic-link"))) {
+      } else if (program === "ln" || (program === "cp" && argv.some((a) => /^-[A-Za-z]*s[A-Za-z]*$/.test(a) || a === "--symbolic-link"))) {
+        // `cp -rs SRC farm` makes a farm of links: a file written through farm/… lands in SRC/….
         here = { ...here, links: linksMade(argv, { ...here, env }) };
+      } else if (program === "cp" || program === "rsync") {
+        const copied = linksCopied(argv, here);
+        if (copied !== undefined) here = { ...here, links: copied };
       } else if (program === "mv" && here.links !== undefined && here.links.size > 0) {
         here = { ...here, links: linksMoved(argv, here) };
       }
@@ -868,13 +872,15 @@ const LINK_VALUED = new Set(["-S", "--suffix", "-t", "--target-directory"]);
  * is a directory (on disk, or through a link the line made), unless `-T`/`-n` says it is
  * the name itself.
  */
-function placedBy(argv: readonly string[], scope: Scope): { sources: string[]; into?: string; as?: string } | undefined {
+function placedBy(argv: readonly string[], scope: Scope): { sources: string[]; into?: string; as?: string; flags: string; longs: string[] } | undefined {
   const cwd = scope.unknownCwd === undefined ? scope.cwd ?? process.cwd() : undefined;
   if (cwd === undefined) return undefined;
   const words: string[] = [];
   let into: string | undefined;
   let asName = false;
   let options = true;
+  let flags = "";
+  const longs: string[] = [];
   // ln's -n is --no-dereference (a link to a directory is the name itself); mv's and cp's is --no-clobber.
   const dereferenceFlag = argv[0] !== undefined && basename(argv[0]) === "ln" ? /[Tn]/ : /T/;
   for (let i = 1; i < argv.length; i++) {
@@ -885,21 +891,25 @@ function placedBy(argv: readonly string[], scope: Scope): { sources: string[]; i
       if (arg === "-t" || arg === "--target-directory") into = argv[i + 1];
       i += 1;
     } else if (options && /^-[A-Za-z]+$/.test(arg)) {
+      flags += arg.slice(1);
       // `-st DIR` clusters -t with its value next.
       if (/t$/.test(arg) && !arg.startsWith("--")) {
         into = argv[i + 1];
         i += 1;
       }
       asName ||= dereferenceFlag.test(arg);
-    } else if (options && arg.startsWith("--")) asName ||= arg === "--no-target-directory" || arg === "--no-dereference";
+    } else if (options && arg.startsWith("--")) {
+      longs.push(arg.replace(/=.*$/, ""));
+      asName ||= arg === "--no-target-directory" || (arg === "--no-dereference" && dereferenceFlag.test("n"));
+    }
     else words.push(arg);
   }
-  if (into !== undefined) return { sources: words, into: path.resolve(cwd, into) };
+  if (into !== undefined) return { sources: words, into: path.resolve(cwd, into), flags, longs };
   const last = words.at(-1);
-  if (words.length < 2 || last === undefined) return words.length === 1 ? { sources: words, into: cwd } : undefined;
+  if (words.length < 2 || last === undefined) return words.length === 1 ? { sources: words, into: cwd, flags, longs } : undefined;
   const dest = path.resolve(cwd, last);
   const isDir = !asName && statOf(throughLinks(dest, scope.links))?.isDirectory() === true;
-  return words.length > 2 || isDir ? { sources: words.slice(0, -1), into: dest } : { sources: words.slice(0, 1), as: dest };
+  return words.length > 2 || isDir ? { sources: words.slice(0, -1), into: dest, flags, longs } : { sources: words.slice(0, 1), as: dest, flags, longs };
 }
 
 /** The links `ln -s TARGET… LINK` (or `cp -s`) adds to the ones the scope knows; `~` and `$HOME` in a target expand as the shell expands them. */
@@ -909,11 +919,36 @@ function linksMade(argv: readonly string[], scope: Scope): Map<string, string> {
   const placed = placedBy(argv, scope);
   if (placed === undefined) return links;
   const home = scope.env.get("HOME") ?? scope.home ?? os.homedir();
+  // `ln -r` writes the target relative to the link, from a target named relative to the cwd.
+  const fromCwd = basename(argv[0] ?? "") === "ln" && (placed.flags.includes("r") || placed.longs.includes("--relative"));
   for (const source of placed.sources) {
     const link = placed.as ?? path.join(placed.into as string, path.basename(source));
     const named = source.replace(/^~(?=\/|$)/, home);
     // A relative target is read from the link's own directory, as the kernel reads it.
-    links.set(link, path.resolve(path.dirname(link), named));
+    links.set(link, path.resolve(fromCwd ? scope.cwd ?? process.cwd() : path.dirname(link), named));
+  }
+  return links;
+}
+
+/**
+ * `cp -a l l2` (also -d, -P, -r, --no-dereference): a link copied is a link, to the same
+ * place. A source that is a link on disk or one the line made is carried to its copy.
+ */
+function linksCopied(argv: readonly string[], scope: Scope): Map<string, string> | undefined {
+  const placed = placedBy(argv, scope);
+  if (placed === undefined) return undefined;
+  // rsync copies a link as one with -l (in -a); cp with -d or -P (in -a), and -r.
+  const linkFlags = basename(argv[0] ?? "") === "rsync" ? /[al]/ : /[adPrR]/;
+  const keepsLinks = linkFlags.test(placed.flags) || placed.longs.some((long) => long === "--archive" || long === "--no-dereference" || long === "--recursive" || long === "--links");
+  if (!keepsLinks || /[LH]/.test(placed.flags) || placed.longs.includes("--dereference")) return undefined;
+  const cwd = scope.cwd ?? process.cwd();
+  let links: Map<string, string> | undefined;
+  for (const source of placed.sources) {
+    const from = path.resolve(cwd, source);
+    const target = scope.links?.get(from) ?? (isLink(from) ? realPath(from) : undefined);
+    if (target === undefined) continue;
+    links ??= new Map(scope.links ?? []);
+    links.set(placed.as ?? path.join(placed.into as string, path.basename(from)), target);
   }
   return links;
 }

@@ -136,3 +136,35 @@ describe("where cd goes", () => {
     expect(await refusedBy(command, ({ project }) => mkdirSync(path.join(project, "src")))).toEqual([]);
   });
 });
+
+describe("a glob's brackets, as the shell reads them", () => {
+  it.each([
+    ["a ] first in the set", "ln -s .omp o && cp x.js []o]/agent/extensions/", "self-protection"],
+    ["a POSIX class", "ln -s .git g && echo x > [[:alpha:]]/hooks/pre-commit", "block-git-hook-bypass"],
+    ["a ] first, into git's config", "echo x >> .gi[]t]/config", "block-git-hook-bypass"],
+    ["a POSIX class, into git's hooks", "cp x .gi[[:lower:]]/hooks/pre-commit", "block-git-hook-bypass"],
+  ])("%s: %s", async (_what, command, gate) => {
+    expect(await refusedBy(command, ({ project, home }) => symlinkSync(path.join(home, ".omp"), path.join(project, ".omp")))).toContain(gate);
+  });
+});
+
+describe("links copied, made relative, or farmed", () => {
+  it.each([
+    ["cp -a of a link the line made", "ln -s ~ h && cp -a h h2 && cp x h2/.omp/agent/config.yml", "self-protection"],
+    ["cp -P", "ln -s ~ h && cp -P h h2 && cp x h2/.omp/agent/config.yml", "self-protection"],
+    ["cp -r", "ln -s ~ h && cp -r h h2 && cp x h2/.omp/agent/config.yml", "self-protection"],
+    ["cp -a into git's directory", "ln -s .git g && cp -a g g2 && echo '[core] hooksPath=/tmp' >> g2/config", "block-git-hook-bypass"],
+    ["ln -r", "mkdir -p a && ln -sr ../home a/h && cp x a/h/.omp/agent/config.yml", "self-protection"],
+    ["a farm of links (cp -rs)", "cp -rs ~/.omp farm && echo X > farm/agent/config.yml", "self-protection"],
+  ])("%s: %s", async (_what, command, gate) => {
+    expect(await refusedBy(command)).toContain(gate);
+  });
+
+  it("cp -a of a link made before", async () => {
+    expect(await refusedBy("cp -a h h2 && cp x h2/.omp/agent/config.yml", linkHome)).toContain("self-protection");
+  });
+
+  it.each(["cp -a src dst && touch dst/x", "ln -s ~ h && cp -L h/x y"])("passes %s", async (command) => {
+    expect(await refusedBy(command, ({ project }) => mkdirSync(path.join(project, "src")))).toEqual([]);
+  });
+});
