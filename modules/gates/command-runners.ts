@@ -564,6 +564,9 @@ function tmuxScripts(args: readonly string[], stdin: readonly string[]): string[
 /** make's options that take the next word. */
 const MAKE_VALUED = new Set(["-f", "--file", "--makefile", "-E", "--eval", "-C", "--directory", "-I", "--include-dir", "-o", "--old-file", "--assume-old", "-W", "--what-if", "--new-file", "--assume-new", "-l", "--load-average"]);
 
+/** make's directory after `-C next` (an absolute one starts over). */
+const into = (dir: string, next: string): string => (path.isAbsolute(next) ? next : path.join(dir, next));
+
 function makeScripts(args: readonly string[], stdin: readonly string[], fileText: FileText, env: ReadonlyMap<string, string>): string[] {
   const files: string[] = [];
   const evals: string[] = [];
@@ -584,10 +587,10 @@ function makeScripts(args: readonly string[], stdin: readonly string[], fileText
       if (text !== undefined) files.push(text);
     } else if (arg === "-E" || arg === "--eval") evals.push(args[++i] ?? "");
     else if (arg.startsWith("--eval=")) evals.push(arg.slice("--eval=".length));
-    else if (arg === "-C" || arg === "--directory") dir = path.join(dir, args[++i] ?? "");
-    else if (arg.startsWith("--directory=")) dir = path.join(dir, arg.slice("--directory=".length));
+    else if (arg === "-C" || arg === "--directory") dir = into(dir, args[++i] ?? "");
+    else if (arg.startsWith("--directory=")) dir = into(dir, arg.slice("--directory=".length));
     else if (MAKE_VALUED.has(arg)) i++;
-    else if (/^-C./.test(arg)) dir = path.join(dir, arg.slice(2));
+    else if (/^-C./.test(arg)) dir = into(dir, arg.slice(2));
     else if (/^[A-Za-z_][\w.-]*=/.test(arg)) overrides.set(arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1));
     // `-j 4`: a job count, not a goal.
     else if (!arg.startsWith("-") && !(/^\d+$/.test(arg) && /^-[A-Za-z]*[jl]$/.test(args[i - 1] ?? ""))) goals.push(arg);

@@ -171,7 +171,11 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       const program = argv[0] === undefined ? undefined : basename(argv[0]);
       let unreadArgs = false;
       const cwdHere = inner.unknownCwd === undefined ? inner.cwd ?? process.cwd() : undefined;
-      const textAt = (word: string): string | undefined => (cwdHere === undefined && !path.isAbsolute(word) ? undefined : fileTextOf(path.resolve(cwdHere ?? "/", word), written, inner.links));
+      const textAt = (given: string): string | undefined => {
+        // `~/f` as the shell expands it, also where a program joins it with its own words (`make -C ~/d -f mk`).
+        const word = given.replace(/^~(?=\/|$)/, known.get("HOME") ?? "~");
+        return cwdHere === undefined && !path.isAbsolute(word) ? undefined : fileTextOf(path.resolve(cwdHere ?? "/", word), written, inner.links);
+      };
       // `bash < f.sh`, `python3 < f.py`, `xargs cmd < list`: the file is its stdin.
       const redirectedIn = expandedCommand.redirects.filter((r) => r.op === "<" && !STDIN_FILES.has(r.target)).flatMap((r) => {
         const text = textAt(r.target);
@@ -230,7 +234,10 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         budget.fileText -= ownLanguage.reduce((sum, line) => sum + line.length, 0);
         if (budget.fileText < 0) return TOO_DEEP;
       }
-      const runnerScope = ownLanguage.length > 0 ? withFunctions({ ...inner, env: runnerEnv(program, env) }) : inner;
+      // `make -C DIR`: its recipes run in DIR.
+      const runnerDir = program === "make" ? makeDirectory(argv.slice(1)) : undefined;
+      const runnerAt = runnerDir === undefined ? inner : { ...inner, ...changeDirectory(["--", runnerDir], inner, known) };
+      const runnerScope = ownLanguage.length > 0 ? withFunctions({ ...runnerAt, env: runnerEnv(program, env) }) : inner;
       for (const nested of ownLanguage) {
         const reason = walkShell(nested, runnerScope, visit, depth + 1);
         if (reason !== undefined) return reason;
@@ -1241,16 +1248,43 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
 };
 
 /** The command a wrapper chain runs, and the shell lines wrappers run on the way. */
-/** `env -C DIR`, `env --chdir=DIR`, `sudo -D DIR`: the directory a wrapper runs its command in. */
+/** `make -C DIR` (also `-CDIR`, `--directory=DIR`; several join up): where make runs its recipes. */
+function makeDirectory(args: readonly string[]): string | undefined {
+  let dir: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    const value = arg === "-C" || arg === "--directory" ? args[++i] : arg.startsWith("--directory=") ? arg.slice("--directory=".length) : /^-C./.test(arg) ? arg.slice(2) : undefined;
+    if (value !== undefined) dir = dir === undefined || path.isAbsolute(value) ? value : path.join(dir, value);
+  }
+  return dir;
+}
+
+/** The options by which a wrapper names the directory its command runs in. */
+const DIRECTORY_OPTIONS: Readonly<Record<string, readonly string[]>> = {
+  env: ["-C", "--chdir"],
+  sudo: ["-D", "--chdir"],
+  run0: ["-D", "--chdir"],
+  unshare: ["-w", "--wd"],
+  nsenter: ["-w", "--wd", "--wdns"],
+  "systemd-run": ["-D", "--working-directory"],
+};
+
+/** `env -C DIR`, `env -iC DIR` (a cluster), `env --chdir=DIR`, `sudo -D DIR`, `unshare -w DIR`: the directory a wrapper runs its command in. */
 function wrapperDirectory(program: string, args: readonly string[]): string | undefined {
-  const options = program === "env" ? ["-C", "--chdir"] : program === "sudo" ? ["-D", "--chdir"] : [];
+  const options = DIRECTORY_OPTIONS[program] ?? [];
   if (options.length === 0) return undefined;
+  const letters = options.filter((option) => /^-[A-Za-z]$/.test(option)).map((option) => option.slice(1));
   const spec = WRAPPERS[program];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
     if (options.includes(arg)) return args[i + 1];
-    const glued = options.find((option) => (option.startsWith("--") ? arg.startsWith(`${option}=`) : arg.startsWith(option) && arg.length > 2));
-    if (glued !== undefined) return arg.slice(glued.length + (glued.startsWith("--") ? 1 : 0));
+    const long = options.find((option) => option.startsWith("--") && arg.startsWith(`${option}=`));
+    if (long !== undefined) return arg.slice(long.length + 1);
+    // A cluster of single letters: the directory option's value is the rest of it, or the next word.
+    if (/^-[A-Za-z]/.test(arg) && !arg.startsWith("--")) {
+      const at = [...arg.slice(1)].findIndex((letter) => letters.includes(letter));
+      if (at !== -1) return arg.length > at + 2 ? arg.slice(at + 2) : args[i + 1];
+    }
     if (spec?.argOptions.includes(arg)) i++;
     else if (!arg.startsWith("-") && !/^[A-Za-z_]\w*=/.test(arg)) return undefined;
   }

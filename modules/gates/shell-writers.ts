@@ -156,9 +156,17 @@ const WRITERS: Readonly<Record<string, WriterRule>> = {
       ...workTree,
       ...here,
     ];
-    if (sub !== "clone") return told;
+    // Paths git is handed are read from where `-C` took it (each -C from the one before).
+    const dirs = args.slice(0, at).flatMap((arg, i, all) => (arg === "-C" && all[i + 1] !== undefined ? [all[i + 1] as string] : []));
+    const fromDir = (target: WriteTarget): WriteTarget => {
+      if (dirs.length === 0 || path.isAbsolute(target.word) || /^[~$]/.test(target.word)) return target;
+      return { ...target, word: dirs.reduceRight((word, dir) => (path.isAbsolute(word) || /^[~$]/.test(word) ? word : path.join(dir, word)), target.word) };
+    };
+    if (sub !== "clone") return [...told.filter((t) => !here.includes(t)).map(fromDir), ...here];
     const ops = operands(args.slice(at + 1), ["-o", "--origin", "-b", "--branch", "-u", "--upload-pack", "--reference", "--separate-git-dir", "--depth", "--shallow-since", "--shallow-exclude", "-c", "--config", "--filter", "-j", "--jobs", "--template", "--server-option", "--bundle-uri"]).operands;
-    return ops[1] === undefined ? [] : [{ word: ops[1], effect: "clones into", reachesBelow: false }];
+    // `git clone URL` alone clones into a directory named after the URL, where -C took git.
+    const into = ops[1] ?? (ops[0] === undefined ? undefined : path.basename(ops[0].replace(/\/+$/, "").replace(/\.git$/, "").replace(/^.*:/, "")));
+    return into === undefined || into === "" ? [] : [fromDir({ word: into, effect: "clones into", reachesBelow: false })];
   },
   sort: (args) => outputs(args, ["-o", "--output"], "writes"),
   // `script [FILE]`: the session's typescript (`typescript` when none is named).
@@ -172,7 +180,8 @@ const WRITERS: Readonly<Record<string, WriterRule>> = {
   cargo: (args) => outputs(args, ["--target-dir", "--root", "--out-dir", "--artifact-dir"], "writes into"),
   ...Object.fromEntries(["pip", "pip3"].map((name) => [name, (args: string[]) => outputs(args, ["-t", "--target", "-d", "--dest", "--prefix", "--root", "--src", "--log", "-r"].filter((option) => option !== "-r"), "installs into")])),
   npm: (args) => [
-    ...outputs(args, ["--prefix", "--pack-destination", "--cache"], "writes into"),
+    // `-C DIR` is npm's short --prefix.
+    ...outputs(args, ["--prefix", "-C", "--pack-destination", "--cache"], "writes into"),
     // `npm pkg set|delete` edits package.json (its scripts too), where --prefix says.
     ...(args.includes("pkg") && (args.includes("set") || args.includes("delete") || args.includes("fix")) ? [{ word: path.join(outputs(args, ["--prefix", "-C"], "").at(0)?.word ?? ".", "package.json"), effect: "edits", reachesBelow: false }] : []),
   ],

@@ -168,3 +168,29 @@ describe("links copied, made relative, or farmed", () => {
     expect(await refusedBy(command, ({ project }) => mkdirSync(path.join(project, "src")))).toEqual([]);
   });
 });
+
+describe("where a wrapper, git, make or npm runs", () => {
+  it.each([
+    ["env -iC (a cluster)", "env -iC ~/.omp/agent cp x config.yml", "self-protection"],
+    ["env -vC", "env -vC /usr touch x", "deny-writes-outside-repo"],
+    ["unshare -w", "unshare -w /usr touch x", "deny-writes-outside-repo"],
+    ["unshare --wd=", "unshare --wd=/usr touch x", "deny-writes-outside-repo"],
+    ["env -C through a glob over a link", "ln -s ~/.omp/agent a && env -C [a]/extensions cp x .", "self-protection"],
+    ["git -C through a glob over a link", "ln -s ~/.omp/agent a && git -C [a]/extensions clone ./repo evil", "self-protection"],
+    ["git -C DIR clone", "git -C /usr clone R d", "deny-writes-outside-repo"],
+    ["git -C DIR clone URL", "git -C /usr clone https://example.com/r.git", "deny-writes-outside-repo"],
+    ["git -C DIR format-patch -o", "git -C /usr format-patch -o out HEAD~1", "deny-writes-outside-repo"],
+    ["git -C DIR worktree add", "git -C /usr worktree add wt", "deny-writes-outside-repo"],
+    ["npm -C", "npm -C /usr install", "deny-writes-outside-repo"],
+    ["make -C: its recipes run there", "make -C ~/.omp/agent -f mk", "self-protection"],
+  ])("%s: %s", async (_what, command, gate) => {
+    expect(await refusedBy(command, ({ home }) => writeFileSync(path.join(home, ".omp", "agent", "mk"), "all:\n\techo x > config.yml\n"))).toContain(gate);
+  });
+
+  it.each(["git -C sub clone R d", "env -C sub touch x", "make -C sub", "git -C sub clone https://example.com/r.git"])("passes %s", async (command) => {
+    expect(await refusedBy(command, ({ project }) => {
+      mkdirSync(path.join(project, "sub"));
+      writeFileSync(path.join(project, "sub", "Makefile"), "all:\n\techo x > out.txt\n");
+    })).toEqual([]);
+  });
+});
