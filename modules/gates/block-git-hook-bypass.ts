@@ -58,7 +58,9 @@ function visitRun(run: RunCommand, written: Set<string>): string | undefined {
   const reason = checkCommand(run, written);
   if (reason !== undefined) return reason;
   const cwd = run.scope.unknownCwd === undefined ? run.scope.cwd ?? process.cwd() : undefined;
-  for (const target of withGlobMatches([...writeTargets(run.command, run.argv), ...run.otherWrites], cwd, run.scope.links)) {
+  // Files the command's code writes by name (`open(".git/config", "a")`, after its own chdir too).
+  const codeWrites = run.code.flatMap(({ code, language }) => readCode(code, language).writes.map((w) => ({ word: w.path, effect: "writes", reachesBelow: false })));
+  for (const target of withGlobMatches([...writeTargets(run.command, run.argv), ...run.otherWrites, ...codeWrites], cwd, run.scope.links)) {
     const file = resolvedPath(run.scope.cwd ?? process.cwd(), target.word, run.scope.links);
     written.add(file);
     const reason = gitFileChange(`${run.program ?? "the command"} ${target.effect}`, target.word, file, run.scope.links);

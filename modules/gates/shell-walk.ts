@@ -281,6 +281,16 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       } else if (program === "mv" && here.links !== undefined && here.links.size > 0) {
         here = { ...here, links: linksMoved(argv, here) };
       }
+      // Links the command's code makes (`python3 -c 'os.symlink(…)'`) are links for the commands after it.
+      const codeLinks = cwdHere === undefined ? [] : code.flatMap((c) => readCode(c.code, c.language).links).filter((l) => !isDynamic(l.link) && !isDynamic(l.target));
+      if (codeLinks.length > 0) {
+        const links = new Map(here.links ?? []);
+        for (const { link, target } of codeLinks) {
+          const at = path.resolve(cwdHere ?? "/", link);
+          links.set(at, path.resolve(path.dirname(at), target));
+        }
+        here = { ...here, links };
+      }
       recordWrites(run, inner, command.piped ? previous : undefined, written);
       previous = { argv, command: expandedCommand };
       if (argv[0] === "for" && argv[2] === "in" && argv[1] !== undefined) loops.set(argv[1], argv.slice(3));

@@ -261,9 +261,17 @@ const WRITERS: Readonly<Record<string, WriterRule>> = {
     const creates = !extracts && (/[cru]/.test(modes) || hasLong(args, "--create", "--append", "--update"));
     if (creates) return archiveFile(args);
     if (!extracts) return [];
-    const { values } = operands(args, ["-C", "--directory", "-f", "--file"]);
-    const dir = values.get("-C") ?? values.get("--directory") ?? ".";
-    return [{ word: dir, effect: "extracts into", reachesBelow: false }];
+    const { values } = operands(args, ["-C", "--directory", "-f", "--file", "--one-top-level"]);
+    const long = (name: string): string | undefined => values.get(name) ?? args.find((arg) => arg.startsWith(`${name}=`))?.slice(name.length + 1);
+    const dir = values.get("-C") ?? long("--directory") ?? ".";
+    // `--one-top-level=DIR`: the members land under DIR; `-P` keeps their absolute names, which only the archive knows.
+    const top = long("--one-top-level");
+    const absolute = /P/.test(modes) || hasLong(args, "--absolute-names");
+    return [
+      { word: dir, effect: "extracts into", reachesBelow: false },
+      ...(top === undefined ? [] : [{ word: path.isAbsolute(top) || /^[~$]/.test(top) ? top : path.join(dir, top), effect: "extracts into", reachesBelow: false }]),
+      ...(absolute ? [{ word: "/", effect: "extracts members at the absolute paths the archive names, anywhere under", reachesBelow: true }] : []),
+    ];
   },
   unzip: (args) => {
     const { values } = operands(args, ["-d", "-x"]);

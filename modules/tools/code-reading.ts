@@ -21,6 +21,8 @@ export interface CodeReading {
   startsProcesses: boolean;
   /** Every string literal, and every list of string literals as one command line. */
   literals: string[];
+  /** Symbolic links the code makes through calls whose paths are literals: the link, and what it names (both as spelled). */
+  links: { link: string; target: string }[];
 }
 
 type Token =
@@ -124,6 +126,19 @@ const WRITE_SECOND = new Set(["copyFile", "copyFileSync", "rename", "renameSync"
 
 /** `Path("p").write_text(…)` and friends. */
 const PATH_METHODS = new Set(["write_text", "write_bytes", "touch", "unlink", "rename", "replace"]);
+
+/** `os.symlink(target, link)`, `fs.symlinkSync(target, link)`, `File.symlink`, Perl's and PHP's `symlink`. */
+const SYMLINKERS = new Set(["symlink", "symlinkSync"]);
+
+/**
+ * The directory a write's relative path is read from after the code's own `chdir`
+ * (`os.chdir`, `process.chdir`, `Dir.chdir`): a literal one joins up; one the code
+ * computes makes the path unknown (`$CHDIR/…`, which gates read as built at run time).
+ */
+function afterChdir(file: string, dir: string | undefined): string {
+  if (dir === undefined || file.startsWith("/") || file.startsWith("~")) return file;
+  return dir.endsWith("/") ? `${dir}${file}` : `${dir}/${file}`;
+}
 
 const JS_ESCAPES: Record<string, string> = { n: "\n", t: "\t", r: "\r", "0": "\0", b: "\b", f: "\f", v: "\v" };
 
@@ -390,8 +405,13 @@ function readCodeOnce(code: string, language: CodeLanguage): CodeReading {
   const commands: string[] = [];
   const writes: CodeWrite[] = [];
   const literals: string[] = [];
+  const links: { link: string; target: string }[] = [];
   let startsProcesses = false;
   let source = code;
+  let chdir: string | undefined;
+  const wrote = (write: CodeWrite): void => {
+    writes.push({ ...write, path: afterChdir(write.path, chdir) });
+  };
   const python = language === "python";
   if (python) {
     const shell = ipythonCommands(code);
@@ -434,20 +454,32 @@ function readCodeOnce(code: string, language: CodeLanguage): CodeReading {
       continue;
     }
     // The prelude's write() is unqualified; `f.write(…)` writes to an open file, named where it was opened.
+    if (last === "chdir") {
+      const dir = readArguments(tokens, j + 1)[0]?.str;
+      chdir = dir === undefined ? "$CHDIR" : afterChdir(dir, chdir);
+      continue;
+    }
+    if (SYMLINKERS.has(last)) {
+      const [target, link] = readArguments(tokens, j + 1);
+      if (target?.str !== undefined && link?.str !== undefined) links.push({ link: afterChdir(link.str, chdir), target: target.str });
+      // The link is a file the code writes, whatever it names.
+      if (link?.str !== undefined) wrote({ path: link.str });
+      continue;
+    }
     const isPreludeWrite = last === "write" && !qualified;
     if (isPreludeWrite || (last !== "write" && WRITE_FIRST.has(last)) || (name !== "write" && WRITE_FIRST.has(name))) {
       const [target, content] = readArguments(tokens, j + 1);
-      if (target?.str !== undefined) writes.push({ path: target.str, ...(content?.str !== undefined ? { content: content.str } : {}) });
+      if (target?.str !== undefined) wrote({ path: target.str, ...(content?.str !== undefined ? { content: content.str } : {}) });
       continue;
     }
     if (WRITE_SECOND.has(last) && qualified) {
       const destination = readArguments(tokens, j + 1)[1];
-      if (destination?.str !== undefined) writes.push({ path: destination.str });
+      if (destination?.str !== undefined) wrote({ path: destination.str });
       continue;
     }
     if (OPENERS.has(last) || OPENERS.has(name)) {
       const opened = openedForWriting(readArguments(tokens, j + 1).map((argument) => argument?.str));
-      if (opened !== undefined) writes.push({ path: opened });
+      if (opened !== undefined) wrote({ path: opened });
       continue;
     }
     // Path("p").write_text(…)
@@ -456,11 +488,17 @@ function readCodeOnce(code: string, language: CodeLanguage): CodeReading {
       const close = closingParen(tokens, j + 1);
       const method = tokens[close + 2];
       if (target?.str !== undefined && tokens[close + 1]?.value === "." && method?.type === "id" && PATH_METHODS.has(method.value)) {
-        writes.push({ path: target.str });
+        wrote({ path: target.str });
+      }
+      // Path("link").symlink_to("target")
+      if (target?.str !== undefined && tokens[close + 1]?.value === "." && method?.value === "symlink_to") {
+        const named = readArguments(tokens, close + 3)[0]?.str;
+        if (named !== undefined) links.push({ link: afterChdir(target.str, chdir), target: named });
+        wrote({ path: target.str });
       }
     }
   }
-  return { commands, writes, startsProcesses, literals };
+  return { commands, writes, startsProcesses, literals, links };
 }
 
 /**

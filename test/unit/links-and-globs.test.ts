@@ -14,7 +14,7 @@ afterAll(() => {
 });
 
 /** A project, a home holding OMP's extensions, and what `prepare` adds; the gates refusing `command` there. */
-async function refusedBy(command: string, prepare?: (where: { project: string; home: string }) => void): Promise<string[]> {
+async function refusedBy(command: string | ((where: { project: string; home: string }) => string), prepare?: (where: { project: string; home: string }) => void): Promise<string[]> {
   const root = mkdtempSync(path.join(os.tmpdir(), "tama-globs-"));
   roots.push(root);
   const project = path.join(root, "proj");
@@ -24,7 +24,8 @@ async function refusedBy(command: string, prepare?: (where: { project: string; h
   mkdirSync(path.join(home, ".omp", "agent", "extensions"), { recursive: true });
   mkdirSync(path.join(home, ".tama"), { recursive: true });
   prepare?.({ project, home });
-  return refusingGates("bash", { command }, { project, tamaHome: path.join(home, ".tama"), home, defaultsOnly: true });
+  const line = typeof command === "string" ? command : command({ project, home });
+  return refusingGates("bash", { command: line }, { project, tamaHome: path.join(home, ".tama"), home, defaultsOnly: true });
 }
 
 const linkHome = ({ project, home }: { project: string; home: string }): void => symlinkSync(home, path.join(project, "h"));
@@ -192,5 +193,25 @@ describe("where a wrapper, git, make or npm runs", () => {
       mkdirSync(path.join(project, "sub"));
       writeFileSync(path.join(project, "sub", "Makefile"), "all:\n\techo x > out.txt\n");
     })).toEqual([]);
+  });
+});
+
+describe("links and directories code makes, and archives", () => {
+  it.each([
+    ["python's os.symlink, then a path through it", (home: string) => `python3 -c 'import os; os.symlink("${home}","h")' && cp x h/.omp/agent/config.yml`, "self-protection"],
+    ["through a glob", (home: string) => `python3 -c 'import os; os.symlink("${home}","h")' && cp x [h]/.omp/agent/config.yml`, "self-protection"],
+    ["node's symlinkSync", (home: string) => `node -e 'require("fs").symlinkSync("${home}","h")' && cp x h/.omp/agent/config.yml`, "self-protection"],
+    ["pathlib's symlink_to", () => `python3 -c 'from pathlib import Path; Path("h").symlink_to("/usr")' && touch h/x`, "deny-writes-outside-repo"],
+    ["python's os.chdir, then a relative write", () => `python3 -c 'import os; os.chdir(".git"); open("config","a").write("x")'`, "block-git-hook-bypass"],
+    ["node's process.chdir", () => `node -e 'process.chdir(".git/hooks"); require("fs").writeFileSync("pre-commit","x")'`, "block-git-hook-bypass"],
+    ["a chdir to a computed place", () => `python3 -c 'import os; os.chdir(os.environ["D"]); open("x","w")'`, "deny-writes-outside-repo"],
+    ["tar --one-top-level", () => "tar -xf e.tar --one-top-level=/usr/evil", "deny-writes-outside-repo"],
+    ["tar -P", () => "tar -xPf e.tar", "deny-writes-outside-repo"],
+  ])("%s", async (_what, command, gate) => {
+    expect(await refusedBy(({ home }) => command(home))).toContain(gate);
+  });
+
+  it.each([`python3 -c 'import os; os.chdir("sub"); open("x","w")'`, "tar -xf e.tar", "tar -xf e.tar --one-top-level=sub"])("passes %s", async (command) => {
+    expect(await refusedBy(command)).toEqual([]);
   });
 });
