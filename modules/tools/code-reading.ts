@@ -412,6 +412,8 @@ function readCodeOnce(code: string, language: CodeLanguage): CodeReading {
   const wrote = (write: CodeWrite): void => {
     writes.push({ ...write, path: afterChdir(write.path, chdir) });
   };
+  // A command the code starts after its own chdir runs there: read as `cd DIR && …` (a computed DIR stays unknown).
+  const ran = (line: string): string => (chdir === undefined ? line : `cd ${chdir === "$CHDIR" ? '"$CHDIR"' : shellLine([chdir])} && ${line}`);
   const python = language === "python";
   if (python) {
     const shell = ipythonCommands(code);
@@ -434,7 +436,7 @@ function readCodeOnce(code: string, language: CodeLanguage): CodeReading {
       // Bun's `$` tag runs its template; in Perl, Ruby and PHP a bare backtick string is a shell command.
       if (SHELL_TAGS.has(tag) || (language === "unknown" && tag === "")) {
         startsProcesses = true;
-        commands.push(token.value);
+        commands.push(ran(token.value));
       }
       continue;
     }
@@ -450,7 +452,7 @@ function readCodeOnce(code: string, language: CodeLanguage): CodeReading {
     const qualified = name.includes(".") || (tokens[j - 1]?.type === "punct" && tokens[j - 1]?.value === ".");
     if (PROCESS_SINKS.has(last) || (last === "$" && qualified)) {
       startsProcesses = true;
-      commands.push(...commandsOfCall(name, readArguments(tokens, j + 1)));
+      commands.push(...commandsOfCall(name, readArguments(tokens, j + 1)).map(ran));
       continue;
     }
     // The prelude's write() is unqualified; `f.write(…)` writes to an open file, named where it was opened.

@@ -205,13 +205,15 @@ describe("links and directories code makes, and archives", () => {
     ["python's os.chdir, then a relative write", () => `python3 -c 'import os; os.chdir(".git"); open("config","a").write("x")'`, "block-git-hook-bypass"],
     ["node's process.chdir", () => `node -e 'process.chdir(".git/hooks"); require("fs").writeFileSync("pre-commit","x")'`, "block-git-hook-bypass"],
     ["a chdir to a computed place", () => `python3 -c 'import os; os.chdir(os.environ["D"]); open("x","w")'`, "deny-writes-outside-repo"],
+    ["a command code starts after its chdir", () => `python3 -c 'import os; os.chdir(".git"); os.system("echo x >> config")'`, "block-git-hook-bypass"],
+    ["a command after a computed chdir", () => `node -e 'process.chdir(process.env.D); require("child_process").execSync("touch x")'`, "deny-writes-outside-repo"],
     ["tar --one-top-level", () => "tar -xf e.tar --one-top-level=/usr/evil", "deny-writes-outside-repo"],
     ["tar -P", () => "tar -xPf e.tar", "deny-writes-outside-repo"],
   ])("%s", async (_what, command, gate) => {
     expect(await refusedBy(({ home }) => command(home))).toContain(gate);
   });
 
-  it.each([`python3 -c 'import os; os.chdir("sub"); open("x","w")'`, "tar -xf e.tar", "tar -xf e.tar --one-top-level=sub"])("passes %s", async (command) => {
+  it.each([`python3 -c 'import os; os.chdir("sub"); open("x","w")'`, `python3 -c 'import os; os.chdir("sub"); os.system("touch x")'`, "tar -xf e.tar", "tar -xf e.tar --one-top-level=sub"])("passes %s", async (command) => {
     expect(await refusedBy(command)).toEqual([]);
   });
 });
