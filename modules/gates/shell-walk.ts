@@ -16,6 +16,7 @@ import { languageWrites } from "./language-writes.ts";
 import { writeTargets, type WriteTarget } from "./shell-writers.ts";
 import { runnerCommand } from "./package-runners.ts";
 import { STDIN_FILES } from "./stdin-files.ts";
+import { WrittenFiles } from "./written-files.ts";
 import { statOf } from "../system/disk-moment.ts";
 import { MAX_SCRIPT, packageScripts, readScriptFile, shebang, type ScriptFile } from "./script-files.ts";
 import { gitAliases, normalizeKey, type GitConfigEntry } from "./git-config.ts";
@@ -121,7 +122,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
   const functions = new Map([...(scope.functions ?? []), ...functionsOf(script)]);
   let previous: { argv: string[]; command: ShellCommand } | undefined;
   const loops = new Map<string, string[]>();
-  const written: WrittenFiles = scope.written ?? { texts: new Map(), opaque: new Set() };
+  const written = scope.written ?? WrittenFiles.empty();
   here = { ...here, written };
   // Substitutions run where the line is (`$(cat f)` reads f there, as this line left it; `$(cd d && pwd)` is d).
   const printerHere = (): Printer => {
@@ -524,10 +525,9 @@ function scriptFiles(program: string | undefined, argv: readonly string[], scope
     const file = path.resolve(cwd ?? "/", matched ?? word);
     if (scope.reading?.has(file)) return { missing: true };
     files.push(file);
-    const key = fileKey(file, scope.links, written);
-    const text = written.texts.get(key);
-    if (text !== undefined) return { text };
-    if (written.opaque.has(key)) {
+    const state = written.state(fileKey(file, scope.links, written));
+    if (state !== undefined && "text" in state) return { text: state.text };
+    if (state !== undefined) {
       unread = true;
       return { missing: true };
     }
@@ -541,7 +541,8 @@ function scriptFiles(program: string | undefined, argv: readonly string[], scope
   };
   // package.json as this line left it (`echo '{…}' > package.json; npm run x`).
   const lineText = (file: string): string | undefined => {
-    if (written.opaque.size > 0 && written.opaque.has(fileKey(file, scope.links, written))) unread = true;
+    const state = written.isEmpty() ? undefined : written.state(fileKey(file, scope.links, written));
+    if (state !== undefined && "opaque" in state) unread = true;
     return fileTextOf(file, written, scope.links);
   };
   const done = (result: Omit<FileScripts, "files">): FileScripts => (overBudget ? { ...none, refusal: TOO_DEEP } : unread ? { ...none, refusal: SCRIPT_WRITTEN_UNREAD } : { ...result, files });
@@ -656,12 +657,6 @@ function boundScript(text: string, word: string): string {
   return text.replace(/"\$\{?0\}?"|\$\{?0\}?(?!\w)|"\$\{BASH_SOURCE(?:\[0\])?\}"|\$\{BASH_SOURCE(?:\[0\])?\}/g, self);
 }
 
-/** What this command line wrote before the command being read: files with known text, and files whose text is not known. */
-interface WrittenFiles {
-  texts: Map<string, string>;
-  opaque: Set<string>;
-}
-
 /** A file's text as this command line left it: written by it with known text, else from disk (undefined: not readable, or written with text not known). */
 /**
  * The key a written file is kept under: its path through the links this line made. A
@@ -670,21 +665,16 @@ interface WrittenFiles {
  * commands pay nothing for it.
  */
 function fileKey(file: string, links: ReadonlyMap<string, string> | undefined, written: WrittenFiles): string {
-  const key = throughLinks(file, links);
-  if (written.texts.has(key) || written.opaque.has(key) || (written.texts.size === 0 && written.opaque.size === 0)) return key;
-  const real = realPath(key);
-  for (const stored of [...written.texts.keys(), ...written.opaque]) if (realPath(stored) === real) return stored;
-  return key;
+  return written.keyFor(throughLinks(file, links));
 }
 
 function fileTextOf(file: string, written: WrittenFiles, links?: ReadonlyMap<string, string>): string | undefined {
-  if (written.texts.size === 0 && written.opaque.size === 0) {
+  if (written.isEmpty()) {
     const read = readScriptFile(throughLinks(file, links));
     return "text" in read ? read.text : undefined;
   }
-  const key = fileKey(file, links, written);
-  const text = written.texts.get(key);
-  if (text !== undefined || written.opaque.has(key)) return text;
+  const state = written.state(fileKey(file, links, written));
+  if (state !== undefined) return "text" in state ? state.text : undefined;
   const read = readScriptFile(file);
   return "text" in read ? read.text : undefined;
 }
@@ -738,7 +728,8 @@ function recordWrites(run: RunCommand, scope: Scope, previous: { argv: string[];
     for (const target of printedTo) {
       const file = resolve(target);
       const append = command.redirects.some((r) => r.op === ">>" && r.target === target) || (program === "tee" && argv.includes("-a"));
-      known.set(file, append ? `${written.texts.get(file) ?? ""}\n${printed}` : printed);
+      const before = written.state(file);
+      known.set(file, append ? `${before !== undefined && "text" in before ? before.text : ""}\n${printed}` : printed);
     }
   }
   // `cp SRC DEST`, `mv SRC DEST`, `install SRC DEST`, `ln -s SRC DEST`: DEST holds SRC's text.
@@ -758,13 +749,7 @@ function recordWrites(run: RunCommand, scope: Scope, previous: { argv: string[];
   for (const target of targets) {
     const file = resolve(target.word);
     const text = known.get(file);
-    if (text !== undefined) {
-      written.texts.set(file, text);
-      written.opaque.delete(file);
-    } else {
-      written.texts.delete(file);
-      written.opaque.add(file);
-    }
+    written.record(file, text !== undefined ? { text } : { opaque: true });
   }
 }
 
@@ -1137,7 +1122,7 @@ function walkedCall(input: HookInput, home: string | undefined): { walks: Walk[]
 function asItStood(run: RunCommand): RunCommand {
   const written = run.scope.written;
   if (written === undefined) return run;
-  return { ...run, scope: { ...run.scope, written: { texts: new Map(written.texts), opaque: new Set(written.opaque) } } };
+  return { ...run, scope: { ...run.scope, written: written.view() } };
 }
 
 /**
