@@ -96,14 +96,15 @@ function gitFileChange(who: string, word: string, file: string, links?: Readonly
   return `${who} ${word}, ${what}; leave it to git and the project's hook setup (\`git config\` for settings), and ${FIX}`;
 }
 
-function checkCommand({ argv, program, dynamic, env, depth, scope, code }: RunCommand, written: ReadonlySet<string>): string | undefined {
+function checkCommand({ argv, program, dynamic, env, depth, scope, code, command }: RunCommand, written: ReadonlySet<string>): string | undefined {
   for (const inline of code) {
     const reason = codeEnvBypass(inline.code, inline.language);
     if (reason !== undefined) return reason;
   }
   // A program named at run time (`$(echo git)`, `$g`) is read as git.
   if (program === "git" || dynamic) return envBypass(env) ?? gitBypass(argv.slice(1), depth, { ...scope, env }, written);
-  if (program !== undefined && EXPORTERS.has(program)) return exportBypass(program, argv.slice(1));
+  if (program !== undefined && EXPORTERS.has(program)) return exportBypass(program, argv.slice(1), env);
+  if (program === undefined && command.assignments.length > 0) return assignmentBypass(command.assignments);
   return undefined;
 }
 
@@ -176,13 +177,34 @@ function codeEnvBypass(code: string, language: CodeLanguage): string | undefined
 /** `export`/`declare -x` put an off switch in every later git command's environment. */
 const EXPORTERS = new Set(["export", "declare", "typeset"]);
 
-function exportBypass(program: string, args: string[]): string | undefined {
+function exportBypass(program: string, args: string[], env: ReadonlyMap<string, string>): string | undefined {
   const exports = program === "export" || args.some((arg) => /^-[A-Za-z]*x/.test(arg));
   if (!exports) return undefined;
   for (const arg of args) {
     const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(arg);
     const rule = match && envRuleFor(match[1] as string, match[2] as string);
     if (rule) return `${program} ${arg} ${rule.effect} for every later git command; leave it unset and ${FIX}`;
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(arg)) continue;
+    // `export HUSKY` of a value the line set (`printf -v HUSKY 0`) reads as that value.
+    const known = env.get(arg);
+    const set = known !== undefined ? envRuleFor(arg, known) : undefined;
+    if (set) return `${program} ${arg} (${arg}=${known}) ${set.effect} for every later git command; leave it unset and ${FIX}`;
+    // Else OMP's bash keeps its variables from one call to the next: the value may be one an earlier call set.
+    const named = known === undefined ? envRuleFor(arg, `$${arg}`) : undefined;
+    if (named) return `${program} ${arg} exports a value set before this command (OMP's bash keeps variables between calls), which may turn hooks off: it ${named.effect}; leave it unset and ${FIX}`;
+  }
+  return undefined;
+}
+
+/**
+ * `HUSKY=0` on its own: not in git's environment yet, but OMP's bash keeps it for the
+ * calls after this one, where `set -a` (from an earlier call) or a later `export HUSKY`
+ * hands it to git.
+ */
+function assignmentBypass(assignments: readonly { name: string; value: string }[]): string | undefined {
+  for (const { name, value } of assignments) {
+    const rule = envRuleFor(name, value);
+    if (rule) return `${name}=${value} stays in OMP's bash for later calls, where it ${rule.effect}; leave it unset and ${FIX}`;
   }
   return undefined;
 }

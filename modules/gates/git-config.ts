@@ -153,6 +153,14 @@ export function envConfigFiles(env: ReadonlyMap<string, string>, cwd: string | u
     const file = env.get(name);
     if (file !== undefined && file.length > 0 && file !== "/dev/null") files.push({ name, file: path.resolve(cwd ?? process.cwd(), file) });
   }
+  // Another HOME or XDG_CONFIG_HOME than the harness's is another user config (`HOME=/tmp/h git commit`, h/.gitconfig setting core.hooksPath).
+  if (env.get("GIT_CONFIG_GLOBAL") === undefined) {
+    const home = env.get("HOME");
+    const xdg = env.get("XDG_CONFIG_HOME");
+    if (home !== undefined && home !== homedir() && home !== process.env.HOME) files.push({ name: "HOME", file: path.resolve(cwd ?? process.cwd(), home, ".gitconfig") });
+    if (xdg !== undefined && xdg !== process.env.XDG_CONFIG_HOME) files.push({ name: "XDG_CONFIG_HOME", file: path.resolve(cwd ?? process.cwd(), xdg, "git", "config") });
+    else if (home !== undefined && home !== homedir() && home !== process.env.HOME && xdg === undefined) files.push({ name: "HOME", file: path.resolve(cwd ?? process.cwd(), home, ".config", "git", "config") });
+  }
   return files;
 }
 

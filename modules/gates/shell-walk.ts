@@ -13,7 +13,7 @@ import type { HookInput } from "../protocol/hook-input.ts";
 import { commandsInText, literalRuns, runnerScripts } from "./command-runners.ts";
 import { runnerEnv } from "./git-commands.ts";
 import { languageWrites } from "./language-writes.ts";
-import { writeTargets, type WriteTarget } from "./shell-writers.ts";
+import { isWriter, writeTargets, type WriteTarget } from "./shell-writers.ts";
 import { runnerCommand } from "./package-runners.ts";
 import { STDIN_FILES } from "./stdin-files.ts";
 import { WrittenFiles } from "./written-files.ts";
@@ -119,7 +119,10 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
   const dirs: Scope[] = [];
   const aliases = new Map<string, string>();
   // Functions defined by an enclosing script are callable here too (`f() { g commit -n; }`).
-  const functions = new Map([...(scope.functions ?? []), ...functionsOf(script)]);
+  const defined = functionsOf(script);
+  const shadowing = [...defined.keys()].find(isShadowable);
+  if (shadowing !== undefined) return shadows(shadowing, "function");
+  const functions = new Map([...(scope.functions ?? []), ...defined]);
   let previous: { argv: string[]; command: ShellCommand } | undefined;
   const loops = new Map<string, string[]>();
   const written = scope.written ?? WrittenFiles.empty();
@@ -165,6 +168,9 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       const env = new Map(shellVars);
       for (const { name, value } of command.assignments) env.set(name, expandVars(value, known));
       const unwrapped = unwrap(words, env);
+      // `env 'BASH_FUNC_git%%=() { …; }' bash -c 'git …'`: a function handed to the shells it starts, defined where no reader sees it.
+      const handedFunction = [...env.keys(), ...words].find((name) => name.startsWith("BASH_FUNC_"));
+      if (handedFunction !== undefined) return `this command hands the shells it starts a function in the environment (${handedFunction}), which Tama does not read; define it in the script instead`;
       const { scripts } = unwrapped;
       let { argv } = unwrapped;
       // `env -C DIR cmd`: the command runs in DIR (and what it names is resolved there).
@@ -271,6 +277,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       } else if (program === "alias") {
         for (const word of argv.slice(1)) {
           const match = /^([^=\s]+)=(.*)$/s.exec(word);
+          if (match && isShadowable(match[1] as string)) return shadows(match[1] as string, "alias");
           if (match) aliases.set(match[1] as string, match[2] as string);
         }
       } else if (program === "ln" || (program === "cp" && argv.some((a) => /^-[A-Za-z]*s[A-Za-z]*$/.test(a) || a === "--symbolic-link"))) {
@@ -823,6 +830,23 @@ function setByBuiltin(words: readonly string[], command: ShellCommand, vars: Map
     names.forEach((name, i) => vars.set(name, program === "read" && given !== undefined && names.length === 1 && i === 0 && !isDynamic(given) ? given : "$(read)"));
   }
 }
+
+/**
+ * Programs the gates read by name. OMP's bash keeps functions and aliases from one
+ * call to the next, so a function named git (`git() { command git "$@" --no-verify; }`)
+ * would change what every later call's `git` does, where Tama reads git.
+ */
+const SHADOWABLE = new Set([
+  "git", "rm", "rmdir", "find", "tama", "cd", "pushd", "popd", "eval", "source", ".", "exec", "command", "builtin", "export", "declare", "typeset",
+  "unset", "set", "alias", "unalias", "shopt", "curl", "wget", "cat", "xargs", "make", "npm", "npx", "pnpm", "yarn", "gh", "hub", "ln", "cp", "mv",
+]);
+
+function isShadowable(name: string): boolean {
+  return SHADOWABLE.has(name) || SHELLS.has(name) || name in WRAPPERS || name in INTERPRETERS || isWriter(name) || name.startsWith("git-");
+}
+
+const shadows = (name: string, kind: string): string =>
+  `this command defines a shell ${kind} named ${name}, and OMP's bash keeps it for every later call, where Tama reads \`${name}\` as the program it names; give the ${kind} another name`;
 
 /** A command that changes the shell's directory, somewhere in a script's text. */
 const CHANGES_DIRECTORY = /(?:^|[\s;&|(){}`])(?:cd|pushd|popd|chdir)(?=$|[\s;&|)}])/;
