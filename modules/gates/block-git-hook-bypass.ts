@@ -10,6 +10,7 @@ import { callKind, codeOf, type CodeLanguage } from "../tools/declaration.ts";
 import { isDynamic, readableScripts, walkCall, walkShell, type RunCommand, type Scope } from "./shell-walk.ts";
 import { withGlobMatches, writeTargets } from "./shell-writers.ts";
 import { parseShell } from "./shell-words.ts";
+import { asGit } from "./git-commands.ts";
 import { envConfigFiles, gitAliases, gitConfigEntries, normalizeKey, type GitConfigEntry } from "./git-config.ts";
 import { isLink, realPath, resolvedPath, throughLinks } from "./paths.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
@@ -101,8 +102,9 @@ function checkCommand({ argv, program, dynamic, env, depth, scope, code, command
     const reason = codeEnvBypass(inline.code, inline.language);
     if (reason !== undefined) return reason;
   }
-  // A program named at run time (`$(echo git)`, `$g`) is read as git.
-  if (program === "git" || dynamic) return envBypass(env) ?? gitBypass(argv.slice(1), depth, { ...scope, env }, written);
+  // A program named at run time (`$(echo git)`, `$g`) is read as git; git's own programs (`git-commit`) as git's command.
+  const git = asGit({ program, argv, dynamic });
+  if (git !== undefined) return envBypass(env) ?? gitBypass(git.argv.slice(1), depth, { ...scope, env }, written);
   if (program !== undefined && EXPORTERS.has(program)) return exportBypass(program, argv.slice(1), env);
   if (program === undefined && command.assignments.length > 0) return assignmentBypass(command.assignments);
   return undefined;
@@ -261,6 +263,8 @@ function gitBypass(args: string[], depth: number, scope: Scope, written: Readonl
   const subcommand = args[i];
   if (subcommand === undefined) return undefined;
   if (subcommand === "config") return configBypass(args.slice(i + 1));
+  // git's plumbing makes a commit no hook sees (`git commit-tree … && git reset --soft …`).
+  if (subcommand === "commit-tree") return `git commit-tree makes a commit without running the repository's commit hooks; commit with \`git commit\` and ${FIX}`;
   if (!GIT_BUILTINS.has(subcommand) && aliasDepth < MAX_ALIAS_DEPTH) {
     const alias = gitAliases({ cwd, env: scope.env, inline, ...(gitDir !== undefined ? { gitDir } : {}) }).get(subcommand.toLowerCase());
     if (alias !== undefined) return aliasBypass(subcommand, alias, args.slice(i + 1), depth, { ...scope, cwd }, aliasDepth, inline, written);
@@ -466,6 +470,9 @@ function rebaseExecScripts(args: string[]): string[] {
 
 /** `git config core.hooksPath X`, `--unset`, `set`/`unset`: writes; `--get` and a bare key only read. */
 function configBypass(args: string[]): string | undefined {
+  // `git config --edit` (with GIT_EDITOR='tee -a' and the text on stdin, say): any setting, core.hooksPath too, unread.
+  const edits = args.find((arg) => arg === "-e" || arg === "--edit" || arg === "edit");
+  if (edits !== undefined) return `git config ${edits} changes git's config in an editor, where core.hooksPath may be set unseen; set what you need with \`git config KEY VALUE\`, and ${FIX}`;
   const valueOptions = new Set(["-f", "--file", "--blob", "--type", "--default", "--comment", "--value"]);
   const positionals: string[] = [];
   let writes = false;

@@ -6,6 +6,8 @@
 import path from "node:path";
 import * as z from "../protocol/schema.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
+import { asGit } from "./git-commands.ts";
+import { gitConfigEntries } from "./git-config.ts";
 import { projectRoot } from "./paths.ts";
 import { isDynamic, walkCall, type RunCommand } from "./shell-walk.ts";
 import { gateWithOptions, type GateVerdict } from "./types.ts";
@@ -24,11 +26,19 @@ export const protectBranches = gateWithOptions<Options>({
   options: { help: "branches: the protected branch names", example: { branches: ["main", "release"] } },
   schema: Options,
   evaluate(input: HookInput, _context, options): GateVerdict {
-    // A program named at run time (`$(echo git)`) is read as git.
-    const reason = walkCall(input, (run) => (run.program === "git" || run.dynamic ? gitProblem(run, input.cwd, options) : undefined));
+    // The branch a `git checkout`/`switch` earlier on the line leaves checked out (`git checkout main && git reset --hard`).
+    const line: LineState = {};
+    const reason = walkCall(input, (run) => {
+      const git = asGit(run);
+      return git === undefined ? undefined : gitProblem(git, input.cwd, options, line);
+    });
     return reason === undefined ? { decision: "pass" } : { decision: "block", reason };
   },
 });
+
+interface LineState {
+  branch?: string;
+}
 
 /** Global options that take the next word. */
 const GLOBAL_WITH_VALUE = new Set(["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--exec-path"]);
@@ -52,7 +62,8 @@ function currentBranch(dir: string): string | undefined {
   }
 }
 
-const short = (ref: string): string => ref.replace(/^refs\/heads\//, "");
+/** A branch as git names it from a ref (`refs/heads/main`, and `heads/main`, which git expands the same way). */
+const short = (ref: string): string => ref.replace(/^(?:refs\/)?heads\//, "");
 
 /** git takes any unambiguous start of a long option (`--har` is `--hard`); `min` is the shortest start that is unambiguous. */
 const longOption = (arg: string, name: string, min: number): boolean => {
@@ -63,13 +74,15 @@ const longOption = (arg: string, name: string, min: number): boolean => {
 /** Short letters in `-abc` clusters (`-df` is `-d -f`). */
 const shortLetters = (args: readonly string[]): string => args.filter((a) => /^-[A-Za-z]+$/.test(a)).join("");
 
-function gitProblem(run: RunCommand, sessionCwd: string, options: Options): string | undefined {
+function gitProblem(run: RunCommand, sessionCwd: string, options: Options, line: LineState): string | undefined {
   const args = run.argv.slice(1);
   let dir = run.scope.cwd ?? sessionCwd;
   let i = 0;
+  const inline: string[] = [];
   for (; i < args.length && (args[i] as string).startsWith("-"); i++) {
     const arg = args[i] as string;
     if (arg === "-C" && args[i + 1] !== undefined) dir = path.resolve(dir, args[i + 1] as string);
+    if (arg === "-c" && args[i + 1] !== undefined) inline.push(args[i + 1] as string);
     if (GLOBAL_WITH_VALUE.has(arg)) i++;
   }
   const sub = args[i];
@@ -77,24 +90,64 @@ function gitProblem(run: RunCommand, sessionCwd: string, options: Options): stri
   const protectedNames = new Set(options.branches);
   const isProtected = (ref: string | undefined): boolean => ref !== undefined && protectedNames.has(short(ref));
   const list = options.branches.join(", ");
-  if (sub === "push") {
+  const checkedOut = (): string | undefined => line.branch ?? currentBranch(dir);
+  // Config that makes a plain push force or reach a protected branch: `-c remote.origin.push=+HEAD:main`, `git config remote.origin.push …`, `push.default=matching`.
+  const pushConfig = (key: string, value: string): string | undefined => {
+    const lower = key.toLowerCase();
+    if (/^remote\..+\.mirror$/.test(lower) && value !== "false") return `${key}=${value} makes every push a mirror, which overwrites and deletes the remote's branches`;
+    if (/^remote\..+\.push$/.test(lower) && (value.startsWith("+") || value.includes("*") || value === ":" || isProtected(value.includes(":") ? value.slice(value.indexOf(":") + 1) : value))) {
+      return `${key}=${value} makes a plain push force or reach a protected branch`;
+    }
+    if (lower === "push.default" && value === "matching") return `${key}=${value} pushes every branch whose name the remote has, the protected ones too`;
+    return undefined;
+  };
+  for (const setting of inline) {
+    const eq = setting.indexOf("=");
+    const problem = eq === -1 ? undefined : pushConfig(setting.slice(0, eq), setting.slice(eq + 1));
+    if (problem !== undefined) return `git -c ${problem} (protected: ${list}); push a branch of your own`;
+  }
+  if (sub === "config") {
+    const words = rest.filter((a) => !a.startsWith("-"));
+    const key = words[0] === "set" ? words[1] : words[0];
+    const value = words[0] === "set" ? words[2] : words[1];
+    const problem = key === undefined || value === undefined ? undefined : pushConfig(key, value);
+    if (problem !== undefined) return `git config ${problem} (protected: ${list}); push a branch of your own`;
+  }
+  if (sub === "checkout" || sub === "switch") {
+    const named = rest.filter((a) => !a.startsWith("-"));
+    if (named.length === 1 && !rest.some((a) => /^-[bBcC]$/.test(a) || a === "--" || a.startsWith("--orphan"))) line.branch = short(named[0] as string);
+  }
+  if (sub === "push" || sub === "send-pack") {
     const flags = rest.filter((a) => a.startsWith("-"));
     if (flags.some((f) => f === "--force" || longOption(f, "--force-with-lease", 9) || shortLetters([f]).includes("f"))) {
       return `git push --force rewrites history others have pulled; push a new commit instead (protected: ${list})`;
     }
     // --mirror force-updates and deletes every remote ref to match the local ones.
     if (flags.some((f) => longOption(f, "--mirror", 4))) return `git push --mirror overwrites and deletes the remote's branches; push a branch instead (protected: ${list})`;
+    // Every branch at once: the protected ones go too (and `--prune` deletes the remote's that are gone here).
+    const all = flags.find((f) => longOption(f, "--all", 4) || longOption(f, "--branches", 4) || longOption(f, "--prune", 4));
+    if (all !== undefined) return `git push ${all} pushes or deletes every branch, the protected ones too (${list}); push one branch of your own`;
     const operands = rest.filter((a) => !a.startsWith("-"));
     const refspecs = operands.slice(1);
     if (refspecs.some((r) => r.startsWith("+"))) return `git push ${refspecs.find((r) => r.startsWith("+"))} force-pushes; push a new commit instead`;
+    // `:` pushes every branch both sides have; a pattern (`refs/heads/*:refs/heads/*`) every branch it matches.
+    const many = refspecs.find((r) => r === ":" || r.includes("*"));
+    if (many !== undefined) return `git push ${many} pushes every matching branch, the protected ones too (${list}); name one branch of your own`;
     // `"$(git branch --show-current)"` is the current branch; another refspec built at run time may be a protected one.
     const current = /^\$\(\s*git (branch --show-current|rev-parse --abbrev-ref HEAD|symbolic-ref --short HEAD)\s*\)$/;
     const dynamicRef = refspecs.find((r) => isDynamic(r) && !current.test(r));
     if (dynamicRef !== undefined) return `git push ${dynamicRef} pushes to a branch named at run time, which may be protected (${list}); name the branch`;
-    const targets = refspecs.map((r) => (current.test(r) ? (currentBranch(dir) ?? "") : r.includes(":") ? r.slice(r.indexOf(":") + 1) : r));
-    if (refspecs.length === 0 && !flags.some((f) => f === "--tags" || f === "--delete" || f === "-d")) targets.push(currentBranch(dir) ?? "");
-    const hit = targets.find((t) => isProtected(t) || (t === "HEAD" && isProtected(currentBranch(dir))));
-    if (hit !== undefined) return `a direct push to ${hit === "HEAD" ? currentBranch(dir) : short(hit)} is refused (protected: ${list}); push a branch and open a pull request`;
+    const targets = refspecs.map((r) => (current.test(r) ? (checkedOut() ?? "") : r.includes(":") ? r.slice(r.indexOf(":") + 1) : r));
+    if (refspecs.length === 0 && !flags.some((f) => f === "--tags" || f === "--delete" || f === "-d")) {
+      targets.push(checkedOut() ?? "");
+      // A plain push goes where the repository's config sends it.
+      for (const { key, value } of gitConfigEntries({ cwd: dir, env: run.env, inline: [] })) {
+        const problem = pushConfig(key, value);
+        if (problem !== undefined) return `git push with ${problem} (protected: ${list}); push a branch of your own by name`;
+      }
+    }
+    const hit = targets.find((t) => isProtected(t) || (t === "HEAD" && isProtected(checkedOut())));
+    if (hit !== undefined) return `a direct push to ${hit === "HEAD" ? checkedOut() : short(hit)} is refused (protected: ${list}); push a branch and open a pull request`;
     return undefined;
   }
   if (sub === "branch") {
@@ -108,20 +161,33 @@ function gitProblem(run: RunCommand, sessionCwd: string, options: Options): stri
   }
   // `git update-ref [-d] refs/heads/main …` moves or deletes the branch without a commit.
   if (sub === "update-ref") {
-    const named = rest.filter((a) => !a.startsWith("-")).find((ref) => ref.startsWith("refs/heads/") && isProtected(ref));
-    if (named !== undefined) return `git update-ref on the protected branch ${short(named)} moves or deletes it (protected: ${list}); commit on a branch of your own`;
+    // `--stdin` reads its updates from input: a protected branch among them, or input not read here, is refused.
+    if (rest.includes("--stdin")) {
+      const stdin = run.command.stdin.join("\n");
+      if (stdin === "" || options.branches.some((b) => new RegExp(`(^|[\\s/])${b.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(\\s|$)`).test(stdin))) {
+        return `git update-ref --stdin may move or delete a protected branch (${list}); commit on a branch of your own`;
+      }
+    }
+    // The ref it updates is its first operand (the others are values: `git update-ref refs/heads/topic HEAD`).
+    const updated = rest.filter((a) => !a.startsWith("-"))[0];
+    const named = updated !== undefined && ((updated.startsWith("refs/heads/") && isProtected(updated)) || (updated === "HEAD" && isProtected(checkedOut()))) ? updated : undefined;
+    if (named !== undefined) return `git update-ref on the protected branch ${named === "HEAD" ? checkedOut() : short(named)} moves or deletes it (protected: ${list}); commit on a branch of your own`;
     return undefined;
   }
   // `git checkout -B main` / `git switch -C main` reset the branch to another commit.
-  if ((sub === "checkout" || sub === "switch") && rest.some((a) => a === "-B" || a === "-C" || longOption(a, "--force-create", 9))) {
-    const at = rest.findIndex((a) => a === "-B" || a === "-C" || longOption(a, "--force-create", 9));
+  const forceCreate = (a: string): boolean => /^-[BC]/.test(a) || longOption(a, "--force-create", 9);
+  if ((sub === "checkout" || sub === "switch") && rest.some(forceCreate)) {
+    const at = rest.findIndex(forceCreate);
     const option = rest[at] ?? "";
-    const named = option.includes("=") ? option.slice(option.indexOf("=") + 1) : rest[at + 1];
+    // `-Bmain` carries its name; `--force-create=main` too.
+    const named = option.includes("=") ? option.slice(option.indexOf("=") + 1) : /^-[BC]./.test(option) ? option.slice(2) : rest[at + 1];
     if (isProtected(named)) return `git ${sub} ${option} ${named} resets the protected branch ${named} (protected: ${list}); make a branch of your own`;
   }
-  if (sub === "reset" && rest.some((a) => longOption(a, "--hard", 4))) {
-    const branch = currentBranch(dir);
-    if (isProtected(branch)) return `git reset --hard on the protected branch ${branch} throws commits and work away; reset a branch of your own instead`;
+  // --keep and --merge move the branch and the tree as --hard does (keeping only what they can).
+  const hard = rest.find((a) => longOption(a, "--hard", 4) || longOption(a, "--keep", 4) || longOption(a, "--merge", 4));
+  if (sub === "reset" && hard !== undefined) {
+    const branch = checkedOut();
+    if (isProtected(branch)) return `git reset ${hard} on the protected branch ${branch} throws commits and work away; reset a branch of your own instead`;
   }
   return undefined;
 }

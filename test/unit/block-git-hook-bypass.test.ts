@@ -14,6 +14,11 @@ import path from "node:path";
 const REFUSED: [command: string, reason: string][] = [
   ["git commit --no-verify -m 'wip'", "git commit --no-verify skips the repository's pre-commit and commit-msg hooks; run the commit without it and fix what the hooks report"],
   ["git commit -n -m wip", "git commit -n (--no-verify) skips"],
+  // git's own programs by path, the config editor, and plumbing that commits with no hook.
+  ['"$(git --exec-path)/git-commit" -n -m x', "git commit -n (--no-verify)"],
+  ["/usr/lib/git-core/git-commit --no-verify -m x", "git commit --no-verify"],
+  ["GIT_EDITOR='tee -a' git config --edit <<< x", "git config --edit changes git's config in an editor"],
+  ["git commit-tree HEAD^{tree} -p HEAD -m x", "git commit-tree makes a commit without running"],
   ['git commit -nm "x"', "git commit -n (--no-verify)"],
   ['git commit -anm "fix things"', "git commit -n (--no-verify)"],
   ["git commit -m 'msg' --no-verif", "git commit --no-verif (--no-verify)"],

@@ -105,7 +105,12 @@ describe("protect-branches", () => {
   const id = "protect-branches";
   it.each(["git push --force", "git push -f origin topic", "git push --force-with-lease origin topic", "git push origin +topic", "git push origin main", "git push origin HEAD:master", "git push", "git branch -D main", "git branch -d --force master", "git reset --hard HEAD~3", "env GIT_TRACE=1 git push origin main", "git -C . push origin main",
     "git push --mirror", "git push --force-with origin topic", "git push --mirr origin", "git reset --har HEAD~1", "git branch -df main", "git branch --del --force main", "git update-ref -d refs/heads/main", 'git push origin "$ref"', 'git push -u origin "$(git branch --show-current)"',
-    "git update-ref refs/heads/main HEAD~3", "git checkout -B main origin/topic", "git switch -C master", "git -c alias.p='push --force' p", "git -c alias.p='!git push -f' p", "$(echo git) push --force origin topic"])(
+    "git update-ref refs/heads/main HEAD~3", "git checkout -B main origin/topic", "git switch -C master", "git -c alias.p='push --force' p", "git -c alias.p='!git push -f' p", "$(echo git) push --force origin topic",
+    // Config that makes a plain push force or reach main, every branch at once, git's own programs, and other spellings.
+    "git -c remote.origin.push=+HEAD:refs/heads/main push", "git config remote.origin.push +HEAD:refs/heads/main", "git -c push.default=matching push", "git push origin HEAD:heads/main",
+    "git push origin :", "git push origin 'refs/heads/*:refs/heads/*'", "git push --all origin", "git push --prune origin topic", "git send-pack --force ../r.git x:main",
+    "/usr/lib/git-core/git-push origin +topic:main", "git checkout -Bmain HEAD~2", "git update-ref --stdin <<< 'delete refs/heads/main'", "git update-ref HEAD HEAD~1", "git reset --keep HEAD~1",
+    "git checkout topic && git checkout main && git reset --hard HEAD~1"])(
     "refuses %s (on main)",
     async (command) => {
       await refused(id, bash(command));
@@ -119,6 +124,10 @@ describe("protect-branches", () => {
     await passes(id, bash("git push", feature));
     await passes(id, bash("git reset --hard origin/topic", feature));
     await passes(id, bash('git push -u origin "$(git branch --show-current)"', feature));
+    // A checkout of main earlier on the line is where the rest runs.
+    await refused(id, bash("git checkout main && git reset --hard HEAD~1", feature));
+    await refused(id, bash("git checkout main && git push", feature));
+    await passes(id, bash("git checkout -b other && git push -u origin other", feature));
   });
   it("protects the branches named in options", async () => {
     await refused(id, bash("git push origin release"), { branches: ["release"] });
