@@ -3,13 +3,19 @@
 // `python3 <(wget -qO- …)`. Download to a file, read it, then run it.
 import type { HookInput } from "../protocol/hook-input.ts";
 import { parseShell } from "./shell-words.ts";
-import { basename, walkCall, type RunCommand } from "./shell-walk.ts";
+import { basename, isDynamic, walkCall, type RunCommand } from "./shell-walk.ts";
 import type { BuiltinGate, GateVerdict } from "./types.ts";
 import { STDIN_FILES } from "./stdin-files.ts";
 
-const DOWNLOADERS = new Set(["curl", "wget", "fetch", "http", "https", "aria2c", "lwp-request", "GET"]);
-const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "fish"]);
-const RUNNERS = new Set([...SHELLS, "python", "python3", "perl", "ruby", "node", "bun", "deno", "php", "pwsh", "source", ".", "eval", "parallel"]);
+const DOWNLOADERS = new Set(["curl", "wget", "fetch", "http", "https", "xh", "xhs", "curlie", "aria2c", "lwp-request", "GET"]);
+const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish", "tcsh", "csh", "busybox"]);
+const RUNNERS = new Set([...SHELLS, "python", "python2", "python3", "pypy", "pypy3", "perl", "ruby", "node", "bun", "deno", "php", "pwsh", "lua", "luajit", "Rscript", "julia", "tclsh", "source", ".", "eval", "parallel"]);
+/** Shell options that take the next word (`bash -o pipefail`, `-O extglob`, `+o x`): not a script file. */
+const SHELL_VALUED = /^[-+][A-Za-z]*[oO]$/;
+/** Interpreter options that take the next word (`python3 -W ignore`, `-X dev`, `node -r mod`). */
+const INTERPRETER_VALUED = new Set(["-W", "-X", "-r", "--require", "--import", "-I", "--loader", "--env-file", "-M"]);
+/** Code that runs text it was handed: what a download fed to it would be run by. */
+const RUNS_TEXT = /\b(?:exec|eval|compile|execfile|system|popen|spawn|execSync|spawnSync|Function|run_path|dofile|loadstring)\s*\(|\/dev\/stdin/;
 const INSTEAD = "download it to a file, read it, then run that file";
 
 const downloads = (script: string): boolean => parseShell(script).some((c) => c.argv[0] !== undefined && DOWNLOADERS.has(basename(c.argv[0])));
@@ -24,11 +30,20 @@ export const blockPipeToShell: BuiltinGate = {
   evaluate(input: HookInput): GateVerdict {
     // Commands come in source order; a piped command reads what the pipeline before it wrote,
     // so a download anywhere upstream (`curl … | tee log | sh`) feeds it.
-    let upstream: string | undefined;
+    // Each nesting depth has its own pipelines: a script nested in a command is read before that command.
+    const upstream = new Map<number, string | undefined>();
+    // A download read into a descriptor (`exec 3< <(curl …)`) feeds whatever later reads that descriptor (`bash <&3`).
+    let onDescriptor: string | undefined;
+    // A line that downloads: an eval of a value it read (`… | while read l; do eval "$l"; done`) may run the download.
+    let downloaded: string | undefined;
     const reason = walkCall(input, (run) => {
-      const feeding = run.command.piped ? upstream : undefined;
-      const found = check(run, feeding);
-      upstream = run.program !== undefined && DOWNLOADERS.has(run.program) ? run.program : feeding;
+      const feeding = run.command.piped ? upstream.get(run.depth) : onDescriptor;
+      const evalOfValue = downloaded !== undefined && (run.program === "eval" || run.program === "source" || run.program === ".") && run.argv.slice(1).some(isDynamic);
+      const found = evalOfValue ? `${run.program} of a value read on a line that downloads (${downloaded}) may run the download; ${INSTEAD}` : check(run, feeding);
+      upstream.set(run.depth, run.program !== undefined && DOWNLOADERS.has(run.program) ? run.program : feeding);
+      if (run.program !== undefined && DOWNLOADERS.has(run.program)) downloaded = run.program;
+      const fromDownload = run.command.argv[0] === "exec" ? run.command.argv.find((w) => /^<\(/.test(w) && downloads(w.slice(2, -1))) : undefined;
+      if (fromDownload !== undefined) onDescriptor = `a download read into a descriptor (${fromDownload.slice(0, 40)})`;
       return found;
     });
     return reason === undefined ? { decision: "pass" } : { decision: "block", reason };
@@ -39,25 +54,61 @@ export const blockPipeToShell: BuiltinGate = {
 
 function readsStdin(run: RunCommand): boolean {
   const args = run.argv.slice(1);
+  const shell = SHELLS.has(run.program ?? "");
   // `bash -s ARGS`: -s reads the script from stdin and passes ARGS to it.
-  if (SHELLS.has(run.program ?? "") && args.some((w) => /^-[A-Za-z]*s[A-Za-z]*$/.test(w))) return true;
-  const first = args.find((w) => !w.startsWith("-") || STDIN_FILES.has(w));
-  return first === undefined || STDIN_FILES.has(first) || /\$\(\s*cat\s*\)/.test(first);
+  if (shell && args.some((w) => /^-[A-Za-z]*s[A-Za-z]*$/.test(w))) return true;
+  // Code it is handed that runs what it reads (`python3 -c 'exec(sys.stdin.read())'`, `bash -c 'source /dev/stdin'`,
+  // `bash -c 'sh'`, xargs's `sh -c {}`); plain code reading data does not.
+  const code = codeArgument(args);
+  if (code !== undefined) return RUNS_TEXT.test(code) || /^\{\}$|[$`]/.test(code) || (shell && parseShell(code).some((c) => c.argv[0] !== undefined && RUNNERS.has(basename(c.argv[0])) && c.argv.length === 1));
+  // `python3 -m mod` runs a module.
+  if (!shell && args.includes("-m")) return false;
+  // The script file: the first word that is no option and no option's value (`bash -o pipefail`, `python3 -W ignore`).
+  let first: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i] as string;
+    if (STDIN_FILES.has(word)) return true;
+    if (word.startsWith("-") || (shell && word.startsWith("+"))) {
+      if ((shell && SHELL_VALUED.test(word)) || (!shell && INTERPRETER_VALUED.has(word))) i++;
+      continue;
+    }
+    first = word;
+    break;
+  }
+  return first === undefined || /\$\(\s*cat\s*\)/.test(first);
 }
 
+/** The code given on the command line: `-c CODE`, `-e CODE`, glued (`-cCODE`, `--eval=CODE`). */
+function codeArgument(args: readonly string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i] as string;
+    if (/^-[A-Za-z]*[ceE]$/.test(word) || word === "--eval" || word === "--command") return args[i + 1] ?? "";
+    const glued = /^-[ceE](.+)$/s.exec(word) ?? /^--(?:eval|command)=(.*)$/s.exec(word);
+    if (glued) return glued[1] as string;
+    if (!word.startsWith("-")) return undefined;
+  }
+  return undefined;
+}
+
+/** awk's programs: one fed a download and starting commands (`awk '{system($0)}'`, `print | "sh"`) runs its lines. */
+const AWKS = new Set(["awk", "gawk", "mawk", "nawk", "busybox-awk"]);
+
 function check(run: RunCommand, feeding: string | undefined): string | undefined {
+  if (feeding !== undefined && run.program !== undefined && AWKS.has(run.program) && run.argv.slice(1).some((w) => /\bsystem\s*\(|\|\s*"|\|&/.test(w))) {
+    return `piping ${feeding} into ${run.program}, whose program runs commands, runs what the download holds; ${INSTEAD}`;
+  }
   const known = run.program !== undefined && (RUNNERS.has(run.program) || /^python3(\.\d+)?$/.test(run.program));
   // A runner named at run time (`| $SHELL`) may be any shell.
   const runner = known || run.dynamic ? (run.program ?? "a program") : undefined;
   if (runner === undefined) return undefined;
-  // `curl … | bash`: a runner reading its script from a download on stdin.
-  if (feeding !== undefined && readsStdin(run)) {
+  // `curl … | bash`: a runner reading its script from a download on stdin; `| xargs sh -c`, words from it.
+  if (feeding !== undefined && (readsStdin(run) || run.unreadArgs || ((run.program === "eval" || run.program === "source" || run.program === ".") && run.argv.some(isDynamic)))) {
     return `piping ${feeding} into ${runner} runs whatever the download holds; ${INSTEAD}`;
   }
-  // The script it runs — its first operand, its `-c`/`-e` code, all of eval's words, a here-string — being a download.
+  // The script it runs — its first operand, its `-c`/`-e` code (glued too), all of eval's words, a here-string — being a download.
   const args = run.argv.slice(1);
   const code = args.findIndex((w) => /^-[A-Za-z]*[ceEr]$/.test(w));
-  const scripts = run.program === "eval" ? args : [args.find((w) => !w.startsWith("-")), code === -1 ? undefined : args[code + 1]].filter((w): w is string => w !== undefined);
+  const scripts = run.program === "eval" ? args : [args.find((w) => !w.startsWith("-")), code === -1 ? undefined : args[code + 1], codeArgument(args)].filter((w): w is string => w !== undefined);
   for (const text of [...scripts, ...run.command.stdin]) {
     const fromDownload = [...text.matchAll(/<\(|\$\(|`/g)].some((m) => downloads(text.slice((m.index ?? 0) + m[0].length).replace(/\)[^)]*$|`[^`]*$/, "")));
     if (fromDownload) {
