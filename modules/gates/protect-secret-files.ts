@@ -10,6 +10,7 @@ import * as z from "../protocol/schema.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
 import { codeOf, callKind } from "../tools/declaration.ts";
 import { readCode } from "../tools/code-reading.ts";
+import { namesIn } from "../system/disk-moment.ts";
 import { globMatches, realPath, wordPath } from "./paths.ts";
 import { walkCall } from "./shell-walk.ts";
 import { parseShell } from "./shell-words.ts";
@@ -35,6 +36,11 @@ export const DEFAULT_SECRET_PATTERNS = [
   ".aws/credentials",
   ".docker/config.json",
   "*.keystore",
+  ".envrc",
+  ".pgpass",
+  ".vault-token",
+  ".kube/config",
+  "gh/hosts.yml",
 ];
 /** Siblings that document a secret file's shape and hold none. */
 const HARMLESS = /\.(example|sample|template|dist|defaults?)(\.(bak|orig|old|copy))?$|\.pub$/;
@@ -59,6 +65,48 @@ function patternsOf(options: Options): RegExp[] {
     compiled.set(options.patterns, regexes);
   }
   return regexes;
+}
+
+/** Options of grep that take the next word. */
+const GREP_VALUED = new Set(["-e", "-f", "-m", "-A", "-B", "-C", "--regexp", "--file", "--max-count", "--include", "--exclude", "--exclude-dir", "--label", "--color", "--colour", "-d", "-D"]);
+
+/**
+ * The directories a command reads whole, down the tree: grep's -r/-R (and rgrep; no path is
+ * `.`), tar's create, zip's -r, ripgrep and ag told to read hidden files. Their files are
+ * each read, a secret one too, where no word names it.
+ */
+function treeReads(run: { program: string | undefined; argv: string[] }): string[] {
+  const program = run.program;
+  const args = run.argv.slice(1);
+  const operands = (valued: ReadonlySet<string>): string[] => {
+    const words: string[] = [];
+    for (let i = 0; i < args.length; i++) {
+      const arg = args[i] as string;
+      if (valued.has(arg)) i++;
+      else if (!arg.startsWith("-")) words.push(arg);
+    }
+    return words;
+  };
+  const letters = args.filter((a) => /^-[A-Za-z]+$/.test(a)).join("");
+  if (program === "grep" || program === "egrep" || program === "fgrep" || program === "rgrep") {
+    if (program !== "rgrep" && !/[rR]/.test(letters) && !args.some((a) => a === "--recursive" || a === "--dereference-recursive" || a.startsWith("--directories=recurse"))) return [];
+    const words = operands(GREP_VALUED);
+    // The pattern is the first operand unless -e or -f gave it.
+    const paths = args.some((a) => a === "-e" || a === "-f" || a.startsWith("--regexp") || a.startsWith("--file")) ? words : words.slice(1);
+    return paths.length > 0 ? paths : ["."];
+  }
+  if (program === "tar") {
+    const modes = args.filter((a, i) => (i === 0 && /^[A-Za-z]+$/.test(a)) || /^-[A-Za-z]+$/.test(a)).join("");
+    if (!/c/.test(modes) && !args.includes("--create")) return [];
+    return operands(new Set(["-f", "--file", "-C", "--directory", "-T", "--files-from", "-X", "--exclude-from"])).filter((w, i) => !(i === 0 && /^[A-Za-z]+$/.test(w) && w === args[0]));
+  }
+  if (program === "zip" && /r/.test(letters)) return operands(new Set(["-x", "-i", "-b", "-n", "-t", "-O"])).slice(1);
+  if ((program === "rg" || program === "ag") && (args.some((a) => a === "--hidden" || a === "-." || /^-u{2,}$/.test(a) || a === "--unrestricted" || a === "-a" || a === "--all-types") || /uu/.test(letters))) {
+    const words = operands(new Set(["-e", "-f", "-g", "--glob", "-t", "--type", "-T", "--type-not", "-m", "--max-count", "-A", "-B", "-C"]));
+    const paths = args.some((a) => a === "-e" || a === "-f") ? words : words.slice(1);
+    return paths.length > 0 ? paths : ["."];
+  }
+  return [];
 }
 
 /** The pattern a path matches, or undefined. */
@@ -150,6 +198,20 @@ function findSecret(input: HookInput, options: Options): Found | undefined {
     // `cat "$(echo .env)"`: what a substitution prints may be the file's name.
     const printed = run.argv.slice(1).flatMap((w) => [...w.matchAll(/\$\(([^()]*)\)|`([^`]*)`/g)].flatMap((m) => parseShell(m[1] ?? m[2] ?? "").flatMap((c) => c.argv.slice(1))));
     const words = [...args, ...printed, ...run.command.redirects.map((r) => r.target)];
+    // `grep -r . .`, `tar c .`, `zip -r x.zip .`, `rg --hidden x`: a directory read whole reads the secret files in it.
+    for (const dir of treeReads(run)) {
+      const at = path.resolve(cwdHere, dir);
+      let names: readonly string[] = [];
+      try {
+        names = namesIn(at);
+      } catch {
+        continue;
+      }
+      for (const name of names) {
+        found = check(path.join(at, name), `${run.program ?? "a command"} reading ${dir} whole`, dir);
+        if (found) return "found";
+      }
+    }
     for (const word of words) {
       // Longer than PATH_MAX, a word names no file the kernel opens (a sed script, a payload).
       if (word.length > PATH_MAX) continue;

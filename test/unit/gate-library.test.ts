@@ -164,6 +164,13 @@ describe("protect-secret-files", () => {
     ["search with a list", { tool_name: "Grep", tool_input: { pattern: "KEY", path: "src; .env" } }],
     ["search with a glob", { tool_name: "Grep", tool_input: { pattern: "KEY", path: ".en*" } }],
     ["search with a selector", { tool_name: "Grep", tool_input: { pattern: "KEY", path: ".env:1-5" } }],
+    // A directory read whole reads the secret file in it.
+    ["grep -r over the project", bash("grep -r . .")],
+    ["grep -r with no path", bash("grep -rn KEY")],
+    ["tar of the project", bash("tar c . | tar xO")],
+    ["zip -r of the project", bash("zip -r /tmp/x.zip .")],
+    ["ripgrep told to read hidden files", bash("rg --hidden KEY")],
+    ["direnv's file", bash("cat .envrc")],
   ])("refuses %s", async (_name, input) => {
     expect(await refused(id, input)).toMatch(/holds secrets/);
   });
@@ -177,6 +184,8 @@ describe("protect-secret-files", () => {
     ["a glob that matches no secret", bash("cat src/*.ts *.md")],
     ["json from python", bash(`python3 -c "import json; print(json.load(open('package.json')))"`)],
     ["docker -e", bash("docker run -e KEY=value img")],
+    ["grep -r of a folder with no secret", bash("grep -rn KEY src")],
+    ["ripgrep, which skips hidden files", bash("rg KEY")],
   ])("passes %s", async (_name, input) => passes(id, input));
   it("refuses a command line too deep to read", async () => {
     expect(await refused(id, bash("eval eval eval eval eval eval eval eval eval eval cat .env"))).toMatch(/past what Tama reads/);
