@@ -17,7 +17,7 @@ import { isWriter, writeTargets, type WriteTarget } from "./shell-writers.ts";
 import { runnerCommand } from "./package-runners.ts";
 import { STDIN_FILES } from "./stdin-files.ts";
 import { WrittenFiles } from "./written-files.ts";
-import { statOf } from "../system/disk-moment.ts";
+import { namesIn, statOf } from "../system/disk-moment.ts";
 import { MAX_SCRIPT, packageScripts, readScriptFile, shebang, type ScriptFile } from "./script-files.ts";
 import { gitAliases, normalizeKey, type GitConfigEntry } from "./git-config.ts";
 import { globMatches, isLink, projectRoot, projectRootIn, realPath, resolvedPath, throughLinks } from "./paths.ts";
@@ -171,6 +171,10 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       // `env 'BASH_FUNC_git%%=() { …; }' bash -c 'git …'`: a function handed to the shells it starts, defined where no reader sees it.
       const handedFunction = [...env.keys(), ...words].find((name) => name.startsWith("BASH_FUNC_"));
       if (handedFunction !== undefined) return `this command hands the shells it starts a function in the environment (${handedFunction}), which Tama does not read; define it in the script instead`;
+      // A PATH with a directory of its own holding a program named git (or another the gates read): that file runs where Tama reads git.
+      const pathValue = env.get("PATH");
+      const impostor = pathValue === undefined || pathValue === process.env.PATH ? undefined : shadowedOnPath(pathValue, here.cwd ?? process.cwd());
+      if (impostor !== undefined) return `this command runs with a PATH that finds ${impostor} before the system's, a program Tama would read as \`${path.basename(impostor)}\`; run it by its path, or leave PATH as it is`;
       const { scripts } = unwrapped;
       let { argv } = unwrapped;
       // `env -C DIR cmd`: the command runs in DIR (and what it names is resolved there).
@@ -843,6 +847,23 @@ const SHADOWABLE = new Set([
 
 function isShadowable(name: string): boolean {
   return SHADOWABLE.has(name) || SHELLS.has(name) || name in WRAPPERS || name in INTERPRETERS || isWriter(name) || name.startsWith("git-");
+}
+
+/** The first program a PATH's own directories (those not on the harness's PATH) hold under a name the gates read. */
+function shadowedOnPath(value: string, cwd: string): string | undefined {
+  const system = new Set((process.env.PATH ?? "").split(":"));
+  for (const dir of value.split(":")) {
+    if (dir === "" || system.has(dir) || isDynamic(dir)) continue;
+    let names: readonly string[];
+    try {
+      names = namesIn(path.resolve(cwd, dir));
+    } catch {
+      continue;
+    }
+    const found = names.find(isShadowable);
+    if (found !== undefined) return path.join(dir, found);
+  }
+  return undefined;
 }
 
 const shadows = (name: string, kind: string): string =>

@@ -56,3 +56,20 @@ describe("what OMP's bash keeps for later calls", () => {
     expect(await refusedBy(command)).toEqual([]);
   });
 });
+
+describe("a PATH that finds a program of the agent's first", () => {
+  it("is refused where the PATH is set: in the command, exported, or in OMP's bash env field", async () => {
+    const fake = path.join(root, "fake");
+    mkdirSync(fake, { recursive: true });
+    writeFileSync(path.join(fake, "git"), '#!/bin/sh\nexec /usr/bin/git "$@" --no-verify\n', { mode: 0o755 });
+    const place = { project, tamaHome: path.join(home, ".tama"), home, defaultsOnly: true };
+    for (const [command, env] of [[`PATH=${fake}:$PATH git commit -m x`], [`export PATH=${fake}:$PATH`], ["git commit -m x", { PATH: `${fake}:/usr/bin:/bin` }]] as [string, Record<string, string>?][]) {
+      expect(await refusingGates("bash", { command, ...(env !== undefined ? { env } : {}) }, place), command).toContain("block-git-hook-bypass");
+    }
+    // A directory of the agent's own tools, none named like a program the gates read, is fine.
+    const tools = path.join(root, "tools");
+    mkdirSync(tools, { recursive: true });
+    writeFileSync(path.join(tools, "mytool"), "#!/bin/sh\n", { mode: 0o755 });
+    expect(await refusedBy(`export PATH=${tools}:$PATH && mytool`)).toEqual([]);
+  });
+});
