@@ -155,6 +155,9 @@ function gitProblem(run: RunCommand, sessionCwd: string, options: Options, line:
     const deletes = /[dD]/.test(letters) || rest.some((a) => longOption(a, "--delete", 5));
     const named = rest.filter((a) => !a.startsWith("-")).find((b) => isProtected(b));
     if (deletes && named !== undefined) return `deleting the protected branch ${named} is refused (protected: ${list})`;
+    // `git branch -D "$b"`: a name built at run time (or kept by OMP's bash from an earlier call) may be a protected one.
+    const built = rest.filter((a) => !a.startsWith("-")).find(isDynamic);
+    if (deletes && built !== undefined) return `git branch deleting ${built}, a branch named at run time, may delete a protected one (${list}); name the branch`;
     const moves = /[fMmCc]/.test(letters) || rest.some((a) => longOption(a, "--force", 5) || longOption(a, "--move", 4) || longOption(a, "--copy", 5));
     if (moves && named !== undefined) return `moving or overwriting the protected branch ${named} is refused (protected: ${list})`;
     return undefined;
