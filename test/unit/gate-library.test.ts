@@ -109,7 +109,7 @@ describe("protect-branches", () => {
     // Config that makes a plain push force or reach main, every branch at once, git's own programs, and other spellings.
     "git -c remote.origin.push=+HEAD:refs/heads/main push", "git config remote.origin.push +HEAD:refs/heads/main", "git -c push.default=matching push", "git push origin HEAD:heads/main",
     "git push origin :", "git push origin 'refs/heads/*:refs/heads/*'", "git push --all origin", "git push --prune origin topic", "git send-pack --force ../r.git x:main",
-    "/usr/lib/git-core/git-push origin +topic:main", "git checkout -Bmain HEAD~2", "git update-ref --stdin <<< 'delete refs/heads/main'", "git update-ref HEAD HEAD~1", "git reset --keep HEAD~1", 'git branch -D "$b"',
+    "/usr/lib/git-core/git-push origin +topic:main", "git checkout -Bmain HEAD~2", "git update-ref --stdin <<< 'delete refs/heads/main'", "git update-ref HEAD HEAD~1", "git reset --keep HEAD~1", 'git branch -D "$b"', "hub push --force origin topic",
     "git checkout topic && git checkout main && git reset --hard HEAD~1"])(
     "refuses %s (on main)",
     async (command) => {
