@@ -316,3 +316,26 @@ describe("a path the agent names through a glob or a link it placed", () => {
     expect(readFileSync(path.join(env.cwd, ".git", "config"), "utf8")).not.toContain("hooksPath");
   });
 });
+
+describe("what OMP's bash keeps from one call to the next", () => {
+  it("a function named git, a hook switch left in a variable, or a PATH finding the agent's own git is refused in the call that would leave it", async () => {
+    const { server, env } = await omp.setup();
+    installTama(env);
+    execFileSync("git", ["init", "-q", env.cwd]);
+    const fake = path.join(env.root, "fake");
+    mkdirSync(fake, { recursive: true });
+    writeFileSync(path.join(fake, "git"), '#!/bin/sh\necho fake git\n', { mode: 0o755 });
+    const session = omp.rpc();
+    await session.ready();
+    const call = async (input: Record<string, unknown>): Promise<string> => {
+      await session.prompt(`CALL bash ${JSON.stringify(input)}`);
+      return lastToolMessage(server.requests);
+    };
+    expect(await call({ command: 'git() { echo shadowed; }' })).toMatch(/OMP's bash keeps it for every later call/);
+    expect(await call({ command: "HUSKY=0" })).toMatch(/stays in OMP's bash for later calls/);
+    expect(await call({ command: `export PATH=${fake}:$PATH` })).toMatch(/finds .*fake\/git before the system's/);
+    expect(await call({ command: "git --version", env: { PATH: `${fake}:/usr/bin:/bin` } })).toMatch(/finds .*fake\/git before the system's/);
+    // None of them ran: the next call's git is git.
+    expect(await call({ command: "git --version; echo \"husky=${HUSKY-unset}\"" })).toMatch(/git version [\s\S]*husky=unset/);
+  });
+});
