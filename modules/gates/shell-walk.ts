@@ -51,6 +51,8 @@ export interface Scope {
   budget?: { left: number; fileText?: number };
   /** Files this call's command lines wrote before the command being read, shared by nested scripts both ways (`bash -c 'echo … > s.sh'; bash s.sh`). */
   written?: WrittenFiles;
+  /** The script runs in the call's own shell (eval's, source's), where what it defines stays for later calls. */
+  sameShell?: boolean;
   /** Symbolic links the script makes before this command (`ln -s / l`), absolute link → absolute target. */
   links?: ReadonlyMap<string, string>;
   /** Project roots this walk already looked up, by cwd, shared by every nested script (the disk does not change within a walk). */
@@ -120,7 +122,8 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
   const aliases = new Map<string, string>();
   // Functions defined by an enclosing script are callable here too (`f() { g commit -n; }`).
   const defined = functionsOf(script);
-  const shadowing = [...defined.keys()].find(isShadowable);
+  // Only what the call's own shell runs stays in it: its line, and what eval or source runs there (not `bash f.sh`).
+  const shadowing = depth === 0 || scope.sameShell === true ? [...defined.keys()].find(isShadowable) : undefined;
   if (shadowing !== undefined) return shadows(shadowing, "function");
   const functions = new Map([...(scope.functions ?? []), ...defined]);
   let previous: { argv: string[]; command: ShellCommand } | undefined;
@@ -213,7 +216,11 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       const dataLines = code.some((c) => c.fromFile !== true && readCode(c.code, c.language).startsProcesses)
         ? argv.slice(1).filter((word) => !word.startsWith("-") && !code.some((c) => c.code === word)).slice(0, 16).flatMap((word) => textAt(word)?.split("\n") ?? [])
         : [];
-      const nestedScope = (reading: readonly string[]): Scope => withFunctions(reading.length === 0 ? inner : { ...inner, reading: new Set([...(inner.reading ?? []), ...reading]) });
+      const inShell = program === "eval" || program === "source" || program === ".";
+      const nestedScope = (reading: readonly string[]): Scope => {
+        const base: Scope = { ...inner, sameShell: inShell && (depth === 0 || inner.sameShell === true) };
+        return withFunctions(reading.length === 0 ? base : { ...base, reading: new Set([...(inner.reading ?? []), ...reading]) });
+      };
       const nestedAll: [script: string, scope: Scope][] = [
         ...[...scripts, ...nestedScripts(program, argv, stdin, code, printer), ...dataLines].map((nested): [string, Scope] => [nested, nestedScope([])]),
         ...calls.map((nested): [string, Scope] => [nested, nestedScope([calling])]),
@@ -281,7 +288,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       } else if (program === "alias") {
         for (const word of argv.slice(1)) {
           const match = /^([^=\s]+)=(.*)$/s.exec(word);
-          if (match && isShadowable(match[1] as string)) return shadows(match[1] as string, "alias");
+          if (match && (depth === 0 || here.sameShell === true) && isShadowable(match[1] as string)) return shadows(match[1] as string, "alias");
           if (match) aliases.set(match[1] as string, match[2] as string);
         }
       } else if (program === "ln" || (program === "cp" && argv.some((a) => /^-[A-Za-z]*s[A-Za-z]*$/.test(a) || a === "--symbolic-link"))) {

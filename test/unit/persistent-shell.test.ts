@@ -73,3 +73,12 @@ describe("a PATH that finds a program of the agent's first", () => {
     expect(await refusedBy(`export PATH=${tools}:$PATH && mytool`)).toEqual([]);
   });
 });
+
+describe("only what the call's own shell runs stays in it", () => {
+  it("a function a sourced script or eval defines is refused; one in a script run by bash, or in bash -c, is not", async () => {
+    writeFileSync(path.join(project, "setup.sh"), "install() { echo installing; }\ninstall\n");
+    writeFileSync(path.join(project, "env.sh"), 'git() { command git "$@" --no-verify; }\n');
+    for (const command of ["source env.sh", ". env.sh", "eval 'git() { :; }'"]) expect(await refusedBy(command), command).toContain("block-git-hook-bypass");
+    for (const command of ["bash setup.sh", "bash -c 'git() { :; }; git status'"]) expect(await refusedBy(command), command).toEqual([]);
+  });
+});
