@@ -7,8 +7,7 @@
 import path from "node:path";
 import { readCode, shellLine } from "../tools/code-reading.ts";
 import { callKind, codeOf, type CodeLanguage } from "../tools/declaration.ts";
-import { isDynamic, readableScripts, walkCall, walkShell, type RunCommand, type Scope } from "./shell-walk.ts";
-import { withGlobMatches, writeTargets } from "./shell-writers.ts";
+import { codeWriteTargets, commandTargets, isDynamic, readableScripts, walkCall, walkShell, type RunCommand, type Scope } from "./shell-walk.ts";
 import { parseShell } from "./shell-words.ts";
 import { asGit } from "./git-commands.ts";
 import { envConfigFiles, gitAliases, gitConfigEntries, normalizeKey, type GitConfigEntry } from "./git-config.ts";
@@ -58,10 +57,7 @@ function findIn(script: string, depth: number, scope: Scope): string | undefined
 function visitRun(run: RunCommand, written: Set<string>): string | undefined {
   const reason = checkCommand(run, written);
   if (reason !== undefined) return reason;
-  const cwd = run.scope.unknownCwd === undefined ? run.scope.cwd ?? process.cwd() : undefined;
-  // Files the command's code writes by name (`open(".git/config", "a")`, after its own chdir too).
-  const codeWrites = run.code.flatMap(({ code, language }) => readCode(code, language).writes.map((w) => ({ word: w.path, effect: "writes", reachesBelow: false })));
-  for (const target of withGlobMatches([...writeTargets(run.command, run.argv), ...run.otherWrites, ...codeWrites], cwd, run.scope.links)) {
+  for (const target of commandTargets(run, codeWriteTargets(run))) {
     const file = resolvedPath(run.scope.cwd ?? process.cwd(), target.word, run.scope.links);
     written.add(file);
     const reason = gitFileChange(`${run.program ?? "the command"} ${target.effect}`, target.word, file, run.scope.links);

@@ -564,15 +564,24 @@ function tmuxScripts(args: readonly string[], stdin: readonly string[]): string[
 /** make's options that take the next word. */
 const MAKE_VALUED = new Set(["-f", "--file", "--makefile", "-E", "--eval", "-C", "--directory", "-I", "--include-dir", "-o", "--old-file", "--assume-old", "-W", "--what-if", "--new-file", "--assume-new", "-l", "--load-average"]);
 
-/** make's directory after `-C next` (an absolute one starts over). */
-const into = (dir: string, next: string): string => (path.isAbsolute(next) ? next : path.join(dir, next));
+/** `make -C DIR` (also `-CDIR`, `--directory=DIR`; several join up, an absolute one starts over): where make reads its makefiles and runs its recipes. */
+export function makeDirectory(args: readonly string[]): string | undefined {
+  let dir: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    const value = arg === "-C" || arg === "--directory" ? args[++i] : arg.startsWith("--directory=") ? arg.slice("--directory=".length) : /^-C./.test(arg) ? arg.slice(2) : undefined;
+    if (value !== undefined) dir = dir === undefined || path.isAbsolute(value) ? value : path.join(dir, value);
+  }
+  return dir;
+}
 
 function makeScripts(args: readonly string[], stdin: readonly string[], fileText: FileText, env: ReadonlyMap<string, string>): string[] {
   const files: string[] = [];
   const evals: string[] = [];
   const goals: string[] = [];
   const overrides = new Map<string, string>();
-  let dir = "";
+  // Makefiles are read from where -C takes make, whichever order the options come in.
+  const dir = makeDirectory(args) ?? "";
   let named = false;
   // `-e`: the environment's variables before the makefile's.
   const environmentFirst = args.some((arg) => /^-[A-Za-z]*e[A-Za-z]*$/.test(arg) && !arg.startsWith("--")) || args.includes("--environment-overrides");
@@ -587,10 +596,9 @@ function makeScripts(args: readonly string[], stdin: readonly string[], fileText
       if (text !== undefined) files.push(text);
     } else if (arg === "-E" || arg === "--eval") evals.push(args[++i] ?? "");
     else if (arg.startsWith("--eval=")) evals.push(arg.slice("--eval=".length));
-    else if (arg === "-C" || arg === "--directory") dir = into(dir, args[++i] ?? "");
-    else if (arg.startsWith("--directory=")) dir = into(dir, arg.slice("--directory=".length));
+    else if (arg.startsWith("--directory=")) continue;
     else if (MAKE_VALUED.has(arg)) i++;
-    else if (/^-C./.test(arg)) dir = into(dir, arg.slice(2));
+    else if (/^-C./.test(arg)) continue;
     else if (/^[A-Za-z_][\w.-]*=/.test(arg)) overrides.set(arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1));
     // `-j 4`: a job count, not a goal.
     else if (!arg.startsWith("-") && !(/^\d+$/.test(arg) && /^-[A-Za-z]*[jl]$/.test(args[i - 1] ?? ""))) goals.push(arg);

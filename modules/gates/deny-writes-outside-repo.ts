@@ -12,10 +12,8 @@ import type { HookInput } from "../protocol/hook-input.ts";
 import { callKind } from "../tools/declaration.ts";
 import { localRootOf } from "../tools/edit-targets.ts";
 import path from "node:path";
-import { readCode } from "../tools/code-reading.ts";
 import { isAllowed, isInside, ompAddress, projectRoot, realPath, sessionCwdOf, throughLinks, wordPath } from "./paths.ts";
-import { isDynamic, walkCall } from "./shell-walk.ts";
-import { withGlobMatches, writeTargets } from "./shell-writers.ts";
+import { codeWriteTargets, commandTargets, isDynamic, walkCall } from "./shell-walk.ts";
 import { gateWithOptions, type GateVerdict } from "./types.ts";
 
 const Options = z.strictObject({
@@ -76,8 +74,7 @@ export const denyWritesOutsideRepo = gateWithOptions<Options>({
     }
     const reason = walkCall(input, (run) => {
       const cwd = run.scope.cwd ?? input.cwd;
-      const code = run.code.flatMap(({ code: text, language }) => readCode(text, language).writes.map((w) => ({ word: w.path, effect: "writes" })));
-      for (const target of withGlobMatches([...writeTargets(run.command, run.argv), ...run.otherWrites, ...code], run.scope.unknownCwd === undefined ? cwd : undefined, run.scope.links)) {
+      for (const target of commandTargets(run, codeWriteTargets(run))) {
         // A place built at run time (`> "$OUT"` with OUT unknown, `cd $(…)` then a relative name) is not guessed at.
         const unknown = isDynamic(target.word) ? target.word : run.scope.unknownCwd !== undefined && !path.isAbsolute(target.word) && !/^~/.test(target.word) && !DEVICES.has(target.word) && !target.word.startsWith("&") ? `${target.word} after \`cd ${run.scope.unknownCwd}\`` : undefined;
         if (unknown !== undefined) return `${run.program ?? "the command"} ${target.effect} ${unknown}, a path built at run time that may be outside the project; write the path out, or ${instead}`;

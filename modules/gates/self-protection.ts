@@ -15,8 +15,8 @@ import { callKind, codeOf, type CodeLanguage } from "../tools/declaration.ts";
 import { readCode } from "../tools/code-reading.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
 import { globMatches, isLink, resolvedPath, sessionCwdOf, throughLinks, userHome } from "./paths.ts";
-import { basename, walkCall, walkShell, type RunCommand, type Scope } from "./shell-walk.ts";
-import { isWriter, withGlobMatches, writeTargets, type WriteTarget } from "./shell-writers.ts";
+import { basename, commandTargets, walkCall, walkShell, type RunCommand, type Scope } from "./shell-walk.ts";
+import { isWriter, writeTargets, type WriteTarget } from "./shell-writers.ts";
 import type { BuiltinGate, GateContext, GateVerdict } from "./types.ts";
 
 export const SELF_PROTECTION_ID = "self-protection";
@@ -427,7 +427,7 @@ function visitor(cwd: string, context: GateContext, protectedList: ProtectedList
     // `find DIR -exec rm {} +` changes what lies under DIR, though the walker reads the command it runs.
     const raw = run.command.argv;
     const finds = raw[0] !== undefined && basename(raw[0]) === "find" && run.program !== "find" ? writeTargets({ ...run.command, redirects: [] }, raw) : [];
-    const targets = withGlobMatches([...writeTargets(run.command, run.argv), ...run.otherWrites, ...finds, ...intoDirectory(run.argv, here, homeOf(context)), ...linkSources(run.argv)], run.scope.unknownCwd === undefined ? here : undefined, run.scope.links);
+    const targets = commandTargets(run, [...finds, ...intoDirectory(run.argv, here, homeOf(context)), ...linkSources(run.argv)]);
     if (run.scope.unknownCwd !== undefined) {
       // After `cd $(…)` a relative target's place is unknown; refused when the directory names Tama's state.
       const relative = targets.find((t) => !path.isAbsolute(t.word) && !/^[~$]/.test(t.word));

@@ -10,10 +10,10 @@ import os from "node:os";
 import path from "node:path";
 import type { CodeLanguage } from "../tools/declaration.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
-import { commandsInText, literalRuns, runnerScripts } from "./command-runners.ts";
+import { commandsInText, literalRuns, makeDirectory, runnerScripts } from "./command-runners.ts";
 import { runnerEnv } from "./git-commands.ts";
 import { languageWrites } from "./language-writes.ts";
-import { isWriter, writeTargets, type WriteTarget } from "./shell-writers.ts";
+import { isWriter, withGlobMatches, writeTargets, type WriteTarget } from "./shell-writers.ts";
 import { runnerCommand } from "./package-runners.ts";
 import { STDIN_FILES } from "./stdin-files.ts";
 import { WrittenFiles } from "./written-files.ts";
@@ -172,7 +172,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       for (const { name, value } of command.assignments) env.set(name, expandVars(value, known));
       const unwrapped = unwrap(words, env);
       // `env 'BASH_FUNC_git%%=() { …; }' bash -c 'git …'`: a function handed to the shells it starts, defined where no reader sees it.
-      const handedFunction = [...env.keys(), ...words].find((name) => name.startsWith("BASH_FUNC_"));
+      const handedFunction = words.find((word) => word.startsWith("BASH_FUNC_")) ?? [...env.keys()].find((name) => name.startsWith("BASH_FUNC_"));
       if (handedFunction !== undefined) return `this command hands the shells it starts a function in the environment (${handedFunction}), which Tama does not read; define it in the script instead`;
       // A PATH with a directory of its own holding a program named git (or another the gates read): that file runs where Tama reads git.
       const pathValue = env.get("PATH");
@@ -216,6 +216,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       const dataLines = code.some((c) => c.fromFile !== true && readCode(c.code, c.language).startsProcesses)
         ? argv.slice(1).filter((word) => !word.startsWith("-") && !code.some((c) => c.code === word)).slice(0, 16).flatMap((word) => textAt(word)?.split("\n") ?? [])
         : [];
+      // eval, source and `.` run their script in this shell: what it defines or where it goes stays.
       const inShell = program === "eval" || program === "source" || program === ".";
       const nestedScope = (reading: readonly string[]): Scope => {
         const base: Scope = { ...inner, sameShell: inShell && (depth === 0 || inner.sameShell === true) };
@@ -237,8 +238,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         if (reason !== undefined) return reason;
       }
       // What runs in this shell (eval, source, a function) and changes its directory moves the commands after it.
-      const sameShell = program === "eval" || program === "source" || program === "." || calls.length > 0;
-      const movedBy = sameShell && nestedAll.some(([nested]) => CHANGES_DIRECTORY.test(nested)) ? `${program ?? ""} …` : undefined;
+      const movedBy = (inShell || calls.length > 0) && nestedAll.some(([nested]) => CHANGES_DIRECTORY.test(nested)) ? `${program ?? ""} …` : undefined;
       // A file the program reads its commands from: its stdin, a printed process substitution, a file this line wrote first.
       const fileText = (word: string): string | undefined =>
         STDIN_FILES.has(word)
@@ -735,8 +735,7 @@ const KEEPS_TEXT = /^(changes the (mode|owner|group|attributes|ACL) of|touches|m
 function recordWrites(run: RunCommand, scope: Scope, previous: { argv: string[]; command: ShellCommand } | undefined, written: WrittenFiles): void {
   const { argv, program, command } = run;
   const cwd = scope.unknownCwd === undefined ? scope.cwd ?? process.cwd() : undefined;
-  const codeWrites = run.code.flatMap(({ code, language }) => readCode(code, language).writes.map((w): WriteTarget => ({ word: w.path, effect: "writes", reachesBelow: false })));
-  const targets = [...writeTargets(command, argv), ...run.otherWrites, ...codeWrites].filter((target) => !KEEPS_TEXT.test(target.effect) && !isDynamic(target.word) && (cwd !== undefined || path.isAbsolute(target.word)));
+  const targets = [...writeTargets(command, argv), ...run.otherWrites, ...codeWriteTargets(run)].filter((target) => !KEEPS_TEXT.test(target.effect) && !isDynamic(target.word) && (cwd !== undefined || path.isAbsolute(target.word)));
   if (targets.length === 0) return;
   const resolve = (word: string): string => fileKey(path.resolve(cwd ?? "/", word), scope.links, written);
   const printed = printedOrRead(argv, command, cwd, written) ?? (program === "tee" && previous !== undefined ? printedOrRead(previous.argv, previous.command, cwd, written) : undefined);
@@ -995,29 +994,24 @@ function linksCopied(argv: readonly string[], scope: Scope): Map<string, string>
   const linkFlags = basename(argv[0] ?? "") === "rsync" ? /[al]/ : /[adPrR]/;
   const keepsLinks = linkFlags.test(placed.flags) || placed.longs.some((long) => long === "--archive" || long === "--no-dereference" || long === "--recursive" || long === "--links");
   if (!keepsLinks || /[LH]/.test(placed.flags) || placed.longs.includes("--dereference")) return undefined;
-  const cwd = scope.cwd ?? process.cwd();
-  let links: Map<string, string> | undefined;
-  for (const source of placed.sources) {
-    const from = path.resolve(cwd, source);
-    const target = scope.links?.get(from) ?? (isLink(from) ? realPath(from) : undefined);
-    if (target === undefined) continue;
-    links ??= new Map(scope.links ?? []);
-    links.set(placed.as ?? path.join(placed.into as string, path.basename(from)), target);
-  }
-  return links;
+  return carriedLinks(placed, scope, (from) => scope.links?.get(from) ?? (isLink(from) ? realPath(from) : undefined), false);
 }
 
 /** `mv a b` of a link the line made: the link is at its new name (`ln -s .git a && mv a b && … b/config`). */
 function linksMoved(argv: readonly string[], scope: Scope): Map<string, string> {
-  const links = new Map(scope.links ?? []);
   const placed = placedBy(argv, scope);
-  if (placed === undefined) return links;
+  return placed === undefined ? new Map(scope.links ?? []) : carriedLinks(placed, scope, (from) => scope.links?.get(from), true);
+}
+
+/** The scope's links with each source that is a link (`targetOf`) put where `placed` puts it; `moved`: no longer at the source. */
+function carriedLinks(placed: { sources: string[]; into?: string; as?: string }, scope: Scope, targetOf: (from: string) => string | undefined, moved: boolean): Map<string, string> {
+  const links = new Map(scope.links ?? []);
   const cwd = scope.cwd ?? process.cwd();
   for (const source of placed.sources) {
     const from = path.resolve(cwd, source);
-    const target = links.get(from);
+    const target = targetOf(from);
     if (target === undefined) continue;
-    links.delete(from);
+    if (moved) links.delete(from);
     links.set(placed.as ?? path.join(placed.into as string, path.basename(from)), target);
   }
   return links;
@@ -1165,6 +1159,21 @@ function walkedCall(input: HookInput, home: string | undefined): { walks: Walk[]
   return walked;
 }
 
+/** The files a command's code writes by a literal path (`open(".git/config", "a")`, after its own chdir too). */
+export function codeWriteTargets(run: RunCommand): WriteTarget[] {
+  return run.code.flatMap(({ code, language }) => readCode(code, language).writes.map((w): WriteTarget => ({ word: w.path, effect: "writes", reachesBelow: false })));
+}
+
+/**
+ * What a command changes, as the path gates judge it: its redirections and writers'
+ * targets, what its program's language or a wrapper writes, and `extra`; beside each
+ * glob, what it matches when the command runs (shell-writers.ts withGlobMatches).
+ */
+export function commandTargets(run: RunCommand, extra: readonly WriteTarget[] = []): WriteTarget[] {
+  const cwd = run.scope.unknownCwd === undefined ? run.scope.cwd ?? process.cwd() : undefined;
+  return withGlobMatches([...writeTargets(run.command, run.argv), ...run.otherWrites, ...extra], cwd, run.scope.links);
+}
+
 /**
  * A command as a visitor would have seen it during the walk: the line's written files
  * go on changing after it (`git --git-dir=o x; echo true > s.sh`, where alias x runs
@@ -1295,17 +1304,6 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
 };
 
 /** The command a wrapper chain runs, and the shell lines wrappers run on the way. */
-/** `make -C DIR` (also `-CDIR`, `--directory=DIR`; several join up): where make runs its recipes. */
-function makeDirectory(args: readonly string[]): string | undefined {
-  let dir: string | undefined;
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] as string;
-    const value = arg === "-C" || arg === "--directory" ? args[++i] : arg.startsWith("--directory=") ? arg.slice("--directory=".length) : /^-C./.test(arg) ? arg.slice(2) : undefined;
-    if (value !== undefined) dir = dir === undefined || path.isAbsolute(value) ? value : path.join(dir, value);
-  }
-  return dir;
-}
-
 /** The options by which a wrapper names the directory its command runs in. */
 const DIRECTORY_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   env: ["-C", "--chdir"],
