@@ -73,6 +73,23 @@ async function groupGone(pgid: number): Promise<boolean> {
   return false;
 }
 
+/** Waits until every process of the group reads as stopped: the kernel stops a process only once it runs again, after kill() returned. */
+async function groupStopped(pgid: number): Promise<boolean> {
+  for (let i = 0; i < 400; i++) {
+    const pids = spawnSync("pgrep", ["-g", String(pgid)], { encoding: "utf8" }).stdout.trim().split("\n").filter(Boolean);
+    const states = pids.map((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "")[0];
+      } catch {
+        return undefined;
+      }
+    });
+    if (states.length > 0 && states.every((state) => state === "T" || state === "t")) return true;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return false;
+}
+
 const starts = (): string[] => readFileSync(path.join(home.dir, "starts.log"), "utf8").trim().split("\n");
 
 describe("pre-started hooks", () => {
@@ -231,6 +248,7 @@ cat >/dev/null
     // What reads the hook's stdin is the shell's child (cat): stop every process of the group.
     for (let i = 0; i < 200 && spawnSync("pgrep", ["-g", String(pgid)], { encoding: "utf8" }).stdout.trim().split("\n").length < 2; i++) await new Promise((r) => setTimeout(r, 25));
     process.kill(-pgid, "SIGSTOP");
+    expect(await groupStopped(pgid)).toBe(true);
     const answer = await e.dispatch("pre_tool_use:bash", bash("rm -rf x"));
     expect(resultOf(answer).decision).toBe("block");
     expect(resultOf(answer).results[0]).toMatchObject({ prestartNote: "the pre-started process was stopped (a signal) before its event; ended unused, started cold" });
