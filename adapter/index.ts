@@ -11,6 +11,7 @@ import { showText, statusSummary } from "./status-command.ts";
 import type { OmpContext } from "../modules/omp/api.ts";
 import { joinSession, leaveSession, noteTaskCall } from "./process-sessions.ts";
 import { Stops, SUBAGENT_END_TOOL } from "./stop.ts";
+import { KeptShells } from "./kept-shells.ts";
 import { ToolEvents } from "./tool-events.ts";
 import { UserBash } from "./user-bash.ts";
 import { ClaudeSession, startSource, switchSource } from "./claude-session.ts";
@@ -33,7 +34,7 @@ export function register(omp: AdapterApi): AdapterHooks {
   };
   const runtime = new AdapterRuntime(api.host, import.meta.url);
   const claude = new ClaudeSession(api.host, () => api.pi.getThinkingLevel?.());
-  const tools = new ToolEvents(runtime, (session) => claude.envFor(session));
+  const tools = new ToolEvents(runtime, new KeptShells(api.host.carry), (session) => claude.envFor(session));
   const stops = new Stops(runtime, tools, api.pi);
   const model = new ModelGate(runtime);
   runtime.sessionFields = (session) => claude.fields(session);

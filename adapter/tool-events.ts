@@ -8,6 +8,8 @@ import path from "node:path";
 import { detailsToKeep } from "../modules/claude/tool-response.ts";
 import { localRootOf, resolveTargetPath } from "../modules/tools/edit-targets.ts";
 import { readRegularFileUpTo } from "../modules/system/regular-file.ts";
+import type { KeptShells } from "./kept-shells.ts";
+import type { ShellKept } from "../modules/protocol/engine.ts";
 
 /** What may be typed into one hub process, all of it read again before each send: past it, a new process. */
 const MAX_TYPED_CHARS = 16_000;
@@ -81,6 +83,8 @@ export class ToolEvents {
 
   constructor(
     private readonly runtime: AdapterRuntime,
+    /** What each session's earlier bash calls left in OMP's shell. */
+    private readonly shells: KeptShells,
     /** The variables SessionStart hooks set for the session's bash calls (CLAUDE_ENV_FILE). */
     private readonly sessionEnv: (session: string | undefined) => Promise<Record<string, string> | undefined> = async () => undefined,
   ) {}
@@ -101,7 +105,8 @@ export class ToolEvents {
   }
 
   async onToolCall(event: ToolCallEvent, ctx: OmpContext): Promise<ToolCallEventResult> {
-    const answer = await this.checkCall(event, ctx);
+    let answer = await this.checkCall(event, ctx);
+    if (event.toolName === "bash" && !(answer !== undefined && "block" in answer)) answer = this.keepShell(answer?.input ?? event.input, ctx) ?? answer;
     if (answer !== undefined && "block" in answer) {
       this.before.delete(event.toolCallId);
       return answer;
@@ -109,6 +114,23 @@ export class ToolEvents {
     const withEnv = event.toolName === "bash" ? await this.withSessionEnv(answer?.input ?? event.input, ctx) : undefined;
     this.started.set(event.toolCallId, Date.now());
     return withEnv !== undefined ? { input: withEnv } : answer;
+  }
+
+  /**
+   * A bash call that runs: what it defines stays in OMP's shell for the session's later
+   * calls, which are read with it. One that would leave more than Tama reads is refused.
+   */
+  private keepShell(input: Record<string, unknown>, ctx: OmpContext): ToolCallEventResult {
+    const session = this.runtime.sessionId(ctx);
+    const after = this.shells.after(session, input, ctx.cwd);
+    if (after === undefined || session === undefined) return undefined;
+    if (after.ok) {
+      this.shells.ran(session, after.kept);
+      return undefined;
+    }
+    const reason = `Tama refused bash: ${after.error}`;
+    this.runtime.refused(reason);
+    return { block: true, reason };
   }
 
   /** A bash call with the variables SessionStart hooks set for the session (the call's own `env` wins). */
@@ -147,6 +169,7 @@ export class ToolEvents {
       tool_call_id: event.toolCallId,
       ...(typedLine !== undefined && typedLine.length > 0 ? { typed_line: typedLine } : {}),
       ...(typed?.into !== undefined ? { typed_into: typed.into } : {}),
+      ...(event.toolName === "bash" ? this.keptFor(ctx) : {}),
     }));
     if (verdict.failure !== undefined) return this.unchecked(event, verdict.failure);
     const result = verdict.result;
@@ -175,6 +198,12 @@ export class ToolEvents {
     this.runtime.refused(reason);
     this.runtime.logger.info({ event: "pre_tool_use", tool: event.toolName, decision: result.decision }, "tool call refused");
     return { block: true, reason };
+  }
+
+  /** A bash call runs in the session's shell, with what earlier calls left there. */
+  private keptFor(ctx: OmpContext): { shell_kept?: ShellKept } {
+    const kept = this.shells.before(this.runtime.sessionId(ctx));
+    return kept === undefined ? {} : { shell_kept: kept };
   }
 
   /** No verdict: refuse with the cause, or with TAMA_FAIL_MODE=open let it through and say so. */

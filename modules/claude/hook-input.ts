@@ -623,6 +623,8 @@ export function toHookTargets(event: ParsedEvent, payload: DispatchPayload, decl
         call_repeats: post ? payload.call_repeats : undefined,
         // The project stays the session's wherever the call runs.
         session_cwd: m.cwd !== undefined && m.cwd !== common.cwd ? common.cwd : undefined,
+        // OMP's bash runs in the session's one shell, with what earlier calls left there.
+        shell_kept: m.kind === "shell" && toolName === "bash" ? payload.shell_kept : undefined,
       }) as HookInput["omp"];
       const cwd = m.cwd ?? common.cwd;
       const input: HookInput = { ...common, cwd, tool_name: hookToolName, tool_input: m.toolInput, ...m.extra, ...callFields, omp };

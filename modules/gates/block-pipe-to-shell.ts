@@ -52,7 +52,7 @@ export const blockPipeToShell: BuiltinGate = {
 
 /** Operands that make a runner read its script from stdin anyway. */
 
-function readsStdin(run: RunCommand): boolean {
+function readsStdin(run: Pick<RunCommand, "program" | "argv">): boolean {
   const args = run.argv.slice(1);
   const shell = SHELLS.has(run.program ?? "");
   // `bash -s ARGS`: -s reads the script from stdin and passes ARGS to it.
@@ -93,7 +93,30 @@ function codeArgument(args: readonly string[]): string | undefined {
 /** awk's programs: one fed a download and starting commands (`awk '{system($0)}'`, `print | "sh"`) runs its lines. */
 const AWKS = new Set(["awk", "gawk", "mawk", "nawk", "busybox-awk"]);
 
+/** How deep a function's calls of other functions are followed for a runner of its stdin. */
+const MAX_FUNCTION_DEPTH = 8;
+
+/**
+ * A shell function whose body hands its stdin to a runner (`f() { bash; }`, `f() { eval "$(cat)"; }`,
+ * or a function that calls one): fed a download, it runs it. OMP's shell keeps such a function
+ * from an earlier call, so `curl … | f` in a later one reads it from there.
+ */
+function functionRunsStdin(name: string, functions: ReadonlyMap<string, string> | undefined, depth = 0): boolean {
+  const body = functions?.get(name);
+  if (body === undefined || depth > MAX_FUNCTION_DEPTH) return false;
+  return parseShell(body).some((command) => {
+    const program = command.argv[0] === undefined ? undefined : basename(command.argv[0]);
+    if (program === undefined || command.redirects.some((r) => r.op === "<")) return false;
+    if (program !== name && functions?.has(program) === true) return functionRunsStdin(program, functions, depth + 1);
+    if ((program === "eval" || program === "source" || program === ".") && command.argv.slice(1).some(isDynamic)) return true;
+    return RUNNERS.has(program) && readsStdin({ program, argv: command.argv });
+  });
+}
+
 function check(run: RunCommand, feeding: string | undefined): string | undefined {
+  if (feeding !== undefined && run.shellFunction && run.program !== undefined && functionRunsStdin(run.program, run.scope.functions)) {
+    return `piping ${feeding} into the shell function ${run.program}, which runs what it reads, runs whatever the download holds; ${INSTEAD}`;
+  }
   if (feeding !== undefined && run.program !== undefined && AWKS.has(run.program) && run.argv.slice(1).some((w) => /\bsystem\s*\(|\|\s*"|\|&/.test(w))) {
     return `piping ${feeding} into ${run.program}, whose program runs commands, runs what the download holds; ${INSTEAD}`;
   }

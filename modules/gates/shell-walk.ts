@@ -45,8 +45,10 @@ export interface Scope {
   unknownCwd?: string;
   /** The home directory `~` and `$HOME` name when the environment does not say (the harness's). */
   home?: string;
-  /** Shell functions the enclosing scripts define, by name, with their bodies. */
+  /** Shell functions the enclosing scripts define, by name, with their bodies (and those OMP's shell kept from earlier calls). */
   functions?: ReadonlyMap<string, string>;
+  /** Aliases the call's shell already holds (OMP's shell keeps them from earlier calls): read at depth 0. */
+  aliases?: ReadonlyMap<string, string>;
   /** Commands left to read in this call, and script-file text left to read, shared by every nested script. */
   budget?: { left: number; fileText?: number };
   /** Files this call's command lines wrote before the command being read, shared by nested scripts both ways (`bash -c 'echo … > s.sh'; bash s.sh`). */
@@ -119,13 +121,15 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
   let here: Scope = { ...scope, budget, roots };
   const withFunctions = (scope_: Scope): Scope => ({ ...scope_, functions });
   const dirs: Scope[] = [];
-  const aliases = new Map<string, string>();
+  const aliases = new Map<string, string>(depth === 0 ? scope.aliases ?? [] : []);
   // Functions defined by an enclosing script are callable here too (`f() { g commit -n; }`).
   const defined = functionsOf(script);
   // Only what the call's own shell runs stays in it: its line, and what eval or source runs there (not `bash f.sh`).
   const shadowing = depth === 0 || scope.sameShell === true ? [...defined.keys()].find(isShadowable) : undefined;
   if (shadowing !== undefined) return shadows(shadowing, "function");
   const functions = new Map([...(scope.functions ?? []), ...defined]);
+  // The commands of this script see its functions too (a download piped into one that runs a shell).
+  here = { ...here, functions };
   let previous: { argv: string[]; command: ShellCommand } | undefined;
   const loops = new Map<string, string[]>();
   const written = scope.written ?? WrittenFiles.empty();
@@ -217,7 +221,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         ? argv.slice(1).filter((word) => !word.startsWith("-") && !code.some((c) => c.code === word)).slice(0, 16).flatMap((word) => textAt(word)?.split("\n") ?? [])
         : [];
       // eval, source and `.` run their script in this shell: what it defines or where it goes stays.
-      const inShell = program === "eval" || program === "source" || program === ".";
+      const inShell = program === "eval" || program === "source" || program === "." || program === "trap";
       const nestedScope = (reading: readonly string[]): Scope => {
         const base: Scope = { ...inner, sameShell: inShell && (depth === 0 || inner.sameShell === true) };
         return withFunctions(reading.length === 0 ? base : { ...base, reading: new Set([...(inner.reading ?? []), ...reading]) });
@@ -283,6 +287,8 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       } else if (movedBy !== undefined) {
         // `eval 'cd /usr'`, `source f` or a function that changes directory: where it ends is not followed.
         here = { ...here, unknownCwd: movedBy };
+      } else if (program === "unset" && !argv.includes("-f")) {
+        for (const name of argv.slice(1).filter((word) => !word.startsWith("-"))) shellVars.delete(name);
       } else if (program === "popd") {
         here = dirs.pop() ?? { ...here, unknownCwd: "popd" };
       } else if (program === "alias") {
@@ -848,7 +854,7 @@ function setByBuiltin(words: readonly string[], command: ShellCommand, vars: Map
  */
 const SHADOWABLE = new Set([
   "git", "rm", "rmdir", "find", "tama", "cd", "pushd", "popd", "eval", "source", ".", "exec", "command", "builtin", "export", "declare", "typeset",
-  "unset", "set", "alias", "unalias", "shopt", "curl", "wget", "cat", "xargs", "make", "npm", "npx", "pnpm", "yarn", "gh", "hub", "ln", "cp", "mv",
+  "unset", "set", "alias", "unalias", "shopt", "trap", "command_not_found_handle", "curl", "wget", "cat", "xargs", "make", "npm", "npx", "pnpm", "yarn", "gh", "hub", "ln", "cp", "mv",
 ]);
 
 function isShadowable(name: string): boolean {
@@ -1028,7 +1034,7 @@ function xargsInput(command: ShellCommand, previous: { argv: string[]; command: 
 }
 
 /** Functions the script defines (`f() { …; }`, `function f { …; }`), by name, with their bodies. */
-function functionsOf(script: string): Map<string, string> {
+export function functionsOf(script: string): Map<string, string> {
   const functions = new Map<string, string>();
   const definition = /(?:^|[\s;&|(){}])(?:function\s+([A-Za-z_][\w.:-]*)\s*(?:\(\s*\))?|([A-Za-z_][\w.:-]*)\s*\(\s*\))\s*([{(])/g;
   for (const match of script.matchAll(definition)) {
@@ -1144,7 +1150,14 @@ function walkedCall(input: HookInput, home: string | undefined): { walks: Walk[]
   let walked: { walks: Walk[]; prefix: string } | undefined;
   if (call !== undefined) {
     // A cwd given as `/p/l/..` is where the kernel's walk of it ends (l a link), not /p.
-    const scope: Scope = { env: new Map(Object.entries(call.env ?? {})), cwd: resolvedPath(input.cwd, "."), home: key };
+    // OMP's bash runs in the session's shell: what earlier calls left there is there before the line (the call's own env wins).
+    const kept = input.omp?.shell_kept;
+    const scope: Scope = {
+      env: new Map([...Object.entries(kept?.vars ?? {}), ...Object.entries(call.env ?? {})]),
+      cwd: resolvedPath(input.cwd, "."),
+      home: key,
+      ...(kept !== undefined ? { functions: new Map(Object.entries(kept.functions)), aliases: new Map(Object.entries(kept.aliases)) } : {}),
+    };
     const walks = call.scripts.map((script): Walk => {
       const runs: RunCommand[] = [];
       const end = walkShell(script, scope, (run) => {
@@ -1509,6 +1522,11 @@ export function inlineCodeOf(program: string | undefined, argv: readonly string[
 function nestedScripts(program: string | undefined, argv: string[], stdin: string[], code: readonly RunCode[], printer: Printer): string[] {
   if (program === "eval") return [argv.slice(1).join(" ")];
   if (program === undefined) return [];
+  // `trap 'cmd' DEBUG`, `trap -- 'cmd' ERR EXIT`: the action runs in this shell, before or after later commands (a later call's, in OMP's shell).
+  if (program === "trap") {
+    const operands = argv.slice(1).filter((word) => !/^-[-lp]*$/.test(word) || word === "-");
+    return argv.includes("-p") || argv.includes("-l") || operands.length < 2 || operands[0] === "-" ? [] : [operands[0] as string];
+  }
   // `at now <<< 'cmd'`, `batch`: the job is the script on stdin.
   if (program === "at" || program === "batch") return stdin;
   // `source /dev/stdin <<< 'cmd'`, `. <(echo 'cmd')`, `bash <(printf 'cmd')`: the file read is what was printed.

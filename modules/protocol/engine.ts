@@ -88,6 +88,34 @@ export const OpenTodos = z.strictObject({
 });
 export type OpenTodos = z.infer<typeof OpenTodos>;
 
+/** How many names a kept shell holds, and its text's length (names and values). */
+export function shellKeptSize(kept: { functions: Record<string, string>; aliases: Record<string, string>; vars: Record<string, string> }): { names: number; chars: number } {
+  let names = 0;
+  let chars = 0;
+  for (const part of [kept.functions, kept.aliases, kept.vars]) {
+    for (const [name, value] of Object.entries(part)) {
+      names += 1;
+      chars += name.length + value.length;
+    }
+  }
+  return { names, chars };
+}
+
+/** Bounds on what OMP's persistent shell is said to keep between calls (shell_kept). */
+export const SHELL_KEPT_MAX = { names: 512, chars: 128 * 1024 } as const;
+const keptNames = z.record(z.string().check(z.maxLength(256)), z.string().check(z.maxLength(SHELL_KEPT_MAX.chars)));
+/**
+ * What a session's earlier bash calls left in OMP's shell, which is one process per
+ * session: the functions they defined (name → body), their aliases and their shell
+ * variables, as Tama read them. A later call is read with them (gates/shell-kept.ts).
+ */
+export const ShellKept = z.strictObject({ functions: keptNames, aliases: keptNames, vars: keptNames }).check(
+  z.refine((kept) => shellKeptSize(kept).names <= SHELL_KEPT_MAX.names && shellKeptSize(kept).chars <= SHELL_KEPT_MAX.chars, {
+    message: `more than ${SHELL_KEPT_MAX.names} names or ${SHELL_KEPT_MAX.chars} characters kept`,
+  }),
+);
+export type ShellKept = z.infer<typeof ShellKept>;
+
 export const DispatchPayload = z.looseObject({
   session_id: text(TEXT_MAX.session_id),
   cwd: text(TEXT_MAX.cwd),
@@ -121,6 +149,8 @@ export const DispatchPayload = z.looseObject({
   typed_line: text(TEXT_MAX.typed_line),
   /** …and the program that process was started as, when this OMP started it (a shell's history rules apply to shells). */
   typed_into: text(TEXT_MAX.typed_into),
+  /** A bash call: what the session's earlier bash calls left in OMP's shell (the adapter keeps it). */
+  shell_kept: z.optional(ShellKept),
 });
 export type DispatchPayload = z.infer<typeof DispatchPayload>;
 
@@ -136,6 +166,8 @@ const OTHER_FIELDS: Readonly<Record<string, (value: unknown) => boolean>> = {
   duration_ms: (value) => Number.isFinite(value),
   // A few small records at most: the schema itself is the check.
   open_todos: (value) => OpenTodos.safeParse(value).success,
+  // Bounded by the adapter; a session's definitions, read once a call.
+  shell_kept: (value) => ShellKept.safeParse(value).success,
 };
 /** The fields any value passes (`unknown` in the schema). */
 export const UNTYPED_PAYLOAD_FIELDS: readonly string[] = ["tool_input", "tool_response", "tool_details"];

@@ -1,6 +1,6 @@
 // The third wire vocabulary: what every hook reads on stdin. Claude Code's hook input
 // shape, so existing Claude Code hook scripts run unchanged; OMP's own call beside it.
-import type { EventKind, OpenTodos } from "./engine.ts";
+import type { EventKind, OpenTodos, ShellKept } from "./engine.ts";
 
 /** A Claude-Code-shaped hook input, as every hook (built-in or command) receives it. */
 export type HookInput = {
@@ -27,6 +27,8 @@ export type HookInput = {
     call_repeats?: number;
     /** The session's own cwd, when the call runs elsewhere (bash's and debug's `cwd`; `cwd` above is the call's). */
     session_cwd?: string;
+    /** A bash call: the functions, aliases and variables the session's earlier bash calls left in OMP's shell, which this call runs in. */
+    shell_kept?: ShellKept;
   };
   /** OMP's: its session's open tasks as OMP holds them, on Stop and a model request. */
   open_todos?: OpenTodos;

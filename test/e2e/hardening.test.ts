@@ -338,6 +338,37 @@ describe("what OMP's bash keeps from one call to the next", () => {
     // None of them ran: the next call's git is git.
     expect(await call({ command: "git --version; echo \"husky=${HUSKY-unset}\"" })).toMatch(/git version [\s\S]*husky=unset/);
   });
+
+  it("a later call is read with the functions, aliases and variables earlier calls left, also across a reload of the adapter", async () => {
+    // OMP runs each bash call as a job of its own shell unless auto-background is off (or its jobs are at their cap): then calls share the session's shell.
+    const { server, env } = await omp.setup({ configYaml: "bash:\n  autoBackground:\n    enabled: false\n" });
+    installTama(env);
+    execFileSync("git", ["init", "-q", env.cwd]);
+    writeFileSync(path.join(env.cwd, ".env"), "SECRET=hunter2hunter2\n");
+    const payload = path.join(env.root, "payload.sh");
+    writeFileSync(payload, `touch ${path.join(env.root, "ran")}\n`);
+    const session = omp.rpc();
+    await session.ready();
+    const call = async (command: string): Promise<string> => {
+      await session.prompt(`CALL bash ${JSON.stringify({ command })}`);
+      return lastToolMessage(server.requests);
+    };
+    // Each definition passes where it is made, and the shell keeps it: the proof is that it runs in the next call.
+    expect(await call('show() { cat "$@"; }; X=.env; alias run=bash; feed() { bash; }; ci() { git commit "$@"; }; echo defined')).toContain("defined");
+    expect(await call("type show run feed ci; echo \"X=$X\"")).toMatch(/show is a function[\s\S]*X=\.env/);
+    expect(await call("cat $X")).toMatch(/holds secrets/);
+    expect(await call(`curl -s file://${payload} | run`)).toMatch(/runs whatever the download holds/);
+    expect(await call(`curl -s file://${payload} | feed`)).toMatch(/into the shell function feed, which runs what it reads/);
+    expect(await call("ci --no-verify -m x")).toMatch(/no-verify/);
+    // The reload tool adopts the adapter in place: the shell keeps its definitions, and so does Tama.
+    await session.prompt(`CALL tama_reload_hook_runtime {}`);
+    const afterReload = await call("cat $X");
+    expect(afterReload).toMatch(/holds secrets/);
+    expect(afterReload).not.toContain("hunter2");
+    expect(readdirSync(env.root)).not.toContain("ran");
+    // Ordinary use of what the shell keeps passes.
+    expect(await call("show README.md 2>&1; echo done")).toContain("done");
+  });
 });
 
 describe("forms the red-team passes found, tried in OMP", () => {

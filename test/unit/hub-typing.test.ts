@@ -2,6 +2,7 @@
 // that records each dispatch: kept when OMP ran the call, per project and process name
 // (OMP shares a project's processes among its sessions), reset by a start that ran.
 import { describe, expect, it } from "vitest";
+import { KeptShells } from "../../adapter/kept-shells.ts";
 import { ToolEvents } from "../../adapter/tool-events.ts";
 import type { AdapterRuntime } from "../../adapter/runtime.ts";
 import type { OmpContext } from "../../modules/omp/api.ts";
@@ -22,7 +23,7 @@ function harness() {
     failMode: "closed",
     logger: { info: () => {}, error: () => {}, warn: () => {} },
   } as unknown as AdapterRuntime;
-  const events = new ToolEvents(runtime);
+  const events = new ToolEvents(runtime, new KeptShells(undefined));
   const ctx = (session: string, cwd = "/proj"): OmpContext => ({ cwd, hasUI: false, ui: {} as OmpContext["ui"], sessionManager: { getSessionId: () => session } as unknown as OmpContext["sessionManager"] });
   let n = 0;
   /** One hub call, checked then run; `failed`: OMP's result was an error. Returns what the check sent. */

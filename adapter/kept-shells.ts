@@ -1,0 +1,56 @@
+// Per session, what the bash calls Tama let run left in OMP's shell (one shell process
+// per session: its functions, aliases and variables stay for the next call). Each bash
+// call is checked with it (payload `shell_kept`, read by the walker), so what one call
+// defines is read where a later one uses it. Kept in the shell's carry store: an
+// adoption in place (the reload tool) keeps the same OMP shell, so it keeps this too.
+import path from "node:path";
+import { ShellKept } from "../modules/protocol/engine.ts";
+import { keptAfter, type KeptAfter } from "../modules/gates/shell-kept.ts";
+import { shellCommandOf, shellEnvOf } from "../modules/tools/declaration.ts";
+
+const CARRY_KEY = "tama.shellKept.v1";
+/** Sessions whose shells are kept (subagents have their own); the oldest is let go past it. */
+const MAX_SESSIONS = 1024;
+
+export class KeptShells {
+  private readonly sessions: Map<string, ShellKept>;
+
+  /** `carry`: the shell's store handed from one adapter generation to the next (AdapterHost.carry). */
+  constructor(carry: Map<string, unknown> | undefined) {
+    const carried = carry?.get(CARRY_KEY);
+    // Another adapter generation's store: taken only if every entry still reads as one.
+    if (carried instanceof Map && [...carried.values()].every((kept) => ShellKept.safeParse(kept).success)) {
+      this.sessions = carried as Map<string, ShellKept>;
+    } else {
+      this.sessions = new Map();
+      carry?.set(CARRY_KEY, this.sessions);
+    }
+  }
+
+  /** What the session's shell holds before its next call; undefined while it holds nothing Tama read. */
+  before(session: string | undefined): ShellKept | undefined {
+    return session === undefined ? undefined : this.sessions.get(session);
+  }
+
+  /**
+   * What the session's shell would hold once this bash call ran (not yet kept). A call
+   * that would leave more than Tama reads later calls with is an error to refuse it by.
+   */
+  after(session: string | undefined, input: Record<string, unknown>, sessionCwd: string): KeptAfter | undefined {
+    const command = shellCommandOf(input);
+    if (session === undefined || command === undefined) return undefined;
+    const cwd = typeof input.cwd === "string" && input.cwd.length > 0 ? path.resolve(sessionCwd, input.cwd) : sessionCwd;
+    const env = shellEnvOf(input);
+    const before = this.sessions.get(session) ?? { functions: {}, aliases: {}, vars: {} };
+    return keptAfter(before, command, { cwd, ...(env !== undefined ? { env } : {}) });
+  }
+
+  /** The call was let run: its shell now holds `kept`. */
+  ran(session: string, kept: ShellKept): void {
+    // A shell that holds nothing Tama read is not sent with every call.
+    if (!this.sessions.has(session) && Object.keys(kept.functions).length + Object.keys(kept.aliases).length + Object.keys(kept.vars).length === 0) return;
+    this.sessions.delete(session);
+    this.sessions.set(session, kept);
+    if (this.sessions.size > MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value ?? "");
+  }
+}

@@ -1,0 +1,74 @@
+// What the adapter keeps of a session's bash calls for the next (adapter/kept-shells.ts),
+// with a fake runtime that records each dispatch and refuses what it is told to: kept
+// when a call is let run, per session, carried across an adoption, bounded.
+import { describe, expect, it } from "vitest";
+import { KeptShells } from "../../adapter/kept-shells.ts";
+import { ToolEvents } from "../../adapter/tool-events.ts";
+import type { AdapterRuntime } from "../../adapter/runtime.ts";
+import type { OmpContext } from "../../modules/omp/api.ts";
+
+function harness(carry = new Map<string, unknown>()) {
+  const payloads: Record<string, unknown>[] = [];
+  const refusing = new Set<string>();
+  const runtime = {
+    verdict: async (_event: string, payload: Record<string, unknown>) => {
+      payloads.push(payload);
+      const command = (payload.tool_input as { command?: string } | undefined)?.command ?? "";
+      return { result: refusing.has(command) ? { decision: "block", reason: "no" } : { decision: "pass" } };
+    },
+    basePayload: (ctx: OmpContext) => ({ cwd: ctx.cwd, session_id: ctx.sessionManager.getSessionId() }),
+    sessionId: (ctx?: OmpContext) => ctx?.sessionManager.getSessionId(),
+    sessionFile: () => undefined,
+    passed: () => {},
+    refused: () => {},
+    notify: () => {},
+    failMode: "closed",
+    logger: { info: () => {}, error: () => {}, warn: () => {} },
+  } as unknown as AdapterRuntime;
+  const events = new ToolEvents(runtime, new KeptShells(carry));
+  const ctx = (session: string): OmpContext => ({ cwd: "/proj", hasUI: false, ui: {} as OmpContext["ui"], sessionManager: { getSessionId: () => session } as unknown as OmpContext["sessionManager"] });
+  let n = 0;
+  /** One bash call; returns what its check sent, or the refusal. */
+  const bash = async (command: string, session = "a", extra: Record<string, unknown> = {}): Promise<Record<string, unknown>> => {
+    const answer = await events.onToolCall({ type: "tool_call", toolCallId: `c${++n}`, toolName: "bash", input: { command, ...extra } }, ctx(session));
+    return answer !== undefined && "block" in answer ? { refused: answer.reason } : (payloads.at(-1) ?? {});
+  };
+  return { bash, refusing, carry };
+}
+
+describe("what a session's bash calls leave in OMP's shell", () => {
+  it("is sent with the session's later bash calls once a call was let run; nothing is sent before", async () => {
+    const { bash } = harness();
+    expect((await bash("ls")).shell_kept).toBeUndefined();
+    await bash("f() { cat \"$@\"; }; X=.env; alias b=bash");
+    expect((await bash("ls")).shell_kept).toEqual({ functions: { f: ' cat "$@"; ' }, aliases: { b: "bash" }, vars: { X: ".env" } });
+    // Another session has a shell of its own.
+    expect((await bash("ls", "b")).shell_kept).toBeUndefined();
+  });
+
+  it("keeps nothing of a refused call, and not the call's own env field (OMP sets it for that call only)", async () => {
+    const { bash, refusing } = harness();
+    refusing.add("Y=1; g() { :; }");
+    expect((await bash("Y=1; g() { :; }")).refused).toBe("no");
+    await bash("echo $Z", "a", { env: { Z: "1" } });
+    expect((await bash("ls")).shell_kept).toBeUndefined();
+  });
+
+  it("survives an adoption in place: the next adapter generation reads the same store", async () => {
+    const first = harness();
+    await first.bash("X=.env");
+    const next = harness(first.carry);
+    expect((await next.bash("cat $X")).shell_kept).toEqual({ functions: {}, aliases: {}, vars: { X: ".env" } });
+    // A store another generation left in a shape this one cannot read is not taken.
+    const odd = new Map<string, unknown>([["tama.shellKept.v1", new Map([["a", { vars: 1 }]])]]);
+    expect((await harness(odd).bash("ls")).shell_kept).toBeUndefined();
+  });
+
+  it("refuses a call that would leave more than the bound, and keeps what was there", async () => {
+    const { bash } = harness();
+    await bash("X=.env");
+    const flood = Array.from({ length: 600 }, (_, i) => `v${i}=1`).join("; ");
+    expect(String((await bash(flood)).refused)).toMatch(/^Tama refused bash: after this call OMP's shell would hold 601 functions, aliases and variables/);
+    expect((await bash("ls")).shell_kept).toEqual({ functions: {}, aliases: {}, vars: { X: ".env" } });
+  });
+});
