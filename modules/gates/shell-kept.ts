@@ -8,6 +8,7 @@
 //
 // It is read as written, not run: a definition inside a subshell, a `bash -c` or a
 // branch not taken is kept too, which can only make a later call read stricter.
+import os from "node:os";
 import path from "node:path";
 import { SHELL_KEPT_MAX, shellKeptSize, type ShellKept } from "../protocol/engine.ts";
 import { readScriptFile } from "./script-files.ts";
@@ -76,7 +77,8 @@ function read(next: ShellKept, script: string, at: { cwd: string; env?: Readonly
     } else if (program === "eval" && depth < MAX_SOURCE_DEPTH && args.every((word) => !isDynamic(word))) {
       read(next, args.join(" "), at, depth + 1);
     } else if ((program === "source" || program === ".") && depth < MAX_SOURCE_DEPTH && operands[0] !== undefined && !isDynamic(operands[0])) {
-      const file = readScriptFile(path.resolve(at.cwd, expandVars(operands[0], known()).replace(/^~(?=\/|$)/, process.env.HOME ?? "~")));
+      const home = process.env.HOME || os.homedir();
+      const file = readScriptFile(path.resolve(at.cwd, expandVars(operands[0], new Map([["HOME", home], ...known()])).replace(/^~(?=\/|$)/, home)));
       if ("text" in file) read(next, file.text, at, depth + 1);
     } else if (basename(program) === "trap") {
       // A trap's action runs in this shell later: what it defines is kept with it.

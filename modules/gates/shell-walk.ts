@@ -291,6 +291,10 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         for (const name of argv.slice(1).filter((word) => !word.startsWith("-"))) shellVars.delete(name);
       } else if (program === "popd") {
         here = dirs.pop() ?? { ...here, unknownCwd: "popd" };
+      } else if ((program === "hash" && argv.includes("-p")) || (program === "enable" && argv.some((word) => /^-[a-z]*f/.test(word)))) {
+        // `hash -p ./x git`, `enable -f ./x.so git`: the shell runs that file for the name from here on (and OMP's keeps it), where Tama reads the program.
+        const named = argv.slice(1).filter((word) => !word.startsWith("-")).slice(1).find(isShadowable);
+        if (named !== undefined) return shadows(named, program === "hash" ? "hashed path (hash -p)" : "loadable builtin (enable -f)");
       } else if (program === "alias") {
         for (const word of argv.slice(1)) {
           const match = /^([^=\s]+)=(.*)$/s.exec(word);

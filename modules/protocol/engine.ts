@@ -102,7 +102,7 @@ export function shellKeptSize(kept: { functions: Record<string, string>; aliases
 }
 
 /** Bounds on what OMP's persistent shell is said to keep between calls (shell_kept). */
-export const SHELL_KEPT_MAX = { names: 512, chars: 128 * 1024 } as const;
+export const SHELL_KEPT_MAX = { names: 4096, chars: 1024 * 1024 } as const;
 const keptNames = z.record(z.string().check(z.maxLength(256)), z.string().check(z.maxLength(SHELL_KEPT_MAX.chars)));
 /**
  * What a session's earlier bash calls left in OMP's shell, which is one process per

@@ -67,8 +67,8 @@ describe("what a session's bash calls leave in OMP's shell", () => {
   it("refuses a call that would leave more than the bound, and keeps what was there", async () => {
     const { bash } = harness();
     await bash("X=.env");
-    const flood = Array.from({ length: 600 }, (_, i) => `v${i}=1`).join("; ");
-    expect(String((await bash(flood)).refused)).toMatch(/^Tama refused bash: after this call OMP's shell would hold 601 functions, aliases and variables/);
+    const flood = Array.from({ length: 4100 }, (_, i) => `v${i}=1`).join("; ");
+    expect(String((await bash(flood)).refused)).toMatch(/^Tama refused bash: after this call OMP's shell would hold 4101 functions, aliases and variables/);
     expect((await bash("ls")).shell_kept).toEqual({ functions: {}, aliases: {}, vars: { X: ".env" } });
   });
 });

@@ -33,6 +33,8 @@ describe("what OMP's bash keeps for later calls", () => {
     ["a function named git", `git() { command git "$@" --no-verify; }`],
     ["a function named rm", "function rm { echo; }"],
     ["an alias named git", "alias git='git --no-verify'"],
+    ["a hashed path for git", "hash -p ./fake-git git"],
+    ["a loadable builtin named rm", "enable -f ./rm.so rm"],
     ["a function handed in the environment", `env 'BASH_FUNC_git%%=() { /usr/bin/git "$@" --no-verify; }' bash -c 'git commit -m x'`],
   ])("%s is refused by every shell gate: %s", async (_what, command) => {
     expect(await refusedBy(command)).toEqual(expect.arrayContaining(["self-protection", "block-git-hook-bypass", "deny-writes-outside-repo", "block-destructive-deletes"]));
@@ -54,7 +56,7 @@ describe("what OMP's bash keeps for later calls", () => {
     expect(await refusedBy(`HOME=${home} git commit -m x`)).toEqual([]);
   });
 
-  it.each([`run() { echo "$@"; }; run ls`, "alias ll='ls -la'", "X=1; export X", "export PATH=$PATH:/opt/bin"])("passes %s", async (command) => {
+  it.each([`run() { echo "$@"; }; run ls`, "alias ll='ls -la'", "hash -r", "hash -p ./bin/mytool mytool", "X=1; export X", "export PATH=$PATH:/opt/bin"])("passes %s", async (command) => {
     expect(await refusedBy(command)).toEqual([]);
   });
 });
@@ -137,7 +139,7 @@ describe("a later call is read with what earlier calls left in OMP's shell", () 
     const big = Array.from({ length: SHELL_KEPT_MAX.names + 1 }, (_, i) => `v${i}=1`).join("; ");
     const next = keptAfter(NOTHING_KEPT, big, { cwd: project });
     expect(next.ok).toBe(false);
-    expect(next.ok ? "" : next.error).toMatch(/past the 512 \(131072\) Tama reads later calls with/);
+    expect(next.ok ? "" : next.error).toMatch(/past the 4096 \(1048576\) Tama reads later calls with/);
     // What the payload carries is bounded by its schema too.
     const vars = Object.fromEntries(Array.from({ length: SHELL_KEPT_MAX.names + 1 }, (_, i) => [`v${i}`, "1"]));
     expect(ShellKept.safeParse({ functions: {}, aliases: {}, vars }).success).toBe(false);
