@@ -4,27 +4,17 @@
 import { describe, expect, it } from "vitest";
 import { KeptShells } from "../../adapter/kept-shells.ts";
 import { ToolEvents } from "../../adapter/tool-events.ts";
-import type { AdapterRuntime } from "../../adapter/runtime.ts";
 import type { OmpContext } from "../../modules/omp/api.ts";
+import { fakeContext, fakeRuntime } from "../support/fake-runtime.ts";
 
 function harness() {
   const payloads: Record<string, unknown>[] = [];
-  const runtime = {
-    verdict: async (_event: string, payload: Record<string, unknown>) => {
-      payloads.push(payload);
-      return { result: { decision: "pass" } };
-    },
-    basePayload: (ctx: OmpContext) => ({ cwd: ctx.cwd, session_id: ctx.sessionManager.getSessionId() }),
-    sessionId: (ctx?: OmpContext) => ctx?.sessionManager.getSessionId(),
-    sessionFile: () => undefined,
-    passed: () => {},
-    refused: () => {},
-    notify: () => {},
-    failMode: "closed",
-    logger: { info: () => {}, error: () => {}, warn: () => {} },
-  } as unknown as AdapterRuntime;
+  const runtime = fakeRuntime(async (_event: string, payload: Record<string, unknown>) => {
+    payloads.push(payload);
+    return { result: { decision: "pass" } };
+  });
   const events = new ToolEvents(runtime, new KeptShells(undefined));
-  const ctx = (session: string, cwd = "/proj"): OmpContext => ({ cwd, hasUI: false, ui: {} as OmpContext["ui"], sessionManager: { getSessionId: () => session } as unknown as OmpContext["sessionManager"] });
+  const ctx = fakeContext;
   let n = 0;
   /** One hub call, checked then run; `failed`: OMP's result was an error. Returns what the check sent. */
   const hub = async (input: Record<string, unknown>, context: OmpContext, failed = false): Promise<Record<string, unknown>> => {

@@ -4,29 +4,18 @@
 import { describe, expect, it } from "vitest";
 import { KeptShells } from "../../adapter/kept-shells.ts";
 import { ToolEvents } from "../../adapter/tool-events.ts";
-import type { AdapterRuntime } from "../../adapter/runtime.ts";
-import type { OmpContext } from "../../modules/omp/api.ts";
+import { fakeContext, fakeRuntime } from "../support/fake-runtime.ts";
 
 function harness(carry = new Map<string, unknown>()) {
   const payloads: Record<string, unknown>[] = [];
   const refusing = new Set<string>();
-  const runtime = {
-    verdict: async (_event: string, payload: Record<string, unknown>) => {
-      payloads.push(payload);
-      const command = (payload.tool_input as { command?: string } | undefined)?.command ?? "";
-      return { result: refusing.has(command) ? { decision: "block", reason: "no" } : { decision: "pass" } };
-    },
-    basePayload: (ctx: OmpContext) => ({ cwd: ctx.cwd, session_id: ctx.sessionManager.getSessionId() }),
-    sessionId: (ctx?: OmpContext) => ctx?.sessionManager.getSessionId(),
-    sessionFile: () => undefined,
-    passed: () => {},
-    refused: () => {},
-    notify: () => {},
-    failMode: "closed",
-    logger: { info: () => {}, error: () => {}, warn: () => {} },
-  } as unknown as AdapterRuntime;
+  const runtime = fakeRuntime(async (_event: string, payload: Record<string, unknown>) => {
+    payloads.push(payload);
+    const command = (payload.tool_input as { command?: string } | undefined)?.command ?? "";
+    return { result: refusing.has(command) ? { decision: "block", reason: "no" } : { decision: "pass" } };
+  });
   const events = new ToolEvents(runtime, new KeptShells(carry));
-  const ctx = (session: string): OmpContext => ({ cwd: "/proj", hasUI: false, ui: {} as OmpContext["ui"], sessionManager: { getSessionId: () => session } as unknown as OmpContext["sessionManager"] });
+  const ctx = fakeContext;
   let n = 0;
   /** One bash call; returns what its check sent, or the refusal. */
   const bash = async (command: string, session = "a", extra: Record<string, unknown> = {}): Promise<Record<string, unknown>> => {
