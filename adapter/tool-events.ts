@@ -120,7 +120,7 @@ export class ToolEvents {
    * A bash call that runs: what it defines stays in OMP's shell for the session's later
    * calls, which are read with it. One that would leave more than Tama reads is refused.
    */
-  private keepShell(input: Record<string, unknown>, ctx: OmpContext): ToolCallEventResult {
+  private keepShell(input: Record<string, unknown>, ctx: OmpContext, ran = false): ToolCallEventResult {
     const session = this.runtime.sessionId(ctx);
     const after = this.shells.after(session, input, ctx.cwd);
     if (after === undefined || session === undefined) return undefined;
@@ -128,6 +128,8 @@ export class ToolEvents {
       this.shells.ran(session, after.kept);
       return undefined;
     }
+    // Read again once it ran, past the bound: what was kept stays; the next call that adds to it is refused.
+    if (ran) return undefined;
     const reason = `Tama refused bash: ${after.error}`;
     this.runtime.refused(reason);
     return { block: true, reason };
@@ -222,6 +224,8 @@ export class ToolEvents {
   async onToolResult(event: ToolResultEvent, ctx: OmpContext): Promise<ToolResultEventResult> {
     const checked = this.inputs.get(event.toolCallId);
     const input = checked ?? event.input;
+    // A file the call wrote and then sourced (`echo 'f() { …; }' > d.sh; . ./d.sh`) is there now: read again, kept beside what was.
+    if (event.toolName === "bash" && checked !== undefined) this.keepShell(input, ctx, true);
     if (event.toolName === "hub") {
       const key = input.op === "send" ? this.typingKey(input, ctx) : undefined;
       if (key !== undefined) this.sending.delete(key);

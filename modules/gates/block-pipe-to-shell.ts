@@ -37,7 +37,10 @@ export const blockPipeToShell: BuiltinGate = {
     // A line that downloads: an eval of a value it read (`… | while read l; do eval "$l"; done`) may run the download.
     let downloaded: string | undefined;
     const reason = walkCall(input, (run) => {
-      const feeding = run.command.piped ? upstream.get(run.depth) : onDescriptor;
+      // A deeper script read after this command's is another's: its pipes start afresh.
+      for (const depth of upstream.keys()) if (depth > run.depth) upstream.delete(depth);
+      // A piped command first in a nested script (an alias's text) reads the pipe its command stood in.
+      const feeding = run.command.piped ? (upstream.has(run.depth) ? upstream.get(run.depth) : upstream.get(run.depth - 1)) : onDescriptor;
       const evalOfValue = downloaded !== undefined && (run.program === "eval" || run.program === "source" || run.program === ".") && run.argv.slice(1).some(isDynamic);
       const found = evalOfValue ? `${run.program} of a value read on a line that downloads (${downloaded}) may run the download; ${INSTEAD}` : check(run, feeding);
       upstream.set(run.depth, run.program !== undefined && DOWNLOADERS.has(run.program) ? run.program : feeding);
@@ -93,6 +96,8 @@ function codeArgument(args: readonly string[]): string | undefined {
 /** awk's programs: one fed a download and starting commands (`awk '{system($0)}'`, `print | "sh"`) runs its lines. */
 const AWKS = new Set(["awk", "gawk", "mawk", "nawk", "busybox-awk"]);
 
+/** Words that run the command after them in their place. */
+const STARTERS = new Set(["exec", "command", "builtin", "env", "nohup", "time", "nice", "setsid", "stdbuf"]);
 /** How deep a function's calls of other functions are followed for a runner of its stdin. */
 const MAX_FUNCTION_DEPTH = 8;
 
@@ -105,11 +110,15 @@ function functionRunsStdin(name: string, functions: ReadonlyMap<string, string> 
   const body = functions?.get(name);
   if (body === undefined || depth > MAX_FUNCTION_DEPTH) return false;
   return parseShell(body).some((command) => {
-    const program = command.argv[0] === undefined ? undefined : basename(command.argv[0]);
+    // `exec bash`, `command sh`, `env bash`: the program after the words that only run it.
+    const argv = command.argv.slice(command.argv.findIndex((word) => !STARTERS.has(word)));
+    const program = argv[0] === undefined ? undefined : basename(argv[0]);
     if (program === undefined || command.redirects.some((r) => r.op === "<")) return false;
+    // A program named at run time (`$SHELL`, `"$@"`) may be any shell.
+    if (isDynamic(program)) return true;
     if (program !== name && functions?.has(program) === true) return functionRunsStdin(program, functions, depth + 1);
     if ((program === "eval" || program === "source" || program === ".") && command.argv.slice(1).some(isDynamic)) return true;
-    return RUNNERS.has(program) && readsStdin({ program, argv: command.argv });
+    return RUNNERS.has(program) && readsStdin({ program, argv });
   });
 }
 

@@ -6,8 +6,12 @@
 // (computed here) and hands it with each bash call (payload `shell_kept`); the walker
 // reads the call with it in place (shell-walk.ts walkedCall).
 //
-// It is read as written, not run: a definition inside a subshell, a `bash -c` or a
-// branch not taken is kept too, which can only make a later call read stricter.
+// It is read as written, not run. A function or alias keeps every body a call gave it
+// (one in quotes, a subshell or a branch not taken too), and nothing is taken back by
+// `unset -f` or `unalias`: which definition the shell holds depends on what ran, and
+// each is read where the name is used, which can only make a later call read stricter.
+// A variable keeps the last value written for it; one set where Tama does not read the
+// value (`read`, `printf -v`) is not kept, and a later use of it reads as built at run time.
 import os from "node:os";
 import path from "node:path";
 import { SHELL_KEPT_MAX, shellKeptSize, type ShellKept } from "../protocol/engine.ts";
@@ -42,17 +46,31 @@ export function keptAfter(kept: ShellKept, command: string, at: { cwd: string; e
   return { ok: true, kept: next };
 }
 
+/**
+ * A name defined again keeps every body it was given (read one after the other, each
+ * is read where the name is called): which definition the shell holds depends on what
+ * ran, and a definition in quotes, a subshell or a branch not taken must not replace
+ * the one that did. Nothing is taken back (`unset -f`, `unalias`) for the same reason.
+ */
+function union(known: Record<string, string>, name: string, text: string): void {
+  const before = known[name];
+  if (before === undefined) known[name] = text;
+  else if (!before.split("\n").includes(text) && before !== text) known[name] = `${before}\n${text}`;
+}
+
 function read(next: ShellKept, script: string, at: { cwd: string; env?: Readonly<Record<string, string>> }, depth: number): void {
-  for (const [name, body] of functionsOf(script)) next.functions[name] = body;
+  for (const [name, body] of functionsOf(script)) union(next.functions, name, body);
+  const home = process.env.HOME || os.homedir();
   for (const command of parseShell(script)) {
-    // Values are kept as the line would expand them from what it and earlier calls set.
-    const known = (): Map<string, string> => new Map([...Object.entries(next.vars), ...Object.entries(at.env ?? {})]);
+    // Values are kept as the line would expand them from what it and earlier calls set, `~`, $HOME and $PWD included.
+    const known = (): Map<string, string> => new Map([["HOME", home], ["PWD", at.cwd], ...Object.entries(next.vars), ...Object.entries(at.env ?? {})]);
+    const value = (text: string): string => expandVars(text.replace(/(^|:)~(?=\/|:|$)/g, `$1${home}`), known());
     const program = command.argv[0];
     if (program === undefined || DECLARERS.has(program)) {
-      for (const { name, value } of command.assignments) next.vars[name] = expandVars(value, known());
+      for (const assignment of command.assignments) next.vars[assignment.name] = value(assignment.value);
       for (const word of command.argv.slice(1)) {
         const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(word);
-        if (match) next.vars[match[1] as string] = expandVars(match[2] as string, known());
+        if (match) next.vars[match[1] as string] = value(match[2] as string);
       }
       continue;
     }
@@ -61,29 +79,17 @@ function read(next: ShellKept, script: string, at: { cwd: string; env?: Readonly
     if (program === "alias") {
       for (const word of args) {
         const match = /^([^=\s]+)=(.*)$/s.exec(word);
-        if (match) next.aliases[match[1] as string] = match[2] as string;
+        if (match) union(next.aliases, match[1] as string, match[2] as string);
       }
-    } else if (program === "unalias") {
-      if (args.includes("-a")) next.aliases = {};
-      for (const name of operands) delete next.aliases[name];
-    } else if (program === "unset") {
-      // Plain `unset NAME` removes the variable, or the function when no variable has the name.
-      const functionsOnly = args.includes("-f");
-      const varsOnly = args.includes("-v");
-      for (const name of operands) {
-        if (!functionsOnly && (varsOnly || name in next.vars)) delete next.vars[name];
-        else if (!varsOnly) delete next.functions[name];
-      }
-    } else if (program === "eval" && depth < MAX_SOURCE_DEPTH && args.every((word) => !isDynamic(word))) {
+    } else if (program === "eval" && depth < MAX_SOURCE_DEPTH) {
+      // Its words as text: `eval 'f() { "$@"; }'` defines f; a value built at run time defines nothing Tama can read.
       read(next, args.join(" "), at, depth + 1);
     } else if ((program === "source" || program === ".") && depth < MAX_SOURCE_DEPTH && operands[0] !== undefined && !isDynamic(operands[0])) {
-      const home = process.env.HOME || os.homedir();
-      const file = readScriptFile(path.resolve(at.cwd, expandVars(operands[0], new Map([["HOME", home], ...known()])).replace(/^~(?=\/|$)/, home)));
+      const file = readScriptFile(path.resolve(at.cwd, value(operands[0])));
       if ("text" in file) read(next, file.text, at, depth + 1);
-    } else if (basename(program) === "trap") {
+    } else if (basename(program) === "trap" && depth < MAX_SOURCE_DEPTH) {
       // A trap's action runs in this shell later: what it defines is kept with it.
-      const action = operands[0];
-      if (action !== undefined && operands.length > 1 && !isDynamic(action) && depth < MAX_SOURCE_DEPTH) read(next, action, at, depth + 1);
+      if (operands[0] !== undefined && operands.length > 1) read(next, operands[0], at, depth + 1);
     }
   }
 }

@@ -47,8 +47,10 @@ export interface Scope {
   home?: string;
   /** Shell functions the enclosing scripts define, by name, with their bodies (and those OMP's shell kept from earlier calls). */
   functions?: ReadonlyMap<string, string>;
-  /** Aliases the call's shell already holds (OMP's shell keeps them from earlier calls): read at depth 0. */
+  /** Aliases the shell already holds (an enclosing script's, or OMP's shell's from earlier calls). */
   aliases?: ReadonlyMap<string, string>;
+  /** The script stands where a piped command stood (an alias's text): its first command reads that pipe. */
+  pipedIn?: boolean;
   /** Commands left to read in this call, and script-file text left to read, shared by every nested script. */
   budget?: { left: number; fileText?: number };
   /** Files this call's command lines wrote before the command being read, shared by nested scripts both ways (`bash -c 'echo … > s.sh'; bash s.sh`). */
@@ -121,7 +123,8 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
   let here: Scope = { ...scope, budget, roots };
   const withFunctions = (scope_: Scope): Scope => ({ ...scope_, functions });
   const dirs: Scope[] = [];
-  const aliases = new Map<string, string>(depth === 0 ? scope.aliases ?? [] : []);
+  // Aliases the enclosing script (or OMP's shell, from earlier calls) holds: eval, source and functions expand them too.
+  const aliases = new Map<string, string>(scope.aliases ?? []);
   // Functions defined by an enclosing script are callable here too (`f() { g commit -n; }`).
   const defined = functionsOf(script);
   // Only what the call's own shell runs stays in it: its line, and what eval or source runs there (not `bash f.sh`).
@@ -145,7 +148,8 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
     const printer = printerHere();
     return printedText(expanded, printer) ?? substitutedInWord(expanded, printer);
   };
-  for (const command of parseShell(script)) {
+  for (const [index, parsed] of parseShell(script).entries()) {
+    const command = index === 0 && scope.pipedIn === true && !parsed.piped ? { ...parsed, piped: true } : parsed;
     if (command.argv.length === 0 || (["export", "declare", "typeset", "local", "readonly"].includes(command.argv[0] as string) && command.argv.length > 1)) {
       for (const { name, value } of command.assignments) shellVars.set(name, assigned(value));
       for (const word of command.argv.slice(1)) {
@@ -168,7 +172,16 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         return expanded !== word && !isDynamic(expanded) && /\s/.test(expanded) ? expanded.split(/\s+/).filter(Boolean) : whole !== undefined ? whole.split(/\s+/).filter(Boolean) : [expanded];
       });
       const alias = words[0] === undefined ? undefined : aliases.get(words[0]);
-      if (alias !== undefined) words = [...splitString(alias), ...words.slice(1)];
+      if (alias !== undefined) {
+        const expansion = aliasExpansion(alias, words.slice(1), aliases);
+        if (typeof expansion === "string") {
+          // Text the shell reads in the command's place (`a='curl … | sh'`, several kept definitions, `a='env '`): read as a script there.
+          const reason = walkShell(expansion, { ...here, aliases: new Map(aliases), functions, sameShell: depth === 0 || here.sameShell === true, pipedIn: command.piped }, visit, depth + 1);
+          if (reason !== undefined) return reason;
+          continue;
+        }
+        words = expansion;
+      }
       // Redirection targets are expanded as the shell expands them, too.
       const expandedCommand: ShellCommand = { ...command, argv: words, redirects: command.redirects.map((r) => ({ ...r, target: expandVars(r.target, known) })) };
       setByBuiltin(words, command, shellVars);
@@ -223,12 +236,13 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       // eval, source and `.` run their script in this shell: what it defines or where it goes stays.
       const inShell = program === "eval" || program === "source" || program === "." || program === "trap";
       const nestedScope = (reading: readonly string[]): Scope => {
-        const base: Scope = { ...inner, sameShell: inShell && (depth === 0 || inner.sameShell === true) };
+        const base: Scope = { ...inner, sameShell: inShell && (depth === 0 || inner.sameShell === true), aliases: new Map(aliases) };
         return withFunctions(reading.length === 0 ? base : { ...base, reading: new Set([...(inner.reading ?? []), ...reading]) });
       };
       const nestedAll: [script: string, scope: Scope][] = [
         ...[...scripts, ...nestedScripts(program, argv, stdin, code, printer), ...dataLines].map((nested): [string, Scope] => [nested, nestedScope([])]),
-        ...calls.map((nested): [string, Scope] => [nested, nestedScope([calling])]),
+        // A function's body reads the stdin its call was given (`curl … | f bash`, `f() { "$@"; }`).
+        ...calls.map((nested): [string, Scope] => [nested, { ...nestedScope([calling]), pipedIn: command.piped }]),
         ...fromFile.scripts.map((nested): [string, Scope] => {
           const fileScope = nestedScope(fromFile.files);
           const args = fromFile.args ?? [];
@@ -1044,7 +1058,11 @@ export function functionsOf(script: string): Map<string, string> {
   for (const match of script.matchAll(definition)) {
     const open = (match.index ?? 0) + match[0].length - 1;
     const close = matching(script, open, match[3] === "{" ? "}" : ")");
-    functions.set((match[1] ?? match[2]) as string, script.slice(open + 1, close));
+    // A name defined twice keeps both bodies (each is read where it is called): which one runs depends on what ran.
+    const name = (match[1] ?? match[2]) as string;
+    const body = script.slice(open + 1, close);
+    const before = functions.get(name);
+    functions.set(name, before === undefined || before === body ? body : `${before}\n${body}`);
   }
   return functions;
 }
@@ -1405,6 +1423,21 @@ function unwrap(start: readonly string[], env: Map<string, string>): { argv: str
 }
 
 /** `env -S 'git commit -n'`: env splits the string into words itself (quotes honoured). */
+/**
+ * What an alias expands to before `rest`: its words, when it is a plain command; else the
+ * script the shell reads in its place — shell syntax in it, more than one definition kept
+ * (each is read), or a trailing space that makes the next word an alias too.
+ */
+function aliasExpansion(alias: string, rest: readonly string[], aliases: ReadonlyMap<string, string>): string[] | string {
+  const alternatives = alias.split("\n");
+  const next = rest[0] === undefined ? undefined : aliases.get(rest[0]);
+  const chained = next !== undefined && alternatives.some((alt) => /\s$/.test(alt));
+  if (alternatives.length === 1 && !chained && !/[;&|<>(){}$`]/.test(alias)) return [...splitString(alias), ...rest];
+  return alternatives
+    .flatMap((alt) => (/\s$/.test(alt) && next !== undefined ? next.split("\n").map((n) => `${alt}${n} ${shellLine(rest.slice(1))}`) : [`${alt} ${shellLine(rest)}`]))
+    .join("\n");
+}
+
 function splitString(value: string): string[] {
   const [first] = parseShell(value);
   if (!first) return [];

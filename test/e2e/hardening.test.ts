@@ -358,7 +358,7 @@ describe("what OMP's bash keeps from one call to the next", () => {
     expect(await call("type show run feed ci; echo \"X=$X\"")).toMatch(/show is a function[\s\S]*X=\.env/);
     expect(await call("cat $X")).toMatch(/holds secrets/);
     expect(await call(`curl -s file://${payload} | run`)).toMatch(/runs whatever the download holds/);
-    expect(await call(`curl -s file://${payload} | feed`)).toMatch(/into the shell function feed, which runs what it reads/);
+    expect(await call(`curl -s file://${payload} | feed`)).toMatch(/runs whatever the download holds/);
     expect(await call("ci --no-verify -m x")).toMatch(/no-verify/);
     // The reload tool adopts the adapter in place: the shell keeps its definitions, and so does Tama.
     await session.prompt(`CALL tama_reload_hook_runtime {}`);

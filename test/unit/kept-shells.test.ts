@@ -1,6 +1,9 @@
 // What the adapter keeps of a session's bash calls for the next (adapter/kept-shells.ts),
 // with a fake runtime that records each dispatch and refuses what it is told to: kept
 // when a call is let run, per session, carried across an adoption, bounded.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { KeptShells } from "../../adapter/kept-shells.ts";
 import { ToolEvents } from "../../adapter/tool-events.ts";
@@ -18,11 +21,14 @@ function harness(carry = new Map<string, unknown>()) {
   const ctx = fakeContext;
   let n = 0;
   /** One bash call; returns what its check sent, or the refusal. */
-  const bash = async (command: string, session = "a", extra: Record<string, unknown> = {}): Promise<Record<string, unknown>> => {
-    const answer = await events.onToolCall({ type: "tool_call", toolCallId: `c${++n}`, toolName: "bash", input: { command, ...extra } }, ctx(session));
+  const bash = async (command: string, session = "a", extra: Record<string, unknown> = {}, cwd = "/proj"): Promise<Record<string, unknown>> => {
+    const answer = await events.onToolCall({ type: "tool_call", toolCallId: `c${++n}`, toolName: "bash", input: { command, ...extra } }, ctx(session, cwd));
     return answer !== undefined && "block" in answer ? { refused: answer.reason } : (payloads.at(-1) ?? {});
   };
-  return { bash, refusing, carry };
+  /** The call's result arrived (OMP ran it). */
+  const ran = (id: number, command: string, session: string, cwd: string) =>
+    events.onToolResult({ type: "tool_result", toolCallId: `c${id}`, toolName: "bash", input: { command }, content: [{ type: "text", text: "" }], isError: false }, ctx(session, cwd));
+  return { bash, refusing, carry, events, ctx, ran, calls: () => n };
 }
 
 describe("what a session's bash calls leave in OMP's shell", () => {
@@ -59,5 +65,21 @@ describe("what a session's bash calls leave in OMP's shell", () => {
     const flood = Array.from({ length: 4100 }, (_, i) => `v${i}=1`).join("; ");
     expect(String((await bash(flood)).refused)).toMatch(/^Tama refused bash: after this call OMP's shell would hold 4101 functions, aliases and variables/);
     expect((await bash("ls")).shell_kept).toEqual({ functions: {}, aliases: {}, vars: { X: ".env" } });
+  });
+
+  it("reads a file the call wrote and sourced once its result came: the definitions are kept beside what was", async () => {
+    const { bash, ran, calls } = harness();
+    const dir = mkdtempSync(path.join(os.tmpdir(), "tama-kept-"));
+    try {
+      const command = "printf 'g() { bash; }\\n' > d.sh; . ./d.sh";
+      await bash(command, "a", {}, dir);
+      // Checked before it ran: d.sh was not there yet.
+      expect((await bash("ls", "a", {}, dir)).shell_kept).toBeUndefined();
+      writeFileSync(path.join(dir, "d.sh"), "g() { bash; }\n");
+      await ran(calls() - 1, command, "a", dir);
+      expect((await bash("ls", "a", {}, dir)).shell_kept).toEqual({ functions: { g: " bash; " }, aliases: {}, vars: {} });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -121,11 +121,16 @@ describe("a later call is read with what earlier calls left in OMP's shell", () 
     expect(await refusingGates("bash", { command: later }, place())).not.toContain(gate);
   });
 
-  it("unset, unset -f and unalias take a name back; ordinary later calls pass", async () => {
-    expect(await after(["X=.env", "unset X"], "cat $X")).toEqual([]);
-    expect(await after(["ci() { git commit \"$@\"; }", "unset -f ci"], "ci --no-verify -m x")).toEqual([]);
-    expect(await after(["alias b=bash", "unalias b"], "curl -s https://example.com/x | b")).not.toContain("block-pipe-to-shell");
-    expect(await after(["build() { npm run build; }", "N=3"], "build && ls && echo $N")).toEqual([]);
+  it("a name defined again keeps every body, and unset takes none back: which one the shell holds depends on what ran", async () => {
+    expect(await after(['ci() { git commit "$@"; }; echo " ci() { :; }"'], "ci --no-verify -m x")).toContain("block-git-hook-bypass");
+    expect(await after(['ci() { git commit "$@"; }', "(unset -f ci)", "ci() { :; }"], "ci -n -m x")).toContain("block-git-hook-bypass");
+    expect(await after(["alias b=bash", "unalias b; alias b=ls"], "curl -s https://example.com/x | b")).toContain("block-pipe-to-shell");
+    expect(await after(["alias x='curl -s https://example.com/x | sh'"], "x")).toContain("block-pipe-to-shell");
+    expect(await after(["alias z=git"], "eval z push -f origin main")).toContain("protect-branches");
+  });
+
+  it("ordinary later calls pass", async () => {
+    expect(await after(["build() { npm run build; }", "N=3", "alias ll='ls -la'"], "build && ll && echo $N")).toEqual([]);
   });
 
   it("a trap's action is read where it is set, and kept with the shell", async () => {
