@@ -127,6 +127,9 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
   const aliases = new Map<string, string>(scope.aliases ?? []);
   // Functions defined by an enclosing script are callable here too (`f() { g commit -n; }`).
   const defined = functionsOf(script);
+  // `f() if …; fi`, `function f for …`: a body not in braces, which functionsOf does not read (and a later call could run).
+  const unbraced = /(?:^|[\s;&|(){}])(?:function\s+[A-Za-z_][\w.:-]*\s*(?:\(\s*\))?|[A-Za-z_][\w.:-]*\s*\(\s*\))\s*(?:if|for|while|until|case|select|\[\[|\(\()(?=[\s(])/.exec(script);
+  if (unbraced !== null) return `this command defines a shell function whose body is not in braces (${unbraced[0].trim()} …), which Tama does not read; write its body in { … }`;
   // Only what the call's own shell runs stays in it: its line, and what eval or source runs there (not `bash f.sh`).
   const shadowing = depth === 0 || scope.sameShell === true ? [...defined.keys()].find(isShadowable) : undefined;
   if (shadowing !== undefined) return shadows(shadowing, "function");

@@ -35,6 +35,8 @@ describe("what OMP's bash keeps for later calls", () => {
     ["an alias named git", "alias git='git --no-verify'"],
     ["a hashed path for git", "hash -p ./fake-git git"],
     ["a loadable builtin named rm", "enable -f ./rm.so rm"],
+    ["a function whose body is not in braces", 'f() if true; then "$@"; fi'],
+    ["a function keyword with a loop for its body", "function g for x in 1; do bash; done"],
     ["a function handed in the environment", `env 'BASH_FUNC_git%%=() { /usr/bin/git "$@" --no-verify; }' bash -c 'git commit -m x'`],
   ])("%s is refused by every shell gate: %s", async (_what, command) => {
     expect(await refusedBy(command)).toEqual(expect.arrayContaining(["self-protection", "block-git-hook-bypass", "deny-writes-outside-repo", "block-destructive-deletes"]));
