@@ -16,7 +16,7 @@ import os from "node:os";
 import path from "node:path";
 import { SHELL_KEPT_MAX, shellKeptSize, type ShellKept } from "../protocol/engine.ts";
 import { readScriptFile } from "./script-files.ts";
-import { expandVars, functionsOf, isDynamic } from "./shell-walk.ts";
+import { expandVars, functionsOf, isDynamic, setByBuiltin } from "./shell-walk.ts";
 import { basename, parseShell } from "./shell-words.ts";
 
 export const NOTHING_KEPT: ShellKept = Object.freeze({ functions: {}, aliases: {}, vars: {} });
@@ -72,6 +72,13 @@ function read(next: ShellKept, script: string, at: { cwd: string; env?: Readonly
         const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(word);
         if (match) next.vars[match[1] as string] = value(match[2] as string);
       }
+      continue;
+    }
+    // `read X <<< .env`, `printf -v X %s .env`: values set as the walker reads them on the line.
+    if (program === "read" || program === "printf" || program === "mapfile" || program === "readarray") {
+      const vars = new Map(Object.entries(next.vars));
+      setByBuiltin(command.argv, command, vars);
+      next.vars = Object.fromEntries(vars);
       continue;
     }
     const args = command.argv.slice(1);

@@ -166,13 +166,16 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       // `~+` is the directory, `~-` the previous one (unknown here).
       // Substitutions run where the line is (`$(cat f)` reads f there, as this line left it).
       const printer = printerHere();
+      // Unquoted expansions split on IFS (`IFS=_; c=git_commit_-n; $c`); an empty IFS splits nothing.
+      const ifs = known.get("IFS");
+      const splitter = ifs === undefined || isDynamic(ifs) ? /\s+/ : ifs === "" ? /(?!)/ : new RegExp(`[${ifs.replace(/[\]\\^-]/g, "\\$&")}]+`);
       let words = command.argv.flatMap((word, i) => {
         const raw = expandVars(word.replace(/^~([+-])(?=\/|$)/, (_t, sign: string) => (sign === "+" ? "$PWD" : "$OLDPWD")), known);
         const whole = printedText(raw, printer);
         const expanded = whole === undefined ? substitutedInWord(raw, printer) : raw;
         if (command.quoted[i] === true) return [whole ?? expanded];
         // An unquoted expansion is split into words, as the shell splits it (`c='git commit -n'; $c`).
-        return expanded !== word && !isDynamic(expanded) && /\s/.test(expanded) ? expanded.split(/\s+/).filter(Boolean) : whole !== undefined ? whole.split(/\s+/).filter(Boolean) : [expanded];
+        return expanded !== word && !isDynamic(expanded) && splitter.test(expanded) ? expanded.split(splitter).filter(Boolean) : whole !== undefined ? whole.split(splitter).filter(Boolean) : [expanded];
       });
       const alias = words[0] === undefined ? undefined : aliases.get(words[0]);
       if (alias !== undefined) {
@@ -308,6 +311,9 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         for (const name of argv.slice(1).filter((word) => !word.startsWith("-"))) shellVars.delete(name);
       } else if (program === "popd") {
         here = dirs.pop() ?? { ...here, unknownCwd: "popd" };
+      } else if (program === "trap" && argv.slice(2).some((signal) => /^(?:SIG)?(?:DEBUG|RETURN)$/i.test(signal)) && !["-", "", "-p", "-l"].includes(argv[1] ?? "")) {
+        // Run before every later command (and OMP's shell keeps it for later calls), where Tama reads the command alone.
+        return "this command sets a DEBUG or RETURN trap, whose action runs before or after every later command in this shell (and later calls, in OMP's), where Tama reads each command alone; run the action where it is needed";
       } else if ((program === "hash" && argv.includes("-p")) || (program === "enable" && argv.some((word) => /^-[a-z]*f/.test(word)))) {
         // `hash -p ./x git`, `enable -f ./x.so git`: the shell runs that file for the name from here on (and OMP's keeps it), where Tama reads the program.
         const named = argv.slice(1).filter((word) => !word.startsWith("-")).slice(1).find(isShadowable);
@@ -856,11 +862,14 @@ function substitutedInWord(word: string, printer: Printer): string {
 }
 
 /** `read NAME`, `printf -v NAME …`, `mapfile NAME`: the variable gets a value no reader saw. */
-function setByBuiltin(words: readonly string[], command: ShellCommand, vars: Map<string, string>): void {
+export function setByBuiltin(words: readonly string[], command: ShellCommand, vars: Map<string, string>): void {
   const program = words[0];
   if (program === "printf") {
     const at = words.indexOf("-v");
-    if (at > 0 && words[at + 1] !== undefined) vars.set(words[at + 1] as string, words[at + 2] !== undefined && !/%|\\/.test(words[at + 2] as string) ? (words[at + 2] as string) : "$(printf)");
+    const format = words[at + 2];
+    // `printf -v X %s .env`: the one argument as it is.
+    const printed = format === "%s" && words.length === at + 4 && !isDynamic(words[at + 3] as string) ? words[at + 3] : format !== undefined && !/%|\\/.test(format) ? format : undefined;
+    if (at > 0 && words[at + 1] !== undefined) vars.set(words[at + 1] as string, printed ?? "$(printf)");
   } else if (program === "read" || program === "mapfile" || program === "readarray") {
     const names = words.slice(1).filter((w, i, all) => /^[A-Za-z_]\w*$/.test(w) && !/^-[adinNpt]$/.test(all[i - 1] ?? ""));
     const given = command.stdin[0]?.trim();
