@@ -5,7 +5,7 @@
 // adoption in place (the reload tool) keeps the same OMP shell, so it keeps this too.
 import path from "node:path";
 import { ShellKept } from "../modules/protocol/engine.ts";
-import { keptAfter, type KeptAfter } from "../modules/gates/shell-kept.ts";
+import { keptAfter, NOTHING_KEPT, type KeptAfter } from "../modules/gates/shell-kept.ts";
 import { shellCommandOf, shellEnvOf } from "../modules/tools/declaration.ts";
 
 const CARRY_KEY = "tama.shellKept.v1";
@@ -41,12 +41,13 @@ export class KeptShells {
     if (session === undefined || command === undefined) return undefined;
     const cwd = typeof input.cwd === "string" && input.cwd.length > 0 ? path.resolve(sessionCwd, input.cwd) : sessionCwd;
     const env = shellEnvOf(input);
-    const before = this.sessions.get(session) ?? { functions: {}, aliases: {}, vars: {} };
+    const before = this.sessions.get(session) ?? NOTHING_KEPT;
     return keptAfter(before, command, { cwd, ...(env !== undefined ? { env } : {}) });
   }
 
   /** The call was let run: its shell now holds `kept`. */
   ran(session: string, kept: ShellKept): void {
+    if (this.sessions.get(session) === kept) return;
     // A shell that holds nothing Tama read is not sent with every call.
     if (!this.sessions.has(session) && Object.keys(kept.functions).length + Object.keys(kept.aliases).length + Object.keys(kept.vars).length === 0) return;
     this.sessions.delete(session);

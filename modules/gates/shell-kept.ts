@@ -23,6 +23,10 @@ export const NOTHING_KEPT: ShellKept = Object.freeze({ functions: {}, aliases: {
 
 /** Builtins whose `NAME=value` words set shell variables. */
 const DECLARERS = new Set(["export", "declare", "typeset", "local", "readonly"]);
+/** Text without any of these defines nothing the shell keeps. */
+const MAY_DEFINE = /[=(]|\b(?:alias|source|eval|trap|read|printf|mapfile|readarray|function|declare|typeset|export|local|readonly)\b|(?:^|[\s;&|({])\.\s/;
+/** Text that sources a file: read again once the call ran (the file may be one it wrote). */
+export const SOURCES = /\bsource\b|(?:^|[\s;&|({])\.\s/;
 /** Files sourced within one call, and their own sources, are read this deep. */
 const MAX_SOURCE_DEPTH = 4;
 
@@ -34,6 +38,8 @@ export type KeptAfter = { ok: true; kept: ShellKept } | { ok: false; error: stri
  * file is read from it) and its own `env` field (seen by the line, not kept).
  */
 export function keptAfter(kept: ShellKept, command: string, at: { cwd: string; env?: Readonly<Record<string, string>> }): KeptAfter {
+  // Most calls define nothing: no assignment, definition, alias, source, eval, trap or builtin that sets a variable.
+  if (!MAY_DEFINE.test(command)) return { ok: true, kept };
   const next: ShellKept = { functions: { ...kept.functions }, aliases: { ...kept.aliases }, vars: { ...kept.vars } };
   read(next, command, at, 0);
   const size = shellKeptSize(next);
