@@ -162,6 +162,22 @@ function gitProblem(run: RunCommand, sessionCwd: string, options: Options, line:
     if (moves && named !== undefined) return `moving or overwriting the protected branch ${named} is refused (protected: ${list})`;
     return undefined;
   }
+  // `git fetch . +topic:main`, `git fetch -f origin x:main`: a forced refspec writes the local branch whatever it held.
+  if (sub === "fetch" || sub === "pull") {
+    const forced = rest.some((a) => a === "-f" || longOption(a, "--force", 5));
+    // The destination, a pattern too (`+refs/heads/*:refs/heads/*` writes every branch the remote has).
+    const writes = (dst: string): boolean => {
+      const name = dst.replace(/^refs\/heads\//, "");
+      if (!name.includes("*")) return isProtected(name);
+      const pattern = new RegExp(`^${name.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*")}$`);
+      return options.branches.some((branch) => pattern.test(branch));
+    };
+    const target = rest
+      .filter((a) => !a.startsWith("-") && a.includes(":"))
+      .find((spec) => (forced || spec.startsWith("+")) && writes(spec.slice(spec.lastIndexOf(":") + 1)));
+    if (target !== undefined) return `git ${sub} ${target} overwrites a protected branch (protected: ${list}); fetch into a branch of your own`;
+    return undefined;
+  }
   // `git update-ref [-d] refs/heads/main …` moves or deletes the branch without a commit.
   if (sub === "update-ref") {
     // `--stdin` reads its updates from input: a protected branch among them, or input not read here, is refused.
