@@ -29,12 +29,37 @@ export const protectBranches = gateWithOptions<Options>({
     // The branch a `git checkout`/`switch` earlier on the line leaves checked out (`git checkout main && git reset --hard`).
     const line: LineState = {};
     const reason = walkCall(input, (run) => {
+      if (run.program === "gh") return ghApiProblem(run.argv.slice(1), options);
       const git = asGit(run);
       return git === undefined ? undefined : gitProblem(git, input.cwd, options, line);
     });
     return reason === undefined ? { decision: "pass" } : { decision: "block", reason };
   },
 });
+
+/**
+ * `gh api -X DELETE repos/o/r/git/refs/heads/main`, `-X PATCH … -F force=true`: GitHub's
+ * API moves or deletes the remote branch with no push; `…/branches/main/protection`
+ * takes its protection off. A request that writes (any method but GET, or fields, which
+ * make gh send POST) to one of a protected branch's refs is refused.
+ */
+function ghApiProblem(args: readonly string[], options: Options): string | undefined {
+  if (args[0] !== "api") return undefined;
+  let method: string | undefined;
+  let fields = false;
+  for (let i = 1; i < args.length; i++) {
+    const arg = args[i] as string;
+    const glued = /^(?:-X|--method=?)(.+)$/.exec(arg);
+    if (glued) method = glued[1];
+    else if (arg === "-X" || arg === "--method") method = args[++i];
+    else if (/^(?:-[fF]|--field|--raw-field|--input)$/.test(arg) || /^(?:-[fF].|--(?:raw-)?field=|--input=)/.test(arg)) fields = true;
+  }
+  const writes = method !== undefined ? method.toUpperCase() !== "GET" : fields;
+  if (!writes) return undefined;
+  const names = options.branches.map((b) => b.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|");
+  const endpoint = args.slice(1).find((a) => new RegExp(`(?:git/refs/heads|branches)/(?:${names})(?:/|$|\\?)`).test(a));
+  return endpoint === undefined ? undefined : `gh api ${method?.toUpperCase() ?? "POST"} ${endpoint} moves, deletes or unprotects a protected branch (protected: ${options.branches.join(", ")}); push a branch and open a pull request`;
+}
 
 interface LineState {
   branch?: string;

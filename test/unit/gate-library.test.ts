@@ -110,13 +110,14 @@ describe("protect-branches", () => {
     "git -c remote.origin.push=+HEAD:refs/heads/main push", "git config remote.origin.push +HEAD:refs/heads/main", "git -c push.default=matching push", "git push origin HEAD:heads/main",
     "git push origin :", "git push origin 'refs/heads/*:refs/heads/*'", "git push --all origin", "git push --prune origin topic", "git send-pack --force ../r.git x:main",
     "/usr/lib/git-core/git-push origin +topic:main", "git checkout -Bmain HEAD~2", "git update-ref --stdin <<< 'delete refs/heads/main'", "git update-ref HEAD HEAD~1", "git reset --keep HEAD~1", 'git branch -D "$b"', "hub push --force origin topic",
-    "git checkout topic && git checkout main && git reset --hard HEAD~1", "git fetch . +topic:main", "git fetch -f origin x:refs/heads/master", "git fetch origin '+refs/heads/*:refs/heads/*'", "git pull --force origin x:main"])(
+    "git checkout topic && git checkout main && git reset --hard HEAD~1", "git fetch . +topic:main", "git fetch -f origin x:refs/heads/master", "git fetch origin '+refs/heads/*:refs/heads/*'", "git pull --force origin x:main",
+    "gh api -X DELETE repos/o/r/git/refs/heads/main", "gh api --method PATCH repos/o/r/git/refs/heads/main -F sha=abc -F force=true", "gh api repos/o/r/branches/master/protection -X DELETE"])(
     "refuses %s (on main)",
     async (command) => {
       await refused(id, bash(command));
     },
   );
-  it.each(["git push origin topic", "git push -u origin feature/x", "git branch -D topic", "git reset --soft HEAD~1", "git log main", "git checkout main", "git push --dry-run origin topic", "git branch -a", "git branch -vv", "git switch -c feature", "git checkout -B topic", "git update-ref refs/heads/topic HEAD", "git reset --soft HEAD~1", "git fetch . topic:main", "git fetch origin '+refs/heads/*:refs/remotes/origin/*'", "git fetch origin +main:topic"])(
+  it.each(["git push origin topic", "git push -u origin feature/x", "git branch -D topic", "git reset --soft HEAD~1", "git log main", "git checkout main", "git push --dry-run origin topic", "git branch -a", "git branch -vv", "git switch -c feature", "git checkout -B topic", "git update-ref refs/heads/topic HEAD", "git reset --soft HEAD~1", "git fetch . topic:main", "git fetch origin '+refs/heads/*:refs/remotes/origin/*'", "git fetch origin +main:topic", "gh api repos/o/r/git/refs/heads/main", "gh api -X DELETE repos/o/r/git/refs/heads/topic", "gh api repos/o/r/branches/main"])(
     "passes %s",
     async (command) => passes(id, bash(command)),
   );
