@@ -100,6 +100,12 @@ function treeReads(run: { program: string | undefined; argv: string[] }): string
     if (!/c/.test(modes) && !args.includes("--create")) return [];
     return operands(new Set(["-f", "--file", "-C", "--directory", "-T", "--files-from", "-X", "--exclude-from"])).filter((w, i) => !(i === 0 && /^[A-Za-z]+$/.test(w) && w === args[0]));
   }
+  // `git grep --untracked`, `--no-index`: files git does not track are searched too (a tracked file is the project's).
+  if (program === "git" && args[0] === "grep" && args.some((a) => a === "--untracked" || a === "--no-index")) {
+    const words = operands(new Set([...GREP_VALUED, "--max-depth", "-O", "--open-files-in-pager"])).slice(1);
+    const paths = args.some((a) => a === "-e" || a === "-f") ? words : words.slice(1);
+    return paths.filter((w) => w !== "--").length > 0 ? paths.filter((w) => w !== "--") : ["."];
+  }
   if (program === "zip" && /r/.test(letters)) return operands(new Set(["-x", "-i", "-b", "-n", "-t", "-O"])).slice(1);
   if ((program === "rg" || program === "ag") && (args.some((a) => a === "--hidden" || a === "-." || /^-u{2,}$/.test(a) || a === "--unrestricted" || a === "-a" || a === "--all-types") || /uu/.test(letters))) {
     const words = operands(new Set(["-e", "-f", "-g", "--glob", "-t", "--type", "-T", "--type-not", "-m", "--max-count", "-A", "-B", "-C"]));

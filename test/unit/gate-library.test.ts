@@ -171,6 +171,7 @@ describe("protect-secret-files", () => {
     ["tar of the project", bash("tar c . | tar xO")],
     ["zip -r of the project", bash("zip -r /tmp/x.zip .")],
     ["ripgrep told to read hidden files", bash("rg --hidden KEY")],
+    ["git grep of untracked files", bash("git grep --untracked KEY")],
     ["direnv's file", bash("cat .envrc")],
   ])("refuses %s", async (_name, input) => {
     expect(await refused(id, input)).toMatch(/holds secrets/);
