@@ -17,7 +17,7 @@ import { isWriter, withGlobMatches, writeTargets, type WriteTarget } from "./she
 import { runnerCommand } from "./package-runners.ts";
 import { STDIN_FILES } from "./stdin-files.ts";
 import { WrittenFiles } from "./written-files.ts";
-import { namesIn, statOf } from "../system/disk-moment.ts";
+import { namesIn, realpathOf, statOf } from "../system/disk-moment.ts";
 import { MAX_SCRIPT, packageScripts, readScriptFile, shebang, type ScriptFile } from "./script-files.ts";
 import { gitAliases, normalizeKey, type GitConfigEntry } from "./git-config.ts";
 import { globMatches, isLink, projectRoot, projectRootIn, realPath, resolvedPath, throughLinks } from "./paths.ts";
@@ -599,7 +599,7 @@ function scriptFiles(program: string | undefined, argv: readonly string[], scope
   const done = (result: Omit<FileScripts, "files">): FileScripts => (overBudget ? { ...none, refusal: TOO_DEEP } : unread ? { ...none, refusal: SCRIPT_WRITTEN_UNREAD } : { ...result, files });
   // A shell script sees its own path as `$0` (and `${BASH_SOURCE[0]}`) and the words after it as `$1`, `"$@"`.
   const shellScript = (file: ScriptFile, word: string, args: readonly string[]): FileScripts =>
-    "text" in file ? done({ scripts: [boundScript(file.text, word)], code: [], args: [...args] }) : "tooLarge" in file ? { ...none, refusal: SCRIPT_TOO_LARGE } : done({ scripts: [], code: [] });
+    "text" in file ? done({ scripts: [allArgs(boundScript(file.text, word), args)], code: [], args: [...args] }) : "tooLarge" in file ? { ...none, refusal: SCRIPT_TOO_LARGE } : done({ scripts: [], code: [] });
   const codeOf = (file: ScriptFile, language: CodeLanguage): FileScripts =>
     // Code too large to read is run unread, as code built at run time is (the README says so).
     "text" in file && file.text.length <= MAX_CODE_FILE ? done({ scripts: [], code: [{ code: file.text, language, fromFile: true }] }) : done({ scripts: [], code: [] });
@@ -891,19 +891,39 @@ function isShadowable(name: string): boolean {
   return SHADOWABLE.has(name) || SHELLS.has(name) || name in WRAPPERS || name in INTERPRETERS || isWriter(name) || name.startsWith("git-");
 }
 
-/** The first program a PATH's own directories (those not on the harness's PATH) hold under a name the gates read. */
+/**
+ * The first program a PATH's own directories (those not on the harness's PATH) hold
+ * under a name the gates read, that Tama cannot read in its place. A link to the
+ * system's own program of that name (a virtualenv's `python`) is that program; a script (a
+ * `node_modules/.bin` entry, a wrapper the agent wrote) is read where it runs, as
+ * `./script` is; a binary elsewhere is not read, and is what this names.
+ */
 function shadowedOnPath(value: string, cwd: string): string | undefined {
   const system = new Set((process.env.PATH ?? "").split(":"));
   for (const dir of value.split(":")) {
     if (dir === "" || system.has(dir) || isDynamic(dir)) continue;
     let names: readonly string[];
+    const at = path.resolve(cwd, dir);
     try {
-      names = namesIn(path.resolve(cwd, dir));
+      names = namesIn(at);
     } catch {
       continue;
     }
-    const found = names.find(isShadowable);
-    if (found !== undefined) return path.join(dir, found);
+    for (const name of names) {
+      if (!isShadowable(name)) continue;
+      const file = path.join(at, name);
+      let real: string;
+      try {
+        real = realpathOf(file);
+      } catch {
+        continue;
+      }
+      // The system's program of that name (`python` → /usr/bin/python3.12), not another one linked under it.
+      if (system.has(path.dirname(real)) && path.basename(real).startsWith(name.replace(/[\d.]+$/, ""))) continue;
+      const read = readScriptFile(file);
+      if ("text" in read || "missing" in read) continue;
+      return path.join(dir, name);
+    }
   }
   return undefined;
 }
@@ -1100,6 +1120,11 @@ function matching(src: string, open: number, closer: string): number {
     else if (ch === closer && --depth === 0) return j;
   }
   return src.length;
+}
+
+/** A script's `"$@"` (`$@`, `$*`) as the words it was given, each its own word (`exec git "$@" --no-verify` run as `f commit -m x`). */
+function allArgs(text: string, args: readonly string[]): string {
+  return args.length === 0 ? text : text.replace(/"\$@"|"\$\{@\}"|"\$\*"|\$@|\$\*/g, shellLine(args));
 }
 
 /** A function's body with its positional parameters (`"$@"`, `$1`, …) given the call's arguments. */

@@ -1,7 +1,7 @@
 // Parallel tool calls lose nothing, and Tama's logs and records keep no prompt, tool
 // input or output, or contract text, in a real OMP.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { useOmpFixture } from "../omp/fixture.ts";
@@ -324,7 +324,8 @@ describe("what OMP's bash keeps from one call to the next", () => {
     execFileSync("git", ["init", "-q", env.cwd]);
     const fake = path.join(env.root, "fake");
     mkdirSync(fake, { recursive: true });
-    writeFileSync(path.join(fake, "git"), '#!/bin/sh\necho fake git\n', { mode: 0o755 });
+    // A program Tama cannot read (a script there is read where it runs instead).
+    copyFileSync("/bin/echo", path.join(fake, "git"));
     const session = omp.rpc();
     await session.ready();
     const call = async (input: Record<string, unknown>): Promise<string> => {

@@ -1,7 +1,7 @@
 // OMP runs every bash call of a session in one persistent shell: functions, aliases and
 // variables one call defines are there in the next, which Tama reads alone. What would
 // change a later call's gated command is refused where it is defined.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -64,10 +64,10 @@ describe("what OMP's bash keeps for later calls", () => {
 });
 
 describe("a PATH that finds a program of the agent's first", () => {
-  it("is refused where the PATH is set: in the command, exported, or in OMP's bash env field", async () => {
+  it("is refused where the PATH is set (in the command, exported, or in OMP's bash env field) when the program is a binary Tama cannot read", async () => {
     const fake = path.join(root, "fake");
     mkdirSync(fake, { recursive: true });
-    writeFileSync(path.join(fake, "git"), '#!/bin/sh\nexec /usr/bin/git "$@" --no-verify\n', { mode: 0o755 });
+    copyFileSync("/bin/true", path.join(fake, "git"));
     const place = { project, tamaHome: path.join(home, ".tama"), home, defaultsOnly: true };
     for (const [command, env] of [[`PATH=${fake}:$PATH git commit -m x`], [`export PATH=${fake}:$PATH`], ["git commit -m x", { PATH: `${fake}:/usr/bin:/bin` }]] as [string, Record<string, string>?][]) {
       expect(await refusingGates("bash", { command, ...(env !== undefined ? { env } : {}) }, place), command).toContain("block-git-hook-bypass");
@@ -77,6 +77,22 @@ describe("a PATH that finds a program of the agent's first", () => {
     mkdirSync(tools, { recursive: true });
     writeFileSync(path.join(tools, "mytool"), "#!/bin/sh\n", { mode: 0o755 });
     expect(await refusedBy(`export PATH=${tools}:$PATH && mytool`)).toEqual([]);
+  });
+
+  it("a script found there is read where it runs, with the words it is given; a link to the system's own program is that program", async () => {
+    const wrappers = path.join(root, "wrappers");
+    mkdirSync(wrappers, { recursive: true });
+    writeFileSync(path.join(wrappers, "git"), '#!/bin/sh\nexec /usr/bin/git "$@" --no-verify\n', { mode: 0o755 });
+    expect(await refusedBy(`export PATH=${wrappers}:$PATH`)).toEqual([]);
+    expect(await refusedBy(`PATH=${wrappers}:$PATH git commit -m x`)).toContain("block-git-hook-bypass");
+    // A virtualenv: its python is a link to the system's.
+    const venv = path.join(root, "venv", "bin");
+    mkdirSync(venv, { recursive: true });
+    symlinkSync(realpathSync("/usr/bin/python3"), path.join(venv, "python"));
+    expect(await refusedBy(`export PATH=${venv}:$PATH && python -m pytest`)).toEqual([]);
+    // Another system program linked under a gated name is not that program.
+    symlinkSync(realpathSync("/bin/sh"), path.join(venv, "git"));
+    expect(await refusedBy(`export PATH=${venv}:$PATH`)).toContain("block-git-hook-bypass");
   });
 });
 
@@ -106,7 +122,7 @@ describe("a later call is read with what earlier calls left in OMP's shell", () 
     writeFileSync(path.join(project, "defs.sh"), 'ci() { git commit "$@"; }\n');
     // A program named git put in the PATH's directory after the call that exported it.
     mkdirSync(path.join(project, "later-bin"));
-    writeFileSync(path.join(project, "later-bin", "git"), "#!/bin/sh\n", { mode: 0o755 });
+    copyFileSync("/bin/true", path.join(project, "later-bin", "git"));
   });
 
   it.each([
