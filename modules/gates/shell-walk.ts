@@ -20,7 +20,7 @@ import { WrittenFiles } from "./written-files.ts";
 import { namesIn, realpathOf, statOf } from "../system/disk-moment.ts";
 import { MAX_SCRIPT, packageScripts, readScriptFile, shebang, type ScriptFile } from "./script-files.ts";
 import { gitAliases, normalizeKey, type GitConfigEntry } from "./git-config.ts";
-import { globMatches, isLink, projectRoot, projectRootIn, realPath, resolvedPath, throughLinks } from "./paths.ts";
+import { globMatches, isInside, isLink, projectRoot, projectRootIn, realPath, resolvedPath, throughLinks } from "./paths.ts";
 import { basename, parseShell, type ShellCommand } from "./shell-words.ts";
 
 export { basename };
@@ -892,25 +892,33 @@ function isShadowable(name: string): boolean {
 }
 
 /**
- * The first program a PATH's own directories (those not on the harness's PATH) hold
- * under a name the gates read, that Tama cannot read in its place. A link to the
- * system's own program of that name (a virtualenv's `python`) is that program; a script (a
+ * The first program a PATH's own directories hold under a name the gates read, that
+ * the agent could have put there and Tama cannot read in its place. Only directories
+ * in the project or the temporary directory are looked in: the write gates keep the
+ * agent's files there, and a PATH the person's tools set up (`~/.cargo/bin`, a
+ * version manager's, `~/.local/bin`) holds what they installed. There, a link to a
+ * program of the same name outside them (a virtualenv's `python`) is that program, and a script (a
  * `node_modules/.bin` entry, a wrapper the agent wrote) is read where it runs, as
- * `./script` is; a binary elsewhere is not read, and is what this names.
+ * `./script` is; a binary named like git, rm, a shell or another program the gates
+ * read by name is not read, and is what this names.
  */
 function shadowedOnPath(value: string, cwd: string): string | undefined {
   const system = new Set((process.env.PATH ?? "").split(":"));
+  const places = [projectRoot(cwd), realPath(os.tmpdir())];
+  const agents = (file: string): boolean => places.some((place) => isInside(place, file));
   for (const dir of value.split(":")) {
     if (dir === "" || system.has(dir) || isDynamic(dir)) continue;
+    let at: string;
     let names: readonly string[];
-    const at = path.resolve(cwd, dir);
     try {
+      at = realpathOf(path.resolve(cwd, dir));
+      if (!agents(at)) continue;
       names = namesIn(at);
     } catch {
       continue;
     }
     for (const name of names) {
-      if (!isShadowable(name)) continue;
+      if (!SHADOWABLE.has(name) && !SHELLS.has(name) && !name.startsWith("git-")) continue;
       const file = path.join(at, name);
       let real: string;
       try {
@@ -918,9 +926,9 @@ function shadowedOnPath(value: string, cwd: string): string | undefined {
       } catch {
         continue;
       }
-      // The system's program of that name (`python` → /usr/bin/python3.12), not another one linked under it.
-      if (system.has(path.dirname(real)) && path.basename(real).startsWith(name.replace(/[\d.]+$/, ""))) continue;
-      const read = readScriptFile(file);
+      // Installed elsewhere under its own name (`python` → python3.12): that program. Another program linked under the name is not.
+      if (!agents(real) && path.basename(real).startsWith(name.replace(/[\d.]+$/, ""))) continue;
+      const read = readScriptFile(real);
       if ("text" in read || "missing" in read) continue;
       return path.join(dir, name);
     }
