@@ -10,9 +10,9 @@ import * as z from "../protocol/schema.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
 import { codeOf, callKind } from "../tools/declaration.ts";
 import { readCode } from "../tools/code-reading.ts";
-import { namesIn } from "../system/disk-moment.ts";
+import { lstatOf, namesIn } from "../system/disk-moment.ts";
 import { globMatches, realPath, wordPath } from "./paths.ts";
-import { walkCall } from "./shell-walk.ts";
+import { commandTargets, walkCall } from "./shell-walk.ts";
 import { parseShell } from "./shell-words.ts";
 import { gateWithOptions, type GateVerdict } from "./types.ts";
 
@@ -133,6 +133,56 @@ const PATH_MAX = 4096;
 
 /** Programs that only print their words: `echo .env` names no file. */
 const PRINTERS = new Set(["echo", "printf", "true", ":"]);
+/** Programs that look at a file's name, type, size or mode, never its bytes (`ls -la .env`, `[ -f .env ]`). */
+const METADATA = new Set(["ls", "stat", "test", "[", "[[", "du", "realpath", "readlink", "basename", "dirname", "chmod", "chown", "chgrp", "touch", "file", "mkdir", "wc"]);
+/** git subcommands that name files without showing their bytes. */
+const GIT_METADATA = new Set(["check-ignore", "ls-files", "status", "check-attr"]);
+/** Searches whose first operand is the pattern, not a file (`grep -rn ".env" src/`); and the options giving it. */
+const SEARCHES = new Set(["grep", "egrep", "fgrep", "rgrep", "rg", "ag", "ack", "git-grep"]);
+const PATTERN_OPTIONS = new Set(["-e", "-f", "--regexp", "--file"]);
+/** find's options whose value is a name pattern, not a file (`find . -name "*.pem"`). */
+const FIND_PATTERNS = new Set(["-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-lname", "-ilname"]);
+
+/** Words of a command that name no file it reads: a search's pattern, find's name patterns. */
+function patternWords(program: string | undefined, args: readonly string[]): Set<number> {
+  const skip = new Set<number>();
+  if (program === "find") {
+    args.forEach((arg, i) => {
+      if (FIND_PATTERNS.has(arg)) skip.add(i + 1);
+    });
+    return skip;
+  }
+  const search = program !== undefined && (SEARCHES.has(program) || (program === "git" && args[0] === "grep"));
+  if (!search) return skip;
+  let patternGiven = false;
+  let first = true;
+  for (let i = program === "git" ? 1 : 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (PATTERN_OPTIONS.has(arg)) {
+      patternGiven = true;
+      skip.add(++i);
+    } else if (/^--(?:regexp|file)=/.test(arg)) patternGiven = true;
+    else if (GREP_VALUED.has(arg) || ["-g", "--glob", "-t", "--type", "-T", "--type-not"].includes(arg)) i++;
+    else if (!arg.startsWith("-") && first && !patternGiven) {
+      skip.add(i);
+      first = false;
+    }
+  }
+  return skip;
+}
+
+/** A command that reads no file's bytes by its words (its redirections still count). */
+function onlyMetadata(program: string | undefined, args: readonly string[]): boolean {
+  if (program !== undefined && METADATA.has(program)) return true;
+  if (program !== "git") return false;
+  const sub = args[0];
+  if (sub === undefined) return false;
+  if (GIT_METADATA.has(sub)) return true;
+  // `git rm --cached .env` stops tracking it; `git log -- .env` lists commits (a patch, `-p`, shows bytes).
+  if (sub === "rm") return args.includes("--cached");
+  if (sub === "log") return !args.some((a) => /^-[A-Za-z]*p|^-u$|^--(?:patch|full-diff|word-diff|unified|raw|cc)/.test(a));
+  return false;
+}
 
 export const protectSecretFiles = gateWithOptions<Options>({
   id: "protect-secret-files",
@@ -195,12 +245,36 @@ function findSecret(input: HookInput, options: Options): Found | undefined {
     }
   }
   let found: { file: string; pattern: string; how: string } | undefined;
+  const writtenHere = new Set<string>();
+  // A find selecting secret files by name (`find . -name .env`): what its output feeds reads them.
+  let selecting: { pattern: string; secret: string } | undefined;
   const walked = walkCall(input, (run) => {
+    const fedBy = run.command.piped ? selecting : undefined;
+    selecting = undefined;
+    if (fedBy !== undefined && run.unreadArgs) {
+      found = { file: fedBy.pattern, pattern: fedBy.secret, how: `${run.program ?? "a command"} on the files find selects` };
+      return "found";
+    }
+    if (run.program === "find") {
+      const given = run.argv.slice(1);
+      for (const [i, arg] of given.entries()) {
+        const value = given[i + 1];
+        const secret = FIND_PATTERNS.has(arg) && value !== undefined ? secretPattern(value, options) : undefined;
+        if (secret === undefined || value === undefined) continue;
+        if (given.some((a) => /^-(?:exec|execdir|ok|okdir|delete)$/.test(a))) {
+          found = { file: value, pattern: secret, how: "find running a command on (or deleting) the files it selects" };
+          return "found";
+        }
+        selecting = { pattern: value, secret };
+      }
+    }
     const cwdHere = run.scope.cwd ?? cwd;
     const how = `${run.program ?? "a redirection"} on it`;
     const printer = run.program === undefined || PRINTERS.has(run.program);
     // `dd if=.env`, `git show HEAD:.env`, `--file=.env`: the file is the part after `=` or `:`.
-    const args = printer ? [] : run.argv.slice(1).flatMap((w) => [w, ...w.split(/[=:]/).slice(1)]).filter((w) => !(w.startsWith("-") && !w.includes("/")));
+    const given = run.argv.slice(1);
+    const patterns = patternWords(run.program, given);
+    const args = printer || onlyMetadata(run.program, given) ? [] : given.filter((_w, i) => !patterns.has(i)).flatMap((w) => [w, ...w.split(/[=:]/).slice(1)]).filter((w) => !(w.startsWith("-") && !w.includes("/")));
     // `cat "$(echo .env)"`: what a substitution prints may be the file's name.
     const printed = run.argv.slice(1).flatMap((w) => [...w.matchAll(/\$\(([^()]*)\)|`([^`]*)`/g)].flatMap((m) => parseShell(m[1] ?? m[2] ?? "").flatMap((c) => c.argv.slice(1))));
     const words = [...args, ...printed, ...run.command.redirects.map((r) => r.target)];
@@ -218,14 +292,19 @@ function findSecret(input: HookInput, options: Options): Found | undefined {
         if (found) return "found";
       }
     }
+    // What the command writes is judged whatever is there (`echo K=v > .env`, `cp x .env`); a word it only reads must name a file that is there, or one written earlier on the line.
+    const writes = new Set(run.program === "mkdir" ? [] : commandTargets(run).map((t) => path.resolve(cwdHere, t.word)));
     for (const word of words) {
       // Longer than PATH_MAX, a word names no file the kernel opens (a sed script, a payload).
       if (word.length > PATH_MAX) continue;
       for (const file of globMatches(word, cwdHere)) {
-        found = check(path.resolve(cwdHere, file), how, word);
+        const at = path.resolve(cwdHere, file);
+        if (!writes.has(at) && !writtenHere.has(at) && lstatOf(at) === undefined) continue;
+        found = check(at, how, word);
         if (found) return "found";
       }
     }
+    for (const at of writes) writtenHere.add(at);
     // A script file's strings are its messages and data; inline code the agent wrote names what it reads.
     for (const { code: text, language } of run.code.filter((code) => code.fromFile !== true)) {
       for (const literal of readCode(text, language).literals) {

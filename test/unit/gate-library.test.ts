@@ -20,6 +20,10 @@ writeFileSync(path.join(feature, ".git", "HEAD"), "ref: refs/heads/topic\n");
 symlinkSync("/", path.join(project, "rootlink"));
 writeFileSync(path.join(project, ".env"), "KEY=1\n");
 symlinkSync(".env", path.join(project, "envlink"));
+// A secret file a command only reads is refused where it is there.
+mkdirSync(path.join(scratch, "home", ".aws"), { recursive: true });
+writeFileSync(path.join(scratch, "home", ".aws", "credentials"), "[default]\n");
+writeFileSync(path.join(project, ".envrc"), "export KEY=1\n");
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 function gate(id: string): BuiltinGate {
@@ -147,7 +151,7 @@ describe("protect-secret-files", () => {
     ["cp .env out", bash("cp .env /tmp/out")],
     ["source .env", bash("source .env && npm start")],
     ["< .env", bash("grep KEY < .env")],
-    ["aws credentials", bash("cat ~/.aws/credentials")],
+    ["aws credentials", bash(`cat ${scratch}/home/.aws/credentials`)],
     ["eval code", { tool_name: "eval", tool_input: { language: "python", code: "print(open('.env').read())" }, omp: { tool_name: "eval", tool_input: {}, kind: "code" } }],
     ["a glob", bash("cat .en?")],
     ["a bracket glob", bash("cat .[e]nv")],
@@ -173,9 +177,15 @@ describe("protect-secret-files", () => {
     ["ripgrep told to read hidden files", bash("rg --hidden KEY")],
     ["git grep of untracked files", bash("git grep --untracked KEY")],
     ["direnv's file", bash("cat .envrc")],
+    ["find running a command on what it selects", bash("find . -name .env -exec cat {} \\;")],
+    ["xargs on what find selects", bash("find . -name '*.pem' | xargs cat")],
   ])("refuses %s", async (_name, input) => {
     expect(await refused(id, input)).toMatch(/holds secrets/);
   });
+  it.each([
+    'grep -rn ".env" src/', "grep -qxF .env .gitignore || echo .env >> .gitignore", 'find . -name "*.pem"', "ls -la .env", "[ -f .env ] && echo present", "git check-ignore -v .env",
+    "git log --oneline -- .env", "git rm --cached .env", "npm install @aws-sdk/credentials", "git checkout -b fix/credentials", "mkdir -p src/credentials", "cat no-such.pem",
+  ])("passes %s: it names a secret file's name, not its bytes", async (command) => passes(id, bash(command)));
   it.each<[string, Partial<HookInput>]>([
     ["Read .env.example", { tool_name: "Read", tool_input: { file_path: ".env.example" } }],
     ["a copy of the example", bash("cp .env.example .env.example.bak")],

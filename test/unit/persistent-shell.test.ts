@@ -120,6 +120,7 @@ describe("a later call is read with what earlier calls left in OMP's shell", () 
 
   beforeAll(() => {
     writeFileSync(path.join(project, "defs.sh"), 'ci() { git commit "$@"; }\n');
+    writeFileSync(path.join(project, ".env"), "KEY=1\n");
     // A program named git put in the PATH's directory after the call that exported it.
     mkdirSync(path.join(project, "later-bin"));
     copyFileSync("/bin/true", path.join(project, "later-bin", "git"));
