@@ -318,22 +318,38 @@ function hitOf(target: string, reachesBelow: boolean, protectedList: readonly Pr
   const atNameStart = prefix !== undefined && path.basename(prefix + "x") === "x";
   for (const p of protectedList) {
     if (prefix !== undefined) {
+      if (p.tree && full.startsWith(`${p.path}/`)) return p;
+      // A glob in the last name only (`rm -rf .[!.]*cache`): what it matches in its directory, as the shell matches it.
+      const dir = canonicalPath(path.dirname(target));
+      if (!target.slice(glob?.index ?? 0).includes("/") && p.path.startsWith(`${dir}/`)) {
+        const component = p.path.slice(dir.length + 1).split("/")[0] as string;
+        if (globMatchesName(path.basename(target), component) && lstatOf(path.join(dir, component)) !== undefined) return p;
+        continue;
+      }
       const hidden = atNameStart && p.path.startsWith(`${full.endsWith("/") ? full : `${full}/`}.`);
-      if ((p.path.startsWith(full) && !hidden) || (p.tree && full.startsWith(`${p.path}/`))) return p;
+      if (p.path.startsWith(full) && !hidden) return p;
       continue;
     }
     if (p.tree && full.startsWith(`${p.path}/`)) return p;
-    // Removing, moving or re-moding a directory changes what lies below it — what exists there, and
-    // for `find -name GLOB` only a name the glob matches (a protected directory's files have any name).
-    if (reachesBelow && (p.path.startsWith(`${full}/`) || full === "/") && (names === undefined || (exists(p.path) && (p.tree || names.some((glob) => globMatchesName(glob, path.basename(p.path))))))) return p;
+    // Removing, moving or re-moding a directory changes what lies below it — what exists there (a
+    // project's `.omp/extensions` that is not there is not changed by `chmod -R u+w .`), and for
+    // `find -name GLOB` only a name the glob matches (a protected directory's files have any name).
+    if (reachesBelow && (p.path.startsWith(`${full}/`) || full === "/") && lstatOf(p.path) !== undefined && (names === undefined || p.tree || names.some((glob) => globMatchesName(glob, path.basename(p.path))))) return p;
   }
   return folderPolicyHit(full);
 }
 
 /** Whether a find `-name` glob matches a file name. */
 function globMatchesName(glob: string, name: string): boolean {
-  const body = glob.replace(/[.+^${}()|\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
-  return new RegExp(`^${body}$`).test(name);
+  // `*` and `?` do not match a leading `.`, as the shell's do not; `[!…]` is a negated set.
+  if (name.startsWith(".") && !glob.startsWith(".")) return false;
+  const body = glob.replace(/[.+^${}()|\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".").replace(/\[!/g, "[^");
+  try {
+    return new RegExp(`^${body}$`).test(name);
+  } catch {
+    // A set the regular expression cannot take: taken to match.
+    return true;
+  }
 }
 
 function refusalFor(effect: string, hit: Hit): string {

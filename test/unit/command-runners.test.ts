@@ -21,6 +21,8 @@ beforeAll(() => {
   mkdirSync(path.join(project, ".git"), { recursive: true });
   writeFileSync(path.join(project, ".git", "HEAD"), "ref: refs/heads/topic\n");
   mkdirSync(tamaHome, { recursive: true });
+  // An OMP home as OMP lays it out: what a recursive change of the home would reach.
+  mkdirSync(path.join(root, "home", ".omp", "agent", "extensions"), { recursive: true });
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
