@@ -151,7 +151,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
     const printer = printerHere();
     return printedText(expanded, printer) ?? substitutedInWord(expanded, printer);
   };
-  for (const [index, parsed] of parseShell(script).entries()) {
+  for (const [index, parsed] of parseShell(defined.size === 0 ? script : withoutDefinitions(script)).entries()) {
     const command = index === 0 && scope.pipedIn === true && !parsed.piped ? { ...parsed, piped: true } : parsed;
     if (command.argv.length === 0 || (["export", "declare", "typeset", "local", "readonly"].includes(command.argv[0] as string) && command.argv.length > 1)) {
       for (const { name, value } of command.assignments) shellVars.set(name, assigned(value));
@@ -1105,6 +1105,27 @@ export function functionsOf(script: string): Map<string, string> {
     functions.set(name, before === undefined || before === body ? body : `${before}\n${body}`);
   }
   return functions;
+}
+
+/**
+ * The script with each function definition in place of `:`: a body runs where the
+ * function is called, and is read there with the call's arguments (`cleanup dist`),
+ * not where it is defined, where `rm -rf "$1"` has no operand yet.
+ */
+function withoutDefinitions(script: string): string {
+  const definition = /(?:^|[\s;&|(){}])(?:function\s+[A-Za-z_][\w.:-]*\s*(?:\(\s*\))?|[A-Za-z_][\w.:-]*\s*\(\s*\))\s*([{(])/g;
+  let out = "";
+  let from = 0;
+  for (const match of script.matchAll(definition)) {
+    const start = (match.index ?? 0) + (/^[\s;&|(){}]/.test(match[0]) ? 1 : 0);
+    // A definition inside one already taken out.
+    if (start < from) continue;
+    const open = (match.index ?? 0) + match[0].length - 1;
+    const close = matching(script, open, match[1] === "{" ? "}" : ")");
+    out += `${script.slice(from, start)}:`;
+    from = close + 1;
+  }
+  return from === 0 ? script : out + script.slice(from);
 }
 
 /** The index of the bracket closing the one at `open`, skipping quoted text. */

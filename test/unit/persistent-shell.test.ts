@@ -157,6 +157,15 @@ describe("a later call is read with what earlier calls left in OMP's shell", () 
     expect(await after(["alias z=git"], "eval z push -f origin main")).toContain("protect-branches");
   });
 
+  it("a function's body is read where it is called, with the call's words, not where it is defined", async () => {
+    for (const command of ['cleanup() { rm -rf "$1"; }', 'backup() { cp "$1" "$1.bak"; }', 'save() { echo "$2" > "$1"; }', 'cleanup() { rm -rf "$1"; }; cleanup dist']) {
+      expect(await refusedBy(command), command).toEqual([]);
+    }
+    expect(await refusedBy('cleanup() { rm -rf "$1"; }; cleanup ~')).toContain("block-destructive-deletes");
+    expect(await refusedBy('trap f EXIT; f() { rm -rf ~; }')).toContain("block-destructive-deletes");
+    expect(await after(['ci() { git commit --no-verify "$@"; }'], "ci -m x")).toContain("block-git-hook-bypass");
+  });
+
   it("ordinary later calls pass", async () => {
     expect(await after(["build() { npm run build; }", "N=3", "alias ll='ls -la'"], "build && ll && echo $N")).toEqual([]);
   });
