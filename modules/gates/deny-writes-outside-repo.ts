@@ -25,6 +25,9 @@ type Options = z.infer<typeof Options>;
 /** Device files every program writes to; writing them changes no file. */
 const DEVICES = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"]);
 
+/** The temporary directories, as real paths: os.tmpdir() and the system's `/tmp` and `/var/tmp`. */
+const TEMP_DIRS = (): string[] => [...new Set([os.tmpdir(), "/tmp", "/var/tmp"].map((dir) => realPath(dir)))];
+
 /** OMP's `local://` files: the session's own scratch space, never the person's files. */
 function sessionLocal(input: HookInput): string | undefined {
   const root = localRootOf(typeof input.transcript_path === "string" ? input.transcript_path : undefined, input.session_id);
@@ -43,7 +46,8 @@ function outside(word: string, cwd: string, env: ReadonlyMap<string, string>, op
   if (isInside(root, target)) return undefined;
   const scratch = local();
   if (scratch !== undefined && isInside(scratch, target)) return undefined;
-  if (options.allowTemp && isInside(realPath(os.tmpdir()), target)) return undefined;
+  // The temporary directory: TMPDIR's, and the system's own where TMPDIR names another (macOS's /var/folders/…).
+  if (options.allowTemp && TEMP_DIRS().some((dir) => isInside(dir, target))) return undefined;
   if (isAllowed(target, options.allow, cwd)) return undefined;
   return `${target} is outside the project ${root}`;
 }

@@ -160,9 +160,20 @@ function gitProblem(run: RunCommand, sessionCwd: string, options: Options, line:
     if (many !== undefined) return `git push ${many} pushes every matching branch, the protected ones too (${list}); name one branch of your own`;
     // `"$(git branch --show-current)"` is the current branch; another refspec built at run time may be a protected one.
     const current = /^\$\(\s*git (branch --show-current|rev-parse --abbrev-ref HEAD|symbolic-ref --short HEAD)\s*\)$/;
-    const dynamicRef = refspecs.find((r) => isDynamic(r) && !current.test(r));
+    // The destination with each part built at run time as "anything": `"v$VERSION"` or `refs/tags/$T` cannot be main.
+    const mayBeProtected = (ref: string): boolean => {
+      const destination = (ref.includes(":") ? ref.slice(ref.lastIndexOf(":") + 1) : ref).replace(/^\+/, "");
+      // A source built at run time pushed to the same name (`"$b"`, `HEAD:"$b"`): the name is the dynamic part.
+      const text = destination.replace(/^refs\/heads\//, "").replace(/^heads\//, "");
+      if (/^refs\/(?:tags|remotes|notes)\//.test(destination)) return false;
+      const parts = text.split(/\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_][A-Za-z0-9_]*|\$[0-9@*#?$!-]|`[^`]*`/);
+      const pattern = new RegExp(`^${parts.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
+      return options.branches.some((branch) => pattern.test(branch));
+    };
+    const destinationOf = (r: string): string => (r.includes(":") ? r.slice(r.indexOf(":") + 1) : r);
+    const dynamicRef = refspecs.find((r) => isDynamic(destinationOf(r)) && !current.test(destinationOf(r)) && mayBeProtected(r));
     if (dynamicRef !== undefined) return `git push ${dynamicRef} pushes to a branch named at run time, which may be protected (${list}); name the branch`;
-    const targets = refspecs.map((r) => (current.test(r) ? (checkedOut() ?? "") : r.includes(":") ? r.slice(r.indexOf(":") + 1) : r));
+    const targets = refspecs.map((r) => (current.test(destinationOf(r)) ? (checkedOut() ?? "") : destinationOf(r)));
     if (refspecs.length === 0 && !flags.some((f) => f === "--tags" || f === "--delete" || f === "-d")) {
       targets.push(checkedOut() ?? "");
       // A plain push goes where the repository's config sends it.

@@ -121,7 +121,7 @@ describe("protect-branches", () => {
       await refused(id, bash(command));
     },
   );
-  it.each(["git push origin topic", "git push -u origin feature/x", "git branch -D topic", "git reset --soft HEAD~1", "git log main", "git checkout main", "git push --dry-run origin topic", "git branch -a", "git branch -vv", "git switch -c feature", "git checkout -B topic", "git update-ref refs/heads/topic HEAD", "git reset --soft HEAD~1", "git fetch . topic:main", "git fetch origin '+refs/heads/*:refs/remotes/origin/*'", "git fetch origin +main:topic", "gh api repos/o/r/git/refs/heads/main", "gh api -X DELETE repos/o/r/git/refs/heads/topic", "gh api repos/o/r/branches/main"])(
+  it.each(["git push origin topic", "git push -u origin feature/x", "git branch -D topic", "git reset --soft HEAD~1", "git log main", "git checkout main", "git push --dry-run origin topic", "git branch -a", "git branch -vv", "git switch -c feature", "git checkout -B topic", "git update-ref refs/heads/topic HEAD", "git reset --soft HEAD~1", "git fetch . topic:main", "git fetch origin '+refs/heads/*:refs/remotes/origin/*'", "git fetch origin +main:topic", "gh api repos/o/r/git/refs/heads/main", "gh api -X DELETE repos/o/r/git/refs/heads/topic", "gh api repos/o/r/branches/main", 'git push origin "v$VERSION"', 'git push origin "refs/tags/$T"', 'git push origin HEAD:"feature/$X"'])(
     "passes %s",
     async (command) => passes(id, bash(command)),
   );
