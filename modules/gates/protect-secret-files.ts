@@ -67,6 +67,33 @@ function patternsOf(options: Options): RegExp[] {
   return regexes;
 }
 
+/**
+ * Which names a tree read reads, by its include and exclude globs: grep's `--include`/
+ * `--exclude`, ripgrep's `-g`/`--glob` (`!` excludes), zip's `-i`/`-x`. A name no include
+ * admits, or one an exclude names, is not read (`grep -r TODO --include='*.ts' .`).
+ */
+function treeFilter(program: string | undefined, args: readonly string[]): (name: string) => boolean {
+  const include: RegExp[] = [];
+  const exclude: RegExp[] = [];
+  const glob = (text: string): RegExp => globRegex(text.replace(/^\*\*\//, ""));
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    const [option, glued] = arg.startsWith("--") && arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
+    const value = (): string => glued ?? (args[++i] as string | undefined) ?? "";
+    if ((program === "grep" || program === "egrep" || program === "fgrep" || program === "rgrep") && (option === "--include" || option === "--exclude")) {
+      (option === "--include" ? include : exclude).push(glob(value()));
+    } else if ((program === "rg" || program === "ag") && (option === "-g" || option === "--glob")) {
+      const given = value();
+      if (given.startsWith("!")) exclude.push(glob(given.slice(1)));
+      else include.push(glob(given));
+    } else if (program === "zip" && (option === "-x" || option === "-i")) {
+      // zip's lists run to the next option.
+      for (; i + 1 < args.length && !(args[i + 1] as string).startsWith("-"); i++) (option === "-i" ? include : exclude).push(glob(args[i + 1] as string));
+    }
+  }
+  return (name) => (include.length === 0 || include.some((r) => r.test(name))) && !exclude.some((r) => r.test(name));
+}
+
 /** Options of grep that take the next word. */
 const GREP_VALUED = new Set(["-e", "-f", "-m", "-A", "-B", "-C", "--regexp", "--file", "--max-count", "--include", "--exclude", "--exclude-dir", "--label", "--color", "--colour", "-d", "-D"]);
 
@@ -150,6 +177,18 @@ function patternWords(program: string | undefined, args: readonly string[]): Set
     args.forEach((arg, i) => {
       if (FIND_PATTERNS.has(arg)) skip.add(i + 1);
     });
+    return skip;
+  }
+  // Include and exclude globs name files a tree read leaves or takes (treeFilter reads them), not files it reads.
+  args.forEach((arg, i) => {
+    if (/^--(?:include|exclude|exclude-dir|glob)=/.test(arg)) skip.add(i);
+    else if (["--include", "--exclude", "--exclude-dir", "-g", "--glob"].includes(arg) && program !== "find") skip.add(i + 1);
+  });
+  if (program === "zip") {
+    for (let i = 0; i < args.length; i++) {
+      if (args[i] !== "-x" && args[i] !== "-i") continue;
+      for (; i + 1 < args.length && !(args[i + 1] as string).startsWith("-"); i++) skip.add(i + 1);
+    }
     return skip;
   }
   const search = program !== undefined && (SEARCHES.has(program) || (program === "git" && args[0] === "grep"));
@@ -279,6 +318,7 @@ function findSecret(input: HookInput, options: Options): Found | undefined {
     const printed = run.argv.slice(1).flatMap((w) => [...w.matchAll(/\$\(([^()]*)\)|`([^`]*)`/g)].flatMap((m) => parseShell(m[1] ?? m[2] ?? "").flatMap((c) => c.argv.slice(1))));
     const words = [...args, ...printed, ...run.command.redirects.map((r) => r.target)];
     // `grep -r . .`, `tar c .`, `zip -r x.zip .`, `rg --hidden x`: a directory read whole reads the secret files in it.
+    const admits = treeFilter(run.program, run.argv.slice(1));
     for (const dir of treeReads(run)) {
       const at = path.resolve(cwdHere, dir);
       let names: readonly string[] = [];
@@ -288,6 +328,7 @@ function findSecret(input: HookInput, options: Options): Found | undefined {
         continue;
       }
       for (const name of names) {
+        if (!admits(name)) continue;
         found = check(path.join(at, name), `${run.program ?? "a command"} reading ${dir} whole`, dir);
         if (found) return "found";
       }
