@@ -185,7 +185,8 @@ describe("protect-secret-files", () => {
   it.each([
     'grep -rn ".env" src/', "grep -qxF .env .gitignore || echo .env >> .gitignore", 'find . -name "*.pem"', "ls -la .env", "[ -f .env ] && echo present", "git check-ignore -v .env",
     "git log --oneline -- .env", "git rm --cached .env", "npm install @aws-sdk/credentials", "git checkout -b fix/credentials", "mkdir -p src/credentials", "cat no-such.pem",
-    "grep -r TODO --include='*.ts' .", "grep -rn TODO --exclude=.env --exclude=.envrc .", "rg --hidden TODO -g '!.env*'", "zip -r release.zip . -x .env .envrc",
+    // (envlink is a link to .env: it is left out too.)
+    "grep -r TODO --include='*.ts' .", "grep -rn TODO --exclude=.env --exclude=.envrc --exclude=envlink .", "rg --hidden TODO -g '!.env*' -g '!envlink'", "zip -r release.zip . -x .env .envrc envlink",
   ])("passes %s: it names a secret file's name, not its bytes", async (command) => passes(id, bash(command)));
   it.each<[string, Partial<HookInput>]>([
     ["Read .env.example", { tool_name: "Read", tool_input: { file_path: ".env.example" } }],
