@@ -25,8 +25,8 @@ type Options = z.infer<typeof Options>;
 /** Device files every program writes to; writing them changes no file. */
 const DEVICES = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"]);
 
-/** The temporary directories, as real paths: os.tmpdir() and the system's `/tmp` and `/var/tmp`. */
-const TEMP_DIRS = (): string[] => [...new Set([os.tmpdir(), "/tmp", "/var/tmp"].map((dir) => realPath(dir)))];
+/** macOS's `/tmp` beside the per-user TMPDIR it sets (`/var/folders/…`), as real paths; elsewhere TMPDIR is the temporary directory. */
+const SYSTEM_TEMP = (): string[] => (process.platform === "darwin" ? ["/tmp", "/var/tmp"].map((dir) => realPath(dir)) : []);
 
 /** OMP's `local://` files: the session's own scratch space, never the person's files. */
 function sessionLocal(input: HookInput): string | undefined {
@@ -46,8 +46,9 @@ function outside(word: string, cwd: string, env: ReadonlyMap<string, string>, op
   if (isInside(root, target)) return undefined;
   const scratch = local();
   if (scratch !== undefined && isInside(scratch, target)) return undefined;
-  // The temporary directory: TMPDIR's, and the system's own where TMPDIR names another (macOS's /var/folders/…).
-  if (options.allowTemp && TEMP_DIRS().some((dir) => isInside(dir, target))) return undefined;
+  // The temporary directory: TMPDIR's, and on macOS the system's own beside it (though not a home that lies in it).
+  if (options.allowTemp && isInside(realPath(os.tmpdir()), target)) return undefined;
+  if (options.allowTemp && SYSTEM_TEMP().some((dir) => isInside(dir, target)) && !isInside(realPath(env.get("HOME") ?? os.homedir()), target)) return undefined;
   if (isAllowed(target, options.allow, cwd)) return undefined;
   return `${target} is outside the project ${root}`;
 }

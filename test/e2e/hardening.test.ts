@@ -322,7 +322,8 @@ describe("what OMP's bash keeps from one call to the next", () => {
     const { server, env } = await omp.setup();
     installTama(env);
     execFileSync("git", ["init", "-q", env.cwd]);
-    const fake = path.join(env.root, "fake");
+    // In the project, where the agent's files are.
+    const fake = path.join(env.cwd, "fake");
     mkdirSync(fake, { recursive: true });
     // A program Tama cannot read (a script there is read where it runs instead).
     copyFileSync("/bin/echo", path.join(fake, "git"));
