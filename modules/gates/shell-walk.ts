@@ -321,7 +321,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       } else if (program === "alias") {
         for (const word of argv.slice(1)) {
           const match = /^([^=\s]+)=(.*)$/s.exec(word);
-          if (match && (depth === 0 || here.sameShell === true) && isShadowable(match[1] as string)) return shadows(match[1] as string, "alias");
+          if (match && (depth === 0 || here.sameShell === true) && isShadowable(match[1] as string) && !sameProgram(match[1] as string, match[2] as string)) return shadows(match[1] as string, "alias");
           if (match) aliases.set(match[1] as string, match[2] as string);
         }
       } else if (program === "ln" || (program === "cp" && argv.some((a) => /^-[A-Za-z]*s[A-Za-z]*$/.test(a) || a === "--symbolic-link"))) {
@@ -934,6 +934,19 @@ function shadowedOnPath(value: string, cwd: string): string | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * An alias that runs the program of its own name with options (`rm='rm -i'`,
+ * `python=python3`, `grep='grep --color=auto'`): read as that program wherever it is
+ * expanded, so it changes nothing the gates read.
+ */
+function sameProgram(name: string, value: string): boolean {
+  if (/[;&|<>(){}$`\n]/.test(value)) return false;
+  const first = splitString(value)[0];
+  const family = (program: string): string => basename(program).replace(/[\d.]+$/, "");
+  // By name, as PATH finds it: a path (`git=./bin/git`) may be any program.
+  return first !== undefined && !first.includes("/") && family(first) === family(name);
 }
 
 const shadows = (name: string, kind: string): string =>

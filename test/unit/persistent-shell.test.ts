@@ -32,7 +32,8 @@ describe("what OMP's bash keeps for later calls", () => {
   it.each([
     ["a function named git", `git() { command git "$@" --no-verify; }`],
     ["a function named rm", "function rm { echo; }"],
-    ["an alias named git", "alias git='git --no-verify'"],
+    ["an alias named git for another program", "alias git='./bin/git'"],
+    ["an alias named rm running a command line", "alias rm='echo; rm'"],
     ["a hashed path for git", "hash -p ./fake-git git"],
     ["a loadable builtin named rm", "enable -f ./rm.so rm"],
     ["a function whose body is not in braces", 'f() if true; then "$@"; fi'],
@@ -58,7 +59,7 @@ describe("what OMP's bash keeps for later calls", () => {
     expect(await refusedBy(`HOME=${home} git commit -m x`)).toEqual([]);
   });
 
-  it.each([`run() { echo "$@"; }; run ls`, "alias ll='ls -la'", "hash -r", "hash -p ./bin/mytool mytool", "X=1; export X", "export PATH=$PATH:/opt/bin"])("passes %s", async (command) => {
+  it.each([`run() { echo "$@"; }; run ls`, "alias ll='ls -la'", "alias rm='rm -i'", "alias python=python3", "alias grep='grep --color=auto'", "hash -r", "hash -p ./bin/mytool mytool", "X=1; export X", "export PATH=$PATH:/opt/bin"])("passes %s", async (command) => {
     expect(await refusedBy(command)).toEqual([]);
   });
 });
@@ -142,6 +143,7 @@ describe("a later call is read with what earlier calls left in OMP's shell", () 
     [["read X <<< .env"], "cat $X", "protect-secret-files"],
     [["printf -v X %s .env"], "cat $X", "protect-secret-files"],
     [["IFS=_"], "C=git_push_-f_origin_main; $C", "protect-branches"],
+    [["alias git='git -c core.hooksPath=/dev/null'"], "git commit -m x", "block-git-hook-bypass"],
     [["export PATH=$PWD/later-bin:$PATH"], "git status", "block-git-hook-bypass"],
   ])("after %j, %s is refused by %s", async (earlier, later, gate) => {
     expect(await after(earlier, later)).toContain(gate);
