@@ -64,6 +64,16 @@ function union(known: Record<string, string>, name: string, text: string): void 
   else if (!before.split("\n").includes(text) && before !== text) known[name] = `${before}\n${text}`;
 }
 
+/**
+ * A variable set again keeps its values (one per line, the newest last; eight at most):
+ * the walker reads each, as a loop's (`X=.env` then `(X=ok)` must not hide `.env`). A
+ * value of several lines is read as one value per line, which only reads more.
+ */
+function keepValue(vars: Record<string, string>, name: string, text: string): void {
+  const values = [...(vars[name]?.split("\n") ?? []), ...text.split("\n")];
+  vars[name] = values.filter((v, i) => values.lastIndexOf(v) === i).slice(-8).join("\n");
+}
+
 function read(next: ShellKept, script: string, at: { cwd: string; env?: Readonly<Record<string, string>> }, depth: number): void {
   for (const [name, body] of functionsOf(script)) union(next.functions, name, body);
   const home = process.env.HOME || os.homedir();
@@ -73,10 +83,10 @@ function read(next: ShellKept, script: string, at: { cwd: string; env?: Readonly
     const value = (text: string): string => expandVars(text.replace(/(^|:)~(?=\/|:|$)/g, `$1${home}`), known());
     const program = command.argv[0];
     if (program === undefined || DECLARERS.has(program)) {
-      for (const assignment of command.assignments) next.vars[assignment.name] = value(assignment.value);
+      for (const assignment of command.assignments) keepValue(next.vars, assignment.name, value(assignment.value));
       for (const word of command.argv.slice(1)) {
         const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(word);
-        if (match) next.vars[match[1] as string] = value(match[2] as string);
+        if (match) keepValue(next.vars, match[1] as string, value(match[2] as string));
       }
       continue;
     }

@@ -49,6 +49,8 @@ export interface Scope {
   functions?: ReadonlyMap<string, string>;
   /** Aliases the shell already holds (an enclosing script's, or OMP's shell's from earlier calls). */
   aliases?: ReadonlyMap<string, string>;
+  /** Variables with more than one value OMP's shell may hold (kept from earlier calls): each is read. */
+  alternatives?: ReadonlyMap<string, string[]>;
   /** The script stands where a piped command stood (an alias's text): its first command reads that pipe. */
   pipedIn?: boolean;
   /** Commands left to read in this call, and script-file text left to read, shared by every nested script. */
@@ -137,7 +139,8 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
   // The commands of this script see its functions too (a download piped into one that runs a shell).
   here = { ...here, functions };
   let previous: { argv: string[]; command: ShellCommand } | undefined;
-  const loops = new Map<string, string[]>();
+  // A variable's values, as a loop's: every value it may hold (OMP's shell kept several; the line set it again).
+  const loops = new Map<string, string[]>(depth === 0 ? scope.alternatives ?? [] : []);
   const written = scope.written ?? WrittenFiles.empty();
   here = { ...here, written };
   // Substitutions run where the line is (`$(cat f)` reads f there, as this line left it; `$(cd d && pwd)` is d).
@@ -151,13 +154,25 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
     const printer = printerHere();
     return printedText(expanded, printer) ?? substitutedInWord(expanded, printer);
   };
+  /**
+   * Set a variable the script assigns. One set again to another value keeps both, read as
+   * a loop's values are: the line reads it flat, and an assignment in a subshell or a
+   * branch not taken (`X=.env; (X=ok); cat $X`) must not hide the value that holds.
+   */
+  const assign = (name: string, value: string): void => {
+    const before = shellVars.get(name);
+    shellVars.set(name, value);
+    if (before === undefined || before === value || isDynamic(before) || isDynamic(value)) return;
+    const values = loops.get(name) ?? [before];
+    if (!values.includes(value)) loops.set(name, [...values, value].slice(-4));
+  };
   for (const [index, parsed] of parseShell(defined.size === 0 ? script : withoutDefinitions(script)).entries()) {
     const command = index === 0 && scope.pipedIn === true && !parsed.piped ? { ...parsed, piped: true } : parsed;
     if (command.argv.length === 0 || (["export", "declare", "typeset", "local", "readonly"].includes(command.argv[0] as string) && command.argv.length > 1)) {
-      for (const { name, value } of command.assignments) shellVars.set(name, assigned(value));
+      for (const { name, value } of command.assignments) assign(name, assigned(value));
       for (const word of command.argv.slice(1)) {
         const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(word);
-        if (match) shellVars.set(match[1] as string, assigned(match[2] as string));
+        if (match) assign(match[1] as string, assigned(match[2] as string));
       }
     }
     // `for d in a b; do rm -rf "$d"; done`: a command using a loop's variable runs once per value.
@@ -1253,8 +1268,12 @@ function walkedCall(input: HookInput, home: string | undefined): { walks: Walk[]
     // A cwd given as `/p/l/..` is where the kernel's walk of it ends (l a link), not /p.
     // OMP's bash runs in the session's shell: what earlier calls left there is there before the line (the call's own env wins).
     const kept = input.omp?.shell_kept;
+    // A kept variable with several values (one per line) holds the newest, and each is read.
+    const keptVars = Object.entries(kept?.vars ?? {}).map(([name, value]): [string, string[]] => [name, value.split("\n")]);
+    const alternatives = new Map(keptVars.filter(([name, values]) => values.length > 1 && call.env?.[name] === undefined));
     const scope: Scope = {
-      env: new Map([...Object.entries(kept?.vars ?? {}), ...Object.entries(call.env ?? {})]),
+      env: new Map([...keptVars.map(([name, values]): [string, string] => [name, values.at(-1) as string]), ...Object.entries(call.env ?? {})]),
+      ...(alternatives.size > 0 ? { alternatives } : {}),
       cwd: resolvedPath(input.cwd, "."),
       home: key,
       ...(kept !== undefined ? { functions: new Map(Object.entries(kept.functions)), aliases: new Map(Object.entries(kept.aliases)) } : {}),

@@ -143,6 +143,7 @@ describe("a later call is read with what earlier calls left in OMP's shell", () 
     [["read X <<< .env"], "cat $X", "protect-secret-files"],
     [["printf -v X %s .env"], "cat $X", "protect-secret-files"],
     [["IFS=_"], "C=git_push_-f_origin_main; $C", "protect-branches"],
+    [["X=.env", "(X=ok)"], "cat $X", "protect-secret-files"],
     [["alias git='git -c core.hooksPath=/dev/null'"], "git commit -m x", "block-git-hook-bypass"],
     [["export PATH=$PWD/later-bin:$PATH"], "git status", "block-git-hook-bypass"],
   ])("after %j, %s is refused by %s", async (earlier, later, gate) => {
@@ -166,6 +167,12 @@ describe("a later call is read with what earlier calls left in OMP's shell", () 
     expect(await refusedBy('cleanup() { rm -rf "$1"; }; cleanup ~')).toContain("block-destructive-deletes");
     expect(await refusedBy('trap f EXIT; f() { rm -rf ~; }')).toContain("block-destructive-deletes");
     expect(await after(['ci() { git commit --no-verify "$@"; }'], "ci -m x")).toContain("block-git-hook-bypass");
+  });
+
+  it("a variable set again keeps every value, each read: one set in a subshell does not hide the one that holds", async () => {
+    expect(await refusedBy("X=.env; (X=ok); cat $X")).toContain("protect-secret-files");
+    expect(await refusedBy("f=a.txt; cat $f; f=b.txt; cat $f")).toEqual([]);
+    expect(await after(["X=1", "X=2"], "echo $X")).toEqual([]);
   });
 
   it("ordinary later calls pass", async () => {
