@@ -74,7 +74,8 @@ function keepValue(vars: Record<string, string>, name: string, text: string): vo
   vars[name] = values.filter((v, i) => values.lastIndexOf(v) === i).slice(-8).join("\n");
 }
 
-function read(next: ShellKept, script: string, at: { cwd: string; env?: Readonly<Record<string, string>> }, depth: number): void {
+function read(next: ShellKept, script: string, given: { cwd: string; env?: Readonly<Record<string, string>> }, depth: number): void {
+  let at = given;
   for (const [name, body] of functionsOf(script)) union(next.functions, name, body);
   const home = process.env.HOME || os.homedir();
   for (const command of parseShell(script)) {
@@ -107,6 +108,10 @@ function read(next: ShellKept, script: string, at: { cwd: string; env?: Readonly
     } else if (program === "eval" && depth < MAX_SOURCE_DEPTH) {
       // Its words as text: `eval 'f() { "$@"; }'` defines f; a value built at run time defines nothing Tama can read.
       read(next, args.join(" "), at, depth + 1);
+    } else if (program === "cd" && operands.length <= 1) {
+      // `cd d && . ./a.sh`: a file sourced after a cd is read from there.
+      const to = operands[0] === undefined ? home : value(operands[0]);
+      if (!isDynamic(to)) at = { ...at, cwd: path.resolve(at.cwd, to) };
     } else if ((program === "source" || program === ".") && depth < MAX_SOURCE_DEPTH && operands[0] !== undefined && !isDynamic(operands[0])) {
       const file = readScriptFile(path.resolve(at.cwd, value(operands[0])));
       if ("text" in file) read(next, file.text, at, depth + 1);

@@ -121,6 +121,8 @@ describe("a later call is read with what earlier calls left in OMP's shell", () 
 
   beforeAll(() => {
     writeFileSync(path.join(project, "defs.sh"), 'ci() { git commit "$@"; }\n');
+    mkdirSync(path.join(project, "sub"), { recursive: true });
+    writeFileSync(path.join(project, "sub", "defs.sh"), 'ci() { git commit "$@"; }\n');
     writeFileSync(path.join(project, ".env"), "KEY=1\n");
     // A program named git put in the PATH's directory after the call that exported it.
     mkdirSync(path.join(project, "later-bin"));
@@ -139,6 +141,7 @@ describe("a later call is read with what earlier calls left in OMP's shell", () 
     [["wipe() { rm -rf \"$1\"; }"], "wipe ~", "block-destructive-deletes"],
     [["t=$HOME/.omp/agent/extensions"], "cp x.js \"$t/\"", "self-protection"],
     [["source defs.sh"], "ci -n -m x", "block-git-hook-bypass"],
+    [["cd sub && . ./defs.sh"], "ci -n -m x", "block-git-hook-bypass"],
     [["eval 'X=.env'"], "cat $X", "protect-secret-files"],
     [["read X <<< .env"], "cat $X", "protect-secret-files"],
     [["printf -v X %s .env"], "cat $X", "protect-secret-files"],
