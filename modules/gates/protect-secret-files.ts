@@ -219,7 +219,7 @@ function onlyMetadata(program: string | undefined, args: readonly string[]): boo
   if (GIT_METADATA.has(sub)) return true;
   // `git rm --cached .env` stops tracking it; `git log -- .env` lists commits (a patch, `-p`, shows bytes).
   if (sub === "rm") return args.includes("--cached");
-  if (sub === "log") return !args.some((a) => /^-[A-Za-z]*p|^-u$|^--(?:patch|full-diff|word-diff|unified|raw|cc)/.test(a));
+  if (sub === "log") return !args.some((a) => /^-[A-Za-z]*p|^-u$|^-L|^--(?:patch|full-diff|word-diff|unified|raw|cc|ext-diff|textconv)/.test(a));
   return false;
 }
 
