@@ -95,7 +95,7 @@ function treeFilter(program: string | undefined, args: readonly string[]): (name
 }
 
 /** Options of grep that take the next word. */
-const GREP_VALUED = new Set(["-e", "-f", "-m", "-A", "-B", "-C", "--regexp", "--file", "--max-count", "--include", "--exclude", "--exclude-dir", "--label", "--color", "--colour", "-d", "-D"]);
+const GREP_VALUED = new Set(["-e", "-f", "-m", "-A", "-B", "-C", "--regexp", "--file", "--max-count", "--include", "--exclude", "--exclude-dir", "--label", "-d", "-D"]);
 
 /**
  * The directories a command reads whole, down the tree: grep's -r/-R (and rgrep; no path is
@@ -162,6 +162,8 @@ const PATH_MAX = 4096;
 const PRINTERS = new Set(["echo", "printf", "true", ":"]);
 /** Programs that look at a file's name, type, size or mode, never its bytes (`ls -la .env`, `[ -f .env ]`). */
 const METADATA = new Set(["ls", "stat", "test", "[", "[[", "du", "realpath", "readlink", "basename", "dirname", "chmod", "chown", "chgrp", "touch", "file", "mkdir", "wc"]);
+/** git log's options that show commits and file names, never a file's lines. */
+const LOG_NAMES_ONLY = /^(?:-\d+|-n\d*|--max-count(?:=.*)?|--skip=.*|--oneline|--stat(?:=.*)?|--shortstat|--numstat|--name-only|--name-status|--summary|--format=.*|--pretty(?:=.*)?|--abbrev-commit|--no-abbrev-commit|--decorate(?:=.*)?|--no-decorate|--graph|--all|--branches(?:=.*)?|--follow|--reverse|--first-parent|--no-merges|--merges|--since=.*|--until=.*|--after=.*|--before=.*|--author=.*|--committer=.*|--grep=.*|--date=.*|--relative-date|--color(?:=.*)?|--no-color|--topo-order|--date-order)$/;
 /** git subcommands that name files without showing their bytes. */
 const GIT_METADATA = new Set(["check-ignore", "ls-files", "status", "check-attr"]);
 /** Searches whose first operand is the pattern, not a file (`grep -rn ".env" src/`); and the options giving it. */
@@ -179,11 +181,14 @@ function patternWords(program: string | undefined, args: readonly string[]): Set
     });
     return skip;
   }
+  const search = program !== undefined && (SEARCHES.has(program) || (program === "git" && args[0] === "grep"));
   // Include and exclude globs name files a tree read leaves or takes (treeFilter reads them), not files it reads.
-  args.forEach((arg, i) => {
-    if (/^--(?:include|exclude|exclude-dir|glob)=/.test(arg)) skip.add(i);
-    else if (["--include", "--exclude", "--exclude-dir", "-g", "--glob"].includes(arg) && program !== "find") skip.add(i + 1);
-  });
+  if (search) {
+    args.forEach((arg, i) => {
+      if (/^--(?:include|exclude|exclude-dir|glob|iglob)=/.test(arg)) skip.add(i);
+      else if (["--include", "--exclude", "--exclude-dir", "-g", "--glob", "--iglob"].includes(arg)) skip.add(i + 1);
+    });
+  }
   if (program === "zip") {
     for (let i = 0; i < args.length; i++) {
       if (args[i] !== "-x" && args[i] !== "-i") continue;
@@ -191,16 +196,15 @@ function patternWords(program: string | undefined, args: readonly string[]): Set
     }
     return skip;
   }
-  const search = program !== undefined && (SEARCHES.has(program) || (program === "git" && args[0] === "grep"));
   if (!search) return skip;
   let patternGiven = false;
   let first = true;
   for (let i = program === "git" ? 1 : 0; i < args.length; i++) {
     const arg = args[i] as string;
-    if (PATTERN_OPTIONS.has(arg)) {
+    if (PATTERN_OPTIONS.has(arg) || (arg.length > 4 && "--regexp".startsWith(arg))) {
       patternGiven = true;
       skip.add(++i);
-    } else if (/^--(?:regexp|file)=/.test(arg)) patternGiven = true;
+    } else if (/^--re[a-z]*=|^--file=|^-[A-Za-z]*e./.test(arg)) patternGiven = true;
     else if (GREP_VALUED.has(arg) || ["-g", "--glob", "-t", "--type", "-T", "--type-not"].includes(arg)) i++;
     else if (!arg.startsWith("-") && first && !patternGiven) {
       skip.add(i);
@@ -219,7 +223,7 @@ function onlyMetadata(program: string | undefined, args: readonly string[]): boo
   if (GIT_METADATA.has(sub)) return true;
   // `git rm --cached .env` stops tracking it; `git log -- .env` lists commits (a patch, `-p`, shows bytes).
   if (sub === "rm") return args.includes("--cached");
-  if (sub === "log") return !args.some((a) => /^-[A-Za-z]*p|^-u$|^-L|^--(?:patch|full-diff|word-diff|unified|raw|cc|ext-diff|textconv)/.test(a));
+  if (sub === "log") return args.slice(1).every((a) => !a.startsWith("-") || a === "--" || LOG_NAMES_ONLY.test(a));
   return false;
 }
 
@@ -313,7 +317,14 @@ function findSecret(input: HookInput, options: Options): Found | undefined {
     // `dd if=.env`, `git show HEAD:.env`, `--file=.env`: the file is the part after `=` or `:`.
     const given = run.argv.slice(1);
     const patterns = patternWords(run.program, given);
-    const args = printer || onlyMetadata(run.program, given) ? [] : given.filter((_w, i) => !patterns.has(i)).flatMap((w) => [w, ...w.split(/[=:]/).slice(1)]).filter((w) => !(w.startsWith("-") && !w.includes("/")));
+    // A program that looks at names only still reads the files its options name (`du --files0-from=.env`, `file -f .env`).
+    const metadata = onlyMetadata(run.program, given);
+    const listFile = (i: number): boolean => run.program === "file" && /^-[A-Za-z]*f$/.test(given[i - 1] ?? "");
+    const operands = printer ? [] : given.filter((w, i) => !patterns.has(i) && !(metadata && !w.startsWith("-") && !listFile(i)));
+    // What follows `=` or `:` names a file however the disk stands (`HEAD:.env` may be in history only): judged by name.
+    const derived = operands.flatMap((w) => w.split(/[=:]/).slice(1));
+    const args = [...operands, ...derived].filter((w) => !(w.startsWith("-") && !w.includes("/")));
+    const byName = new Set(derived);
     // `cat "$(echo .env)"`: what a substitution prints may be the file's name.
     const printed = run.argv.slice(1).flatMap((w) => [...w.matchAll(/\$\(([^()]*)\)|`([^`]*)`/g)].flatMap((m) => parseShell(m[1] ?? m[2] ?? "").flatMap((c) => c.argv.slice(1))));
     const words = [...args, ...printed, ...run.command.redirects.map((r) => r.target)];
@@ -338,9 +349,13 @@ function findSecret(input: HookInput, options: Options): Found | undefined {
     for (const word of words) {
       // Longer than PATH_MAX, a word names no file the kernel opens (a sed script, a payload).
       if (word.length > PATH_MAX) continue;
-      for (const file of globMatches(word, cwdHere)) {
+      // `~/.ssh/id_*`: the home expanded before the glob is matched, as the shell does.
+      for (const file of globMatches(/^(?:~|\$\{?HOME\}?)(?=\/|$)/.test(word) ? wordPath(word, cwdHere) : word, cwdHere)) {
         const at = path.resolve(cwdHere, file);
-        if (!writes.has(at) && !writtenHere.has(at) && lstatOf(at) === undefined) continue;
+        // Where the directory is unknown (`cd "$(…)" && cat id_rsa`), a name is judged as it reads.
+        // A glob left as written matched nothing where it was looked for (`~/.ssh/id_*`): judged by name too.
+        const there = byName.has(word) || run.scope.unknownCwd !== undefined || /[*?[]/.test(file) || writes.has(at) || writtenHere.has(at) || lstatOf(wordPath(file, cwdHere)) !== undefined;
+        if (!there) continue;
         found = check(at, how, word);
         if (found) return "found";
       }

@@ -179,6 +179,14 @@ describe("protect-secret-files", () => {
     ["direnv's file", bash("cat .envrc")],
     ["find running a command on what it selects", bash("find . -name .env -exec cat {} \\;")],
     ["xargs on what find selects", bash("find . -name '*.pem' | xargs cat")],
+    // A word is judged by name where the disk cannot say: history, an unknown directory, an option's value, a glob in the home.
+    ["a secret in git history only", bash("git show HEAD:config/.env")],
+    ["a name after a cd to a directory built at run time", bash('cd "$(ls -d src)" && cat .env')],
+    ["git log with context lines", bash("git log -U3 -- .env")],
+    ["a glued or abbreviated grep pattern", bash("grep -e. .env && grep --regex=. .env")],
+    ["grep --color, which takes no value", bash("grep --color . .env")],
+    ["another program's -g", bash("sort -g .env")],
+    ["a list of files an option names", bash("du --files0-from=.env")],
   ])("refuses %s", async (_name, input) => {
     expect(await refused(id, input)).toMatch(/holds secrets/);
   });
