@@ -61,6 +61,57 @@ function ghApiProblem(args: readonly string[], options: Options): string | undef
   return endpoint === undefined ? undefined : `gh api ${method?.toUpperCase() ?? "POST"} ${endpoint} moves, deletes or unprotects a protected branch (protected: ${options.branches.join(", ")}); push a branch and open a pull request`;
 }
 
+/** Where each part of a refspec built at run time stands once its text is taken out (RUN_TIME). */
+const RUN_TIME = "\u0001";
+
+/** A refspec's text with each expansion (`${B:-main}`, `$( (git branch) )`, `` `…` ``, `$b`) replaced by RUN_TIME, brackets balanced. */
+function withoutExpansions(text: string): { text: string; parts: string[] } {
+  let out = "";
+  const parts: string[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i] as string;
+    if (ch === "$" && (text[i + 1] === "(" || text[i + 1] === "{")) {
+      const open = text[i + 1] as string;
+      const close = open === "(" ? ")" : "}";
+      let depth = 0;
+      let j = i + 1;
+      for (; j < text.length; j++) {
+        if (text[j] === open) depth++;
+        else if (text[j] === close && --depth === 0) break;
+      }
+      parts.push(text.slice(i, j + 1));
+      out += RUN_TIME;
+      i = j;
+    } else if (ch === "`") {
+      const end = text.indexOf("`", i + 1);
+      const j = end === -1 ? text.length : end;
+      parts.push(text.slice(i, j + 1));
+      out += RUN_TIME;
+      i = j;
+    } else if (ch === "$" && /[A-Za-z_0-9@*#?$!-]/.test(text[i + 1] ?? "")) {
+      const name = /^\$(?:[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-])/.exec(text.slice(i))?.[0] ?? "$";
+      parts.push(name);
+      out += RUN_TIME;
+      i += name.length - 1;
+    } else out += ch;
+  }
+  return { text: out, parts };
+}
+
+/** The destination of a push refspec (after its `:` outside any expansion), expansions as RUN_TIME. */
+function destinationOf(ref: string): string {
+  const { text } = withoutExpansions(ref);
+  return text.includes(":") ? text.slice(text.indexOf(":") + 1) : text;
+}
+
+/** A destination with its RUN_TIME marks put back as written (`$(git branch --show-current)` is read as the current branch). */
+function expansionsAsWritten(ref: string, destination: string): string {
+  const { text, parts } = withoutExpansions(ref);
+  const before = (text.includes(":") ? text.slice(0, text.indexOf(":") + 1) : "").split(RUN_TIME).length - 1;
+  let k = before;
+  return destination.replace(new RegExp(RUN_TIME, "g"), () => parts[k++] ?? "");
+}
+
 interface LineState {
   branch?: string;
 }
@@ -162,18 +213,16 @@ function gitProblem(run: RunCommand, sessionCwd: string, options: Options, line:
     const current = /^\$\(\s*git (branch --show-current|rev-parse --abbrev-ref HEAD|symbolic-ref --short HEAD)\s*\)$/;
     // The destination with each part built at run time as "anything": `"v$VERSION"` or `refs/tags/$T` cannot be main.
     const mayBeProtected = (ref: string): boolean => {
-      const destination = (ref.includes(":") ? ref.slice(ref.lastIndexOf(":") + 1) : ref).replace(/^\+/, "");
-      // A source built at run time pushed to the same name (`"$b"`, `HEAD:"$b"`): the name is the dynamic part.
+      const destination = destinationOf(ref).replace(/^\+/, "");
       const text = destination.replace(/^refs\/heads\//, "").replace(/^heads\//, "");
       if (/^refs\/(?:tags|remotes|notes)\//.test(destination)) return false;
-      const parts = text.split(/\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_][A-Za-z0-9_]*|\$[0-9@*#?$!-]|`[^`]*`/);
-      const pattern = new RegExp(`^${parts.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
+      const pattern = new RegExp(`^${text.split(RUN_TIME).map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
       return options.branches.some((branch) => pattern.test(branch));
     };
-    const destinationOf = (r: string): string => (r.includes(":") ? r.slice(r.indexOf(":") + 1) : r);
-    const dynamicRef = refspecs.find((r) => isDynamic(destinationOf(r)) && !current.test(destinationOf(r)) && mayBeProtected(r));
+
+    const dynamicRef = refspecs.find((r) => destinationOf(r).includes(RUN_TIME) && !current.test(expansionsAsWritten(r, destinationOf(r))) && mayBeProtected(r));
     if (dynamicRef !== undefined) return `git push ${dynamicRef} pushes to a branch named at run time, which may be protected (${list}); name the branch`;
-    const targets = refspecs.map((r) => (current.test(destinationOf(r)) ? (checkedOut() ?? "") : destinationOf(r)));
+    const targets = refspecs.map((r) => (current.test(expansionsAsWritten(r, destinationOf(r))) ? (checkedOut() ?? "") : expansionsAsWritten(r, destinationOf(r))));
     if (refspecs.length === 0 && !flags.some((f) => f === "--tags" || f === "--delete" || f === "-d")) {
       targets.push(checkedOut() ?? "");
       // A plain push goes where the repository's config sends it.

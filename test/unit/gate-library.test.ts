@@ -115,7 +115,8 @@ describe("protect-branches", () => {
     "git push origin :", "git push origin 'refs/heads/*:refs/heads/*'", "git push --all origin", "git push --prune origin topic", "git send-pack --force ../r.git x:main",
     "/usr/lib/git-core/git-push origin +topic:main", "git checkout -Bmain HEAD~2", "git update-ref --stdin <<< 'delete refs/heads/main'", "git update-ref HEAD HEAD~1", "git reset --keep HEAD~1", 'git branch -D "$b"', "hub push --force origin topic",
     "git checkout topic && git checkout main && git reset --hard HEAD~1", "git fetch . +topic:main", "git fetch -f origin x:refs/heads/master", "git fetch origin '+refs/heads/*:refs/heads/*'", "git pull --force origin x:main",
-    "gh api -X DELETE repos/o/r/git/refs/heads/main", "gh api --method PATCH repos/o/r/git/refs/heads/main -F sha=abc -F force=true", "gh api repos/o/r/branches/master/protection -X DELETE"])(
+    "gh api -X DELETE repos/o/r/git/refs/heads/main", "gh api --method PATCH repos/o/r/git/refs/heads/main -F sha=abc -F force=true", "gh api repos/o/r/branches/master/protection -X DELETE",
+    'git push origin ":${B:-main}"', 'git push origin "HEAD:${B:-main}"', 'git push origin ":$( (git branch --show-current) )"'])(
     "refuses %s (on main)",
     async (command) => {
       await refused(id, bash(command));
