@@ -192,9 +192,14 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         // An unquoted expansion is split into words, as the shell splits it (`c='git commit -n'; $c`).
         return expanded !== word && !isDynamic(expanded) && splitter.test(expanded) ? expanded.split(splitter).filter(Boolean) : whole !== undefined ? whole.split(splitter).filter(Boolean) : [expanded];
       });
-      const alias = words[0] === undefined ? undefined : aliases.get(words[0]);
+      // Aliases are expanded in command position, after `time`, `coproc` and `!` too (`alias g='git -c …'; time g commit`).
+      let at = 0;
+      while (words[at] === "time" || words[at] === "coproc" || words[at] === "!" || (words[at] === "-p" && words[at - 1] === "time")) at++;
+      const prefix = words.slice(0, at);
+      const alias = words[at] === undefined ? undefined : aliases.get(words[at] as string);
       if (alias !== undefined) {
-        const expansion = aliasExpansion(alias, words.slice(1), aliases);
+        const expanded = aliasExpansion(alias, words.slice(at + 1), aliases);
+        const expansion = typeof expanded === "string" ? (prefix.length === 0 ? expanded : expanded.split("\n").map((line) => `${shellLine(prefix)} ${line}`).join("\n")) : [...prefix, ...expanded];
         if (typeof expansion === "string") {
           // Text the shell reads in the command's place (`a='curl … | sh'`, several kept definitions, `a='env '`): read as a script there.
           const reason = walkShell(expansion, { ...here, aliases: new Map(aliases), functions, sameShell: depth === 0 || here.sameShell === true, pipedIn: command.piped }, visit, depth + 1);
@@ -241,9 +246,12 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         if (fed === undefined) unreadArgs = true;
         else argv = [...argv, ...fed];
       }
+      // A function runs after `time`, `coproc` and `!` too (not after `env` or `command`, which run a program).
+      let lead = 0;
+      while (words[lead] === "time" || words[lead] === "coproc" || words[lead] === "!" || (words[lead] === "-p" && words[lead - 1] === "time")) lead++;
       // A function calling itself is read once (its commands are the ones already read).
       const calling = program === undefined ? "" : `function ${program}`;
-      const calls = program !== undefined && functions.has(program) && words[0] === argv[0] && !here.reading?.has(calling) ? [callBody(functions.get(program) as string, argv.slice(1))] : [];
+      const calls = program !== undefined && functions.has(program) && words[lead] === argv[0] && !here.reading?.has(calling) ? [callBody(functions.get(program) as string, argv.slice(1))] : [];
       // `echo 'cmd' | sh`, `cat <<EOF | bash`, `cat f.sh | sh`: a shell reading its script from the pipe reads what the command before printed.
       const fromPipe = command.piped && previous !== undefined ? printedOrRead(previous.argv, previous.command, cwdHere, written) : undefined;
       const stdin = [...expandedCommand.stdin, ...redirectedIn, ...(fromPipe === undefined ? [] : [fromPipe])];
@@ -306,7 +314,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         ...(wrapped ? languageWrites(first, words, stdin, fileText) : []),
         ...(wrapped && first !== "find" ? writeTargets({ ...expandedCommand, redirects: [] }, words) : []),
       ];
-      const shellFunction = program !== undefined && functions.has(program) && words[0] === argv[0];
+      const shellFunction = program !== undefined && functions.has(program) && words[lead] === argv[0];
       const run: RunCommand = { argv, program, dynamic: argv[0] !== undefined && isDynamic(argv[0]), unreadArgs, code, shellFunction, otherWrites, env, command: expandedCommand, depth, scope: inner };
       const reason = visit(run);
       if (reason !== undefined) return reason;
@@ -1398,6 +1406,8 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   builtin: { argOptions: [] },
   exec: { argOptions: ["-a"] },
   nohup: { argOptions: [] },
+  // `coproc rm -rf d`: runs the command beside the shell (`coproc NAME { …; }` names it).
+  coproc: { argOptions: [] },
   setsid: { argOptions: [] },
   time: { argOptions: ["-o", "-f", "--output", "--format"] },
   nice: { argOptions: ["-n", "--adjustment"] },
@@ -1657,6 +1667,10 @@ export function inlineCodeOf(program: string | undefined, argv: readonly string[
 function nestedScripts(program: string | undefined, argv: string[], stdin: string[], code: readonly RunCode[], printer: Printer): string[] {
   if (program === "eval") return [argv.slice(1).join(" ")];
   if (program === undefined) return [];
+  // `mapfile -C f`, `readarray -C f`: f runs for each chunk read; `compgen -F f` and `compgen -C cmd` run theirs.
+  if (program === "mapfile" || program === "readarray" || program === "compgen") {
+    return argv.flatMap((word, i) => ((word === "-C" || (program === "compgen" && word === "-F")) && argv[i + 1] !== undefined ? [argv[i + 1] as string] : []));
+  }
   // `trap 'cmd' DEBUG`, `trap -- 'cmd' ERR EXIT`: the action runs in this shell, before or after later commands (a later call's, in OMP's shell).
   if (program === "trap") {
     const operands = argv.slice(1).filter((word) => !/^-[-lp]*$/.test(word) || word === "-");

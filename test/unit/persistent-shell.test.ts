@@ -169,6 +169,12 @@ describe("a later call is read with what earlier calls left in OMP's shell", () 
     }
     expect(await refusedBy('cleanup() { rm -rf "$1"; }; cleanup ~')).toContain("block-destructive-deletes");
     expect(await refusedBy('trap f EXIT; f() { rm -rf ~; }')).toContain("block-destructive-deletes");
+    // Called another way than by name: after time or coproc, by mapfile -C, compgen -F.
+    for (const call of ["time f", "coproc f", "readarray -C f -c 1 a < /dev/null", "compgen -F f x"]) {
+      expect(await refusedBy(`f() { rm -rf ~; }; ${call}`), call).toContain("block-destructive-deletes");
+    }
+    expect(await refusedBy("coproc rm -rf ~")).toContain("block-destructive-deletes");
+    expect(await refusedBy("alias g='git -c core.hooksPath=/dev/null'; time g commit -m x")).toContain("block-git-hook-bypass");
     expect(await after(['ci() { git commit --no-verify "$@"; }'], "ci -m x")).toContain("block-git-hook-bypass");
   });
 
