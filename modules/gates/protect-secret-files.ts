@@ -73,25 +73,33 @@ function patternsOf(options: Options): RegExp[] {
  * admits, or one an exclude names, is not read (`grep -r TODO --include='*.ts' .`).
  */
 function treeFilter(program: string | undefined, args: readonly string[]): (name: string) => boolean {
-  const include: RegExp[] = [];
-  const exclude: RegExp[] = [];
-  const glob = (text: string): RegExp => globRegex(text.replace(/^\*\*\//, ""));
+  // In the order given: the last glob that matches a name decides (grep's and ripgrep's rule; zip's -x are read after its -i).
+  const globs: { regex: RegExp; include: boolean }[] = [];
+  const glob = (text: string, flags = ""): RegExp => new RegExp(globRegex(text.replace(/^\*\*\//, "")).source, flags);
+  const grep = program === "grep" || program === "egrep" || program === "fgrep" || program === "rgrep";
+  let caseless = false;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
     const [option, glued] = arg.startsWith("--") && arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
     const value = (): string => glued ?? (args[++i] as string | undefined) ?? "";
-    if ((program === "grep" || program === "egrep" || program === "fgrep" || program === "rgrep") && (option === "--include" || option === "--exclude")) {
-      (option === "--include" ? include : exclude).push(glob(value()));
-    } else if ((program === "rg" || program === "ag") && (option === "-g" || option === "--glob")) {
+    if (option === "--glob-case-insensitive") caseless = true;
+    if (grep && (option === "--include" || option === "--exclude")) {
+      globs.push({ regex: glob(value()), include: option === "--include" });
+    } else if ((program === "rg" || program === "ag") && (option === "-g" || option === "--glob" || option === "--iglob")) {
       const given = value();
-      if (given.startsWith("!")) exclude.push(glob(given.slice(1)));
-      else include.push(glob(given));
+      const flags = option === "--iglob" || caseless ? "i" : "";
+      globs.push({ regex: glob(given.replace(/^!/, ""), flags), include: !given.startsWith("!") });
     } else if (program === "zip" && (option === "-x" || option === "-i")) {
       // zip's lists run to the next option.
-      for (; i + 1 < args.length && !(args[i + 1] as string).startsWith("-"); i++) (option === "-i" ? include : exclude).push(glob(args[i + 1] as string));
+      for (; i + 1 < args.length && !(args[i + 1] as string).startsWith("-"); i++) globs.push({ regex: glob(args[i + 1] as string), include: option === "-i" });
     }
   }
-  return (name) => (include.length === 0 || include.some((r) => r.test(name))) && !exclude.some((r) => r.test(name));
+  if (program === "zip") globs.sort((a, b) => Number(b.include) - Number(a.include));
+  const includes = globs.some((g) => g.include);
+  return (name) => {
+    const last = globs.filter((g) => g.regex.test(name)).at(-1);
+    return last !== undefined ? last.include : !includes;
+  };
 }
 
 /** Options of grep that take the next word. */
@@ -135,7 +143,7 @@ function treeReads(run: { program: string | undefined; argv: string[] }): string
   }
   if (program === "zip" && /r/.test(letters)) return operands(new Set(["-x", "-i", "-b", "-n", "-t", "-O"])).slice(1);
   if ((program === "rg" || program === "ag") && (args.some((a) => a === "--hidden" || a === "-." || /^-u{2,}$/.test(a) || a === "--unrestricted" || a === "-a" || a === "--all-types") || /uu/.test(letters))) {
-    const words = operands(new Set(["-e", "-f", "-g", "--glob", "-t", "--type", "-T", "--type-not", "-m", "--max-count", "-A", "-B", "-C"]));
+    const words = operands(new Set(["-e", "-f", "-g", "--glob", "--iglob", "-t", "--type", "-T", "--type-not", "-m", "--max-count", "-A", "-B", "-C"]));
     const paths = args.some((a) => a === "-e" || a === "-f") ? words : words.slice(1);
     return paths.length > 0 ? paths : ["."];
   }
@@ -205,7 +213,7 @@ function patternWords(program: string | undefined, args: readonly string[]): Set
       patternGiven = true;
       skip.add(++i);
     } else if (/^--re[a-z]*=|^--file=|^-[A-Za-z]*e./.test(arg)) patternGiven = true;
-    else if (GREP_VALUED.has(arg) || ["-g", "--glob", "-t", "--type", "-T", "--type-not"].includes(arg)) i++;
+    else if (GREP_VALUED.has(arg) || ["-g", "--glob", "--iglob", "-t", "--type", "-T", "--type-not"].includes(arg)) i++;
     else if (!arg.startsWith("-") && first && !patternGiven) {
       skip.add(i);
       first = false;

@@ -188,6 +188,8 @@ describe("protect-secret-files", () => {
     ["grep --color, which takes no value", bash("grep --color . .env")],
     ["another program's -g", bash("sort -g .env")],
     ["a list of files an option names", bash("du --files0-from=.env")],
+    ["an include after an exclude (the last match wins)", bash("grep -r --exclude=.env --include=.env KEY .")],
+    ["ripgrep's case-insensitive glob", bash("rg --hidden -g '*.ts' --iglob .ENV KEY")],
   ])("refuses %s", async (_name, input) => {
     expect(await refused(id, input)).toMatch(/holds secrets/);
   });
