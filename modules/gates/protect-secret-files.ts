@@ -180,6 +180,70 @@ const PATTERN_OPTIONS = new Set(["-e", "-f", "--regexp", "--file"]);
 /** find's options whose value is a name pattern, not a file (`find . -name "*.pem"`). */
 const FIND_PATTERNS = new Set(["-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-lname", "-ilname"]);
 
+/** Programs a list of names goes through as names (`find … | sort | xargs cat`): what comes after them is fed the names. */
+const NAME_PIPES = new Set(["sort", "uniq", "head", "tail", "grep", "egrep", "fgrep", "sed", "awk", "tr", "cut", "tee", "cat"]);
+/** Programs that read the files a list of names names (`| xargs cat`, `| tar -T -`, `| while read f`). */
+const NAME_CONSUMERS = new Set(["xargs", "parallel", "tar", "bsdtar", "zip", "cpio", "pax", "rsync", "7z", "read", "mapfile", "readarray"]);
+
+/** A secret pattern as a file name it matches (`*.pem` → `x.pem`), for testing what a find selects. */
+const example = (pattern: string): string => path.basename(pattern).replace(/\*/g, "x").replace(/\?/g, "x");
+
+/** A find `-name` glob as a regular expression over a name (`[!…]` negated, as find reads it). */
+function findGlob(glob: string, flags: string): RegExp {
+  const body = glob.replace(/[.+^${}()|\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".").replace(/\[!/g, "[^");
+  try {
+    return new RegExp(`^${body}$`, flags);
+  } catch {
+    return /^/;
+  }
+}
+
+/**
+ * Whether a find may select a secret file: a name test (`-name`, `-iname`, `-path`, `-regex`, …)
+ * some secret name passes, or no name test over a start directory that holds one.
+ */
+function findSelects(args: readonly string[], cwd: string, options: Options): { pattern: string; secret: string } | undefined {
+  // Secret files are files (or links to them): `-type d` selects none.
+  const types = args.flatMap((arg, i) => (arg === "-type" || arg === "-xtype" ? [args[i + 1] ?? ""] : []));
+  if (types.length > 0 && types.every((t) => !/[fl]/.test(t))) return undefined;
+  const tests = args.flatMap((arg, i) => (FIND_PATTERNS.has(arg) && args[i + 1] !== undefined ? [{ test: arg, value: args[i + 1] as string }] : []));
+  if (tests.length === 0) {
+    const starts = args.slice(0, Math.max(0, args.findIndex((a) => a.startsWith("-") || a === "!" || a === "("))).filter((a) => !a.startsWith("-"));
+    for (const start of starts.length > 0 ? starts : ["."]) {
+      let names: readonly string[] = [];
+      try {
+        names = namesIn(path.resolve(cwd, start));
+      } catch {
+        continue;
+      }
+      for (const name of names) {
+        const secret = secretPattern(path.join(path.resolve(cwd, start), name), options);
+        if (secret !== undefined) return { pattern: `${start} (${name})`, secret };
+      }
+    }
+    return undefined;
+  }
+  for (const { test, value } of tests) {
+    const flags = test.startsWith("-i") ? "i" : "";
+    for (const pattern of options.patterns) {
+      const name = example(pattern);
+      const matches = /regex$/.test(test)
+        ? (() => {
+            try {
+              return new RegExp(`^(?:${value})$`, flags).test(`./${name}`);
+            } catch {
+              return true;
+            }
+          })()
+        : /path$/.test(test)
+          ? findGlob(value, flags).test(`./${name}`) || findGlob(value, flags).test(`./x/${name}`)
+          : findGlob(value, flags).test(name);
+      if (matches && secretPattern(name, options) !== undefined) return { pattern: value, secret: pattern };
+    }
+  }
+  return undefined;
+}
+
 /** Words of a command that name no file it reads: a search's pattern, find's name patterns. */
 function patternWords(program: string | undefined, args: readonly string[]): Set<number> {
   const skip = new Set<number>();
@@ -297,26 +361,25 @@ function findSecret(input: HookInput, options: Options): Found | undefined {
   }
   let found: { file: string; pattern: string; how: string } | undefined;
   const writtenHere = new Set<string>();
-  // A find selecting secret files by name (`find . -name .env`): what its output feeds reads them.
+  // A find that may select secret files (`find . -name .env`, or no name test over a directory holding one): what it runs on them, or what its output feeds, reads them.
   let selecting: { pattern: string; secret: string } | undefined;
   const walked = walkCall(input, (run) => {
     const fedBy = run.command.piped ? selecting : undefined;
-    selecting = undefined;
-    if (fedBy !== undefined && run.unreadArgs) {
+    // Down the pipe (`| sort | xargs cat`) the names go on.
+    selecting = fedBy;
+    if (fedBy !== undefined && (run.unreadArgs || (run.program !== undefined && NAME_CONSUMERS.has(run.program)))) {
       found = { file: fedBy.pattern, pattern: fedBy.secret, how: `${run.program ?? "a command"} on the files find selects` };
       return "found";
     }
+    if (!run.command.piped || run.program === undefined || !NAME_PIPES.has(run.program)) selecting = undefined;
     if (run.program === "find") {
-      const given = run.argv.slice(1);
-      for (const [i, arg] of given.entries()) {
-        const value = given[i + 1];
-        const secret = FIND_PATTERNS.has(arg) && value !== undefined ? secretPattern(value, options) : undefined;
-        if (secret === undefined || value === undefined) continue;
-        if (given.some((a) => /^-(?:exec|execdir|ok|okdir|delete)$/.test(a))) {
-          found = { file: value, pattern: secret, how: "find running a command on (or deleting) the files it selects" };
+      const selected = findSelects(run.argv.slice(1), run.scope.cwd ?? cwd, options);
+      if (selected !== undefined) {
+        if (run.argv.some((a) => /^-(?:exec|execdir|ok|okdir|delete)$/.test(a))) {
+          found = { file: selected.pattern, pattern: selected.secret, how: "find running a command on (or deleting) the files it selects" };
           return "found";
         }
-        selecting = { pattern: value, secret };
+        selecting = selected;
       }
     }
     const cwdHere = run.scope.cwd ?? cwd;

@@ -180,6 +180,10 @@ describe("protect-secret-files", () => {
     ["direnv's file", bash("cat .envrc")],
     ["find running a command on what it selects", bash("find . -name .env -exec cat {} \\;")],
     ["xargs on what find selects", bash("find . -name '*.pem' | xargs cat")],
+    ["what find selects, through sort into xargs", bash("find . -name .env | sort | xargs cat")],
+    ["what find selects, read in a loop", bash('find . -name .env | while read f; do cat "$f"; done')],
+    ["find by a glob a secret name passes", bash("find . -name '.en[v]' -exec cat {} +")],
+    ["find with no name test over a folder holding one", bash("find . -type f -exec cat {} +")],
     // A word is judged by name where the disk cannot say: history, an unknown directory, an option's value, a glob in the home.
     ["a secret in git history only", bash("git show HEAD:config/.env")],
     ["a name after a cd to a directory built at run time", bash('cd "$(ls -d src)" && cat .env')],
@@ -195,7 +199,7 @@ describe("protect-secret-files", () => {
   });
   it.each([
     'grep -rn ".env" src/', "grep -qxF .env .gitignore || echo .env >> .gitignore", 'find . -name "*.pem"', "ls -la .env", "[ -f .env ] && echo present", "git check-ignore -v .env",
-    "git log --oneline -- .env", "git rm --cached .env", "npm install @aws-sdk/credentials", "git checkout -b fix/credentials", "mkdir -p src/credentials", "cat no-such.pem",
+    "git log --oneline -- .env", "git rm --cached .env", "npm install @aws-sdk/credentials", "find . -name '*.pem' | wc -l", "find . -type d -empty -delete", "find src -type f -exec cat {} +", "git checkout -b fix/credentials", "mkdir -p src/credentials", "cat no-such.pem",
     // (envlink is a link to .env: it is left out too.)
     "grep -r TODO --include='*.ts' .", "grep -rn TODO --exclude=.env --exclude=.envrc --exclude=envlink .", "rg --hidden TODO -g '!.env*' -g '!envlink'", "zip -r release.zip . -x .env .envrc envlink",
   ])("passes %s: it names a secret file's name, not its bytes", async (command) => passes(id, bash(command)));
