@@ -305,7 +305,7 @@ function folderPolicyHit(full: string): ProtectedPath | undefined {
 }
 
 /** The protected path `target` (absolute) changes, if any. */
-function hitOf(target: string, reachesBelow: boolean, protectedList: readonly ProtectedPath[], names?: readonly string[]): ProtectedPath | undefined {
+function hitOf(target: string, reachesBelow: boolean, protectedList: readonly ProtectedPath[], names?: readonly string[], creates = false): ProtectedPath | undefined {
   const glob = GLOB.exec(target);
   // A glob changes whatever it matches: anything that starts with the text before it.
   const prefix = glob ? target.slice(0, glob.index) : undefined;
@@ -332,9 +332,10 @@ function hitOf(target: string, reachesBelow: boolean, protectedList: readonly Pr
     }
     if (p.tree && full.startsWith(`${p.path}/`)) return p;
     // Removing, moving or re-moding a directory changes what lies below it — what exists there (a
-    // project's `.omp/extensions` that is not there is not changed by `chmod -R u+w .`), and for
-    // `find -name GLOB` only a name the glob matches (a protected directory's files have any name).
-    if (reachesBelow && (p.path.startsWith(`${full}/`) || full === "/") && lstatOf(p.path) !== undefined && (names === undefined || p.tree || names.some((glob) => globMatchesName(glob, path.basename(p.path))))) return p;
+    // project's `.omp/extensions` that is not there is not changed by `chmod -R u+w .`; a copy or
+    // an extraction into it may make it), and for `find -name GLOB` only a name the glob matches
+    // (a protected directory's files have any name).
+    if (reachesBelow && (p.path.startsWith(`${full}/`) || full === "/") && (creates || lstatOf(p.path) !== undefined) && (names === undefined || p.tree || names.some((glob) => globMatchesName(glob, path.basename(p.path))))) return p;
   }
   return folderPolicyHit(full);
 }
@@ -591,7 +592,7 @@ function checkTargets(
       continue;
     }
     const absolute = throughLinks(resolvedPath(cwd, expanded, links), links);
-    const hit = hitOf(absolute, target.reachesBelow, protectedList(), target.names) ?? programConfigHit(absolute, context, protectedList.projectCwd) ?? treeInPlaceOf(absolute, target.effect);
+    const hit = hitOf(absolute, target.reachesBelow, protectedList(), target.names, /copies|syncs|moves|extracts|installs|clones|unpacks/.test(target.effect)) ?? programConfigHit(absolute, context, protectedList.projectCwd) ?? treeInPlaceOf(absolute, target.effect);
     if (hit) return refusalFor(target.effect, { target: absolute, protectedPath: hit });
   }
   return undefined;

@@ -90,6 +90,9 @@ describe("self-protection refuses", () => {
     `dd if=/dev/zero of=${registry} count=1`,
     `install -m 644 /tmp/x ${registry}`,
     `rsync -a /tmp/evil/ ${tamaHome}/`,
+    // A copy into the project may make its .omp/extensions, though it is not there yet.
+    "cp -r staged/. .",
+    "rsync -a staged/ ./",
     `touch ${tamaHome}/hooks-runtime/current/bin/tama`,
     `cd ${tamaHome} && rm -rf hooks`,
     `cd ~/.tama/hooks; echo {} > registry.json`,
@@ -173,6 +176,10 @@ describe("self-protection refuses", () => {
 describe("self-protection lets through", () => {
   const commands = [
     `find . -type f -name '*.pyc' -delete`,
+    // A recursive change of the project reaches its .omp/extensions only where that is there (here it is not).
+    `find . -type d -empty -delete`,
+    "chmod -R u+w .",
+    "rm -rf .[!.]*cache",
     `cd src 2>/dev/null; echo x > notes.txt`,
     `ln -s ../shared shared`,
     `cat ${registry}`,
