@@ -5,7 +5,7 @@
 // adoption in place (the reload tool) keeps the same OMP shell, so it keeps this too.
 import path from "node:path";
 import { ShellKept } from "../modules/protocol/engine.ts";
-import { keptAfter, NOTHING_KEPT, type KeptAfter } from "../modules/gates/shell-kept.ts";
+import { keptAfter, NOTHING_KEPT, SOURCES, type KeptAfter } from "../modules/gates/shell-kept.ts";
 import { shellCommandOf, shellEnvOf } from "../modules/tools/declaration.ts";
 
 const CARRY_KEY = "tama.shellKept.v1";
@@ -43,6 +43,11 @@ export class KeptShells {
     const env = shellEnvOf(input);
     const before = this.sessions.get(session) ?? NOTHING_KEPT;
     return keptAfter(before, command, { cwd, ...(env !== undefined ? { env } : {}) });
+  }
+
+  /** Whether the call sources a file: read again once it ran (the file may be one it wrote). */
+  sources(input: Record<string, unknown>): boolean {
+    return SOURCES.test(shellCommandOf(input) ?? "");
   }
 
   /** The call was let run: its shell now holds `kept`. */

@@ -9,8 +9,6 @@ import { detailsToKeep } from "../modules/claude/tool-response.ts";
 import { localRootOf, resolveTargetPath } from "../modules/tools/edit-targets.ts";
 import { readRegularFileUpTo } from "../modules/system/regular-file.ts";
 import type { KeptShells } from "./kept-shells.ts";
-import { SOURCES } from "../modules/gates/shell-kept.ts";
-import { shellCommandOf } from "../modules/tools/declaration.ts";
 import type { ShellKept } from "../modules/protocol/engine.ts";
 
 /** What may be typed into one hub process, all of it read again before each send: past it, a new process. */
@@ -227,7 +225,7 @@ export class ToolEvents {
     const checked = this.inputs.get(event.toolCallId);
     const input = checked ?? event.input;
     // A file the call wrote and then sourced (`echo 'f() { …; }' > d.sh; . ./d.sh`) is there now: read again, kept beside what was.
-    if (event.toolName === "bash" && checked !== undefined && SOURCES.test(shellCommandOf(input) ?? "")) this.keepShell(input, ctx, true);
+    if (event.toolName === "bash" && checked !== undefined && this.shells.sources(input)) this.keepShell(input, ctx, true);
     if (event.toolName === "hub") {
       const key = input.op === "send" ? this.typingKey(input, ctx) : undefined;
       if (key !== undefined) this.sending.delete(key);

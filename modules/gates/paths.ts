@@ -257,7 +257,16 @@ function bracketClass(part: string, open: number): { regex: string; end: number 
   return undefined;
 }
 
-function globPart(part: string): RegExp {
+/**
+ * A glob over one name as a regular expression, brackets read as bash reads them.
+ * `leadingDot`: `*` and `?` match a leading `.` (find's `-name`; the shell's do not).
+ */
+export function nameGlob(part: string, options: { leadingDot?: boolean; caseless?: boolean } = {}): RegExp {
+  const regex = globPart(part, options.leadingDot === true);
+  return options.caseless === true ? new RegExp(regex.source, "i") : regex;
+}
+
+function globPart(part: string, leadingDot = false): RegExp {
   let body = "";
   for (let i = 0; i < part.length; i++) {
     const ch = part[i] as string;
@@ -273,7 +282,7 @@ function globPart(part: string): RegExp {
     } else body += ch.replace(/[.+^${}()|\\]/g, "\\$&");
   }
   try {
-    return new RegExp(part.startsWith(".") ? `^${body}$` : `^(?!\\.)${body}$`);
+    return new RegExp(part.startsWith(".") || leadingDot ? `^${body}$` : `^(?!\\.)${body}$`);
   } catch {
     // A bracket the shell cannot use (`[z-a]`) matches no name; the word stays itself.
     return /(?!)/;

@@ -11,7 +11,7 @@ import type { HookInput } from "../protocol/hook-input.ts";
 import { codeOf, callKind } from "../tools/declaration.ts";
 import { readCode } from "../tools/code-reading.ts";
 import { lstatOf, namesIn } from "../system/disk-moment.ts";
-import { globMatches, realPath, wordPath } from "./paths.ts";
+import { globMatches, nameGlob, realPath, wordPath } from "./paths.ts";
 import { commandTargets, walkCall } from "./shell-walk.ts";
 import { parseShell } from "./shell-words.ts";
 import { gateWithOptions, type GateVerdict } from "./types.ts";
@@ -188,15 +188,6 @@ const NAME_CONSUMERS = new Set(["xargs", "parallel", "tar", "bsdtar", "zip", "cp
 /** A secret pattern as a file name it matches (`*.pem` → `x.pem`), for testing what a find selects. */
 const example = (pattern: string): string => path.basename(pattern).replace(/\*/g, "x").replace(/\?/g, "x");
 
-/** A find `-name` glob as a regular expression over a name (`[!…]` negated, as find reads it). */
-function findGlob(glob: string, flags: string): RegExp {
-  const body = glob.replace(/[.+^${}()|\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".").replace(/\[!/g, "[^");
-  try {
-    return new RegExp(`^${body}$`, flags);
-  } catch {
-    return /^/;
-  }
-}
 
 /**
  * Whether a find may select a secret file: a name test (`-name`, `-iname`, `-path`, `-regex`, …)
@@ -236,8 +227,8 @@ function findSelects(args: readonly string[], cwd: string, options: Options): { 
             }
           })()
         : /path$/.test(test)
-          ? findGlob(value, flags).test(`./${name}`) || findGlob(value, flags).test(`./x/${name}`)
-          : findGlob(value, flags).test(name);
+          ? [`./${name}`, `./x/${name}`].some((at) => new RegExp(`^${value.replace(/[.+^${}()|\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")}$`, flags).test(at))
+          : nameGlob(value, { leadingDot: true, caseless: flags === "i" }).test(name);
       if (matches && secretPattern(name, options) !== undefined) return { pattern: value, secret: pattern };
     }
   }

@@ -14,7 +14,7 @@ import { ompAgentDir } from "../system/paths.ts";
 import { callKind, codeOf, type CodeLanguage } from "../tools/declaration.ts";
 import { readCode } from "../tools/code-reading.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
-import { globMatches, isLink, resolvedPath, sessionCwdOf, throughLinks, userHome } from "./paths.ts";
+import { globMatches, isLink, nameGlob, resolvedPath, sessionCwdOf, throughLinks, userHome } from "./paths.ts";
 import { basename, commandTargets, walkCall, walkShell, type RunCommand, type Scope } from "./shell-walk.ts";
 import { isWriter, writeTargets, type WriteTarget } from "./shell-writers.ts";
 import type { BuiltinGate, GateContext, GateVerdict } from "./types.ts";
@@ -323,7 +323,7 @@ function hitOf(target: string, reachesBelow: boolean, protectedList: readonly Pr
       const dir = canonicalPath(path.dirname(target));
       if (!target.slice(glob?.index ?? 0).includes("/") && p.path.startsWith(`${dir}/`)) {
         const component = p.path.slice(dir.length + 1).split("/")[0] as string;
-        if (globMatchesName(path.basename(target), component) && lstatOf(path.join(dir, component)) !== undefined) return p;
+        if (nameGlob(path.basename(target)).test(component) && lstatOf(path.join(dir, component)) !== undefined) return p;
         continue;
       }
       const hidden = atNameStart && p.path.startsWith(`${full.endsWith("/") ? full : `${full}/`}.`);
@@ -335,23 +335,11 @@ function hitOf(target: string, reachesBelow: boolean, protectedList: readonly Pr
     // project's `.omp/extensions` that is not there is not changed by `chmod -R u+w .`; a copy or
     // an extraction into it may make it), and for `find -name GLOB` only a name the glob matches
     // (a protected directory's files have any name).
-    if (reachesBelow && (p.path.startsWith(`${full}/`) || full === "/") && (creates || lstatOf(p.path) !== undefined) && (names === undefined || p.tree || names.some((glob) => globMatchesName(glob, path.basename(p.path))))) return p;
+    if (reachesBelow && (p.path.startsWith(`${full}/`) || full === "/") && (creates || lstatOf(p.path) !== undefined) && (names === undefined || p.tree || names.some((glob) => nameGlob(glob, { leadingDot: true }).test(path.basename(p.path))))) return p;
   }
   return folderPolicyHit(full);
 }
 
-/** Whether a find `-name` glob matches a file name. */
-function globMatchesName(glob: string, name: string): boolean {
-  // `*` and `?` do not match a leading `.`, as the shell's do not; `[!…]` is a negated set.
-  if (name.startsWith(".") && !glob.startsWith(".")) return false;
-  const body = glob.replace(/[.+^${}()|\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".").replace(/\[!/g, "[^");
-  try {
-    return new RegExp(`^${body}$`).test(name);
-  } catch {
-    // A set the regular expression cannot take: taken to match.
-    return true;
-  }
-}
 
 function refusalFor(effect: string, hit: Hit): string {
   const shown = hit.target === hit.protectedPath.path ? hit.target : `${hit.target} (${hit.protectedPath.path})`;
@@ -548,7 +536,7 @@ function intoDirectory(argv: readonly string[], cwd: string, home: string): Writ
   if (!intoDir) return [];
   // rsync's `src/` copies what is inside src: anything may land below the destination.
   return words.slice(0, -1).map((source) =>
-    program === "rsync" && source.endsWith("/") ? { word: dest, effect: "syncs into", reachesBelow: true } : { word: path.join(dest, path.basename(source)), effect: "copies over", reachesBelow: true },
+    program === "rsync" && source.endsWith("/") ? { word: dest, effect: "syncs into", reachesBelow: true, creates: true } : { word: path.join(dest, path.basename(source)), effect: "copies over", reachesBelow: true, creates: true },
   );
 }
 
@@ -592,7 +580,7 @@ function checkTargets(
       continue;
     }
     const absolute = throughLinks(resolvedPath(cwd, expanded, links), links);
-    const hit = hitOf(absolute, target.reachesBelow, protectedList(), target.names, /copies|syncs|moves|extracts|installs|clones|unpacks/.test(target.effect)) ?? programConfigHit(absolute, context, protectedList.projectCwd) ?? treeInPlaceOf(absolute, target.effect);
+    const hit = hitOf(absolute, target.reachesBelow, protectedList(), target.names, target.creates === true) ?? programConfigHit(absolute, context, protectedList.projectCwd) ?? treeInPlaceOf(absolute, target.effect);
     if (hit) return refusalFor(target.effect, { target: absolute, protectedPath: hit });
   }
   return undefined;

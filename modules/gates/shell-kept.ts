@@ -16,7 +16,7 @@ import os from "node:os";
 import path from "node:path";
 import { SHELL_KEPT_MAX, shellKeptSize, type ShellKept } from "../protocol/engine.ts";
 import { readScriptFile } from "./script-files.ts";
-import { expandVars, functionsOf, isDynamic, setByBuiltin } from "./shell-walk.ts";
+import { bothBodies, expandVars, functionsOf, isDynamic, setByBuiltin } from "./shell-walk.ts";
 import { basename, parseShell } from "./shell-words.ts";
 
 export const NOTHING_KEPT: ShellKept = Object.freeze({ functions: {}, aliases: {}, vars: {} });
@@ -52,16 +52,9 @@ export function keptAfter(kept: ShellKept, command: string, at: { cwd: string; e
   return { ok: true, kept: next };
 }
 
-/**
- * A name defined again keeps every body it was given (read one after the other, each
- * is read where the name is called): which definition the shell holds depends on what
- * ran, and a definition in quotes, a subshell or a branch not taken must not replace
- * the one that did. Nothing is taken back (`unset -f`, `unalias`) for the same reason.
- */
+/** A name defined again keeps every body (see bothBodies): nothing is taken back, for the same reason. */
 function union(known: Record<string, string>, name: string, text: string): void {
-  const before = known[name];
-  if (before === undefined) known[name] = text;
-  else if (!before.split("\n").includes(text) && before !== text) known[name] = `${before}\n${text}`;
+  known[name] = bothBodies(known[name], text);
 }
 
 /**

@@ -130,7 +130,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
   // Functions defined by an enclosing script are callable here too (`f() { g commit -n; }`).
   const defined = functionsOf(script);
   // `f() if …; fi`, `function f for …`: a body not in braces, which functionsOf does not read (and a later call could run).
-  const unbraced = /(?:^|[\s;&|(){}])(?:function\s+[A-Za-z_][\w.:-]*\s*(?:\(\s*\))?|[A-Za-z_][\w.:-]*\s*\(\s*\))\s*(?:if|for|while|until|case|select|\[\[|\(\()(?=[\s(])/.exec(script);
+  const unbraced = UNBRACED.exec(script);
   if (unbraced !== null) return `this command defines a shell function whose body is not in braces (${unbraced[0].trim()} …), which Tama does not read; write its body in { … }`;
   // Only what the call's own shell runs stays in it: its line, and what eval or source runs there (not `bash f.sh`).
   const shadowing = depth === 0 || scope.sameShell === true ? [...defined.keys()].find(isShadowable) : undefined;
@@ -193,8 +193,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         return expanded !== word && !isDynamic(expanded) && splitter.test(expanded) ? expanded.split(splitter).filter(Boolean) : whole !== undefined ? whole.split(splitter).filter(Boolean) : [expanded];
       });
       // Aliases are expanded in command position, after `time`, `coproc` and `!` too (`alias g='git -c …'; time g commit`).
-      let at = 0;
-      while (words[at] === "time" || words[at] === "coproc" || words[at] === "!" || (words[at] === "-p" && words[at - 1] === "time")) at++;
+      const at = commandStart(words);
       const prefix = words.slice(0, at);
       const alias = words[at] === undefined ? undefined : aliases.get(words[at] as string);
       if (alias !== undefined) {
@@ -247,8 +246,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         else argv = [...argv, ...fed];
       }
       // A function runs after `time`, `coproc` and `!` too (not after `env` or `command`, which run a program).
-      let lead = 0;
-      while (words[lead] === "time" || words[lead] === "coproc" || words[lead] === "!" || (words[lead] === "-p" && words[lead - 1] === "time")) lead++;
+      const lead = commandStart(words);
       // A function calling itself is read once (its commands are the ones already read).
       const calling = program === undefined ? "" : `function ${program}`;
       const calls = program !== undefined && functions.has(program) && words[lead] === argv[0] && !here.reading?.has(calling) ? [callBody(functions.get(program) as string, argv.slice(1))] : [];
@@ -1127,19 +1125,31 @@ function xargsInput(command: ShellCommand, previous: { argv: string[]; command: 
   return words.join(" ").replace(/\\n/g, " ").split(/\s+/).filter(Boolean);
 }
 
+/** A function whose body is a compound command other than braces (`f() if …; fi`): its head. */
+const UNBRACED = /(?:^|[\s;&|(){}])(?:function\s+[A-Za-z_][\w.:-]*\s*(?:\(\s*\))?|[A-Za-z_][\w.:-]*\s*\(\s*\))\s*(?:if|for|while|until|case|select|\[\[|\(\()(?=[\s(])/;
+
+/** A function definition's head: `f() {`, `function f {`, `function f() (`. */
+const DEFINITION = /(?:^|[\s;&|(){}])(?:function\s+([A-Za-z_][\w.:-]*)\s*(?:\(\s*\))?|([A-Za-z_][\w.:-]*)\s*\(\s*\))\s*([{(])/g;
+
+/** Each function definition in the script: its name, where it starts (the name) and its body's brackets. */
+function* definitionsIn(script: string): Generator<{ name: string; start: number; open: number; close: number }> {
+  for (const match of script.matchAll(DEFINITION)) {
+    const open = (match.index ?? 0) + match[0].length - 1;
+    const start = (match.index ?? 0) + (/^[\s;&|(){}]/.test(match[0]) ? 1 : 0);
+    yield { name: (match[1] ?? match[2]) as string, start, open, close: matching(script, open, match[3] === "{" ? "}" : ")") };
+  }
+}
+
+/** A body given to a name that had one: both are kept (each is read where the name is used), as `before` and `body` one per line. */
+export function bothBodies(before: string | undefined, body: string): string {
+  return before === undefined || before === body || before.split("\n").includes(body) ? (before ?? body) : `${before}\n${body}`;
+}
+
 /** Functions the script defines (`f() { …; }`, `function f { …; }`), by name, with their bodies. */
 export function functionsOf(script: string): Map<string, string> {
   const functions = new Map<string, string>();
-  const definition = /(?:^|[\s;&|(){}])(?:function\s+([A-Za-z_][\w.:-]*)\s*(?:\(\s*\))?|([A-Za-z_][\w.:-]*)\s*\(\s*\))\s*([{(])/g;
-  for (const match of script.matchAll(definition)) {
-    const open = (match.index ?? 0) + match[0].length - 1;
-    const close = matching(script, open, match[3] === "{" ? "}" : ")");
-    // A name defined twice keeps both bodies (each is read where it is called): which one runs depends on what ran.
-    const name = (match[1] ?? match[2]) as string;
-    const body = script.slice(open + 1, close);
-    const before = functions.get(name);
-    functions.set(name, before === undefined || before === body ? body : `${before}\n${body}`);
-  }
+  // A name defined twice keeps both bodies: which one runs depends on what ran.
+  for (const { name, open, close } of definitionsIn(script)) functions.set(name, bothBodies(functions.get(name), script.slice(open + 1, close)));
   return functions;
 }
 
@@ -1149,15 +1159,11 @@ export function functionsOf(script: string): Map<string, string> {
  * not where it is defined, where `rm -rf "$1"` has no operand yet.
  */
 function withoutDefinitions(script: string): string {
-  const definition = /(?:^|[\s;&|(){}])(?:function\s+[A-Za-z_][\w.:-]*\s*(?:\(\s*\))?|[A-Za-z_][\w.:-]*\s*\(\s*\))\s*([{(])/g;
   let out = "";
   let from = 0;
-  for (const match of script.matchAll(definition)) {
-    const start = (match.index ?? 0) + (/^[\s;&|(){}]/.test(match[0]) ? 1 : 0);
+  for (const { start, close } of definitionsIn(script)) {
     // A definition inside one already taken out.
     if (start < from) continue;
-    const open = (match.index ?? 0) + match[0].length - 1;
-    const close = matching(script, open, match[1] === "{" ? "}" : ")");
     out += `${script.slice(from, start)}:`;
     from = close + 1;
   }
@@ -1187,16 +1193,18 @@ function matching(src: string, open: number, closer: string): number {
   return src.length;
 }
 
+/** `"$@"`, `$@`, `$*`: all the positional parameters. */
+const ALL_ARGS = /"\$@"|"\$\{@\}"|"\$\*"|\$@|\$\*/g;
+
 /** A script's `"$@"` (`$@`, `$*`) as the words it was given, each its own word (`exec git "$@" --no-verify` run as `f commit -m x`). */
 function allArgs(text: string, args: readonly string[]): string {
-  return args.length === 0 ? text : text.replace(/"\$@"|"\$\{@\}"|"\$\*"|\$@|\$\*/g, shellLine(args));
+  return args.length === 0 ? text : text.replace(ALL_ARGS, shellLine(args));
 }
 
 /** A function's body with its positional parameters (`"$@"`, `$1`, …) given the call's arguments. */
 function callBody(body: string, args: readonly string[]): string {
-  const all = shellLine(args);
   return body
-    .replace(/"\$@"|"\$\*"|"\$\{@\}"|\$@|\$\*/g, all)
+    .replace(ALL_ARGS, shellLine(args))
     .replace(/"?\$\{?([1-9])\}?"?/g, (_whole, n: string) => shellLine([args[Number(n) - 1] ?? ""]));
 }
 
@@ -1530,7 +1538,13 @@ function unwrap(start: readonly string[], env: Map<string, string>): { argv: str
   return { argv, scripts, xargs, chdir };
 }
 
-/** `env -S 'git commit -n'`: env splits the string into words itself (quotes honoured). */
+/** Where the command word is after `time` (`-p`), `coproc` and `!`, which the shell reads before it (an alias or a function there is one). */
+function commandStart(words: readonly string[]): number {
+  let at = 0;
+  while (words[at] === "time" || words[at] === "coproc" || words[at] === "!" || (words[at] === "-p" && words[at - 1] === "time")) at++;
+  return at;
+}
+
 /**
  * What an alias expands to before `rest`: its words, when it is a plain command; else the
  * script the shell reads in its place — shell syntax in it, more than one definition kept
@@ -1546,6 +1560,7 @@ function aliasExpansion(alias: string, rest: readonly string[], aliases: Readonl
     .join("\n");
 }
 
+/** `env -S 'git commit -n'`: env splits the string into words itself (quotes honoured). */
 function splitString(value: string): string[] {
   const [first] = parseShell(value);
   if (!first) return [];

@@ -15,6 +15,8 @@ export interface WriteTarget {
   effect: string;
   /** Removing, moving or re-moding a directory changes everything below it. */
   reachesBelow: boolean;
+  /** What lies below may be made by it (a copy or extraction into the folder), not only changed where it is there. */
+  creates?: boolean;
   /** Only what exists below it, with a name one of these globs matches (`find … -name '*.log' -delete`). */
   names?: string[];
 }
@@ -270,7 +272,7 @@ const WRITERS: Readonly<Record<string, WriterRule>> = {
     return [
       { word: dir, effect: "extracts into", reachesBelow: false },
       ...(top === undefined ? [] : [{ word: path.isAbsolute(top) || /^[~$]/.test(top) ? top : path.join(dir, top), effect: "extracts into", reachesBelow: false }]),
-      ...(absolute ? [{ word: "/", effect: "extracts members at the absolute paths the archive names, anywhere under", reachesBelow: true }] : []),
+      ...(absolute ? [{ word: "/", effect: "extracts members at the absolute paths the archive names, anywhere under", reachesBelow: true, creates: true }] : []),
     ];
   },
   unzip: (args) => {

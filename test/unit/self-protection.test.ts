@@ -91,6 +91,9 @@ describe("self-protection refuses", () => {
     `install -m 644 /tmp/x ${registry}`,
     `rsync -a /tmp/evil/ ${tamaHome}/`,
     // A copy into the project may make its .omp/extensions, though it is not there yet.
+    // find's -name globs match a leading dot, as the shell's do not.
+    `find ${home} -name '?tama' -prune -exec rm -rf {} +`,
+    `find ${home} -maxdepth 1 -name '*' -delete`,
     "cp -r staged/. .",
     "rsync -a staged/ ./",
     `touch ${tamaHome}/hooks-runtime/current/bin/tama`,
