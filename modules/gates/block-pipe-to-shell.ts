@@ -31,7 +31,15 @@ export const blockPipeToShell: BuiltinGate = {
     // Commands come in source order; a piped command reads what the pipeline before it wrote,
     // so a download anywhere upstream (`curl … | tee log | sh`) feeds it.
     // Each nesting depth has its own pipelines: a script nested in a command is read before that command.
-    const upstream = new Map<number, string | undefined>();
+    // Within a depth, each substitution level too: `$(cat)` in `curl … | bash -c "$(cat)"` reads the pipe
+    // bash stands in, and is read before bash without ending that pipeline.
+    const upstream = new Map<number, Map<number, string | undefined>>();
+    // What was set last at each depth: a nested script's first piped command reads the pipe its command stood in.
+    const lastAtDepth = new Map<number, string | undefined>();
+    const at = (depth: number, level: number): { has: boolean; value: string | undefined } => {
+      const levels = upstream.get(depth);
+      return { has: levels?.has(level) === true, value: levels?.get(level) };
+    };
     // A download read into a descriptor (`exec 3< <(curl …)`) feeds whatever later reads that descriptor (`bash <&3`).
     let onDescriptor: string | undefined;
     // A line that downloads: an eval of a value it read (`… | while read l; do eval "$l"; done`) may run the download.
@@ -39,11 +47,22 @@ export const blockPipeToShell: BuiltinGate = {
     const reason = walkCall(input, (run) => {
       // A deeper script read after this command's is another's: its pipes start afresh.
       for (const depth of upstream.keys()) if (depth > run.depth) upstream.delete(depth);
+      for (const depth of lastAtDepth.keys()) if (depth > run.depth) lastAtDepth.delete(depth);
+      const { level, outerStdin } = run.command;
+      const same = at(run.depth, level);
+      const outer = at(run.depth, level - 1);
       // A piped command first in a nested script (an alias's text) reads the pipe its command stood in.
-      const feeding = run.command.piped ? (upstream.has(run.depth) ? upstream.get(run.depth) : upstream.get(run.depth - 1)) : onDescriptor;
+      const fromPipe = outerStdin ? (outer.has ? outer.value : lastAtDepth.get(run.depth - 1)) : same.has ? same.value : outer.has ? outer.value : lastAtDepth.get(run.depth - 1);
+      const feeding = run.command.piped ? fromPipe : onDescriptor;
       const evalOfValue = downloaded !== undefined && (run.program === "eval" || run.program === "source" || run.program === ".") && run.argv.slice(1).some(isDynamic);
       const found = evalOfValue ? `${run.program} of a value read on a line that downloads (${downloaded}) may run the download; ${INSTEAD}` : check(run, feeding);
-      upstream.set(run.depth, run.program !== undefined && DOWNLOADERS.has(run.program) ? run.program : feeding);
+      const carried = run.program !== undefined && DOWNLOADERS.has(run.program) ? run.program : feeding;
+      const levels = upstream.get(run.depth) ?? new Map<number, string | undefined>();
+      levels.set(level, carried);
+      // This command done, the substitutions in it are done.
+      for (const deeper of levels.keys()) if (deeper > level) levels.delete(deeper);
+      upstream.set(run.depth, levels);
+      lastAtDepth.set(run.depth, carried);
       if (run.program !== undefined && DOWNLOADERS.has(run.program)) downloaded = run.program;
       const fromDownload = run.command.argv[0] === "exec" ? run.command.argv.find((w) => /^<\(/.test(w) && downloads(w.slice(2, -1))) : undefined;
       if (fromDownload !== undefined) onDescriptor = `a download read into a descriptor (${fromDownload.slice(0, 40)})`;
@@ -78,7 +97,20 @@ function readsStdin(run: Pick<RunCommand, "program" | "argv">): boolean {
     first = word;
     break;
   }
-  return first === undefined || /\$\(\s*cat\s*\)/.test(first);
+  return first === undefined || /\$\(\s*cat\s*\)/.test(first) || substitutionReadsStdin(first);
+}
+
+/**
+ * `<(cat)`, `<(tee log)`: a process substitution whose command may read the stdin of the
+ * command it is in (one printing only its own words, or reading a file given by `<`, does
+ * not). Fed a download, the runner given it as its script runs the download.
+ */
+function substitutionReadsStdin(word: string): boolean {
+  const inner = /^<\((.*)\)$/s.exec(word)?.[1];
+  if (inner === undefined) return false;
+  const first = parseShell(inner).find((command) => command.level === 0);
+  const program = first?.argv[0] === undefined ? undefined : basename(first.argv[0]);
+  return first !== undefined && program !== "echo" && program !== "printf" && !first.redirects.some((r) => r.op === "<") && first.stdin.length === 0;
 }
 
 /** The code given on the command line: `-c CODE`, `-e CODE`, glued (`-cCODE`, `--eval=CODE`). */

@@ -138,15 +138,18 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
   const functions = new Map([...(scope.functions ?? []), ...defined]);
   // The commands of this script see its functions too (a download piped into one that runs a shell).
   here = { ...here, functions };
-  let previous: { argv: string[]; command: ShellCommand } | undefined;
+  // The last command done at each substitution level: what a piped command reads is the one before it at its level,
+  // or, first in a substitution (`curl … | bash <(cat)`), what the command holding the substitution reads.
+  const lastAt = new Map<number, PipedFrom>();
   // A variable's values, as a loop's: every value it may hold (OMP's shell kept several; the line set it again).
   const loops = new Map<string, string[]>(depth === 0 ? scope.alternatives ?? [] : []);
   const written = scope.written ?? WrittenFiles.empty();
   here = { ...here, written };
   // Substitutions run where the line is (`$(cat f)` reads f there, as this line left it; `$(cd d && pwd)` is d).
-  const printerHere = (): Printer => {
+  // A substitution reads the stdin of the command it is in (`echo 'cmd' | bash -c "$(cat)"`): `stdin`, when the walker can tell.
+  const printerHere = (stdin?: string): Printer => {
     const lineCwd = here.unknownCwd === undefined ? here.cwd ?? process.cwd() : undefined;
-    return Object.assign((argv_: readonly string[], command_: ShellCommand) => printedOrRead(argv_, command_, lineCwd, written), lineCwd === undefined ? {} : { cwd: lineCwd });
+    return Object.assign((argv_: readonly string[], command_: ShellCommand) => printedOrRead(argv_, command_, lineCwd, written, stdin), lineCwd === undefined ? {} : { cwd: lineCwd });
   };
   /** A variable's value as assigned: expanded, and its substitutions replaced by what they print where the walker can tell. */
   const assigned = (value: string): string => {
@@ -168,6 +171,9 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
   };
   for (const [index, parsed] of parseShell(defined.size === 0 ? script : withoutDefinitions(script)).entries()) {
     const command = index === 0 && scope.pipedIn === true && !parsed.piped ? { ...parsed, piped: true } : parsed;
+    const previous = command.piped ? (command.outerStdin ? lastAt.get(command.level - 1) : lastAt.get(command.level) ?? lastAt.get(command.level - 1)) : undefined;
+    // What the pipe holds: what the command before printed, given what it read in turn (`echo 'cmd' | cat | bash`).
+    const pipeText = previous?.printed();
     if (command.argv.length === 0 || (["export", "declare", "typeset", "local", "readonly"].includes(command.argv[0] as string) && command.argv.length > 1)) {
       for (const { name, value } of command.assignments) assign(name, assigned(value));
       for (const word of command.argv.slice(1)) {
@@ -179,8 +185,8 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
     for (const known of loopVariants(command, varsOf(shellVars, here), loops)) {
       if (--budget.left < 0) return TOO_DEEP;
       // `~+` is the directory, `~-` the previous one (unknown here).
-      // Substitutions run where the line is (`$(cat f)` reads f there, as this line left it).
-      const printer = printerHere();
+      // Substitutions run where the line is (`$(cat f)` reads f there, as this line left it), reading the command's stdin.
+      const printer = printerHere(pipeText);
       // Unquoted expansions split on IFS (`IFS=_; c=git_commit_-n; $c`); an empty IFS splits nothing.
       const ifs = known.get("IFS");
       const splitter = ifs === undefined || isDynamic(ifs) ? /\s+/ : ifs === "" ? /(?!)/ : new RegExp(`[${ifs.replace(/[\]\\^-]/g, "\\$&")}]+`);
@@ -207,6 +213,9 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         }
         words = expansion;
       }
+      // `bash 3<&0 /dev/fd/3`: a descriptor copied from stdin is stdin.
+      const copies = command.stdinCopies;
+      if (copies !== undefined) words = words.map((word) => (copies.some((fd) => word === `/dev/fd/${fd}` || word === `/proc/self/fd/${fd}`) ? "/dev/stdin" : word));
       // Redirection targets are expanded as the shell expands them, too.
       const expandedCommand: ShellCommand = { ...command, argv: words, redirects: command.redirects.map((r) => ({ ...r, target: expandVars(r.target, known) })) };
       setByBuiltin(words, command, shellVars);
@@ -241,9 +250,9 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         // `xargs -a FILE`, `--arg-file=FILE`: its input is that file.
         const argFile = words.flatMap((word, i) => (word === "-a" || word === "--arg-file" ? [words[i + 1] ?? ""] : word.startsWith("--arg-file=") ? [word.slice("--arg-file=".length)] : []))[0];
         const fromArgFile = argFile === undefined ? undefined : textAt(argFile);
-        const fed = argFile !== undefined ? fromArgFile?.split(/\s+/).filter(Boolean) : xargsInput({ ...expandedCommand, stdin: [...expandedCommand.stdin, ...redirectedIn] }, previous);
+        const fed = argFile !== undefined ? fromArgFile : xargsInput({ ...expandedCommand, stdin: [...expandedCommand.stdin, ...redirectedIn] }, previous);
         if (fed === undefined) unreadArgs = true;
-        else argv = [...argv, ...fed];
+        else argv = xargsRun(words.slice(words.findIndex((word) => basename(word) === "xargs")), argv, fed);
       }
       // A function runs after `time`, `coproc` and `!` too (not after `env` or `command`, which run a program).
       const lead = commandStart(words);
@@ -251,7 +260,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       const calling = program === undefined ? "" : `function ${program}`;
       const calls = program !== undefined && functions.has(program) && words[lead] === argv[0] && !here.reading?.has(calling) ? [callBody(functions.get(program) as string, argv.slice(1))] : [];
       // `echo 'cmd' | sh`, `cat <<EOF | bash`, `cat f.sh | sh`: a shell reading its script from the pipe reads what the command before printed.
-      const fromPipe = command.piped && previous !== undefined ? printedOrRead(previous.argv, previous.command, cwdHere, written) : undefined;
+      const fromPipe = pipeText;
       const stdin = [...expandedCommand.stdin, ...redirectedIn, ...(fromPipe === undefined ? [] : [fromPipe])];
       const fromFile = scriptFiles(program, argv, inner, written, stdin, env);
       if (fromFile.refusal !== undefined) return fromFile.refusal;
@@ -364,8 +373,14 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         }
         here = { ...here, links };
       }
-      recordWrites(run, inner, command.piped ? previous : undefined, written);
-      previous = { argv, command: expandedCommand };
+      recordWrites(run, inner, pipeText, written);
+      let printedHere: { text: string | undefined } | undefined;
+      lastAt.set(command.level, {
+        argv,
+        printed: () => (printedHere ??= { text: printedOrRead(argv, expandedCommand, cwdHere, written, pipeText) }).text,
+      });
+      // A command on a level done, the substitutions inside it are done too.
+      for (const level of lastAt.keys()) if (level > command.level) lastAt.delete(level);
       if (argv[0] === "for" && argv[2] === "in" && argv[1] !== undefined) loops.set(argv[1], argv.slice(3));
     }
   }
@@ -755,13 +770,16 @@ function fileTextOf(file: string, written: WrittenFiles, links?: ReadonlyMap<str
 const PASSES_TEXT = new Set(["cat", "tac", "tr", "head", "tail", "sort", "uniq", "dos2unix", "fold", "expand", "unexpand", "rev"]);
 
 /** What a command prints when the walker can tell: printedBy's, or the text of the files `cat`, `tr`, `head`, … read (operands or `<`). */
-function printedOrRead(argv: readonly string[], command: ShellCommand, cwd: string | undefined, written: WrittenFiles): string | undefined {
+function printedOrRead(argv: readonly string[], command: ShellCommand, cwd: string | undefined, written: WrittenFiles, stdin?: string): string | undefined {
   const printed = printedBy(argv, command);
-  if (printed !== undefined || argv[0] === undefined || !PASSES_TEXT.has(basename(argv[0])) || cwd === undefined) return printed;
+  if (printed !== undefined || argv[0] === undefined || !PASSES_TEXT.has(basename(argv[0]))) return printed;
   const program = basename(argv[0]);
   // tr reads only stdin; the others their file operands, else stdin.
   const operands = program === "tr" ? [] : argv.slice(1).filter((word) => !word.startsWith("-"));
   const files = [...operands, ...command.redirects.filter((r) => r.op === "<").map((r) => r.target)];
+  // No file: what it was piped (`echo 'cmd' | cat | sh`), `-` too.
+  if (files.every((file) => STDIN_FILES.has(file)) && command.stdin.length === 0) return stdin;
+  if (cwd === undefined) return undefined;
   if (files.length === 0 || files.length > 16 || files.some((file) => isDynamic(file))) return undefined;
   const texts = files.map((file) => fileTextOf(path.resolve(cwd, file), written));
   return texts.every((text) => text !== undefined) ? texts.join("") : undefined;
@@ -786,13 +804,13 @@ const KEEPS_TEXT = /^(changes the (mode|owner|group|attributes|ACL) of|touches|m
  * prints into them (`echo 'cmd' > s.sh; sh s.sh`), a copy's source text (`cp a s.sh`),
  * or, for any other write, that their text is no longer known (`base64 -d > s.sh`).
  */
-function recordWrites(run: RunCommand, scope: Scope, previous: { argv: string[]; command: ShellCommand } | undefined, written: WrittenFiles): void {
+function recordWrites(run: RunCommand, scope: Scope, pipeText: string | undefined, written: WrittenFiles): void {
   const { argv, program, command } = run;
   const cwd = scope.unknownCwd === undefined ? scope.cwd ?? process.cwd() : undefined;
   const targets = [...writeTargets(command, argv), ...run.otherWrites, ...codeWriteTargets(run)].filter((target) => !KEEPS_TEXT.test(target.effect) && !isDynamic(target.word) && (cwd !== undefined || path.isAbsolute(target.word)));
   if (targets.length === 0) return;
   const resolve = (word: string): string => fileKey(path.resolve(cwd ?? "/", word), scope.links, written);
-  const printed = printedOrRead(argv, command, cwd, written) ?? (program === "tee" && previous !== undefined ? printedOrRead(previous.argv, previous.command, cwd, written) : undefined);
+  const printed = printedOrRead(argv, command, cwd, written, pipeText) ?? (program === "tee" ? pipeText : undefined);
   const known = new Map<string, string>();
   if (printed !== undefined) {
     const printedTo = [...command.redirects.filter((r) => r.op === ">" || r.op === ">>" || r.op === ">|").map((r) => r.target), ...(program === "tee" ? argv.slice(1).filter((w) => !w.startsWith("-")) : [])];
@@ -1115,14 +1133,52 @@ function carriedLinks(placed: { sources: string[]; into?: string; as?: string },
   return links;
 }
 
-/** The words xargs gets from a stdin the walker can read (`echo a b | xargs …`, `<<< "a b"`); undefined when it cannot. */
-function xargsInput(command: ShellCommand, previous: { argv: string[]; command: ShellCommand } | undefined): string[] | undefined {
-  if (command.stdin.length > 0) return command.stdin.join(" ").split(/\s+/).filter(Boolean);
+/** The text xargs reads from a stdin the walker can read (`echo a b | xargs …`, `<<< "a b"`); undefined when it cannot. */
+function xargsInput(command: ShellCommand, previous: PipedFrom | undefined): string | undefined {
+  if (command.stdin.length > 0) return command.stdin.join("\n");
   if (!command.piped || previous === undefined) return undefined;
   const program = previous.argv[0] === undefined ? undefined : basename(previous.argv[0]);
-  if (program !== "echo" && program !== "printf") return undefined;
+  if (program !== "echo" && program !== "printf") return previous.printed();
   const words = previous.argv.slice(1).filter((w, i) => !(i === 0 && /^-[neE]+$/.test(w)));
-  return words.join(" ").replace(/\\n/g, " ").split(/\s+/).filter(Boolean);
+  return words.join(" ").replace(/\\n/g, "\n");
+}
+
+/**
+ * The command xargs runs with the items of its input: appended, split on blanks; one a
+ * line with `-I R` (`--replace`, `-i`), put where R stands in each word; split on the
+ * delimiter only with `-0`/`-d` (`xargs -d '\n' bash -c` runs each line). `options`:
+ * the words from `xargs` on; `argv`: the command it runs.
+ */
+function xargsRun(options: readonly string[], argv: readonly string[], input: string): string[] {
+  let replace: string | undefined;
+  let delimiter: string | undefined;
+  for (let i = 1; i < options.length - argv.length; i++) {
+    const word = options[i] as string;
+    if (word === "--") break;
+    if (word === "-I" || word === "--replace") replace = options[++i] ?? "{}";
+    else if (word.startsWith("-I")) replace = word.slice(2);
+    else if (word === "-i") replace = "{}";
+    else if (word.startsWith("--replace=")) replace = word.slice("--replace=".length);
+    else if (word === "-0" || word === "--null") delimiter = "\0";
+    else if (word === "-d" || word === "--delimiter") delimiter = (options[++i] ?? "").replace(/^\\n$/, "\n");
+    else if (word.startsWith("--delimiter=")) delimiter = word.slice("--delimiter=".length).replace(/^\\n$/, "\n");
+    else if (/^-d./.test(word)) delimiter = word.slice(2).replace(/^\\n$/, "\n");
+  }
+  const items = delimiter !== undefined
+    ? input.split(delimiter).filter((item, i, all) => item !== "" || i < all.length - 1)
+    : replace !== undefined
+      ? input.split("\n").map((line) => line.trim()).filter(Boolean)
+      : input.split(/\s+/).filter(Boolean);
+  if (replace === undefined || replace === "") return [...argv, ...items];
+  // Each line runs the command once; put in together, one a line, a shell handed them (`bash -c {}`) reads every one.
+  const item = items.join("\n");
+  return argv.map((word) => word.split(replace as string).join(item));
+}
+
+/** A command done on the line, for the one its output is piped into: its words, and what it printed when the walker can tell. */
+interface PipedFrom {
+  argv: readonly string[];
+  printed: () => string | undefined;
 }
 
 /** A function whose body is a compound command other than braces (`f() if …; fi`): its head. */
@@ -1730,8 +1786,8 @@ function nestedScripts(program: string | undefined, argv: string[], stdin: strin
       // `-euo pipefail`: a cluster ending in `o` takes the option's name next.
       if (/[oO]$/.test(arg)) i++;
     } else if (!arg.startsWith("-") && !arg.startsWith("+")) {
-      // The first operand is the script itself (-c) or a script file (scriptFiles reads it).
-      return readsString ? [arg] : readsStdin ? stdin : [];
+      // The first operand is the script itself (-c) or a script file (scriptFiles reads it; `/dev/stdin` is the stdin).
+      return readsString ? [arg] : readsStdin || STDIN_FILES.has(arg) ? stdin : [];
     }
   }
   return readsString ? [] : stdin;

@@ -15,8 +15,17 @@ export interface ShellCommand {
   quoted: boolean[];
   /** What the command reads as a script on stdin: here-document bodies, here-strings. */
   stdin: string[];
-  /** Its stdin is the previous command's output (`a | b`, `a |& b`). */
+  /**
+   * Its stdin is the previous command's output (`a | b`, `a |& b`), or, inside a
+   * substitution, the pipe the command holding it reads (`curl … | bash <(cat)`).
+   */
   piped: boolean;
+  /** Descriptors made copies of its stdin (`3<&0`): `/dev/fd/3` is its stdin too. */
+  stdinCopies?: number[];
+  /** How many substitutions (`$( )`, `<( )`, backticks) it sits in; 0 on the line itself. */
+  level: number;
+  /** Inside a substitution, it reads the stdin of the command the substitution is in (`$(cat)`), not a pipe of its own. */
+  outerStdin: boolean;
   /** Its redirections: `>`/`>>`/`>|` targets are files it writes, `<` ones files it reads. */
   redirects: { op: string; target: string }[];
 }
@@ -53,7 +62,7 @@ export function parseShell(script: string): readonly ShellCommand[] {
 }
 
 function frozen(command: ShellCommand): ShellCommand {
-  for (const part of [command.assignments, command.argv, command.quoted, command.stdin, command.redirects]) Object.freeze(part);
+  for (const part of [command.assignments, command.argv, command.quoted, command.stdin, command.redirects, command.stdinCopies ?? []]) Object.freeze(part);
   for (const item of [...command.assignments, ...command.redirects]) Object.freeze(item);
   return Object.freeze(command);
 }
@@ -79,6 +88,10 @@ class Parser {
   readonly commands: ShellCommand[] = [];
   private i = 0;
   private pendingHeredocs: PendingHeredoc[] = [];
+  /** How deep in substitutions the parser reads. */
+  private level = 0;
+  /** The command whose words are being read: a substitution in them reads its stdin. */
+  private enclosing: ShellCommand | undefined;
 
   constructor(private readonly src: string) {}
 
@@ -87,13 +100,15 @@ class Parser {
    * return the index after it. Parentheses of subshells inside are balanced.
    */
   parseList(close: ")" | null): number {
-    let current = newCommand();
+    // A substitution's commands read the stdin of the command it is in, unless piped among themselves.
+    const outer = this.level > 0 && this.enclosing?.piped === true;
+    const fresh = (pipe: boolean): ShellCommand => ({ ...newCommand(), piped: pipe || outer, outerStdin: !pipe && outer, level: this.level });
+    let current = fresh(false);
     let depth = 0;
     const finish = (pipe = false): void => {
       // `{ …; } > f`, `(…) < f` and `exec 3< f`: redirections alone still open files.
       if (current.argv.length > 0 || current.assignments.length > 0 || current.redirects.length > 0) this.commands.push(current);
-      current = newCommand();
-      current.piped = pipe;
+      current = fresh(pipe);
     };
     while (this.i < this.src.length) {
       const ch = this.src[this.i] as string;
@@ -116,7 +131,7 @@ class Parser {
         this.i++;
         depth++;
         // `curl … | (bash)`: the subshell's first command reads the pipe.
-        finish(current.piped && current.argv.length === 0);
+        finish(current.piped && !current.outerStdin && current.argv.length === 0);
       } else if (ch === ")") {
         this.i++;
         finish();
@@ -134,11 +149,12 @@ class Parser {
 
   /** A word, or a redirection when the word is an fd number glued to `<`/`>`. */
   private readWordInto(command: ShellCommand): void {
+    this.enclosing = command;
     const word = this.readWord();
     if (!word.started) return;
     const next = this.src[this.i];
     if ((next === "<" || next === ">") && /^\d+$/.test(word.text) && !word.quoted) {
-      this.readRedirection(command);
+      this.readRedirection(command, Number(word.text));
       return;
     }
     const assignment = ASSIGNMENT.exec(word.plainPrefix);
@@ -240,7 +256,7 @@ class Parser {
     const next = this.src[this.i + 1];
     if (next === "(") {
       this.i += 2;
-      this.parseList(")");
+      this.substitution();
       return this.src.slice(start, this.i);
     }
     if (next === "{") {
@@ -335,21 +351,41 @@ class Parser {
       }
     }
     this.i++;
-    this.commands.push(...parseShell(body));
+    // The body is parsed on its own (and kept): placed here one level deeper, reading this command's stdin.
+    const outer = this.enclosing?.piped === true;
+    this.commands.push(...parseShell(body).map((command) => ({
+      ...command,
+      level: command.level + this.level + 1,
+      piped: command.piped || (command.level === 0 && outer),
+      outerStdin: command.outerStdin || (command.level === 0 && !command.piped && outer),
+    })));
     return this.src.slice(start, this.i);
   }
 
   private readProcessSubstitution(): string {
     const start = this.i;
     this.i += 2;
-    this.parseList(")");
+    this.substitution();
     return this.src.slice(start, this.i);
   }
 
+  /** The commands of a substitution up to its `)`, one level deeper, reading the stdin of the command they are in. */
+  private substitution(): void {
+    const enclosing = this.enclosing;
+    this.level++;
+    try {
+      this.parseList(")");
+    } finally {
+      this.level--;
+      this.enclosing = enclosing;
+    }
+  }
+
   /** `<`, `>`, `>>`, `<<`, `<<-`, `<<<`, `>&`, `&>`-style operators and their target word. */
-  private readRedirection(command: ShellCommand): void {
+  private readRedirection(command: ShellCommand, fd?: number): void {
     const op = /^(<<<|<<-|<<|<>|<&|>>|>&|>\||<|>)/.exec(this.src.slice(this.i, this.i + 3))?.[1] ?? "<";
     if ((op === "<" || op === ">") && this.src[this.i + 1] === "(") {
+      this.enclosing = command;
       command.argv.push(this.readProcessSubstitution());
       command.quoted.push(false);
       return;
@@ -360,6 +396,8 @@ class Parser {
     if (op !== "<<" && op !== "<<-" && op !== "<<<" && op !== ">&" && op !== "<&") command.redirects.push({ op, target: target.text });
     // `>& FILE` (not `>&2`, `>&-`) writes stdout and stderr to FILE, as `&>` does.
     if (op === ">&" && !/^(\d+|-)$/.test(target.text)) command.redirects.push({ op: ">", target: target.text });
+    // `3<&0`: descriptor 3 reads the command's stdin too (`bash 3<&0 /dev/fd/3`).
+    if (op === "<&" && target.text === "0" && fd !== undefined && fd > 0) command.stdinCopies = [...(command.stdinCopies ?? []), fd];
     if (op === "<<<") command.stdin.push(target.text);
     if (op === "<<" || op === "<<-") {
       this.pendingHeredocs.push({ delimiter: target.text, stripTabs: op === "<<-", target: command });
@@ -388,7 +426,7 @@ class Parser {
 }
 
 function newCommand(): ShellCommand {
-  return { assignments: [], argv: [], quoted: [], stdin: [], piped: false, redirects: [] };
+  return { assignments: [], argv: [], quoted: [], stdin: [], piped: false, redirects: [], level: 0, outerStdin: false };
 }
 
 function endOf(src: string, char: string, from: number): number {

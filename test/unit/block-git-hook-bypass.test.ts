@@ -14,6 +14,17 @@ import path from "node:path";
 const REFUSED: [command: string, reason: string][] = [
   ["git commit --no-verify -m 'wip'", "git commit --no-verify skips the repository's pre-commit and commit-msg hooks; run the commit without it and fix what the hooks report"],
   ["git commit -n -m wip", "git commit -n (--no-verify) skips"],
+  // What a pipe holds reaches a shell through a substitution, a descriptor copy, /dev/stdin, cat, and xargs's items.
+  ['echo "git commit --no-verify" | bash -c "$(cat)"', "git commit --no-verify"],
+  ['echo "git commit --no-verify" | bash <(cat)', "git commit --no-verify"],
+  ['echo "git commit --no-verify" | eval "$(cat)"', "git commit --no-verify"],
+  ['echo "git commit --no-verify" | bash -s "$(true)"', "git commit --no-verify"],
+  ['echo "git commit --no-verify" | bash 3<&0 /dev/fd/3', "git commit --no-verify"],
+  ['echo "git commit --no-verify" | bash /dev/stdin', "git commit --no-verify"],
+  ['echo "git commit --no-verify" | cat | sh', "git commit --no-verify"],
+  ['echo "git commit --no-verify" | xargs -I{} bash -c "{}"', "git commit --no-verify"],
+  ['echo "git commit --no-verify" | xargs -d "\\n" sh -c', "git commit --no-verify"],
+  ["echo 'commit --no-verify' | xargs -0 -I % sh -c 'git %'", "git commit --no-verify"],
   // git's own programs by path, the config editor, and plumbing that commits with no hook.
   ['"$(git --exec-path)/git-commit" -n -m x', "git commit -n (--no-verify)"],
   ["/usr/lib/git-core/git-commit --no-verify -m x", "git commit --no-verify"],
@@ -239,6 +250,9 @@ const REFUSED: [command: string, reason: string][] = [
 /** Command lines the gate lets through: nothing here skips a hook. */
 const PASSED: string[] = [
   "git log -n 5",
+  'echo "git commit -m wip" | bash -c "$(cat)"',
+  "git diff --name-only | xargs -I{} git add {}",
+  'echo "commit -m wip" | xargs -d "\\n" -I{} sh -c "git {}"',
   "git log -n5 --oneline",
   "git show -n1",
   "git commit -m \"mention --no-verify in message\"",
