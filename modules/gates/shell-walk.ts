@@ -13,11 +13,12 @@ import type { HookInput } from "../protocol/hook-input.ts";
 import { commandsInText, literalRuns, makeDirectory, runnerScripts } from "./command-runners.ts";
 import { runnerEnv } from "./git-commands.ts";
 import { languageWrites } from "./language-writes.ts";
-import { isWriter, withGlobMatches, writeTargets, type WriteTarget } from "./shell-writers.ts";
+import { isWriter, withGlobMatches, writeTargets, writerNames, type WriteTarget } from "./shell-writers.ts";
+import { copiedProgram } from "./program-identity.ts";
 import { runnerCommand } from "./package-runners.ts";
 import { STDIN_FILES } from "./stdin-files.ts";
 import { WrittenFiles } from "./written-files.ts";
-import { namesIn, realpathOf, statOf } from "../system/disk-moment.ts";
+import { lstatOf, namesIn, realpathOf, statOf } from "../system/disk-moment.ts";
 import { MAX_SCRIPT, packageScripts, readScriptFile, shebang, type ScriptFile } from "./script-files.ts";
 import { gitAliases, normalizeKey, type GitConfigEntry } from "./git-config.ts";
 import { globMatches, isInside, isLink, projectRoot, projectRootIn, realPath, resolvedPath, throughLinks } from "./paths.ts";
@@ -233,9 +234,12 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       let { argv } = unwrapped;
       // `env -C DIR cmd`: the command runs in DIR (and what it names is resolved there).
       const inner: Scope = unwrapped.chdir.reduce<Scope>((at, dir) => ({ ...at, ...changeDirectory(["--", dir], at, known) }), { ...here, env });
+      const cwdHere = inner.unknownCwd === undefined ? inner.cwd ?? process.cwd() : undefined;
+      // `./g commit -n` where g is a link to or a copy of git: read as git.
+      const behind = argv[0] === undefined ? undefined : programBehind(argv[0], cwdHere, env.get("PATH"));
+      if (behind !== undefined) argv = [behind, ...argv.slice(1)];
       const program = argv[0] === undefined ? undefined : basename(argv[0]);
       let unreadArgs = false;
-      const cwdHere = inner.unknownCwd === undefined ? inner.cwd ?? process.cwd() : undefined;
       const textAt = (given: string): string | undefined => {
         // `~/f` as the shell expands it, also where a program joins it with its own words (`make -C ~/d -f mk`).
         const word = given.replace(/^~(?=\/|$)/, known.get("HOME") ?? "~");
@@ -974,6 +978,61 @@ function shadowedOnPath(value: string, cwd: string): string | undefined {
   }
   return undefined;
 }
+
+/** Programs that run as what their name says (`busybox rm`, a link named rm): a link to one is read by its own name. */
+const MULTI_CALL = new Set(["busybox", "toybox", "coreutils", "uutils"]);
+
+/** The names a copy of a system program is looked up among: every program the gates read by name. */
+const readByName = (): Iterable<string> =>
+  new Set([...SHADOWABLE, ...SHELLS, ...Object.keys(WRAPPERS), ...Object.keys(INTERPRETERS), ...writerNames(), "sudo", "doas", "su", "pkexec", "git", "gh", "hub", "curl", "wget"]);
+
+/**
+ * The real path of the program a command word runs, when it is another program than
+ * its name says: a link to one the gates read by name (`ln -s /usr/bin/git g; ./g
+ * commit -n`), or a binary the agent could have put in the project or the temporary
+ * directory that is a copy of one (`cp /usr/bin/git g`). A bare name is looked for
+ * only in a PATH's own directories there, before the system's. Undefined when the
+ * word's name is the program's (the common case), for scripts (read where they run),
+ * and for what cannot be told.
+ */
+function programBehind(word: string, cwd: string | undefined, pathValue: string | undefined): string | undefined {
+  if (isDynamic(word) || word.startsWith("~")) return undefined;
+  let file: string | undefined;
+  if (word.includes("/")) {
+    if (cwd === undefined && !path.isAbsolute(word)) return undefined;
+    file = path.resolve(cwd ?? "/", word);
+  } else if (pathValue !== undefined && pathValue !== process.env.PATH && cwd !== undefined) {
+    const system = new Set((process.env.PATH ?? "").split(":"));
+    for (const dir of pathValue.split(":")) {
+      if (dir === "" || isDynamic(dir)) continue;
+      const candidate = path.resolve(cwd, dir, word);
+      if (statOf(candidate)?.isFile() !== true) continue;
+      if (!system.has(dir)) file = candidate;
+      break;
+    }
+  }
+  if (file === undefined) return undefined;
+  const name = basename(word);
+  if (lstatOf(file)?.isSymbolicLink() === true) {
+    let real: string;
+    try {
+      real = realpathOf(file);
+    } catch {
+      return undefined;
+    }
+    const realName = path.basename(real);
+    if (namedAs(realName, name)) return undefined;
+    if (isShadowable(realName) || isShadowable(realName.replace(/[\d.]+$/, ""))) return real;
+    file = real;
+  }
+  const places = [projectRoot(cwd ?? path.dirname(file)), realPath(os.tmpdir())];
+  if (!places.some((place) => isInside(place, file as string)) || !("binary" in readScriptFile(file))) return undefined;
+  const copied = copiedProgram(file, readByName);
+  return copied === undefined || namedAs(path.basename(copied), name) ? undefined : copied;
+}
+
+/** A program that runs as the name it is called by: itself, a multi-call program, git as `git-commit`. */
+const namedAs = (program: string, name: string): boolean => program === name || MULTI_CALL.has(program) || (program === "git" && name.startsWith("git-"));
 
 /**
  * An alias that runs the program of its own name with options (`rm='rm -i'`,

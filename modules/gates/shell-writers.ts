@@ -348,6 +348,11 @@ function outputs(args: readonly string[], options: readonly string[], effect: st
 }
 
 /** Whether `program` is one of the writers whose targets writeTargets reads from its argv. */
+/** The programs whose writes are read, by name. */
+export function writerNames(): string[] {
+  return Object.keys(WRITERS);
+}
+
 export function isWriter(program: string): boolean {
   return Object.hasOwn(WRITERS, program) || Object.hasOwn(WRITERS, program.replace(/^(?:g|bsd)(?=[a-z])/, ""));
 }
