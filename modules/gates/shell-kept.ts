@@ -16,7 +16,8 @@ import os from "node:os";
 import path from "node:path";
 import { SHELL_KEPT_MAX, shellKeptSize, type ShellKept } from "../protocol/engine.ts";
 import { readScriptFile } from "./script-files.ts";
-import { bothBodies, expandVars, functionsOf, isDynamic, setByBuiltin } from "./shell-walk.ts";
+import { bothBodies, expandVars, functionsOf, isDynamic, KEPT_POSITIONAL, setByBuiltin, withoutDefinitions } from "./shell-walk.ts";
+import { shellLine } from "../tools/code-reading.ts";
 import { basename, parseShell } from "./shell-words.ts";
 
 export const NOTHING_KEPT: ShellKept = Object.freeze({ functions: {}, aliases: {}, vars: {} });
@@ -24,7 +25,7 @@ export const NOTHING_KEPT: ShellKept = Object.freeze({ functions: {}, aliases: {
 /** Builtins whose `NAME=value` words set shell variables. */
 const DECLARERS = new Set(["export", "declare", "typeset", "local", "readonly"]);
 /** Text without any of these defines nothing the shell keeps. */
-const MAY_DEFINE = /[=(]|\b(?:alias|source|eval|trap|read|printf|mapfile|readarray|function|declare|typeset|export|local|readonly)\b|(?:^|[\s;&|({])\.\s/;
+const MAY_DEFINE = /[=(]|\b(?:alias|source|eval|trap|read|printf|mapfile|readarray|function|declare|typeset|export|local|readonly|shift)\b|\bset[ \t]+--|(?:^|[\s;&|({])\.\s/;
 /** Text that sources a file: read again once the call ran (the file may be one it wrote). */
 export const SOURCES = /\bsource\b|(?:^|[\s;&|({])\.\s/;
 /** Files sourced within one call, and their own sources, are read this deep. */
@@ -76,6 +77,12 @@ function read(next: ShellKept, script: string, given: { cwd: string; env?: Reado
     const known = (): Map<string, string> => new Map([["HOME", home], ["PWD", at.cwd], ...Object.entries(next.vars), ...Object.entries(at.env ?? {})]);
     const value = (text: string): string => expandVars(text.replace(/(^|:)~(?=\/|:|$)/g, `$1${home}`), known());
     const program = command.argv[0];
+    // `: ${X:=value}`: a default assigned where X is not set.
+    for (const word of [...command.argv, ...command.assignments.map((assignment) => assignment.value)]) {
+      for (const [, name, given] of word.matchAll(/\$\{(\w+):?=([^{}]*)\}/g)) {
+        if (next.vars[name as string] === undefined) keepValue(next.vars, name as string, value(given as string));
+      }
+    }
     if (program === undefined || DECLARERS.has(program)) {
       for (const assignment of command.assignments) keepValue(next.vars, assignment.name, value(assignment.value));
       for (const word of command.argv.slice(1)) {
@@ -112,5 +119,24 @@ function read(next: ShellKept, script: string, given: { cwd: string; env?: Reado
       // A trap's action runs in this shell later: what it defines is kept with it.
       if (operands[0] !== undefined && operands.length > 1) read(next, operands[0], at, depth + 1);
     }
+  }
+  keepPositional(next, script, at.cwd);
+}
+
+/**
+ * `set -- a b`, `shift`: the shell's positional parameters, which a later call's `"$@"`
+ * is. Read outside function bodies (a function's `shift` moves its own).
+ */
+function keepPositional(next: ShellKept, script: string, cwd: string): void {
+  if (!/\bshift\b|\bset[ \t]+--/.test(script)) return;
+  const home = process.env.HOME || os.homedir();
+  for (const command of parseShell(withoutDefinitions(script))) {
+    const [program, ...args] = command.argv;
+    if (!((program === "set" && args[0] === "--") || program === "shift")) continue;
+    const before = next.vars[KEPT_POSITIONAL];
+    const given = before === undefined ? [] : parseShell(`set -- ${before}`)[0]?.argv.slice(2) ?? [];
+    const known = new Map([["HOME", home], ["PWD", cwd], ...Object.entries(next.vars)]);
+    const words = program === "set" ? args.slice(1).map((word) => expandVars(word, known)) : given.slice(Number(args[0] ?? 1) || 1);
+    next.vars[KEPT_POSITIONAL] = shellLine(words);
   }
 }

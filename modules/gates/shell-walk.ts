@@ -52,6 +52,8 @@ export interface Scope {
   aliases?: ReadonlyMap<string, string>;
   /** Variables with more than one value OMP's shell may hold (kept from earlier calls): each is read. */
   alternatives?: ReadonlyMap<string, string[]>;
+  /** The positional parameters OMP's shell holds from an earlier call's `set --` (the line's own `"$@"`). */
+  positional?: readonly string[];
   /** The script stands where a piped command stood (an alias's text): its first command reads that pipe. */
   pipedIn?: boolean;
   /** Commands left to read in this call, and script-file text left to read, shared by every nested script. */
@@ -170,7 +172,9 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
     const values = loops.get(name) ?? [before];
     if (!values.includes(value)) loops.set(name, [...values, value].slice(-4));
   };
-  for (const [index, parsed] of parseShell(defined.size === 0 ? script : withoutDefinitions(script)).entries()) {
+  // `set -- commit -n; git "$@"`: positional parameters the script sets itself, bound where they are used.
+  const lines = positionalBound(defined.size === 0 ? script : withoutDefinitions(script), depth === 0 ? scope.positional : undefined);
+  for (const [index, parsed] of parseShell(lines).entries()) {
     const command = index === 0 && scope.pipedIn === true && !parsed.piped ? { ...parsed, piped: true } : parsed;
     const previous = command.piped ? (command.outerStdin ? lastAt.get(command.level - 1) : lastAt.get(command.level) ?? lastAt.get(command.level - 1)) : undefined;
     // What the pipe holds: what the command before printed, given what it read in turn (`echo 'cmd' | cat | bash`).
@@ -180,6 +184,12 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       for (const word of command.argv.slice(1)) {
         const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(word);
         if (match) assign(match[1] as string, assigned(match[2] as string));
+      }
+    }
+    // `: ${X:=--no-verify}`: a default assigned where the variable is not set stays for the commands after it.
+    for (const word of [...command.argv, ...command.assignments.map((a) => a.value)]) {
+      for (const [, name, value] of word.matchAll(/\$\{(\w+):?=([^{}]*)\}/g)) {
+        if (!shellVars.has(name as string)) assign(name as string, assigned(value as string));
       }
     }
     // `for d in a b; do rm -rf "$d"; done`: a command using a loop's variable runs once per value.
@@ -423,17 +433,16 @@ const NUMERIC = new Set(["RANDOM", "SRANDOM", "SECONDS", "BASHPID", "PPID", "UID
 /** The name under which `varsOf` keeps the repository's top level, for `$(git rev-parse --show-toplevel)`. */
 const TOPLEVEL = " toplevel";
 
-/** Variables whose `${X:-default}` is its default when the walker does not know them: positional parameters and the temporary directory. */
-const DEFAULTABLE = /^(?:\d+|TMPDIR|TMP|TEMP)$/;
-
 /** `$NAME`/`${NAME}` replaced where the script's own variables know it; other references stay as written. */
 export function expandVars(text: string, vars: ReadonlyMap<string, string>): string {
   // `${X:-default}`, `${X-default}`, `${X:+alt}`, `${X:=default}`: the value, or the default when it is unset.
-  text = text.replace(/\$\{(\w+)(:?)([-=+])([^{}]*)\}/g, (whole, name: string, colon: string, op: string, word: string) => {
+  // A variable the walker does not know comes from the environment, which the agent does not set (its
+  // `env` field and what OMP's shell kept are known): the text the line itself gives is what is read.
+  text = text.replace(/\$\{(\w+)(:?)([-=+])([^{}]*)\}/g, (_whole, name: string, colon: string, op: string, word: string) => {
     const value = vars.get(name);
     const set = value !== undefined && (colon === "" || value.length > 0);
-    if (op === "+") return set ? expandVars(word, vars) : value === undefined ? whole : "";
-    return set ? (value as string) : value === undefined && !DEFAULTABLE.test(name) ? whole : expandVars(word, vars);
+    if (op === "+") return set || value === undefined ? expandVars(word, vars) : "";
+    return set ? (value as string) : expandVars(word, vars);
   });
   const pattern = /\$\{(\w+|[@*])\}|\$(\w+|[@*])|\$[$!?#]|\$\(\s*pwd\s*\)|`\s*pwd\s*`|\$\(\s*mktemp\b[^()`]*\)|\$\(\s*git rev-parse --show-toplevel\s*\)|\$\(\s*date\s+\+[%A-Za-z0-9_.:-]*\s*\)/g;
   return text.replace(pattern, (whole, braced: string | undefined, plain: string | undefined) => {
@@ -1273,7 +1282,7 @@ export function functionsOf(script: string): Map<string, string> {
  * function is called, and is read there with the call's arguments (`cleanup dist`),
  * not where it is defined, where `rm -rf "$1"` has no operand yet.
  */
-function withoutDefinitions(script: string): string {
+export function withoutDefinitions(script: string): string {
   let out = "";
   let from = 0;
   for (const { start, close } of definitionsIn(script)) {
@@ -1313,14 +1322,55 @@ const ALL_ARGS = /"\$@"|"\$\{@\}"|"\$\*"|\$@|\$\*/g;
 
 /** A script's `"$@"` (`$@`, `$*`) as the words it was given, each its own word (`exec git "$@" --no-verify` run as `f commit -m x`). */
 function allArgs(text: string, args: readonly string[]): string {
-  return args.length === 0 ? text : text.replace(ALL_ARGS, shellLine(args));
+  return args.length === 0 ? positionalBound(text, undefined) : positionalBound(text, args, false);
 }
 
 /** A function's body with its positional parameters (`"$@"`, `$1`, …) given the call's arguments. */
 function callBody(body: string, args: readonly string[]): string {
-  return body
-    .replace(ALL_ARGS, shellLine(args))
-    .replace(/"?\$\{?([1-9])\}?"?/g, (_whole, n: string) => shellLine([args[Number(n) - 1] ?? ""]));
+  return positionalBound(body, args);
+}
+
+/** Where OMP's kept shell holds its positional parameters (as a shell line), among its variables. */
+export const KEPT_POSITIONAL = "@";
+
+/** `shift`, `shift N` and `set -- WORDS` where a command starts: they change the positional parameters for what follows. */
+const POSITIONAL_CHANGE = /(^|[;&|\n{(]|\b(?:then|do|else)\b)([ \t]*)(shift(?:[ \t]+(\d+))?|set[ \t]+--((?:[ \t]+[^;&|\n)}]*)?))(?=[ \t]*(?:$|[;&|\n)}]))/g;
+
+/** `"${@:2}"`, `${*:2:1}`: a slice of the positional parameters (from 1; 0 is the script's name). */
+const ARGS_SLICE = /"\$\{[@*]:(\d+)(?::(\d+))?\}"|\$\{[@*]:(\d+)(?::(\d+))?\}/g;
+
+/**
+ * `text` with its positional parameters (`"$@"`, `$*`, `$1`…`$9`, `${@:2}`) replaced by
+ * `args`, each a word of its own, as `shift` and `set --` leave them along the text (read
+ * in order, a loop's body once). Undefined `args`: not known until a `set --`, and left as
+ * written before it. `numbered`: `$1`… too (a script's are bound as variables instead).
+ */
+function positionalBound(text: string, args: readonly string[] | undefined, numbered = true): string {
+  if (args === undefined && !/\bset[ \t]+--/.test(text)) return text;
+  const bind = (part: string, given: readonly string[] | undefined): string => {
+    if (given === undefined) return part;
+    const sliced = part.replace(ARGS_SLICE, (_whole, a?: string, b?: string, c?: string, d?: string) => {
+      const from = Number(a ?? c);
+      const count = b ?? d;
+      const words = from === 0 ? given : given.slice(from - 1, count === undefined ? undefined : from - 1 + Number(count));
+      return words.length === 0 ? "" : shellLine(words);
+    });
+    const all = sliced.replace(ALL_ARGS, given.length === 0 ? "" : shellLine(given));
+    return numbered ? all.replace(/"?\$\{?([1-9])\}?(?!\d)"?/g, (_whole, n: string) => shellLine([given[Number(n) - 1] ?? ""])) : all;
+  };
+  let out = "";
+  let at = 0;
+  let current = args;
+  for (const match of text.matchAll(POSITIONAL_CHANGE)) {
+    const start = (match.index ?? 0) + (match[1] as string).length + (match[2] as string).length;
+    const change = match[3] as string;
+    out += bind(text.slice(at, start), current);
+    if (change.startsWith("shift")) current = current?.slice(Number(match[4] ?? 1));
+    else current = parseShell(`set -- ${bind(match[5] ?? "", current)}`)[0]?.argv.slice(2) ?? [];
+    out += change;
+    at = start + change.length;
+  }
+  return out + bind(text.slice(at), current);
 }
 
 /** `git ci …` where `ci` is an alias: what git runs instead (git words, or a `!` shell line). */
@@ -1400,11 +1450,13 @@ function walkedCall(input: HookInput, home: string | undefined): { walks: Walk[]
     // OMP's bash runs in the session's shell: what earlier calls left there is there before the line (the call's own env wins).
     const kept = input.omp?.shell_kept;
     // A kept variable with several values (one per line) holds the newest, and each is read.
-    const keptVars = Object.entries(kept?.vars ?? {}).map(([name, value]): [string, string[]] => [name, value.split("\n")]);
+    const keptVars = Object.entries(kept?.vars ?? {}).filter(([name]) => name !== KEPT_POSITIONAL).map(([name, value]): [string, string[]] => [name, value.split("\n")]);
+    const positional = kept?.vars[KEPT_POSITIONAL];
     const alternatives = new Map(keptVars.filter(([name, values]) => values.length > 1 && call.env?.[name] === undefined));
     const scope: Scope = {
       env: new Map([...keptVars.map(([name, values]): [string, string] => [name, values.at(-1) as string]), ...Object.entries(call.env ?? {})]),
       ...(alternatives.size > 0 ? { alternatives } : {}),
+      ...(positional !== undefined ? { positional: parseShell(`set -- ${positional}`)[0]?.argv.slice(2) ?? [] } : {}),
       cwd: resolvedPath(input.cwd, "."),
       home: key,
       ...(kept !== undefined ? { functions: new Map(Object.entries(kept.functions)), aliases: new Map(Object.entries(kept.aliases)) } : {}),

@@ -199,7 +199,17 @@ const REFUSED: [command: string, reason: string][] = [
   ["git commit $'\\x2dn' -m x", "git commit -n (--no-verify)"],
   ["git commit {-n,-m,x}", "git commit -n (--no-verify)"],
   ["HUSKY=$(echo 0) git commit -m x", "(a value built at run time) may turn hooks off"],
-  ["HUSKY=${X:-0} git commit -m x", "HUSKY=${X:-0}"],
+  ["HUSKY=${X:-0} git commit -m x", "HUSKY=0 turns husky's git hooks off"],
+  // A default the line gives a variable the environment does not set is what runs; `:=` keeps it for the commands after.
+  ["git commit ${X:---no-verify}", "git commit --no-verify"],
+  [": ${X:=--no-verify}; git commit $X", "git commit --no-verify"],
+  ["git commit ${PATH:+--no-verify}", "git commit --no-verify"],
+  // Positional parameters set, shifted and sliced.
+  ["set -- commit --no-verify; git \"$@\"", "git commit --no-verify"],
+  ["f() { shift; git \"$@\"; }; f x commit --no-verify", "git commit --no-verify"],
+  ["f() { shift 2; git \"$@\"; }; f x y commit -n", "git commit -n"],
+  ["f() { git \"${@:2}\"; }; f x commit --no-verify", "git commit --no-verify"],
+  ["f() { set -- commit --no-verify; git \"$@\"; }; f", "git commit --no-verify"],
   ["printf -v HUSKY 0; export HUSKY; git commit -m x", "HUSKY=0"],
   ["read HUSKY <<< 0; export HUSKY; git commit -m x", "HUSKY=0"],
   ["GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=$(echo core.hooksPath) GIT_CONFIG_VALUE_0=/x git commit -m x", "GIT_CONFIG_KEY_0=$(echo core.hooksPath)"],

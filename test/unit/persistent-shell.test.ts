@@ -149,6 +149,10 @@ describe("a later call is read with what earlier calls left in OMP's shell", () 
     [["X=.env", "(X=ok)"], "cat $X", "protect-secret-files"],
     [["alias git='git -c core.hooksPath=/dev/null'"], "git commit -m x", "block-git-hook-bypass"],
     [["export PATH=$PWD/later-bin:$PATH"], "git status", "block-git-hook-bypass"],
+    [["set -- commit --no-verify"], 'git "$@"', "block-git-hook-bypass"],
+    [["set -- x commit -n", "shift"], 'git "$@"', "block-git-hook-bypass"],
+    [["set -- x commit -n; f() { shift 2; }"], 'shift; git "$@"', "block-git-hook-bypass"],
+    [[": ${O:=--no-verify}"], "git commit $O -m x", "block-git-hook-bypass"],
   ])("after %j, %s is refused by %s", async (earlier, later, gate) => {
     expect(await after(earlier, later)).toContain(gate);
     // Read alone, the later call is not refused: what refuses it is what the shell kept.
