@@ -30,6 +30,7 @@ export const protectBranches = gateWithOptions<Options>({
     const line: LineState = {};
     const reason = walkCall(input, (run) => {
       if (run.program === "gh") return ghApiProblem(run.argv.slice(1), options);
+      if (run.program !== undefined && HTTP_CLIENTS.has(run.program)) return httpProblem(run.program, run.argv.slice(1), options);
       const git = asGit(run);
       return git === undefined ? undefined : gitProblem(git, input.cwd, options, line);
     });
@@ -54,11 +55,67 @@ function ghApiProblem(args: readonly string[], options: Options): string | undef
     else if (arg === "-X" || arg === "--method") method = args[++i];
     else if (/^(?:-[fF]|--field|--raw-field|--input)$/.test(arg) || /^(?:-[fF].|--(?:raw-)?field=|--input=)/.test(arg)) fields = true;
   }
+  const graphql = args.slice(1).includes("graphql") ? graphqlProblem(args.slice(1).join(" "), options) : undefined;
+  if (graphql !== undefined) return `gh api graphql ${graphql}`;
   const writes = method !== undefined ? method.toUpperCase() !== "GET" : fields;
   if (!writes) return undefined;
-  const names = options.branches.map((b) => b.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|");
-  const endpoint = args.slice(1).find((a) => new RegExp(`(?:git/refs/heads|branches)/(?:${names})(?:/|$|\\?)`).test(a));
+  const endpoint = args.slice(1).find((a) => branchEndpoint(a, options));
   return endpoint === undefined ? undefined : `gh api ${method?.toUpperCase() ?? "POST"} ${endpoint} moves, deletes or unprotects a protected branch (protected: ${options.branches.join(", ")}); push a branch and open a pull request`;
+}
+
+/** A GitHub API path to one of a protected branch's refs or its protection, its escapes (`ma%69n`, `heads%2Fmain`) decoded. */
+function branchEndpoint(word: string, options: Options): boolean {
+  let decoded = word;
+  try {
+    decoded = decodeURIComponent(word);
+  } catch {
+    // A malformed escape is read as written.
+  }
+  const names = options.branches.map((b) => b.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|");
+  return new RegExp(`(?:git/refs/heads|branches)/(?:${names})(?:/|$|\\?|#)`).test(decoded);
+}
+
+/**
+ * GraphQL mutations that move, delete or unprotect a branch with no push: `deleteRef`
+ * and `updateRef(s)` name the ref by an opaque id, so any is refused; `createCommitOnBranch`
+ * commits to the branch it names; the branch protection rules' mutations take protection off.
+ */
+function graphqlProblem(text: string, options: Options): string | undefined {
+  const mutation = /\b(deleteRef|updateRefs?|deleteBranchProtectionRule|updateBranchProtectionRule|createCommitOnBranch)\b/.exec(text)?.[1];
+  if (mutation === undefined) return undefined;
+  if (mutation === "createCommitOnBranch" && !options.branches.some((branch) => new RegExp(`\\b${branch.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\b`).test(text)) && !/\$/.test(text)) return undefined;
+  return `mutation ${mutation} may move, delete or unprotect a protected branch (protected: ${options.branches.join(", ")}) with no push; push a branch and open a pull request`;
+}
+
+/** Programs that send HTTP requests, whose methods the GitHub API takes as gh's do. */
+const HTTP_CLIENTS = new Set(["curl", "wget", "http", "https", "xh", "xhs", "curlie"]);
+
+/**
+ * `curl -X DELETE https://api.github.com/repos/o/r/git/refs/heads/main`, `curl -d … …/branches/main/protection`,
+ * `http PATCH …`: the API request gh api would make, made by an HTTP client. A request
+ * that writes (a method but GET or HEAD, or a body, which makes it a POST) to a protected
+ * branch's ref or protection, or a GraphQL mutation that may, is refused.
+ */
+function httpProblem(program: string, args: readonly string[], options: Options): string | undefined {
+  let method: string | undefined;
+  let body = false;
+  const httpie = program !== "curl" && program !== "wget" && program !== "curlie";
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    const glued = /^(?:-X|--request=|--method=)(.+)$/.exec(arg);
+    if (glued) method = glued[1];
+    else if (arg === "-X" || arg === "--request" || arg === "--method") method = args[++i];
+    else if (/^(?:-d|--data(?:-raw|-binary|-urlencode|-ascii)?|--json|-F|--form|-T|--upload-file|--post-data|--post-file|--body-data|--body-file)(?:=|$)/.test(arg) || /^-[dFT]./.test(arg)) body = true;
+    // httpie and xh: `http DELETE url`, `http url key=value` (a body).
+    else if (httpie && /^(?:GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS)$/.test(arg)) method = arg;
+    else if (httpie && /^[\w.-]+:?=/.test(arg)) body = true;
+  }
+  const writes = method !== undefined ? !/^(?:GET|HEAD)$/i.test(method) : body;
+  if (!writes) return undefined;
+  const url = args.find((arg) => branchEndpoint(arg, options));
+  if (url !== undefined) return `${program} ${method?.toUpperCase() ?? "POST"} ${url} moves, deletes or unprotects a protected branch (protected: ${options.branches.join(", ")}) through the GitHub API; push a branch and open a pull request`;
+  const graphql = args.some((arg) => /\/graphql\b/.test(arg)) ? graphqlProblem(args.join(" "), options) : undefined;
+  return graphql === undefined ? undefined : `${program} to GitHub's GraphQL API: ${graphql}`;
 }
 
 /** Where each part of a refspec built at run time stands once its text is taken out (RUN_TIME). */

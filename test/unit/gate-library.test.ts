@@ -116,13 +116,18 @@ describe("protect-branches", () => {
     "/usr/lib/git-core/git-push origin +topic:main", "git checkout -Bmain HEAD~2", "git update-ref --stdin <<< 'delete refs/heads/main'", "git update-ref HEAD HEAD~1", "git reset --keep HEAD~1", 'git branch -D "$b"', "hub push --force origin topic",
     "git checkout topic && git checkout main && git reset --hard HEAD~1", "git fetch . +topic:main", "git fetch -f origin x:refs/heads/master", "git fetch origin '+refs/heads/*:refs/heads/*'", "git pull --force origin x:main",
     "gh api -X DELETE repos/o/r/git/refs/heads/main", "gh api --method PATCH repos/o/r/git/refs/heads/main -F sha=abc -F force=true", "gh api repos/o/r/branches/master/protection -X DELETE",
-    'git push origin ":${B:-main}"', 'git push origin "HEAD:${B:-main}"', 'git push origin ":$( (git branch --show-current) )"'])(
+    'git push origin ":${B:-main}"', 'git push origin "HEAD:${B:-main}"', 'git push origin ":$( (git branch --show-current) )"',
+    // The same API through an HTTP client, with its ref's escapes, and GraphQL mutations that move or delete a ref.
+    "curl -X DELETE https://api.github.com/repos/o/r/git/refs/heads/main", "curl -XDELETE -H 'Authorization: token t' https://api.github.com/repos/o/r/git/refs/heads/main",
+    `curl -d '{"sha":"x","force":true}' https://api.github.com/repos/o/r/git/refs/heads/main`, "http DELETE https://api.github.com/repos/o/r/branches/main/protection",
+    "wget --method=DELETE https://api.github.com/repos/o/r/git/refs/heads%2Fmain", "gh api -X DELETE repos/o/r/git/refs/heads/ma%69n",
+    `gh api graphql -f query='mutation { deleteRef(input: {refId: "X"}) { clientMutationId } }'`, `curl -d '{"query":"mutation { updateRefs(input: {}) { clientMutationId } }"}' https://api.github.com/graphql`])(
     "refuses %s (on main)",
     async (command) => {
       await refused(id, bash(command));
     },
   );
-  it.each(["git push origin topic", "git push -u origin feature/x", "git branch -D topic", "git reset --soft HEAD~1", "git log main", "git checkout main", "git push --dry-run origin topic", "git branch -a", "git branch -vv", "git switch -c feature", "git checkout -B topic", "git update-ref refs/heads/topic HEAD", "git reset --soft HEAD~1", "git fetch . topic:main", "git fetch origin '+refs/heads/*:refs/remotes/origin/*'", "git fetch origin +main:topic", "gh api repos/o/r/git/refs/heads/main", "gh api -X DELETE repos/o/r/git/refs/heads/topic", "gh api repos/o/r/branches/main", 'git push origin "v$VERSION"', 'git push origin "refs/tags/$T"', 'git push origin HEAD:"feature/$X"'])(
+  it.each(["git push origin topic", "git push -u origin feature/x", "git branch -D topic", "git reset --soft HEAD~1", "git log main", "git checkout main", "git push --dry-run origin topic", "git branch -a", "git branch -vv", "git switch -c feature", "git checkout -B topic", "git update-ref refs/heads/topic HEAD", "git reset --soft HEAD~1", "git fetch . topic:main", "git fetch origin '+refs/heads/*:refs/remotes/origin/*'", "git fetch origin +main:topic", "gh api repos/o/r/git/refs/heads/main", "gh api -X DELETE repos/o/r/git/refs/heads/topic", "gh api repos/o/r/branches/main", "curl -s https://api.github.com/repos/o/r/branches/main", "curl -X DELETE https://api.github.com/repos/o/r/git/refs/heads/topic", "gh api graphql -f query='{ viewer { login } }'", 'git push origin "v$VERSION"', 'git push origin "refs/tags/$T"', 'git push origin HEAD:"feature/$X"'])(
     "passes %s",
     async (command) => passes(id, bash(command)),
   );
