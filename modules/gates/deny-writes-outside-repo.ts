@@ -13,6 +13,7 @@ import { callKind } from "../tools/declaration.ts";
 import { localRootOf } from "../tools/edit-targets.ts";
 import path from "node:path";
 import { isAllowed, isInside, ompAddress, projectRoot, realPath, sessionCwdOf, throughLinks, wordPath } from "./paths.ts";
+import { globalInstall } from "./global-installs.ts";
 import { codeWriteTargets, commandTargets, isDynamic, walkCall } from "./shell-walk.ts";
 import { gateWithOptions, type GateVerdict } from "./types.ts";
 
@@ -79,6 +80,14 @@ export const denyWritesOutsideRepo = gateWithOptions<Options>({
     }
     const reason = walkCall(input, (run) => {
       const cwd = run.scope.cwd ?? input.cwd;
+      // `npm i -g`, `pip install --user`, `go install`: programs put on PATH, outside the project.
+      const install = globalInstall(run.argv, run.env);
+      if (install !== undefined) {
+        const into = install.into === undefined ? undefined : outside(install.into, cwd, run.env, options, local, run.scope.links, sessionCwdOf(input));
+        if (install.into === undefined || into !== undefined) {
+          return `${install.how} installs outside the project, into ${into ?? install.place}, where a program it puts on PATH runs in later calls in place of the one Tama reads by that name; install into the project (a local dependency, a virtualenv, a --prefix or --root inside it), or ask the person to install it`;
+        }
+      }
       for (const target of commandTargets(run, codeWriteTargets(run))) {
         // A place built at run time (`> "$OUT"` with OUT unknown, `cd $(…)` then a relative name) is not guessed at.
         const unknown = isDynamic(target.word) ? target.word : run.scope.unknownCwd !== undefined && !path.isAbsolute(target.word) && !/^~/.test(target.word) && !DEVICES.has(target.word) && !target.word.startsWith("&") ? `${target.word} after \`cd ${run.scope.unknownCwd}\`` : undefined;

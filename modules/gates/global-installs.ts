@@ -1,0 +1,91 @@
+// Package managers that install programs outside the project: into a global prefix or
+// a user's bin directory that is on PATH (`npm i -g`, `pip install --user`, `go install`,
+// `cargo install`, `pipx`, `uv tool`, `gem`, the system's). Besides changing files
+// outside the project, a program installed there under a name the gates read (a package
+// whose bin is `git`) would run in place of the system's in every later call, where Tama
+// reads the system's. An install into a directory the command names is judged by that
+// directory instead.
+import { basename } from "./shell-words.ts";
+
+export interface GlobalInstall {
+  /** The command as the refusal names it (`npm install -g`). */
+  how: string;
+  /** Where it installs: a directory the command names (judged as any write is), or undefined for the tool's own global place. */
+  into?: string;
+  /** The tool's own global place, in words. */
+  place: string;
+}
+
+const JS_MANAGERS = new Set(["npm", "pnpm", "yarn", "bun"]);
+const JS_INSTALLS = new Set(["install", "i", "add", "update", "up", "upgrade", "link", "ln", "uninstall", "remove", "rm", "un"]);
+const SYSTEM_MANAGERS: Readonly<Record<string, readonly string[]>> = {
+  apt: ["install", "reinstall", "remove", "purge", "upgrade", "full-upgrade", "dist-upgrade"],
+  "apt-get": ["install", "reinstall", "remove", "purge", "upgrade", "dist-upgrade"],
+  dnf: ["install", "reinstall", "remove", "upgrade"],
+  yum: ["install", "reinstall", "remove", "update"],
+  apk: ["add", "del", "upgrade"],
+  pacman: ["-S", "-Syu", "-U", "-R"],
+  zypper: ["install", "in", "remove", "update"],
+  brew: ["install", "reinstall", "upgrade", "link", "uninstall"],
+  port: ["install", "uninstall"],
+};
+
+/** The value of `--name VALUE`, `--name=VALUE` or `-x VALUE` among `args`. */
+function valueOf(args: readonly string[], ...names: string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    for (const name of names) {
+      if (arg === name) return args[i + 1];
+      if (name.startsWith("--") && arg.startsWith(`${name}=`)) return arg.slice(name.length + 1);
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The install `argv` makes outside the project, when it is one; `env`: the command's
+ * environment (GOBIN, npm's prefix). Undefined for installs into the project (a local
+ * `npm install`, a virtualenv's pip) and for every other command.
+ */
+export function globalInstall(argv: readonly string[], env: ReadonlyMap<string, string>): GlobalInstall | undefined {
+  const program = argv[0] === undefined ? undefined : basename(argv[0]);
+  if (program === undefined) return undefined;
+  const args = argv.slice(1);
+  const operands = args.filter((arg) => !arg.startsWith("-"));
+  if (JS_MANAGERS.has(program)) {
+    const global = args.some((arg) => arg === "-g" || arg === "--global" || arg === "--location=global") || (program === "yarn" && operands[0] === "global");
+    const sub = program === "yarn" && operands[0] === "global" ? operands[1] : operands[0];
+    // `npm link` with no package links the project into the global prefix, with its bins.
+    const globalLink = (program === "npm" || program === "pnpm") && (sub === "link" || sub === "ln") && operands.length === 1;
+    if (sub === undefined || !JS_INSTALLS.has(sub) || !(global || globalLink)) return undefined;
+    const into = valueOf(args, "--prefix", "--global-dir") ?? env.get("npm_config_prefix") ?? env.get("NPM_CONFIG_PREFIX");
+    return { how: `${program} ${sub}${global ? " -g" : ""}`, place: `${program}'s global prefix, whose bin directory is on PATH`, ...(into !== undefined ? { into } : {}) };
+  }
+  const pip = /^pip[\d.]*$/.test(program) ? args : /^python[\d.]*$/.test(program) && args[0] === "-m" && /^pip[\d.]*$/.test(args[1] ?? "") ? args.slice(2) : undefined;
+  if (pip !== undefined) {
+    if (!pip.some((arg) => arg === "install" || arg === "uninstall")) return undefined;
+    const into = valueOf(pip, "--target", "-t", "--prefix", "--root");
+    if (into !== undefined) return { how: `${program} install --target`, place: "the directory it names", into };
+    if (pip.includes("--user")) return { how: `${program} install --user`, place: "the user's site-packages, whose bin directory (~/.local/bin) is on PATH" };
+    if (pip.includes("--break-system-packages")) return { how: `${program} install --break-system-packages`, place: "the system's Python" };
+    return undefined;
+  }
+  if ((program === "pipx" && ["install", "inject", "upgrade", "reinstall", "ensurepath"].includes(operands[0] ?? "")) || (program === "uv" && operands[0] === "tool" && ["install", "upgrade"].includes(operands[1] ?? ""))) {
+    return { how: `${program} ${operands.slice(0, program === "uv" ? 2 : 1).join(" ")}`, place: "its own tools directory, whose bin directory is on PATH" };
+  }
+  if (program === "go" && operands[0] === "install") {
+    const into = env.get("GOBIN");
+    return { how: "go install", place: "GOBIN or ~/go/bin, on PATH", ...(into !== undefined ? { into } : {}) };
+  }
+  if (program === "cargo" && operands[0] === "install") {
+    const into = valueOf(args, "--root");
+    return { how: "cargo install", place: "~/.cargo/bin, on PATH", ...(into !== undefined ? { into } : {}) };
+  }
+  if (program === "gem" && ["install", "update", "uninstall"].includes(operands[0] ?? "")) {
+    const into = valueOf(args, "--install-dir", "-i");
+    return { how: `gem ${operands[0] as string}`, place: "the gem directory, whose bin directory is on PATH", ...(into !== undefined ? { into } : {}) };
+  }
+  const system = SYSTEM_MANAGERS[program];
+  if (system !== undefined && args.some((arg) => system.includes(arg))) return { how: `${program} ${args.find((arg) => system.includes(arg)) as string}`, place: "the system" };
+  return undefined;
+}
