@@ -18,7 +18,7 @@ import { copiedProgram } from "./program-identity.ts";
 import { runnerCommand } from "./package-runners.ts";
 import { STDIN_FILES } from "./stdin-files.ts";
 import { WrittenFiles } from "./written-files.ts";
-import { lstatOf, namesIn, realpathOf, statOf } from "../system/disk-moment.ts";
+import { namesIn, realpathOf, statOf } from "../system/disk-moment.ts";
 import { MAX_SCRIPT, packageScripts, readScriptFile, shebang, type ScriptFile } from "./script-files.ts";
 import { gitAliases, normalizeKey, type GitConfigEntry } from "./git-config.ts";
 import { globMatches, isInside, isLink, projectRoot, projectRootIn, realPath, resolvedPath, throughLinks } from "./paths.ts";
@@ -245,9 +245,9 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       // `env -C DIR cmd`: the command runs in DIR (and what it names is resolved there).
       const inner: Scope = unwrapped.chdir.reduce<Scope>((at, dir) => ({ ...at, ...changeDirectory(["--", dir], at, known) }), { ...here, env });
       const cwdHere = inner.unknownCwd === undefined ? inner.cwd ?? process.cwd() : undefined;
-      // `./g commit -n` where g is a link to or a copy of git: read as git.
-      const behind = argv[0] === undefined ? undefined : programBehind(argv[0], cwdHere, env.get("PATH"));
-      if (behind !== undefined) argv = [behind, ...argv.slice(1)];
+      // `./g commit -n` where g is a link to or a copy of git: read as git; an unknown binary the agent placed, as any program.
+      const behind = argv[0] === undefined ? undefined : programBehind(argv[0], cwdHere, env.get("PATH"), known.get("HOME") ?? here.home ?? os.homedir());
+      if (behind !== undefined && behind !== "unknown") argv = [behind, ...argv.slice(1)];
       const program = argv[0] === undefined ? undefined : basename(argv[0]);
       let unreadArgs = false;
       const textAt = (given: string): string | undefined => {
@@ -336,7 +336,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         ...(wrapped && first !== "find" ? writeTargets({ ...expandedCommand, redirects: [] }, words) : []),
       ];
       const shellFunction = program !== undefined && functions.has(program) && words[lead] === argv[0];
-      const run: RunCommand = { argv, program, dynamic: argv[0] !== undefined && isDynamic(argv[0]), unreadArgs, code, shellFunction, otherWrites, env, command: expandedCommand, depth, scope: inner };
+      const run: RunCommand = { argv, program, dynamic: behind === "unknown" || (argv[0] !== undefined && isDynamic(argv[0])), unreadArgs, code, shellFunction, otherWrites, env, command: expandedCommand, depth, scope: inner };
       const reason = visit(run);
       if (reason !== undefined) return reason;
       const expanded = gitAliasRun(run);
@@ -619,8 +619,11 @@ function scriptFiles(program: string | undefined, argv: readonly string[], scope
   let overBudget = false;
   const home = scope.home ?? process.env.HOME ?? "";
   const read = (given: string): ScriptFile => {
+    // Its stdin is what the line feeds it; another descriptor or the gate's own /proc is not the agent's shell's.
+    if (STDIN_FILES.has(given)) return stdin.length > 0 ? { text: stdin.join("\n") } : { missing: true };
+    if (/^\/(?:dev\/fd|proc\/(?:self|thread-self|\d+)\/fd)\//.test(given)) return { missing: true };
     // `~/f.sh`, `f*.sh` (the shell runs the first match).
-    const word = given.replace(/^~(?=\/)/, home);
+    const word = agentsPath(given.replace(/^~(?=\/)/, home), cwd);
     const matched = /[*?[]/.test(word) && cwd !== undefined ? globMatches(word, cwd)[1] : undefined;
     const file = path.resolve(cwd ?? "/", matched ?? word);
     if (scope.reading?.has(file)) return { missing: true };
@@ -959,11 +962,12 @@ function shadowedOnPath(value: string, cwd: string): string | undefined {
   const places = [projectRoot(cwd), realPath(os.tmpdir())];
   const agents = (file: string): boolean => places.some((place) => isInside(place, file));
   for (const dir of value.split(":")) {
-    if (dir === "" || system.has(dir) || isDynamic(dir)) continue;
+    // An empty part is the cwd.
+    if (system.has(dir) || isDynamic(dir)) continue;
     let at: string;
     let names: readonly string[];
     try {
-      at = realpathOf(path.resolve(cwd, dir));
+      at = realpathOf(path.resolve(cwd, dir || "."));
       if (!agents(at)) continue;
       names = namesIn(at);
     } catch {
@@ -982,10 +986,27 @@ function shadowedOnPath(value: string, cwd: string): string | undefined {
       if (!agents(real) && path.basename(real).startsWith(name.replace(/[\d.]+$/, ""))) continue;
       const read = readScriptFile(real);
       if ("text" in read || "missing" in read) continue;
+      // git runs its own commands before any git-* on PATH: one there (git-lfs, git-absorb) only runs as `git lfs`,
+      // a program of its own, unless it is a copy of another program the gates read (a shell named git-x).
+      if (name.startsWith("git-")) {
+        const copied = copiedProgram(real, readByName);
+        if (copied === undefined || path.basename(copied).startsWith("git")) continue;
+      }
       return path.join(dir, name);
     }
   }
   return undefined;
+}
+
+/**
+ * A path as the agent's shell takes it where the gate's process would take it otherwise:
+ * `/proc/self/cwd/…` is the shell's directory, `/proc/self/root/…` the root.
+ */
+function agentsPath(word: string, cwd: string | undefined): string {
+  const proc = /^\/proc\/(?:self|thread-self)\/(cwd|root)(?=\/|$)/.exec(word);
+  if (proc === null) return word;
+  const base = proc[1] === "root" ? "/" : cwd;
+  return base === undefined ? word : path.join(base, word.slice(proc[0].length) || ".");
 }
 
 /** Programs that run as what their name says (`busybox rm`, a link named rm): a link to one is read by its own name. */
@@ -996,25 +1017,34 @@ const readByName = (): Iterable<string> =>
   new Set([...SHADOWABLE, ...SHELLS, ...Object.keys(WRAPPERS), ...Object.keys(INTERPRETERS), ...writerNames(), "sudo", "doas", "su", "pkexec", "git", "gh", "hub", "curl", "wget"]);
 
 /**
- * The real path of the program a command word runs, when it is another program than
- * its name says: a link to one the gates read by name (`ln -s /usr/bin/git g; ./g
- * commit -n`), or a binary the agent could have put in the project or the temporary
- * directory that is a copy of one (`cp /usr/bin/git g`). A bare name is looked for
- * only in a PATH's own directories there, before the system's. Undefined when the
- * word's name is the program's (the common case), for scripts (read where they run),
- * and for what cannot be told.
+ * The program a command word runs, when it is another than its name says: a link to one
+ * the gates read by name (`ln -s /usr/bin/git g; ./g commit -n`) or a binary the agent
+ * could have put in the project or the temporary directory that is a copy of one (`cp
+ * /usr/bin/git g`), as its real path; `"unknown"` for a binary there that is no program
+ * Tama knows (a build id forged, a program compiled), or one found through a PATH part
+ * built at run time: read as a program named at run time is, as each gated program. A
+ * bare name is looked for only in a PATH's own directories (`""` is the cwd), before the
+ * system's. Undefined when the word's name is the program's (the common case), for
+ * scripts (read where they run), and for what cannot be told.
  */
-function programBehind(word: string, cwd: string | undefined, pathValue: string | undefined): string | undefined {
-  if (isDynamic(word) || word.startsWith("~")) return undefined;
+function programBehind(word: string, cwd: string | undefined, pathValue: string | undefined, home: string): string | "unknown" | undefined {
+  if (isDynamic(word)) return undefined;
   let file: string | undefined;
-  if (word.includes("/")) {
-    if (cwd === undefined && !path.isAbsolute(word)) return undefined;
-    file = path.resolve(cwd ?? "/", word);
+  const given = agentsPath(word.replace(/^~(?=\/)/, home), cwd);
+  if (given.startsWith("~")) return undefined;
+  if (given.includes("/")) {
+    if (cwd === undefined && !path.isAbsolute(given)) return undefined;
+    // Joined as text, not resolved: `l/../g` climbs from where the link l leads, as the kernel walks it.
+    file = path.isAbsolute(given) ? given : `${cwd}/${given}`;
   } else if (pathValue !== undefined && pathValue !== process.env.PATH && cwd !== undefined) {
     const system = new Set((process.env.PATH ?? "").split(":"));
-    for (const dir of pathValue.split(":")) {
-      if (dir === "" || isDynamic(dir)) continue;
-      const candidate = path.resolve(cwd, dir, word);
+    const dirs = pathValue.split(":");
+    // Past the PATH's last directory of its own, the rest is the system's order: nothing to look for there.
+    let last = dirs.length - 1;
+    while (last >= 0 && system.has(dirs[last] as string)) last--;
+    for (const dir of dirs.slice(0, last + 1)) {
+      if (isDynamic(dir)) return "unknown";
+      const candidate = `${dir === "" ? cwd : path.isAbsolute(dir) ? dir : `${cwd}/${dir}`}/${word}`;
       if (statOf(candidate)?.isFile() !== true) continue;
       if (!system.has(dir)) file = candidate;
       break;
@@ -1022,22 +1052,19 @@ function programBehind(word: string, cwd: string | undefined, pathValue: string 
   }
   if (file === undefined) return undefined;
   const name = basename(word);
-  if (lstatOf(file)?.isSymbolicLink() === true) {
-    let real: string;
-    try {
-      real = realpathOf(file);
-    } catch {
-      return undefined;
-    }
-    const realName = path.basename(real);
-    if (namedAs(realName, name)) return undefined;
-    if (isShadowable(realName) || isShadowable(realName.replace(/[\d.]+$/, ""))) return real;
-    file = real;
+  let real: string;
+  try {
+    real = realpathOf(file);
+  } catch {
+    return undefined;
   }
-  const places = [projectRoot(cwd ?? path.dirname(file)), realPath(os.tmpdir())];
-  if (!places.some((place) => isInside(place, file as string)) || !("binary" in readScriptFile(file))) return undefined;
-  const copied = copiedProgram(file, readByName);
-  return copied === undefined || namedAs(path.basename(copied), name) ? undefined : copied;
+  const realName = path.basename(real);
+  if (realName !== name && !namedAs(realName, name) && (isShadowable(realName) || isShadowable(realName.replace(/[\d.]+$/, "")))) return real;
+  const places = [projectRoot(cwd ?? path.dirname(real)), realPath(os.tmpdir())];
+  if (!places.some((place) => isInside(place, real)) || !("binary" in readScriptFile(real))) return undefined;
+  const copied = copiedProgram(real, readByName);
+  if (copied === undefined) return "unknown";
+  return namedAs(path.basename(copied), name) ? undefined : copied;
 }
 
 /** A program that runs as the name it is called by: itself, a multi-call program, git as `git-commit`. */

@@ -65,6 +65,30 @@ describe("a program under another name", () => {
     expect(await refusedBy(command)).toContain("block-git-hook-bypass");
   });
 
+  it("reads the path as the agent's shell walks it: /proc/self/cwd, a link before .., ~, an empty PATH part", async () => {
+    mkdirSync(path.join(project, "deep", "sub"), { recursive: true });
+    copyFileSync(GIT, path.join(project, "deep", "h"));
+    symlinkSync("deep/sub", path.join(project, "l"));
+    for (const command of ["/proc/self/cwd/g commit -n", "./l/../h commit -n", "HOME=$PWD; ~/g commit -n", "PATH=:$PATH g commit -n", 'PATH="$(cat pf):$PATH" anything commit -n']) {
+      expect(await refusedBy(command), command).toContain("block-git-hook-bypass");
+    }
+  });
+
+  it.runIf(OBJCOPY !== undefined)("reads a binary the agent placed that is no program Tama knows as a program named at run time", async () => {
+    // The build id taken out: no longer git's, so read as each gated program is.
+    expect(await refusedBy("./bare commit -n -m x")).toContain("block-git-hook-bypass");
+    expect(await refusedBy("./bare status")).toEqual([]);
+  });
+
+  it("lets a PATH of the project's hold git-* programs of their own, but not a shell named so", async () => {
+    mkdirSync(path.join(project, "tools"), { recursive: true });
+    copyFileSync(ECHO, path.join(project, "tools", "git-lfs"));
+    expect(await refusedBy("PATH=$PWD/tools:$PATH make release")).toEqual([]);
+    copyFileSync(BASH, path.join(project, "tools", "git-x"));
+    expect(await refusedBy("PATH=$PWD/tools:$PATH make release")).toContain("block-git-hook-bypass");
+    rmSync(path.join(project, "tools"), { recursive: true });
+  });
+
   it.runIf(PYTHON !== undefined)("reads a copy of python as python", async () => {
     expect(await refusedBy(`./py -c "import os; os.system('git commit --no-verify')"`)).toContain("block-git-hook-bypass");
   });
