@@ -15,7 +15,9 @@ const SHELL_VALUED = /^[-+][A-Za-z]*[oO]$/;
 /** Interpreter options that take the next word (`python3 -W ignore`, `-X dev`, `node -r mod`). */
 const INTERPRETER_VALUED = new Set(["-W", "-X", "-r", "--require", "--import", "-I", "--loader", "--env-file", "-M"]);
 /** Code that runs text it was handed: what a download fed to it would be run by. */
-const RUNS_TEXT = /\b(?:exec|eval|compile|execfile|system|popen|spawn|execSync|spawnSync|Function|run_path|dofile|loadstring)\s*\(|\/dev\/stdin/;
+const RUNS_TEXT = /\b(?:exec|eval|compile|execfile|system|popen|spawn|execSync|spawnSync|Function|run_path|dofile|loadstring)\s*\(|\/dev\/stdin|\/dev\/fd\/0|\/proc\/(?:self|thread-self|\d+)\/fd\/0/;
+/** Shell code that runs text built at run time: a substitution, `"$@"`, a variable where a command starts, eval, source. */
+const SHELL_RUNS_TEXT = /\$\(|`|\$\{?[@*]|(?:^|[;&|({]|\b(?:then|do|else)\b)\s*"?\$\{?\w|\b(?:eval|source)\b|(?:^|[;&|({]\s*)\.\s/;
 const INSTEAD = "download it to a file, read it, then run that file";
 
 const downloads = (script: string): boolean => parseShell(script).some((c) => c.argv[0] !== undefined && DOWNLOADERS.has(basename(c.argv[0])));
@@ -82,7 +84,9 @@ function readsStdin(run: Pick<RunCommand, "program" | "argv">): boolean {
   // Code it is handed that runs what it reads (`python3 -c 'exec(sys.stdin.read())'`, `bash -c 'source /dev/stdin'`,
   // `bash -c 'sh'`, xargs's `sh -c {}`); plain code reading data does not.
   const code = codeArgument(args);
-  if (code !== undefined) return RUNS_TEXT.test(code) || /^\{\}$|[$`]/.test(code) || (shell && parseShell(code).some((c) => c.argv[0] !== undefined && RUNNERS.has(basename(c.argv[0])) && c.argv.length === 1));
+  // In a shell's code, text built at run time where a command runs (`$(cat)`, `` `cat` ``, `"$@"`, `$x` first, eval);
+  // in another language's, `$` is its own syntax (`perl -ne 'print $1'`, a template string).
+  if (code !== undefined) return RUNS_TEXT.test(code) || /^\{\}$/.test(code) || (shell && (SHELL_RUNS_TEXT.test(code) || parseShell(code).some((c) => c.argv[0] !== undefined && RUNNERS.has(basename(c.argv[0])) && c.argv.length === 1)));
   // `python3 -m mod` runs a module.
   if (!shell && args.includes("-m")) return false;
   // The script file: the first word that is no option and no option's value (`bash -o pipefail`, `python3 -W ignore`).

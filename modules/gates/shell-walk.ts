@@ -18,7 +18,7 @@ import { copiedProgram } from "./program-identity.ts";
 import { runnerCommand } from "./package-runners.ts";
 import { STDIN_FILES } from "./stdin-files.ts";
 import { WrittenFiles } from "./written-files.ts";
-import { namesIn, realpathOf, statOf } from "../system/disk-moment.ts";
+import { lstatOf, namesIn, realpathOf, statOf } from "../system/disk-moment.ts";
 import { MAX_SCRIPT, packageScripts, readScriptFile, shebang, type ScriptFile } from "./script-files.ts";
 import { gitAliases, normalizeKey, type GitConfigEntry } from "./git-config.ts";
 import { globMatches, isInside, isLink, projectRoot, projectRootIn, realPath, resolvedPath, throughLinks } from "./paths.ts";
@@ -54,6 +54,8 @@ export interface Scope {
   alternatives?: ReadonlyMap<string, string[]>;
   /** The positional parameters OMP's shell holds from an earlier call's `set --` (the line's own `"$@"`). */
   positional?: readonly string[];
+  /** With `pipedIn`: what the pipe holds, when the walker can tell (`echo 'cmd' | bash -c 'cat | sh'`). */
+  pipeText?: string;
   /** The script stands where a piped command stood (an alias's text): its first command reads that pipe. */
   pipedIn?: boolean;
   /** Commands left to read in this call, and script-file text left to read, shared by every nested script. */
@@ -176,7 +178,8 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
   const lines = positionalBound(defined.size === 0 ? script : withoutDefinitions(script), depth === 0 ? scope.positional : undefined);
   for (const [index, parsed] of parseShell(lines).entries()) {
     const command = index === 0 && scope.pipedIn === true && !parsed.piped ? { ...parsed, piped: true } : parsed;
-    const previous = command.piped ? (command.outerStdin ? lastAt.get(command.level - 1) : lastAt.get(command.level) ?? lastAt.get(command.level - 1)) : undefined;
+    const outerPipe: PipedFrom | undefined = index === 0 && scope.pipedIn === true ? { argv: [], printed: () => scope.pipeText } : undefined;
+    const previous = command.piped ? (command.outerStdin ? lastAt.get(command.level - 1) ?? outerPipe : lastAt.get(command.level) ?? lastAt.get(command.level - 1) ?? outerPipe) : undefined;
     // What the pipe holds: what the command before printed, given what it read in turn (`echo 'cmd' | cat | bash`).
     const pipeText = previous?.printed();
     if (command.argv.length === 0 || (["export", "declare", "typeset", "local", "readonly"].includes(command.argv[0] as string) && command.argv.length > 1)) {
@@ -285,14 +288,19 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         : [];
       // eval, source and `.` run their script in this shell: what it defines or where it goes stays.
       const inShell = program === "eval" || program === "source" || program === "." || program === "trap";
-      const nestedScope = (reading: readonly string[]): Scope => {
-        const base: Scope = { ...inner, sameShell: inShell && (depth === 0 || inner.sameShell === true), aliases: new Map(aliases) };
+      // A script the command runs reads the stdin it was given (`… | bash -c 'cat | sh'`, `… | find . -exec bash \;`), the pipe's text with it.
+      const piping: Partial<Scope> = command.piped ? { pipedIn: true, ...(fromPipe !== undefined ? { pipeText: fromPipe } : {}) } : {};
+      const nestedScope = (reading: readonly string[], piped: Partial<Scope> = {}): Scope => {
+        const { pipedIn: _pipedIn, pipeText: _pipeText, ...rest } = inner;
+        const base: Scope = { ...rest, ...piped, sameShell: inShell && (depth === 0 || inner.sameShell === true), aliases: new Map(aliases) };
         return withFunctions(reading.length === 0 ? base : { ...base, reading: new Set([...(inner.reading ?? []), ...reading]) });
       };
+      // What a shell reads from stdin as its script is the pipe's text itself, not a script fed it.
+      const nestedHere = nestedScripts(program, argv, stdin, code, printer);
       const nestedAll: [script: string, scope: Scope][] = [
-        ...[...scripts, ...nestedScripts(program, argv, stdin, code, printer), ...dataLines].map((nested): [string, Scope] => [nested, nestedScope([])]),
+        ...[...scripts, ...nestedHere, ...dataLines].map((nested): [string, Scope] => [nested, nestedScope([], stdin.includes(nested) ? {} : piping)]),
         // A function's body reads the stdin its call was given (`curl … | f bash`, `f() { "$@"; }`).
-        ...calls.map((nested): [string, Scope] => [nested, { ...nestedScope([calling]), pipedIn: command.piped }]),
+        ...calls.map((nested): [string, Scope] => [nested, nestedScope([calling], piping)]),
         ...fromFile.scripts.map((nested): [string, Scope] => {
           const fileScope = nestedScope(fromFile.files);
           const args = fromFile.args ?? [];
@@ -339,6 +347,11 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       const run: RunCommand = { argv, program, dynamic: behind === "unknown" || (argv[0] !== undefined && isDynamic(argv[0])), unreadArgs, code, shellFunction, otherWrites, env, command: expandedCommand, depth, scope: inner };
       const reason = visit(run);
       if (reason !== undefined) return reason;
+      // `python3 gen.py | bash`, `… | sed p | sh`: a script piped in that no reader here can tell runs unread.
+      if (command.piped && fromPipe === undefined && redirectedIn.length === 0 && expandedCommand.stdin.length === 0 && readsScriptOnStdin(program, argv, code)) {
+        const from = previous?.argv[0] === undefined ? "the command before it" : `what ${basename(previous.argv[0])} prints`;
+        return `this command pipes text Tama cannot read (${from}) into ${program ?? "a program"}, which runs it as its script; write the commands out in the call, or save the text to a file, read it, and run that`;
+      }
       const expanded = gitAliasRun(run);
       if (expanded !== undefined) {
         const aliased = expanded.shell !== undefined ? walkShell(expanded.shell, inner, visit, depth + 1) : visit({ ...run, argv: expanded.argv, program: "git" });
@@ -797,7 +810,11 @@ function printedOrRead(argv: readonly string[], command: ShellCommand, cwd: stri
   if (files.every((file) => STDIN_FILES.has(file)) && command.stdin.length === 0) return stdin;
   if (cwd === undefined) return undefined;
   if (files.length === 0 || files.length > 16 || files.some((file) => isDynamic(file))) return undefined;
-  const texts = files.map((file) => fileTextOf(path.resolve(cwd, file), written));
+  // A file that is not there (and the line did not write) gives nothing: `cat missing.sh | bash` runs an empty script.
+  const texts = files.map((file) => {
+    const at = path.resolve(cwd, file);
+    return fileTextOf(at, written) ?? (statOf(at) === undefined && lstatOf(at) === undefined && (written.isEmpty() || written.state(at) === undefined) ? "" : undefined);
+  });
   return texts.every((text) => text !== undefined) ? texts.join("") : undefined;
 }
 
@@ -1357,6 +1374,43 @@ function callBody(body: string, args: readonly string[]): string {
   return positionalBound(body, args);
 }
 
+/** Interpreters that run a script read from stdin when given no script (or `-`). */
+const STDIN_INTERPRETERS = /^(?:python[\d.]*|pypy[\d.]*|node|nodejs|perl|ruby|php|lua|luajit)$/;
+
+/**
+ * A shell or an interpreter that takes its script from stdin: no `-c` code and no script
+ * file (or `-`, `/dev/stdin`), or `-s`; `source /dev/stdin`. `bash -n` only checks it.
+ */
+function readsScriptOnStdin(program: string | undefined, argv: readonly string[], code: readonly RunCode[]): boolean {
+  if (program === undefined) return false;
+  const args = argv.slice(1);
+  if (program === "source" || program === ".") return args[0] === undefined || STDIN_FILES.has(args[0]);
+  const shell = SHELLS.has(program);
+  if (!shell && (!STDIN_INTERPRETERS.test(program) || code.length > 0 || args.includes("-m"))) return false;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (arg === "--" || STDIN_FILES.has(arg)) return i + 1 >= args.length || STDIN_FILES.has(arg) || STDIN_FILES.has(args[i + 1] as string);
+    if (shell && /^-[A-Za-z]*[cn][A-Za-z]*$/.test(arg)) return false;
+    if (shell && /^-[A-Za-z]*s[A-Za-z]*$/.test(arg)) return true;
+    if (shell && (SHELL_ARG_OPTIONS.has(arg) || /^[-+][A-Za-z]*[oO]$/.test(arg))) {
+      i++;
+      continue;
+    }
+    if (!shell && INTERPRETER_VALUED.unknown.has(arg)) {
+      i++;
+      continue;
+    }
+    if (!arg.startsWith("-") && !(shell && arg.startsWith("+"))) return false;
+  }
+  return true;
+}
+
+/** `sh -c CODE NAME ARGS…`: the code with `$0` the name and `"$@"`, `$1`… the words after it. */
+function withArgs(code: string, after: readonly string[]): string {
+  if (after.length === 0) return code;
+  return positionalBound(boundScript(code, after[0] as string), after.slice(1));
+}
+
 /** Where OMP's kept shell holds its positional parameters (as a shell line), among its variables. */
 export const KEPT_POSITIONAL = "@";
 
@@ -1911,7 +1965,7 @@ function nestedScripts(program: string | undefined, argv: string[], stdin: strin
   for (let i = 1; i < argv.length; i++) {
     const arg = argv[i] as string;
     if (arg === "--" || arg === "-") {
-      if (readsString) return argv.slice(i + 1, i + 2);
+      if (readsString) return argv[i + 1] === undefined ? [] : [withArgs(argv[i + 1] as string, argv.slice(i + 2))];
       return i + 1 === argv.length || readsStdin ? stdin : [];
     }
     if (arg === "--command" || arg === "-C") return argv.slice(i + 1, i + 2); // fish
@@ -1925,7 +1979,7 @@ function nestedScripts(program: string | undefined, argv: string[], stdin: strin
       if (/[oO]$/.test(arg)) i++;
     } else if (!arg.startsWith("-") && !arg.startsWith("+")) {
       // The first operand is the script itself (-c) or a script file (scriptFiles reads it; `/dev/stdin` is the stdin).
-      return readsString ? [arg] : readsStdin || STDIN_FILES.has(arg) ? stdin : [];
+      return readsString ? [withArgs(arg, argv.slice(i + 1))] : readsStdin || STDIN_FILES.has(arg) ? stdin : [];
     }
   }
   return readsString ? [] : stdin;
