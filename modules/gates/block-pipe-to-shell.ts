@@ -3,12 +3,12 @@
 // `python3 <(wget -qO- …)`. Download to a file, read it, then run it.
 import type { HookInput } from "../protocol/hook-input.ts";
 import { parseShell } from "./shell-words.ts";
-import { basename, isDynamic, walkCall, type RunCommand } from "./shell-walk.ts";
+import { basename, isDynamic, unwrapped, walkCall, type RunCommand } from "./shell-walk.ts";
 import type { BuiltinGate, GateVerdict } from "./types.ts";
 import { STDIN_FILES } from "./stdin-files.ts";
 
 const DOWNLOADERS = new Set(["curl", "wget", "fetch", "http", "https", "xh", "xhs", "curlie", "aria2c", "lwp-request", "GET"]);
-const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish", "tcsh", "csh", "busybox"]);
+const SHELLS = new Set(["sh", "bash", "rbash", "zsh", "dash", "ksh", "ksh93", "mksh", "ash", "yash", "posh", "fish", "tcsh", "csh", "busybox"]);
 const RUNNERS = new Set([...SHELLS, "python", "python2", "python3", "pypy", "pypy3", "perl", "ruby", "node", "bun", "deno", "php", "pwsh", "lua", "luajit", "Rscript", "julia", "tclsh", "source", ".", "eval", "parallel"]);
 /** Shell options that take the next word (`bash -o pipefail`, `-O extglob`, `+o x`): not a script file. */
 const SHELL_VALUED = /^[-+][A-Za-z]*[oO]$/;
@@ -20,7 +20,12 @@ const RUNS_TEXT = /\b(?:exec|eval|compile|execfile|system|popen|spawn|execSync|s
 const SHELL_RUNS_TEXT = /\$\(|`|\$\{?[@*]|(?:^|[;&|({]|\b(?:then|do|else)\b)\s*"?\$\{?\w|\b(?:eval|source)\b|(?:^|[;&|({]\s*)\.\s/;
 const INSTEAD = "download it to a file, read it, then run that file";
 
-const downloads = (script: string): boolean => parseShell(script).some((c) => c.argv[0] !== undefined && DOWNLOADERS.has(basename(c.argv[0])));
+/** A command line that downloads, through its wrappers too (`$(command curl …)`, `<(timeout 9 curl …)`). */
+const downloads = (script: string): boolean =>
+  parseShell(script).some((c) => {
+    const argv = unwrapped(c.argv);
+    return argv[0] !== undefined && DOWNLOADERS.has(basename(argv[0]));
+  });
 
 export const blockPipeToShell: BuiltinGate = {
   id: "block-pipe-to-shell",
@@ -66,7 +71,7 @@ export const blockPipeToShell: BuiltinGate = {
       upstream.set(run.depth, levels);
       lastAtDepth.set(run.depth, carried);
       if (run.program !== undefined && DOWNLOADERS.has(run.program)) downloaded = run.program;
-      const fromDownload = run.command.argv[0] === "exec" ? run.command.argv.find((w) => /^<\(/.test(w) && downloads(w.slice(2, -1))) : undefined;
+      const fromDownload = run.command.argv[0] === "exec" ? [...run.command.argv, ...run.command.redirects.map((r) => r.target)].find((w) => /^<\(/.test(w) && downloads(w.slice(2, -1))) : undefined;
       if (fromDownload !== undefined) onDescriptor = `a download read into a descriptor (${fromDownload.slice(0, 40)})`;
       return found;
     });
@@ -93,7 +98,8 @@ function readsStdin(run: Pick<RunCommand, "program" | "argv">): boolean {
   let first: string | undefined;
   for (let i = 0; i < args.length; i++) {
     const word = args[i] as string;
-    if (STDIN_FILES.has(word)) return true;
+    // A descriptor (`bash /dev/fd/3` after `exec 3< <(curl …)` or `3<&0`) is what was fed to it.
+    if (STDIN_FILES.has(word) || /^\/dev\/fd\/\d+$|^\/proc\/(?:self|thread-self)\/fd\/\d+$/.test(word)) return true;
     if (word.startsWith("-") || (shell && word.startsWith("+"))) {
       if ((shell && SHELL_VALUED.test(word)) || (!shell && INTERPRETER_VALUED.has(word))) i++;
       continue;
@@ -112,9 +118,11 @@ function readsStdin(run: Pick<RunCommand, "program" | "argv">): boolean {
 function substitutionReadsStdin(word: string): boolean {
   const inner = /^<\((.*)\)$/s.exec(word)?.[1];
   if (inner === undefined) return false;
-  const first = parseShell(inner).find((command) => command.level === 0);
-  const program = first?.argv[0] === undefined ? undefined : basename(first.argv[0]);
-  return first !== undefined && program !== "echo" && program !== "printf" && !first.redirects.some((r) => r.op === "<") && first.stdin.length === 0;
+  // Any of its commands may (`<(echo; cat)`): each that is not one printing its own words, or reading a file given by `<`.
+  return parseShell(inner).some((command) => {
+    const program = command.argv[0] === undefined ? undefined : basename(command.argv[0]);
+    return command.level === 0 && program !== undefined && program !== "echo" && program !== "printf" && program !== "true" && program !== ":" && !command.redirects.some((r) => r.op === "<") && command.stdin.length === 0;
+  });
 }
 
 /** The code given on the command line: `-c CODE`, `-e CODE`, glued (`-cCODE`, `--eval=CODE`). */
@@ -165,6 +173,11 @@ function check(run: RunCommand, feeding: string | undefined): string | undefined
   if (feeding !== undefined && run.program !== undefined && AWKS.has(run.program) && run.argv.slice(1).some((w) => /\bsystem\s*\(|\|\s*"|\|&/.test(w))) {
     return `piping ${feeding} into ${run.program}, whose program runs commands, runs what the download holds; ${INSTEAD}`;
   }
+  // `x=$(curl …); $x`: a command named by what a download returns.
+  const named = run.argv[0];
+  if (run.dynamic && named !== undefined && [...named.matchAll(/\$\(|`/g)].some((m) => downloads(named.slice((m.index ?? 0) + m[0].length).replace(/\)[^)]*$|`[^`]*$/, "")))) {
+    return `running what a download returns as a command (${named.slice(0, 60)}) runs whatever it holds; ${INSTEAD}`;
+  }
   const known = run.program !== undefined && (RUNNERS.has(run.program) || /^python3(\.\d+)?$/.test(run.program));
   // A runner named at run time (`| $SHELL`) may be any shell.
   const runner = known || run.dynamic ? (run.program ?? "a program") : undefined;
@@ -177,7 +190,9 @@ function check(run: RunCommand, feeding: string | undefined): string | undefined
   const args = run.argv.slice(1);
   const code = args.findIndex((w) => /^-[A-Za-z]*[ceEr]$/.test(w));
   const scripts = run.program === "eval" ? args : [args.find((w) => !w.startsWith("-")), code === -1 ? undefined : args[code + 1], codeArgument(args)].filter((w): w is string => w !== undefined);
-  for (const text of [...scripts, ...run.command.stdin]) {
+  // `bash < <(curl …)`: its stdin is the download, read as its script.
+  const fedIn = readsStdin(run) ? run.command.redirects.filter((r) => r.op === "<" && r.target.startsWith("<(")).map((r) => r.target) : [];
+  for (const text of [...scripts, ...run.command.stdin, ...fedIn]) {
     const fromDownload = [...text.matchAll(/<\(|\$\(|`/g)].some((m) => downloads(text.slice((m.index ?? 0) + m[0].length).replace(/\)[^)]*$|`[^`]*$/, "")));
     if (fromDownload) {
       return `${runner} would run a download it never saved (${text.slice(0, 60)}); ${INSTEAD}`;

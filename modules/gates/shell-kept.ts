@@ -25,7 +25,7 @@ export const NOTHING_KEPT: ShellKept = Object.freeze({ functions: {}, aliases: {
 /** Builtins whose `NAME=value` words set shell variables. */
 const DECLARERS = new Set(["export", "declare", "typeset", "local", "readonly"]);
 /** Text without any of these defines nothing the shell keeps. */
-const MAY_DEFINE = /[=(]|\b(?:alias|source|eval|trap|read|printf|mapfile|readarray|function|declare|typeset|export|local|readonly|shift)\b|\bset[ \t]+--|(?:^|[\s;&|({])\.\s/;
+const MAY_DEFINE = /[=(]|\b(?:alias|source|eval|trap|read|printf|mapfile|readarray|function|declare|typeset|export|local|readonly|shift|hash)\b|\bset[ \t]+--|(?:^|[\s;&|({])\.\s/;
 /** Text that sources a file: read again once the call ran (the file may be one it wrote). */
 export const SOURCES = /\bsource\b|(?:^|[\s;&|({])\.\s/;
 /** Files sourced within one call, and their own sources, are read this deep. */
@@ -100,6 +100,8 @@ function read(next: ShellKept, script: string, given: { cwd: string; env?: Reado
     }
     const args = command.argv.slice(1);
     const operands = args.filter((word) => !word.startsWith("-"));
+    // `hash -p /usr/bin/git h`: kept as an alias to that file is.
+    if (program === "hash" && args.includes("-p") && operands.length >= 2) for (const name of operands.slice(1)) union(next.aliases, name, operands[0] as string);
     if (program === "alias") {
       for (const word of args) {
         const match = /^([^=\s]+)=(.*)$/s.exec(word);

@@ -146,6 +146,8 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
   // The last command done at each substitution level: what a piped command reads is the one before it at its level,
   // or, first in a substitution (`curl … | bash <(cat)`), what the command holding the substitution reads.
   const lastAt = new Map<number, PipedFrom>();
+  // Descriptors `exec N<&0` made copies of the stdin for the commands after it.
+  const stdinFds = new Set<number>();
   // A variable's values, as a loop's: every value it may hold (OMP's shell kept several; the line set it again).
   const loops = new Map<string, string[]>(depth === 0 ? scope.alternatives ?? [] : []);
   const written = scope.written ?? WrittenFiles.empty();
@@ -176,9 +178,14 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
   };
   // `set -- commit -n; git "$@"`: positional parameters the script sets itself, bound where they are used.
   const lines = positionalBound(defined.size === 0 ? script : withoutDefinitions(script), depth === 0 ? scope.positional : undefined);
-  for (const [index, parsed] of parseShell(lines).entries()) {
-    const command = index === 0 && scope.pipedIn === true && !parsed.piped ? { ...parsed, piped: true } : parsed;
-    const outerPipe: PipedFrom | undefined = index === 0 && scope.pipedIn === true ? { argv: [], printed: () => scope.pipeText } : undefined;
+  let seenTop = false;
+  for (const parsed of parseShell(lines)) {
+    // The script's first command reads the stdin it was fed, and so do the substitutions in it (read before it).
+    const first = !seenTop;
+    if (parsed.level === 0) seenTop = true;
+    const fed = first && scope.pipedIn === true;
+    const command = fed && !parsed.piped ? { ...parsed, piped: true, outerStdin: parsed.level > 0 } : parsed;
+    const outerPipe: PipedFrom | undefined = fed ? { argv: [], printed: () => scope.pipeText } : undefined;
     const previous = command.piped ? (command.outerStdin ? lastAt.get(command.level - 1) ?? outerPipe : lastAt.get(command.level) ?? lastAt.get(command.level - 1) ?? outerPipe) : undefined;
     // What the pipe holds: what the command before printed, given what it read in turn (`echo 'cmd' | cat | bash`).
     const pipeText = previous?.printed();
@@ -227,9 +234,10 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         }
         words = expansion;
       }
-      // `bash 3<&0 /dev/fd/3`: a descriptor copied from stdin is stdin.
-      const copies = command.stdinCopies;
-      if (copies !== undefined) words = words.map((word) => (copies.some((fd) => word === `/dev/fd/${fd}` || word === `/proc/self/fd/${fd}`) ? "/dev/stdin" : word));
+      // `bash 3<&0 /dev/fd/3`: a descriptor copied from stdin is stdin (`exec 3<&0` earlier on the line too).
+      const copies = [...(command.stdinCopies ?? []), ...stdinFds];
+      if (copies.length > 0) words = words.map((word) => (copies.some((fd) => word === `/dev/fd/${fd}` || word === `/proc/self/fd/${fd}`) ? "/dev/stdin" : word));
+      if (words[0] === "exec" && words.length === 1) for (const fd of command.stdinCopies ?? []) stdinFds.add(fd);
       // Redirection targets are expanded as the shell expands them, too.
       const expandedCommand: ShellCommand = { ...command, argv: words, redirects: command.redirects.map((r) => ({ ...r, target: expandVars(r.target, known) })) };
       setByBuiltin(words, command, shellVars);
@@ -248,6 +256,11 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       // `env -C DIR cmd`: the command runs in DIR (and what it names is resolved there).
       const inner: Scope = unwrapped.chdir.reduce<Scope>((at, dir) => ({ ...at, ...changeDirectory(["--", dir], at, known) }), { ...here, env });
       const cwdHere = inner.unknownCwd === undefined ? inner.cwd ?? process.cwd() : undefined;
+      // `/usr/bin/g[i]t`, `/bin/ba?h`: the shell runs what the glob matches (the first, the others its first words).
+      if (argv[0] !== undefined && /[*?]|\[.+\]/.test(argv[0]) && !isDynamic(argv[0]) && cwdHere !== undefined) {
+        const matches = globMatches(argv[0], cwdHere, inner.links).slice(1).sort();
+        if (matches.length > 0) argv = [...matches, ...argv.slice(1)];
+      }
       // `./g commit -n` where g is a link to or a copy of git: read as git; an unknown binary the agent placed, as any program.
       const behind = argv[0] === undefined ? undefined : programBehind(argv[0], cwdHere, env.get("PATH"), known.get("HOME") ?? here.home ?? os.homedir());
       if (behind !== undefined && behind !== "unknown") argv = [behind, ...argv.slice(1)];
@@ -260,7 +273,8 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       };
       // `bash < f.sh`, `python3 < f.py`, `xargs cmd < list`: the file is its stdin.
       const redirectedIn = expandedCommand.redirects.filter((r) => r.op === "<" && !STDIN_FILES.has(r.target)).flatMap((r) => {
-        const text = textAt(r.target);
+        // `bash < <(echo …)`: what the substitution prints.
+        const text = r.target.startsWith("<(") ? substitutionText(r.target, printer) : textAt(r.target);
         return text === undefined ? [] : [text];
       });
       if (unwrapped.xargs) {
@@ -348,9 +362,19 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       const reason = visit(run);
       if (reason !== undefined) return reason;
       // `python3 gen.py | bash`, `… | sed p | sh`: a script piped in that no reader here can tell runs unread.
-      if (command.piped && fromPipe === undefined && redirectedIn.length === 0 && expandedCommand.stdin.length === 0 && readsScriptOnStdin(program, argv, code)) {
+      // A command named by text read from such a pipe (`… | eval "$(cat)"`, `… | { x=$(cat); $x; }`) too.
+      const namedByPipe = argv[0] !== undefined && /\$\(|`/.test(argv[0]);
+      if (command.piped && fromPipe === undefined && redirectedIn.length === 0 && expandedCommand.stdin.length === 0 && (namedByPipe || readsScriptOnStdin(program, argv, code, env))) {
         const from = previous?.argv[0] === undefined ? "the command before it" : `what ${basename(previous.argv[0])} prints`;
         return `this command pipes text Tama cannot read (${from}) into ${program ?? "a program"}, which runs it as its script; write the commands out in the call, or save the text to a file, read it, and run that`;
+      }
+      // `… > >(bash)`, `curl -o >(sh) URL`: what the command writes there is the stdin of the commands inside, read after it.
+      for (const word of [...expandedCommand.argv, ...expandedCommand.redirects.map((r) => r.target)]) {
+        const inside = /^>\((.*)\)$/s.exec(word)?.[1];
+        if (inside === undefined) continue;
+        const printedInto = printedOrRead(argv, expandedCommand, cwdHere, written, pipeText);
+        const fed = walkShell(inside, nestedScope([], { pipedIn: true, ...(printedInto !== undefined ? { pipeText: printedInto } : {}) }), visit, depth + 1);
+        if (fed !== undefined) return fed;
       }
       const expanded = gitAliasRun(run);
       if (expanded !== undefined) {
@@ -373,8 +397,11 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         return "this command sets a DEBUG or RETURN trap, whose action runs before or after every later command in this shell (and later calls, in OMP's), where Tama reads each command alone; run the action where it is needed";
       } else if ((program === "hash" && argv.includes("-p")) || (program === "enable" && argv.some((word) => /^-[a-z]*f/.test(word)))) {
         // `hash -p ./x git`, `enable -f ./x.so git`: the shell runs that file for the name from here on (and OMP's keeps it), where Tama reads the program.
-        const named = argv.slice(1).filter((word) => !word.startsWith("-")).slice(1).find(isShadowable);
+        const operands = argv.slice(1).filter((word) => !word.startsWith("-"));
+        const named = operands.slice(1).find(isShadowable);
         if (named !== undefined) return shadows(named, program === "hash" ? "hashed path (hash -p)" : "loadable builtin (enable -f)");
+        // `hash -p /usr/bin/git h`: h runs that file from here on, read as an alias to it is.
+        if (program === "hash" && operands[0] !== undefined) for (const name of operands.slice(1)) aliases.set(name, shellLine([operands[0]]));
       } else if (program === "alias") {
         for (const word of argv.slice(1)) {
           const match = /^([^=\s]+)=(.*)$/s.exec(word);
@@ -796,7 +823,7 @@ function fileTextOf(file: string, written: WrittenFiles, links?: ReadonlyMap<str
 }
 
 /** Programs that print (a part of) the text they read: what they print is taken to be that text. */
-const PASSES_TEXT = new Set(["cat", "tac", "tr", "head", "tail", "sort", "uniq", "dos2unix", "fold", "expand", "unexpand", "rev"]);
+const PASSES_TEXT = new Set(["cat", "tac", "tr", "head", "tail", "sort", "uniq", "dos2unix", "fold", "expand", "unexpand", "rev", "tee", "dd"]);
 
 /** What a command prints when the walker can tell: printedBy's, or the text of the files `cat`, `tr`, `head`, … read (operands or `<`). */
 function printedOrRead(argv: readonly string[], command: ShellCommand, cwd: string | undefined, written: WrittenFiles, stdin?: string): string | undefined {
@@ -808,6 +835,8 @@ function printedOrRead(argv: readonly string[], command: ShellCommand, cwd: stri
   const files = [...operands, ...command.redirects.filter((r) => r.op === "<").map((r) => r.target)];
   // No file: what it was piped (`echo 'cmd' | cat | sh`), `-` too.
   if (files.every((file) => STDIN_FILES.has(file)) && command.stdin.length === 0) return stdin;
+  // tee's operands are files it writes, dd's input is `if=`: both print their stdin.
+  if ((program === "tee" || (program === "dd" && !argv.some((word) => word.startsWith("if=")))) && command.stdin.length === 0) return stdin;
   if (cwd === undefined) return undefined;
   if (files.length === 0 || files.length > 16 || files.some((file) => isDynamic(file))) return undefined;
   // A file that is not there (and the line did not write) gives nothing: `cat missing.sh | bash` runs an empty script.
@@ -910,9 +939,14 @@ function printedByLine(inner: string, printer: Printer): string | undefined {
     const dir = only.argv[1] as string;
     return isDynamic(dir) ? undefined : path.resolve(printer.cwd, dir);
   }
-  if (only === undefined || commands.length !== 1) return undefined;
-  if (only.argv.length === 0 && only.redirects.length === 1 && only.redirects[0]?.op === "<") return printer(["cat", only.redirects[0].target], { ...only, redirects: [] });
-  return printer(only.argv, only);
+  if (only === undefined) return undefined;
+  const printed = (command: ShellCommand): string | undefined =>
+    command.argv.length === 0 && command.redirects.length === 1 && command.redirects[0]?.op === "<" ? printer(["cat", command.redirects[0].target], { ...command, redirects: [] }) : printer(command.argv, command);
+  if (commands.length === 1) return printed(only);
+  // `echo; cat`: a list of commands each printing what the walker can tell prints their texts in turn.
+  if (commands.length > 8 || commands.some((command) => command.piped || command.level > 0)) return undefined;
+  const texts = commands.map(printed);
+  return texts.every((text) => text !== undefined) ? texts.join("\n") : undefined;
 }
 
 /** `<(echo 'shell …')`, `<(cat f.sh)`: the text a process substitution's file holds, when the walker can tell. */
@@ -1381,11 +1415,13 @@ const STDIN_INTERPRETERS = /^(?:python[\d.]*|pypy[\d.]*|node|nodejs|perl|ruby|ph
  * A shell or an interpreter that takes its script from stdin: no `-c` code and no script
  * file (or `-`, `/dev/stdin`), or `-s`; `source /dev/stdin`. `bash -n` only checks it.
  */
-function readsScriptOnStdin(program: string | undefined, argv: readonly string[], code: readonly RunCode[]): boolean {
+function readsScriptOnStdin(program: string | undefined, argv: readonly string[], code: readonly RunCode[], env: ReadonlyMap<string, string>): boolean {
   if (program === undefined) return false;
   const args = argv.slice(1);
   if (program === "source" || program === ".") return args[0] === undefined || STDIN_FILES.has(args[0]);
   const shell = SHELLS.has(program);
+  // `BASH_ENV=/dev/stdin bash -c :`: the startup file it reads first.
+  if (shell && ["BASH_ENV", "ENV"].some((name) => STDIN_FILES.has(env.get(name) ?? ""))) return true;
   if (!shell && (!STDIN_INTERPRETERS.test(program) || code.length > 0 || args.includes("-m"))) return false;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
@@ -1735,13 +1771,33 @@ function wrapperDirectory(program: string, args: readonly string[]): string | un
   return undefined;
 }
 
+/** The dynamic loader, which runs the program it is given (`/lib64/ld-linux-x86-64.so.2 /usr/bin/git …`). */
+const LOADER = /^ld(?:-linux[\w.-]*|-musl[\w.-]*)?\.so(?:\.\d+)*$/;
+const LOADER_SPEC: WrapperSpec = { argOptions: ["--argv0", "--preload", "--library-path", "--audit", "--inhibit-rpath", "--glibc-hwcaps-prepend", "--glibc-hwcaps-mask"] };
+
+/** The command a line runs once its wrappers are taken off (`command curl …`, `timeout 9 curl …`: curl). */
+export function unwrapped(argv: readonly string[]): string[] {
+  return unwrap(argv, new Map()).argv;
+}
+
 function unwrap(start: readonly string[], env: Map<string, string>): { argv: string[]; scripts: string[]; xargs: boolean; chdir: string[] } {
   let argv = [...start];
   const scripts: string[] = [];
   let xargs = false;
   const chdir: string[] = [];
+  // `exec -a git-commit git -n`, `ld.so --argv0 NAME …`: the name the program is started under, which git and busybox go by.
+  let argv0: string | undefined;
+  const named = (words: string[]): string[] => {
+    const program = words[0] === undefined ? "" : basename(words[0]);
+    const as = argv0 === undefined ? undefined : basename(argv0);
+    return as !== undefined && ((program === "git" && as.startsWith("git-")) || MULTI_CALL.has(program)) ? [as, ...words.slice(1)] : words;
+  };
   for (let guard = 0; guard < 32; guard++) {
     const program = argv[0] === undefined ? undefined : basename(argv[0]);
+    if (program === "exec" || (program !== undefined && LOADER.test(program))) {
+      const at = argv.findIndex((word) => word === "-a" || word === "--argv0");
+      if (at > 0) argv0 = argv[at + 1];
+    }
     if (program === "find") {
       // find runs each -exec command itself; find stays the command (gates judge -delete).
       scripts.push(...findExecScripts(argv.slice(1)));
@@ -1774,7 +1830,7 @@ function unwrap(start: readonly string[], env: Map<string, string>): { argv: str
       argv = runner.argv;
       continue;
     }
-    const spec = program === undefined ? undefined : WRAPPERS[program];
+    const spec = program === undefined ? undefined : LOADER.test(program) ? LOADER_SPEC : WRAPPERS[program];
     if (spec === undefined) break;
     xargs ||= program === "xargs";
     const dir = wrapperDirectory(program as string, argv.slice(1));
@@ -1783,7 +1839,7 @@ function unwrap(start: readonly string[], env: Map<string, string>): { argv: str
     if (next === undefined) return { argv: [], scripts, xargs, chdir };
     argv = next;
   }
-  return { argv, scripts, xargs, chdir };
+  return { argv: named(argv), scripts, xargs, chdir };
 }
 
 /** Where the command word is after `time` (`-p`), `coproc` and `!`, which the shell reads before it (an alias or a function there is one). */
@@ -1885,7 +1941,7 @@ function findExecScripts(args: readonly string[]): string[] {
 // ---------------------------------------------------------------------------
 // Scripts a command runs: `bash -c '…'`, `sh <<EOF`, `eval "…"`, `python3 -c '…'`.
 
-const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish", "tcsh", "csh"]);
+const SHELLS = new Set(["sh", "bash", "rbash", "zsh", "dash", "ksh", "ksh93", "mksh", "ash", "yash", "posh", "fish", "tcsh", "csh"]);
 const SHELL_ARG_OPTIONS = new Set(["-o", "+o", "-O", "+O", "--rcfile", "--init-file"]);
 
 /** Interpreters whose inline code flag runs code Tama reads like eval's. */

@@ -33,6 +33,10 @@ export interface ShellCommand {
 /** Words that start a compound command; the simple command begins after them. */
 const RESERVED_PREFIXES = new Set(["!", "{", "}", "if", "then", "else", "elif", "while", "until", "do"]);
 
+/** Words that open and close a compound command, whose commands share the stdin it is given. */
+const GROUP_OPENS = new Set(["{", "if", "while", "until", "for", "select", "case"]);
+const GROUP_CLOSES = new Set(["}", "fi", "done", "esac"]);
+
 const TWO_CHAR_OPERATORS = new Set(["&&", "||", ";;", "|&", ";&"]);
 
 const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)\+?=/;
@@ -92,6 +96,8 @@ class Parser {
   private level = 0;
   /** The command whose words are being read: a substitution in them reads its stdin. */
   private enclosing: ShellCommand | undefined;
+  /** Compound commands open here (`{ …; }`, `( … )`, loops, `if`, `case`): each, whether a pipe feeds it (its commands all read it). */
+  private groups: boolean[] = [];
 
   constructor(private readonly src: string) {}
 
@@ -102,7 +108,11 @@ class Parser {
   parseList(close: ")" | null): number {
     // A substitution's commands read the stdin of the command it is in, unless piped among themselves.
     const outer = this.level > 0 && this.enclosing?.piped === true;
-    const fresh = (pipe: boolean): ShellCommand => ({ ...newCommand(), piped: pipe || outer, outerStdin: !pipe && outer, level: this.level });
+    // `curl … | { read -r x; bash; }`, `… | while read l; do $l; done`: a compound command's commands share the stdin it is fed.
+    const fresh = (pipe: boolean): ShellCommand => {
+      const grouped = !pipe && this.groups.at(-1) === true;
+      return { ...newCommand(), piped: pipe || outer || grouped, outerStdin: !pipe && outer, level: this.level };
+    };
     let current = fresh(false);
     let depth = 0;
     const finish = (pipe = false): void => {
@@ -131,11 +141,14 @@ class Parser {
         this.i++;
         depth++;
         // `curl … | (bash)`: the subshell's first command reads the pipe.
-        finish(current.piped && !current.outerStdin && current.argv.length === 0);
+        const fed = current.piped && !current.outerStdin && current.argv.length === 0;
+        this.groups.push(fed);
+        finish(fed);
       } else if (ch === ")") {
         this.i++;
         finish();
         if (depth === 0 && close === ")") return this.i;
+        if (depth > 0) this.groups.pop();
         depth = Math.max(0, depth - 1);
       } else if (ch === "<" || ch === ">") {
         this.readRedirection(current);
@@ -162,8 +175,10 @@ class Parser {
       command.assignments.push({ name: assignment[1], value: word.text.slice(word.text.indexOf("=") + 1) });
       return;
     }
-    if (command.argv.length === 0 && command.assignments.length === 0 && !word.quoted && RESERVED_PREFIXES.has(word.text)) {
-      return;
+    if (command.argv.length === 0 && command.assignments.length === 0 && !word.quoted) {
+      if (GROUP_OPENS.has(word.text)) this.groups.push(command.piped);
+      else if (GROUP_CLOSES.has(word.text)) this.groups.pop();
+      if (RESERVED_PREFIXES.has(word.text)) return;
     }
     const words = expandBraces(word.text, word.mask);
     command.argv.push(...words);
@@ -364,7 +379,10 @@ class Parser {
 
   private readProcessSubstitution(): string {
     const start = this.i;
+    // `>(cmd)` reads what the command writes into it, not the command's stdin (the walker feeds it that).
+    const output = this.src[this.i] === ">";
     this.i += 2;
+    if (output) this.enclosing = undefined;
     this.substitution();
     return this.src.slice(start, this.i);
   }
@@ -372,12 +390,15 @@ class Parser {
   /** The commands of a substitution up to its `)`, one level deeper, reading the stdin of the command they are in. */
   private substitution(): void {
     const enclosing = this.enclosing;
+    const groups = this.groups;
+    this.groups = [];
     this.level++;
     try {
       this.parseList(")");
     } finally {
       this.level--;
       this.enclosing = enclosing;
+      this.groups = groups;
     }
   }
 
@@ -392,12 +413,21 @@ class Parser {
     }
     this.i += op.length;
     while (this.src[this.i] === " " || this.src[this.i] === "\t") this.i++;
+    // `> >(cmd)`, `< <(cmd)`: the target is a process substitution.
+    if ((this.src[this.i] === "<" || this.src[this.i] === ">") && this.src[this.i + 1] === "(" && op !== "<<" && op !== "<<-" && op !== "<<<") {
+      this.enclosing = command;
+      const text = this.readProcessSubstitution();
+      if (op !== ">&" && op !== "<&") command.redirects.push({ op, target: text });
+      return;
+    }
     const target = this.readWord();
     if (op !== "<<" && op !== "<<-" && op !== "<<<" && op !== ">&" && op !== "<&") command.redirects.push({ op, target: target.text });
     // `>& FILE` (not `>&2`, `>&-`) writes stdout and stderr to FILE, as `&>` does.
     if (op === ">&" && !/^(\d+|-)$/.test(target.text)) command.redirects.push({ op: ">", target: target.text });
     // `3<&0`: descriptor 3 reads the command's stdin too (`bash 3<&0 /dev/fd/3`).
-    if (op === "<&" && target.text === "0" && fd !== undefined && fd > 0) command.stdinCopies = [...(command.stdinCopies ?? []), fd];
+    if (((op === "<&" && /^0-?$/.test(target.text)) || (op === "<" && /^\/dev\/stdin$|^\/dev\/fd\/0$|^\/proc\/self\/fd\/0$/.test(target.text))) && fd !== undefined && fd > 0) {
+      command.stdinCopies = [...(command.stdinCopies ?? []), fd];
+    }
     if (op === "<<<") command.stdin.push(target.text);
     if (op === "<<" || op === "<<-") {
       this.pendingHeredocs.push({ delimiter: target.text, stripTabs: op === "<<-", target: command });

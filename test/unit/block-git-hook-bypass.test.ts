@@ -33,6 +33,20 @@ const REFUSED: [command: string, reason: string][] = [
   ['echo "git commit -n" | sed p | bash', "pipes text Tama cannot read (what sed prints) into bash"],
   ["python3 gen.py | sh", "pipes text Tama cannot read (what python3 prints) into sh"],
   ["gen | node", "pipes text Tama cannot read"],
+  // git started by the loader, under another argv0, a hashed path, a glob.
+  ["/lib64/ld-linux-x86-64.so.2 /usr/bin/git commit -n -m x", "git commit -n"],
+  ["(exec -a git-commit git -n -m x)", "git commit -n"],
+  ["hash -p /usr/bin/git h; h commit -n", "git commit -n"],
+  ["/usr/bin/g[i]t commit -n", "git commit -n"],
+  // Text reaching a shell through tee, dd, a list, a redirect's or an output's substitution, BASH_ENV, a group.
+  [`echo 'git commit -n' | bash -c "$(tee)"`, "git commit -n"],
+  ["echo 'git commit -n' | bash <(dd status=none)", "git commit -n"],
+  ["echo 'git commit -n' | bash <(echo; cat)", "git commit -n"],
+  ["bash < <(echo 'git commit -n')", "git commit -n"],
+  ["echo 'git commit -n' > >(bash)", "git commit -n"],
+  ["echo 'git commit -n' | BASH_ENV=/dev/stdin bash -c :", "git commit -n"],
+  ["echo 'git commit -n' | { cat > /dev/null; bash; }", "git commit -n"],
+  [`python3 gen.py | eval "$(cat)"`, "pipes text Tama cannot read"],
   // git's own programs by path, the config editor, and plumbing that commits with no hook.
   ['"$(git --exec-path)/git-commit" -n -m x', "git commit -n (--no-verify)"],
   ["/usr/lib/git-core/git-commit --no-verify -m x", "git commit --no-verify"],
