@@ -197,7 +197,8 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       }
     }
     // `: ${X:=--no-verify}`: a default assigned where the variable is not set stays for the commands after it.
-    for (const word of [...command.argv, ...command.assignments.map((a) => a.value)]) {
+    for (const word of command.argv.some((w) => w.includes("${")) || command.assignments.length > 0 ? [...command.argv, ...command.assignments.map((a) => a.value)] : []) {
+      if (!word.includes("=")) continue;
       for (const [, name, value] of word.matchAll(/\$\{(\w+):?=([^{}]*)\}/g)) {
         if (!shellVars.has(name as string)) assign(name as string, assigned(value as string));
       }
@@ -235,7 +236,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         words = expansion;
       }
       // `bash 3<&0 /dev/fd/3`: a descriptor copied from stdin is stdin (`exec 3<&0` earlier on the line too).
-      const copies = [...(command.stdinCopies ?? []), ...stdinFds];
+      const copies = command.stdinCopies === undefined && stdinFds.size === 0 ? [] : [...(command.stdinCopies ?? []), ...stdinFds];
       if (copies.length > 0) words = words.map((word) => (copies.some((fd) => word === `/dev/fd/${fd}` || word === `/proc/self/fd/${fd}`) ? "/dev/stdin" : word));
       if (words[0] === "exec" && words.length === 1) for (const fd of command.stdinCopies ?? []) stdinFds.add(fd);
       // Redirection targets are expanded as the shell expands them, too.
@@ -305,8 +306,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       // A script the command runs reads the stdin it was given (`… | bash -c 'cat | sh'`, `… | find . -exec bash \;`), the pipe's text with it.
       const piping: Partial<Scope> = command.piped ? { pipedIn: true, ...(fromPipe !== undefined ? { pipeText: fromPipe } : {}) } : {};
       const nestedScope = (reading: readonly string[], piped: Partial<Scope> = {}): Scope => {
-        const { pipedIn: _pipedIn, pipeText: _pipeText, ...rest } = inner;
-        const base: Scope = { ...rest, ...piped, sameShell: inShell && (depth === 0 || inner.sameShell === true), aliases: new Map(aliases) };
+        const base: Scope = { ...inner, pipedIn: undefined, pipeText: undefined, ...piped, sameShell: inShell && (depth === 0 || inner.sameShell === true), aliases: new Map(aliases) };
         return withFunctions(reading.length === 0 ? base : { ...base, reading: new Set([...(inner.reading ?? []), ...reading]) });
       };
       // What a shell reads from stdin as its script is the pipe's text itself, not a script fed it.
@@ -363,13 +363,13 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       if (reason !== undefined) return reason;
       // `python3 gen.py | bash`, `… | sed p | sh`: a script piped in that no reader here can tell runs unread.
       // A command named by text read from such a pipe (`… | eval "$(cat)"`, `… | { x=$(cat); $x; }`) too.
-      const namedByPipe = argv[0] !== undefined && /\$\(|`/.test(argv[0]);
-      if (command.piped && fromPipe === undefined && redirectedIn.length === 0 && expandedCommand.stdin.length === 0 && (namedByPipe || readsScriptOnStdin(program, argv, code, env))) {
+      if (command.piped && fromPipe === undefined && redirectedIn.length === 0 && expandedCommand.stdin.length === 0 && ((argv[0] !== undefined && /\$\(|`/.test(argv[0])) || readsScriptOnStdin(program, argv, code, env))) {
         const from = previous?.argv[0] === undefined ? "the command before it" : `what ${basename(previous.argv[0])} prints`;
         return `this command pipes text Tama cannot read (${from}) into ${program ?? "a program"}, which runs it as its script; write the commands out in the call, or save the text to a file, read it, and run that`;
       }
       // `… > >(bash)`, `curl -o >(sh) URL`: what the command writes there is the stdin of the commands inside, read after it.
-      for (const word of [...expandedCommand.argv, ...expandedCommand.redirects.map((r) => r.target)]) {
+      const outputs = expandedCommand.redirects.some((r) => r.target.startsWith(">(")) || expandedCommand.argv.some((w) => w.startsWith(">(")) ? [...expandedCommand.argv, ...expandedCommand.redirects.map((r) => r.target)] : [];
+      for (const word of outputs) {
         const inside = /^>\((.*)\)$/s.exec(word)?.[1];
         if (inside === undefined) continue;
         const printedInto = printedOrRead(argv, expandedCommand, cwdHere, written, pipeText);
@@ -434,7 +434,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         printed: () => (printedHere ??= { text: printedOrRead(argv, expandedCommand, cwdHere, written, pipeText) }).text,
       });
       // A command on a level done, the substitutions inside it are done too.
-      for (const level of lastAt.keys()) if (level > command.level) lastAt.delete(level);
+      if (lastAt.size > 1) for (const level of lastAt.keys()) if (level > command.level) lastAt.delete(level);
       if (argv[0] === "for" && argv[2] === "in" && argv[1] !== undefined) loops.set(argv[1], argv.slice(3));
     }
   }
@@ -1079,6 +1079,8 @@ const readByName = (): Iterable<string> =>
  * scripts (read where they run), and for what cannot be told.
  */
 function programBehind(word: string, cwd: string | undefined, pathValue: string | undefined, home: string): string | "unknown" | undefined {
+  // Most commands: a bare name under the system's PATH.
+  if ((pathValue === undefined || pathValue === process.env.PATH) && !word.includes("/")) return undefined;
   if (isDynamic(word)) return undefined;
   let file: string | undefined;
   const given = agentsPath(word.replace(/^~(?=\/)/, home), cwd);
