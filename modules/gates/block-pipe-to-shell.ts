@@ -61,7 +61,8 @@ export const blockPipeToShell: BuiltinGate = {
       // A piped command first in a nested script (an alias's text) reads the pipe its command stood in.
       const fromPipe = outerStdin ? (outer.has ? outer.value : lastAtDepth.get(run.depth - 1)) : same.has ? same.value : outer.has ? outer.value : lastAtDepth.get(run.depth - 1);
       const feeding = run.command.piped ? fromPipe : onDescriptor;
-      const evalOfValue = downloaded !== undefined && (run.program === "eval" || run.program === "source" || run.program === ".") && run.argv.slice(1).some(isDynamic);
+      // …or a command named by such a value (`read -r x < <(curl …); $x`).
+      const evalOfValue = downloaded !== undefined && (((run.program === "eval" || run.program === "source" || run.program === ".") && run.argv.slice(1).some(isDynamic)) || (run.argv[0] !== undefined && isDynamic(run.argv[0])));
       const found = evalOfValue ? `${run.program} of a value read on a line that downloads (${downloaded}) may run the download; ${INSTEAD}` : check(run, feeding);
       const carried = run.program !== undefined && DOWNLOADERS.has(run.program) ? run.program : feeding;
       const levels = upstream.get(run.depth) ?? new Map<number, string | undefined>();

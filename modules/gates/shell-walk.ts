@@ -189,6 +189,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
     const previous = command.piped ? (command.outerStdin ? lastAt.get(command.level - 1) ?? outerPipe : lastAt.get(command.level) ?? lastAt.get(command.level - 1) ?? outerPipe) : undefined;
     // What the pipe holds: what the command before printed, given what it read in turn (`echo 'cmd' | cat | bash`).
     const pipeText = previous?.printed();
+    const fromPipeFor = (words: readonly string[]): string[] | undefined => (words[0] === "read" && pipeText !== undefined ? [pipeText] : undefined);
     if (command.argv.length === 0 || (["export", "declare", "typeset", "local", "readonly"].includes(command.argv[0] as string) && command.argv.length > 1)) {
       for (const { name, value } of command.assignments) assign(name, assigned(value));
       for (const word of command.argv.slice(1)) {
@@ -241,7 +242,6 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       if (words[0] === "exec" && words.length === 1) for (const fd of command.stdinCopies ?? []) stdinFds.add(fd);
       // Redirection targets are expanded as the shell expands them, too.
       const expandedCommand: ShellCommand = { ...command, argv: words, redirects: command.redirects.map((r) => ({ ...r, target: expandVars(r.target, known) })) };
-      setByBuiltin(words, command, shellVars);
       const env = new Map(shellVars);
       for (const { name, value } of command.assignments) env.set(name, expandVars(value, known));
       const unwrapped = unwrap(words, env);
@@ -278,6 +278,8 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         const text = r.target.startsWith("<(") ? substitutionText(r.target, printer) : textAt(r.target);
         return text === undefined ? [] : [text];
       });
+      // `read X <<< …`, `read -r X < <(echo …)`, `… | read X`: a value the line can tell.
+      setByBuiltin(words, redirectedIn.length > 0 || fromPipeFor(words) !== undefined ? { ...command, stdin: [...command.stdin, ...redirectedIn, ...(fromPipeFor(words) ?? [])] } : command, shellVars);
       if (unwrapped.xargs) {
         // `xargs -a FILE`, `--arg-file=FILE`: its input is that file.
         const argFile = words.flatMap((word, i) => (word === "-a" || word === "--arg-file" ? [words[i + 1] ?? ""] : word.startsWith("--arg-file=") ? [word.slice("--arg-file=".length)] : []))[0];
@@ -378,7 +380,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       }
       const expanded = gitAliasRun(run);
       if (expanded !== undefined) {
-        const aliased = expanded.shell !== undefined ? walkShell(expanded.shell, inner, visit, depth + 1) : visit({ ...run, argv: expanded.argv, program: "git" });
+        const aliased = expanded.shell !== undefined ? walkShell(expanded.shell, nestedScope([], piping), visit, depth + 1) : visit({ ...run, argv: expanded.argv, program: "git" });
         if (aliased !== undefined) return aliased;
       }
       // What the command leaves behind for the commands after it: its directory, its aliases, its links.

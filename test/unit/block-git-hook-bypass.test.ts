@@ -47,6 +47,8 @@ const REFUSED: [command: string, reason: string][] = [
   ["echo 'git commit -n' | BASH_ENV=/dev/stdin bash -c :", "git commit -n"],
   ["echo 'git commit -n' | { cat > /dev/null; bash; }", "git commit -n"],
   [`python3 gen.py | eval "$(cat)"`, "pipes text Tama cannot read"],
+  ["read -r x < <(echo 'git commit -n'); $x", "git commit -n"],
+  ["echo 'git commit -n' | git -c alias.x='!bash' x", "git commit -n"],
   // git's own programs by path, the config editor, and plumbing that commits with no hook.
   ['"$(git --exec-path)/git-commit" -n -m x', "git commit -n (--no-verify)"],
   ["/usr/lib/git-core/git-commit --no-verify -m x", "git commit --no-verify"],
