@@ -93,13 +93,13 @@ function gitFileChange(who: string, word: string, file: string, links?: Readonly
   return `${who} ${word}, ${what}; leave it to git and the project's hook setup (\`git config\` for settings), and ${FIX}`;
 }
 
-function checkCommand({ argv, program, dynamic, env, depth, scope, code, command }: RunCommand, written: ReadonlySet<string>): string | undefined {
+function checkCommand({ argv, program, dynamic, unknownBinary, env, depth, scope, code, command }: RunCommand, written: ReadonlySet<string>): string | undefined {
   for (const inline of code) {
     const reason = codeEnvBypass(inline.code, inline.language);
     if (reason !== undefined) return reason;
   }
   // A program named at run time (`$(echo git)`, `$g`) is read as git; git's own programs (`git-commit`) as git's command.
-  const git = asGit({ program, argv, dynamic });
+  const git = asGit({ program, argv, dynamic, ...(unknownBinary === true ? { unknownBinary } : {}) });
   if (git !== undefined) return envBypass(env) ?? gitBypass(git.argv.slice(1), depth, { ...scope, env }, written);
   if (program !== undefined && EXPORTERS.has(program)) return exportBypass(program, argv.slice(1), env);
   if (program === undefined && command.assignments.length > 0) return assignmentBypass(command.assignments);

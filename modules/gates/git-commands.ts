@@ -126,10 +126,11 @@ function configSetting(args: readonly string[]): string[] {
  * read as git), or one of git's own programs run by path (`git-push`,
  * `…/git-core/git-send-pack`, `"$(git --exec-path)/git-commit"`), read as `git push`, …, and hub.
  */
-export function asGit<T extends { program: string | undefined; argv: string[]; dynamic: boolean }>(run: T): T | undefined {
+export function asGit<T extends { program: string | undefined; argv: string[]; dynamic: boolean; unknownBinary?: boolean }>(run: T): T | undefined {
   const own = run.program === undefined ? undefined : /^git-([a-z-]+)$/.exec(run.program)?.[1];
   if (own !== undefined) return { ...run, program: "git", dynamic: false, argv: ["git", own, ...run.argv.slice(1)] };
   // hub is git with GitHub's commands added: it runs git's own as git does.
   if (run.program === "hub") return { ...run, program: "git", argv: ["git", ...run.argv.slice(1)] };
-  return run.program === "git" || run.dynamic ? run : undefined;
+  // A binary Tama does not know may be a copy of git changed to hide it.
+  return run.program === "git" || run.dynamic || run.unknownBinary === true ? run : undefined;
 }

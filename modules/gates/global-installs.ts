@@ -17,17 +17,17 @@ export interface GlobalInstall {
 }
 
 const JS_MANAGERS = new Set(["npm", "pnpm", "yarn", "bun"]);
-const JS_INSTALLS = new Set(["install", "i", "add", "update", "up", "upgrade", "link", "ln", "uninstall", "remove", "rm", "un"]);
+const JS_INSTALLS = new Set(["install", "i", "add", "update", "up", "upgrade", "link", "ln"]);
 const SYSTEM_MANAGERS: Readonly<Record<string, readonly string[]>> = {
-  apt: ["install", "reinstall", "remove", "purge", "upgrade", "full-upgrade", "dist-upgrade"],
-  "apt-get": ["install", "reinstall", "remove", "purge", "upgrade", "dist-upgrade"],
-  dnf: ["install", "reinstall", "remove", "upgrade"],
-  yum: ["install", "reinstall", "remove", "update"],
-  apk: ["add", "del", "upgrade"],
-  pacman: ["-S", "-Syu", "-U", "-R"],
-  zypper: ["install", "in", "remove", "update"],
-  brew: ["install", "reinstall", "upgrade", "link", "uninstall"],
-  port: ["install", "uninstall"],
+  apt: ["install", "reinstall", "upgrade", "full-upgrade", "dist-upgrade"],
+  "apt-get": ["install", "reinstall", "upgrade", "dist-upgrade"],
+  dnf: ["install", "reinstall", "upgrade"],
+  yum: ["install", "reinstall", "update"],
+  apk: ["add", "upgrade"],
+  pacman: ["-S", "-Syu", "-U"],
+  zypper: ["install", "in", "update"],
+  brew: ["install", "reinstall", "upgrade", "link"],
+  port: ["install"],
 };
 
 /** The value of `--name VALUE`, `--name=VALUE` or `-x VALUE` among `args`. */
@@ -63,14 +63,15 @@ export function globalInstall(argv: readonly string[], env: ReadonlyMap<string, 
   }
   const pip = /^pip[\d.]*$/.test(program) ? args : /^python[\d.]*$/.test(program) && args[0] === "-m" && /^pip[\d.]*$/.test(args[1] ?? "") ? args.slice(2) : undefined;
   if (pip !== undefined) {
-    if (!pip.some((arg) => arg === "install" || arg === "uninstall")) return undefined;
+    if (!pip.includes("install")) return undefined;
+    const name = /^pip/.test(program) ? program : "pip";
     const into = valueOf(pip, "--target", "-t", "--prefix", "--root");
-    if (into !== undefined) return { how: `${program} install --target`, place: "the directory it names", into };
-    if (pip.includes("--user")) return { how: `${program} install --user`, place: "the user's site-packages, whose bin directory (~/.local/bin) is on PATH" };
-    if (pip.includes("--break-system-packages")) return { how: `${program} install --break-system-packages`, place: "the system's Python" };
+    if (into !== undefined) return { how: `${name} install --target`, place: "the directory it names", into };
+    if (pip.includes("--user")) return { how: `${name} install --user`, place: "the user's site-packages, whose bin directory (~/.local/bin) is on PATH" };
+    if (pip.includes("--break-system-packages")) return { how: `${name} install --break-system-packages`, place: "the system's Python" };
     return undefined;
   }
-  if ((program === "pipx" && ["install", "inject", "upgrade", "reinstall", "ensurepath"].includes(operands[0] ?? "")) || (program === "uv" && operands[0] === "tool" && ["install", "upgrade"].includes(operands[1] ?? ""))) {
+  if ((program === "pipx" && ["install", "inject", "upgrade", "reinstall"].includes(operands[0] ?? "")) || (program === "uv" && operands[0] === "tool" && ["install", "upgrade"].includes(operands[1] ?? ""))) {
     return { how: `${program} ${operands.slice(0, program === "uv" ? 2 : 1).join(" ")}`, place: "its own tools directory, whose bin directory is on PATH" };
   }
   if (program === "go" && operands[0] === "install") {
@@ -81,7 +82,7 @@ export function globalInstall(argv: readonly string[], env: ReadonlyMap<string, 
     const into = valueOf(args, "--root");
     return { how: "cargo install", place: "~/.cargo/bin, on PATH", ...(into !== undefined ? { into } : {}) };
   }
-  if (program === "gem" && ["install", "update", "uninstall"].includes(operands[0] ?? "")) {
+  if (program === "gem" && ["install", "update"].includes(operands[0] ?? "")) {
     const into = valueOf(args, "--install-dir", "-i");
     return { how: `gem ${operands[0] as string}`, place: "the gem directory, whose bin directory is on PATH", ...(into !== undefined ? { into } : {}) };
   }

@@ -83,6 +83,12 @@ export interface RunCommand {
   program: string | undefined;
   /** The program's name is built at run time (`$(echo git)`, `$cmd`): it may be any program. */
   dynamic: boolean;
+  /**
+   * A binary the agent could have placed (in the project or the temporary directory) that is
+   * no program Tama knows: a copy of git with its build id changed, or a program compiled.
+   * The git gates read it as git may be; the others by its name.
+   */
+  unknownBinary?: boolean;
   /** xargs appends words from its stdin that no reader saw (known ones are already in `argv`). */
   unreadArgs: boolean;
   /** Code the program runs: inline (`python3 -c …`, `node -e …`) or a script file it runs (`python3 f.py`). */
@@ -360,7 +366,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         ...(wrapped && first !== "find" ? writeTargets({ ...expandedCommand, redirects: [] }, words) : []),
       ];
       const shellFunction = program !== undefined && functions.has(program) && words[lead] === argv[0];
-      const run: RunCommand = { argv, program, dynamic: behind === "unknown" || (argv[0] !== undefined && isDynamic(argv[0])), unreadArgs, code, shellFunction, otherWrites, env, command: expandedCommand, depth, scope: inner };
+      const run: RunCommand = { argv, program, dynamic: argv[0] !== undefined && isDynamic(argv[0]), ...(behind === "unknown" ? { unknownBinary: true } : {}), unreadArgs, code, shellFunction, otherWrites, env, command: expandedCommand, depth, scope: inner };
       const reason = visit(run);
       if (reason !== undefined) return reason;
       // `python3 gen.py | bash`, `… | sed p | sh`: a script piped in that no reader here can tell runs unread.
@@ -433,7 +439,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       let printedHere: { text: string | undefined } | undefined;
       lastAt.set(command.level, {
         argv,
-        printed: () => (printedHere ??= { text: printedOrRead(argv, expandedCommand, cwdHere, written, pipeText) }).text,
+        printed: () => (printedHere ??= { text: printedOrRead(argv, expandedCommand, cwdHere, written, pipeText, true) }).text,
       });
       // A command on a level done, the substitutions inside it are done too.
       if (lastAt.size > 1) for (const level of lastAt.keys()) if (level > command.level) lastAt.delete(level);
@@ -828,8 +834,8 @@ function fileTextOf(file: string, written: WrittenFiles, links?: ReadonlyMap<str
 const PASSES_TEXT = new Set(["cat", "tac", "tr", "head", "tail", "sort", "uniq", "dos2unix", "fold", "expand", "unexpand", "rev", "tee", "dd"]);
 
 /** What a command prints when the walker can tell: printedBy's, or the text of the files `cat`, `tr`, `head`, … read (operands or `<`). */
-function printedOrRead(argv: readonly string[], command: ShellCommand, cwd: string | undefined, written: WrittenFiles, stdin?: string): string | undefined {
-  const printed = printedBy(argv, command);
+function printedOrRead(argv: readonly string[], command: ShellCommand, cwd: string | undefined, written: WrittenFiles, stdin?: string, withExpansions = false): string | undefined {
+  const printed = printedBy(argv, command, withExpansions);
   if (printed !== undefined || argv[0] === undefined || !PASSES_TEXT.has(basename(argv[0]))) return printed;
   const program = basename(argv[0]);
   // tr reads only stdin; the others their file operands, else stdin.
@@ -907,7 +913,7 @@ function recordWrites(run: RunCommand, scope: Scope, pipeText: string | undefine
 }
 
 /** What `echo …`, `printf …` or `cat` of a here-document prints, when it is all literal; else undefined. */
-export function printedBy(argv: readonly string[], command: ShellCommand): string | undefined {
+export function printedBy(argv: readonly string[], command: ShellCommand, withExpansions = false): string | undefined {
   const program = argv[0] === undefined ? undefined : basename(argv[0]);
   const args = argv.slice(1);
   let text: string | undefined;
@@ -922,7 +928,8 @@ export function printedBy(argv: readonly string[], command: ShellCommand): strin
   // `cd "$(dirname "$0")"`: the path functions print a literal's part.
   else if (program === "dirname" && args.length === 1) text = path.dirname(args[0] as string);
   else if (program === "basename" && args.length === 1) text = path.basename(args[0] as string);
-  return text === undefined || isDynamic(text) ? undefined : text;
+  // Text holding expansions is no literal; as a script it is still text to read (`cat <<'EOF' | bash` with `$PORT` in it).
+  return text === undefined || (!withExpansions && isDynamic(text)) ? undefined : text;
 }
 
 /** What a command prints, when the walker can tell (printedBy, or with the files it reads: printedOrRead); `cwd`: where it runs. */
@@ -942,6 +949,9 @@ function printedByLine(inner: string, printer: Printer): string | undefined {
     return isDynamic(dir) ? undefined : path.resolve(printer.cwd, dir);
   }
   if (only === undefined) return undefined;
+  // `$(command -v wc)`, `$(which python3)`: the program, found on PATH (its name stands for it).
+  if (commands.length === 1 && ((only.argv[0] === "command" && only.argv[1] === "-v") || (only.argv[0] === "type" && only.argv[1] === "-P")) && only.argv.length === 3 && !isDynamic(only.argv[2] as string)) return only.argv[2];
+  if (commands.length === 1 && only.argv[0] === "which" && only.argv.length === 2 && !isDynamic(only.argv[1] as string)) return only.argv[1];
   const printed = (command: ShellCommand): string | undefined =>
     command.argv.length === 0 && command.redirects.length === 1 && command.redirects[0]?.op === "<" ? printer(["cat", command.redirects[0].target], { ...command, redirects: [] }) : printer(command.argv, command);
   if (commands.length === 1) return printed(only);
@@ -1093,12 +1103,14 @@ function programBehind(word: string, cwd: string | undefined, pathValue: string 
     file = path.isAbsolute(given) ? given : `${cwd}/${given}`;
   } else if (pathValue !== undefined && pathValue !== process.env.PATH && cwd !== undefined) {
     const system = new Set((process.env.PATH ?? "").split(":"));
-    const dirs = pathValue.split(":");
+    // `PATH="$PWD/bin:$PATH"`: the PATH it adds to is the environment's.
+    const dirs = pathValue.replace(/\$\{?PATH\}?(?!\w)/g, process.env.PATH ?? "").split(":");
     // Past the PATH's last directory of its own, the rest is the system's order: nothing to look for there.
     let last = dirs.length - 1;
     while (last >= 0 && system.has(dirs[last] as string)) last--;
     for (const dir of dirs.slice(0, last + 1)) {
-      if (isDynamic(dir)) return "unknown";
+      // A directory built at run time (`$(go env GOPATH)/bin`) cannot be looked in.
+      if (isDynamic(dir)) continue;
       const candidate = `${dir === "" ? cwd : path.isAbsolute(dir) ? dir : `${cwd}/${dir}`}/${word}`;
       if (statOf(candidate)?.isFile() !== true) continue;
       if (!system.has(dir)) file = candidate;
@@ -1412,6 +1424,9 @@ function callBody(body: string, args: readonly string[]): string {
   return positionalBound(body, args);
 }
 
+/** Interpreter options after which no script is read from stdin: a module, a test runner, a version, help, a REPL. */
+const NO_SCRIPT = new Set(["-m", "--test", "-v", "-V", "--version", "-h", "--help", "-i", "--interactive", "-l", "-c", "-e"]);
+
 /** Interpreters that run a script read from stdin when given no script (or `-`). */
 const STDIN_INTERPRETERS = /^(?:python[\d.]*|pypy[\d.]*|node|nodejs|perl|ruby|php|lua|luajit)$/;
 
@@ -1426,7 +1441,8 @@ function readsScriptOnStdin(program: string | undefined, argv: readonly string[]
   const shell = SHELLS.has(program);
   // `BASH_ENV=/dev/stdin bash -c :`: the startup file it reads first.
   if (shell && ["BASH_ENV", "ENV"].some((name) => STDIN_FILES.has(env.get(name) ?? ""))) return true;
-  if (!shell && (!STDIN_INTERPRETERS.test(program) || code.length > 0 || args.includes("-m"))) return false;
+  // `node --test`, `python3 -V`: no script is read at all.
+  if (!shell && (!STDIN_INTERPRETERS.test(program) || code.length > 0 || args.some((arg) => NO_SCRIPT.has(arg) || arg.startsWith("--test")))) return false;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
     if (arg === "--" || STDIN_FILES.has(arg)) return i + 1 >= args.length || STDIN_FILES.has(arg) || STDIN_FILES.has(args[i + 1] as string);

@@ -290,6 +290,11 @@ const PASSED: string[] = [
   "cat notes.md | bash -n",
   "git log | less",
   "cat data.json | python3 -m json.tool",
+  // Text piped into a shell is read as a script, expansions and all.
+  "cat <<'EOF' | bash\necho $PORT\nEOF",
+  "echo 'for f in *.ts; do echo $f; done' | bash",
+  "git log | node --test",
+  'ls | "$(command -v wc)" -l',
   'echo "commit -m wip" | xargs -d "\\n" -I{} sh -c "git {}"',
   "git log -n5 --oneline",
   "git show -n1",

@@ -367,7 +367,7 @@ describe("deny-writes-outside-repo", () => {
     ["rev-parse", bash('cd "$(git rev-parse --show-toplevel)" && echo x > f')],
     ["a name made of numbers", bash("echo x > out.$$.log && echo y > run-$(date +%s).txt && echo z > tmp-$RANDOM")],
     // Installs into the project.
-    ...["npm install", "npm i -D vitest", "npm link ../lib", "npm i -g --prefix ./tools x", "yarn add x", "pip install -r requirements.txt", "uv pip install x", "pip install -t ./vendor x", "GOBIN=$PWD/bin go install ./cmd/tool", "cargo install --root ./tools --path .", "go build ./..."].map((command): [string, Partial<HookInput>] => [command, bash(command)]),
+    ...["npm install", "npm i -D vitest", "npm link ../lib", "npm i -g --prefix ./tools x", "yarn add x", "pip install -r requirements.txt", "uv pip install x", "pip install -t ./vendor x", "GOBIN=$PWD/bin go install ./cmd/tool", "cargo install --root ./tools --path .", "go build ./...", "npm uninstall -g typescript"].map((command): [string, Partial<HookInput>] => [command, bash(command)]),
   ])("passes %s", async (_name, input) => passes(id, input));
   it("lets options.allow name a place, and allowTemp:false closes the temp dir", async () => {
     await passes(id, { tool_name: "Write", tool_input: { file_path: "/srv/shared/x", content: "x" } }, { allow: ["/srv/shared"] });
