@@ -371,9 +371,15 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       if (reason !== undefined) return reason;
       // `python3 gen.py | bash`, `… | sed p | sh`: a script piped in that no reader here can tell runs unread.
       // A command named by text read from such a pipe (`… | eval "$(cat)"`, `… | { x=$(cat); $x; }`) too.
-      if (command.piped && fromPipe === undefined && redirectedIn.length === 0 && expandedCommand.stdin.length === 0 && ((argv[0] !== undefined && /\$\(|`/.test(argv[0])) || readsScriptOnStdin(program, argv, code, env))) {
+      // A shell setup tool's output (`kubectl completion bash | source /dev/stdin`) is the person's tool's own.
+      if (command.piped && fromPipe === undefined && redirectedIn.length === 0 && expandedCommand.stdin.length === 0 && ((argv[0] !== undefined && /\$\(|`/.test(argv[0])) || readsScriptOnStdin(program, argv, code, env)) && !(previous !== undefined && isShellSetup(previous.argv))) {
         const from = previous?.argv[0] === undefined ? "the command before it" : `what ${basename(previous.argv[0])} prints`;
         return `this command pipes text Tama cannot read (${from}) into ${program ?? "a program"}, which runs it as its script; write the commands out in the call, or save the text to a file, read it, and run that`;
+      }
+      // `eval "$(python3 gen.py)"`, `bash -c "$(node gen.js)"`, `$(./gen)`, `source <(./gen)`: a program's output run as commands, unread.
+      const output = unreadOutputRun(argv, program, printer);
+      if (output !== undefined) {
+        return `this command runs what \`${output.slice(0, 60)}\` prints as commands, which Tama cannot read; write the commands out in the call, or save the output to a file, read it, and run that`;
       }
       // `… > >(bash)`, `curl -o >(sh) URL`: what the command writes there is the stdin of the commands inside, read after it.
       const outputs = expandedCommand.redirects.some((r) => r.target.startsWith(">(")) || expandedCommand.argv.some((w) => w.startsWith(">(")) ? [...expandedCommand.argv, ...expandedCommand.redirects.map((r) => r.target)] : [];
@@ -1422,6 +1428,54 @@ function allArgs(text: string, args: readonly string[]): string {
 /** A function's body with its positional parameters (`"$@"`, `$1`, …) given the call's arguments. */
 function callBody(body: string, args: readonly string[]): string {
   return positionalBound(body, args);
+}
+
+/**
+ * Tools that print shell setup for the person's own shell (`eval "$(pyenv init -)"`,
+ * `source <(kubectl completion bash)`, `eval "$(ssh-agent -s)"`): their output is theirs,
+ * not text the agent wrote, and running it is what they are for.
+ */
+const SHELL_SETUP: Readonly<Record<string, RegExp>> = {
+  pyenv: /^(?:init|virtualenv-init|sh-\w+)$/, rbenv: /^init$/, nodenv: /^init$/, goenv: /^init$/, jenv: /^init$/, plenv: /^init$/, phpenv: /^init$/, swiftenv: /^init$/,
+  direnv: /^(?:hook|export)$/, "ssh-agent": /^-[sck]$/, brew: /^shellenv$/, starship: /^init$/, zoxide: /^init$/, fnm: /^env$/, mise: /^(?:activate|env)$/, rtx: /^(?:activate|env)$/,
+  conda: /^shell\.\w+$/, micromamba: /^shell$/, opam: /^env$/, luarocks: /^path$/, dircolors: /./, keychain: /^--eval$/, thefuck: /^--alias$/, atuin: /^init$/, mcfly: /^init$/,
+  kubectl: /^completion$/, helm: /^completion$/, gh: /^completion$/, npm: /^completion$/, pnpm: /^completion$/, rustup: /^completions?$/, poetry: /^completions?$/, pip: /^completion$/,
+  docker: /^completion$/, deno: /^completions$/, bun: /^completions$/, uv: /^generate-shell-completion$/, just: /^--completions$/, "gpg-agent": /^--daemon$/,
+};
+
+/** A command line printing a setup tool's shell code (see SHELL_SETUP). */
+function isShellSetup(argv: readonly string[]): boolean {
+  const program = argv[0] === undefined ? undefined : basename(argv[0]);
+  const words = program === undefined || !Object.hasOwn(SHELL_SETUP, program) ? undefined : SHELL_SETUP[program];
+  return words !== undefined && argv.slice(1).some((word) => words.test(word));
+}
+
+/** The text of a `$( )`/backtick word or a `<( )` file, when the word is one whole substitution. */
+const WHOLE_SUBSTITUTION = /^(?:\$\((.*)\)|`(.*)`|<\((.*)\))$/s;
+
+/**
+ * The substitution whose output a command runs as commands when no reader here can tell
+ * what it prints: a command named by one (`$(./gen)`, and so `eval "$(./gen)"` and `bash
+ * -c "$(./gen)"`, whose text is read as a script of that one command), or a `<( )` a
+ * shell, `source` or `.` runs as its script. Undefined for text the walker can tell, for
+ * a shell setup tool's, and for every other command.
+ */
+function unreadOutputRun(argv: readonly string[], program: string | undefined, printer: Printer): string | undefined {
+  const runs = (word: string | undefined): string | undefined => {
+    const inner = word === undefined ? null : WHOLE_SUBSTITUTION.exec(word);
+    if (inner === null) return undefined;
+    const text = (inner[1] ?? inner[2] ?? inner[3]) as string;
+    if (printedByLine(text, printer) !== undefined) return undefined;
+    const commands = parseShell(text).filter((command) => command.level === 0);
+    if (commands.length === 0 || commands.some((command) => isShellSetup(command.argv))) return undefined;
+    return text;
+  };
+  if (argv[0] !== undefined && /^(?:\$\(|`)/.test(argv[0])) return runs(argv[0]);
+  if (program === "source" || program === "." || (program !== undefined && SHELLS.has(program))) {
+    const file = argv.slice(1).find((word) => !word.startsWith("-"));
+    if (file !== undefined && file.startsWith("<(")) return runs(file);
+  }
+  return undefined;
 }
 
 /** Interpreter options after which no script is read from stdin: a module, a test runner, a version, help, a REPL. */

@@ -48,6 +48,12 @@ const REFUSED: [command: string, reason: string][] = [
   ["echo 'git commit -n' | { cat > /dev/null; bash; }", "git commit -n"],
   [`python3 gen.py | eval "$(cat)"`, "pipes text Tama cannot read"],
   ["read -r x < <(echo 'git commit -n'); $x", "git commit -n"],
+  // A program's output run as commands, which no reader can tell.
+  [`eval "$(python3 gen.py)"`, "runs what `python3 gen.py` prints as commands"],
+  [`bash -c "$(node gen.js)"`, "runs what `node gen.js` prints as commands"],
+  ["source <(./gen)", "runs what `./gen` prints as commands"],
+  ["bash <(python3 gen.py)", "runs what `python3 gen.py` prints as commands"],
+  ["$(python3 gen.py)", "runs what `python3 gen.py` prints as commands"],
   ["echo 'git commit -n' | git -c alias.x='!bash' x", "git commit -n"],
   // git's own programs by path, the config editor, and plumbing that commits with no hook.
   ['"$(git --exec-path)/git-commit" -n -m x', "git commit -n (--no-verify)"],
@@ -295,6 +301,14 @@ const PASSED: string[] = [
   "echo 'for f in *.ts; do echo $f; done' | bash",
   "git log | node --test",
   'ls | "$(command -v wc)" -l',
+  // A shell setup tool's own output.
+  'eval "$(pyenv init -)"',
+  'eval "$(ssh-agent -s)"',
+  "source <(kubectl completion bash)",
+  "kubectl completion bash | source /dev/stdin",
+  'eval "$(/home/linuxbrew/.linuxbrew/bin/brew shellenv)"',
+  "$(npm bin)/tsc -p .",
+  "diff <(ls a) <(ls b)",
   'echo "commit -m wip" | xargs -d "\\n" -I{} sh -c "git {}"',
   "git log -n5 --oneline",
   "git show -n1",
