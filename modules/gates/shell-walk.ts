@@ -1433,11 +1433,12 @@ function callBody(body: string, args: readonly string[]): string {
 /**
  * Tools that print shell setup for the person's own shell (`eval "$(pyenv init -)"`,
  * `source <(kubectl completion bash)`, `eval "$(ssh-agent -s)"`): their output is theirs,
- * not text the agent wrote, and running it is what they are for.
+ * not text the agent wrote, and running it is what they are for. Not direnv's or mise's
+ * `export`/`env`: they print what a project file the agent can write says (`.envrc`).
  */
 const SHELL_SETUP: Readonly<Record<string, RegExp>> = {
   pyenv: /^(?:init|virtualenv-init|sh-\w+)$/, rbenv: /^init$/, nodenv: /^init$/, goenv: /^init$/, jenv: /^init$/, plenv: /^init$/, phpenv: /^init$/, swiftenv: /^init$/,
-  direnv: /^(?:hook|export)$/, "ssh-agent": /^-[sck]$/, brew: /^shellenv$/, starship: /^init$/, zoxide: /^init$/, fnm: /^env$/, mise: /^(?:activate|env)$/, rtx: /^(?:activate|env)$/,
+  "ssh-agent": /^-[sck]$/, brew: /^shellenv$/, starship: /^init$/, zoxide: /^init$/, fnm: /^env$/,
   conda: /^shell\.\w+$/, micromamba: /^shell$/, opam: /^env$/, luarocks: /^path$/, dircolors: /./, keychain: /^--eval$/, thefuck: /^--alias$/, atuin: /^init$/, mcfly: /^init$/,
   kubectl: /^completion$/, helm: /^completion$/, gh: /^completion$/, npm: /^completion$/, pnpm: /^completion$/, rustup: /^completions?$/, poetry: /^completions?$/, pip: /^completion$/,
   docker: /^completion$/, deno: /^completions$/, bun: /^completions$/, uv: /^generate-shell-completion$/, just: /^--completions$/, "gpg-agent": /^--daemon$/,
