@@ -6,8 +6,8 @@ import { parseShell } from "./shell-words.ts";
 import { basename, isDynamic, unwrapped, walkCall, type RunCommand } from "./shell-walk.ts";
 import type { BuiltinGate, GateVerdict } from "./types.ts";
 import { STDIN_FILES } from "./stdin-files.ts";
+import { DOWNLOADERS } from "./downloaders.ts";
 
-const DOWNLOADERS = new Set(["curl", "wget", "fetch", "http", "https", "xh", "xhs", "curlie", "aria2c", "lwp-request", "GET"]);
 const SHELLS = new Set(["sh", "bash", "rbash", "zsh", "dash", "ksh", "ksh93", "mksh", "ash", "yash", "posh", "fish", "tcsh", "csh", "busybox"]);
 const RUNNERS = new Set([...SHELLS, "python", "python2", "python3", "pypy", "pypy3", "perl", "ruby", "node", "bun", "deno", "php", "pwsh", "lua", "luajit", "Rscript", "julia", "tclsh", "source", ".", "eval", "parallel"]);
 /** Shell options that take the next word (`bash -o pipefail`, `-O extglob`, `+o x`): not a script file. */

@@ -17,6 +17,7 @@ import { isWriter, withGlobMatches, writeTargets, writerNames, type WriteTarget 
 import { copiedProgram } from "./program-identity.ts";
 import { runnerCommand } from "./package-runners.ts";
 import { STDIN_FILES } from "./stdin-files.ts";
+import { DOWNLOADERS } from "./downloaders.ts";
 import { WrittenFiles } from "./written-files.ts";
 import { lstatOf, namesIn, realpathOf, statOf } from "../system/disk-moment.ts";
 import { MAX_SCRIPT, packageScripts, readScriptFile, shebang, type ScriptFile } from "./script-files.ts";
@@ -56,6 +57,8 @@ export interface Scope {
   positional?: readonly string[];
   /** With `pipedIn`: what the pipe holds, when the walker can tell (`echo 'cmd' | bash -c 'cat | sh'`). */
   pipeText?: string;
+  /** With `pipedIn`: a download is upstream (block-pipe-to-shell names it). */
+  pipeDownload?: boolean;
   /** The script stands where a piped command stood (an alias's text): its first command reads that pipe. */
   pipedIn?: boolean;
   /** Commands left to read in this call, and script-file text left to read, shared by every nested script. */
@@ -191,7 +194,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
     if (parsed.level === 0) seenTop = true;
     const fed = first && scope.pipedIn === true;
     const command = fed && !parsed.piped ? { ...parsed, piped: true, outerStdin: parsed.level > 0 } : parsed;
-    const outerPipe: PipedFrom | undefined = fed ? { argv: [], printed: () => scope.pipeText } : undefined;
+    const outerPipe: PipedFrom | undefined = fed ? { argv: [], printed: () => scope.pipeText, download: scope.pipeDownload === true } : undefined;
     const previous = command.piped ? (command.outerStdin ? lastAt.get(command.level - 1) ?? outerPipe : lastAt.get(command.level) ?? lastAt.get(command.level - 1) ?? outerPipe) : undefined;
     // What the pipe holds: what the command before printed, given what it read in turn (`echo 'cmd' | cat | bash`).
     const pipeText = previous?.printed();
@@ -236,7 +239,8 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         const expansion = typeof expanded === "string" ? (prefix.length === 0 ? expanded : expanded.split("\n").map((line) => `${shellLine(prefix)} ${line}`).join("\n")) : [...prefix, ...expanded];
         if (typeof expansion === "string") {
           // Text the shell reads in the command's place (`a='curl … | sh'`, several kept definitions, `a='env '`): read as a script there.
-          const reason = walkShell(expansion, { ...here, aliases: new Map(aliases), functions, sameShell: depth === 0 || here.sameShell === true, pipedIn: command.piped }, visit, depth + 1);
+          const fedAlias: Partial<Scope> = command.piped ? { pipedIn: true, ...(pipeText !== undefined ? { pipeText } : {}), ...(previous?.download === true ? { pipeDownload: true } : {}) } : { pipedIn: false };
+          const reason = walkShell(expansion, { ...here, aliases: new Map(aliases), functions, sameShell: depth === 0 || here.sameShell === true, pipeText: undefined, pipeDownload: undefined, ...fedAlias }, visit, depth + 1);
           if (reason !== undefined) return reason;
           continue;
         }
@@ -312,9 +316,9 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       // eval, source and `.` run their script in this shell: what it defines or where it goes stays.
       const inShell = program === "eval" || program === "source" || program === "." || program === "trap";
       // A script the command runs reads the stdin it was given (`… | bash -c 'cat | sh'`, `… | find . -exec bash \;`), the pipe's text with it.
-      const piping: Partial<Scope> = command.piped ? { pipedIn: true, ...(fromPipe !== undefined ? { pipeText: fromPipe } : {}) } : {};
+      const piping: Partial<Scope> = command.piped ? { pipedIn: true, ...(fromPipe !== undefined ? { pipeText: fromPipe } : {}), ...(previous?.download === true ? { pipeDownload: true } : {}) } : {};
       const nestedScope = (reading: readonly string[], piped: Partial<Scope> = {}): Scope => {
-        const base: Scope = { ...inner, pipedIn: undefined, pipeText: undefined, ...piped, sameShell: inShell && (depth === 0 || inner.sameShell === true), aliases: new Map(aliases) };
+        const base: Scope = { ...inner, pipedIn: undefined, pipeText: undefined, pipeDownload: undefined, ...piped, sameShell: inShell && (depth === 0 || inner.sameShell === true), aliases: new Map(aliases) };
         return withFunctions(reading.length === 0 ? base : { ...base, reading: new Set([...(inner.reading ?? []), ...reading]) });
       };
       // What a shell reads from stdin as its script is the pipe's text itself, not a script fed it.
@@ -372,12 +376,12 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       // `python3 gen.py | bash`, `… | sed p | sh`: a script piped in that no reader here can tell runs unread.
       // A command named by text read from such a pipe (`… | eval "$(cat)"`, `… | { x=$(cat); $x; }`) too.
       // A shell setup tool's output (`kubectl completion bash | source /dev/stdin`) is the person's tool's own.
-      if (command.piped && fromPipe === undefined && redirectedIn.length === 0 && expandedCommand.stdin.length === 0 && ((argv[0] !== undefined && /\$\(|`/.test(argv[0])) || readsScriptOnStdin(program, argv, code, env)) && !(previous !== undefined && isShellSetup(previous.argv))) {
+      if (command.piped && fromPipe === undefined && redirectedIn.length === 0 && expandedCommand.stdin.length === 0 && ((argv[0] !== undefined && /\$\(|`/.test(argv[0])) || readsScriptOnStdin(program, argv, code, env)) && !(previous !== undefined && (isShellSetup(previous.argv) || previous.download === true))) {
         const from = previous?.argv[0] === undefined ? "the command before it" : `what ${basename(previous.argv[0])} prints`;
         return `this command pipes text Tama cannot read (${from}) into ${program ?? "a program"}, which runs it as its script; write the commands out in the call, or save the text to a file, read it, and run that`;
       }
       // `eval "$(python3 gen.py)"`, `bash -c "$(node gen.js)"`, `$(./gen)`, `source <(./gen)`: a program's output run as commands, unread.
-      const output = unreadOutputRun(argv, program, printer);
+      const output = previous?.download === true ? undefined : unreadOutputRun(argv, program, printer);
       if (output !== undefined) {
         return `this command runs what \`${output.slice(0, 60)}\` prints as commands, which Tama cannot read; write the commands out in the call, or save the output to a file, read it, and run that`;
       }
@@ -387,7 +391,8 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         const inside = /^>\((.*)\)$/s.exec(word)?.[1];
         if (inside === undefined) continue;
         const printedInto = printedOrRead(argv, expandedCommand, cwdHere, written, pipeText);
-        const fed = walkShell(inside, nestedScope([], { pipedIn: true, ...(printedInto !== undefined ? { pipeText: printedInto } : {}) }), visit, depth + 1);
+        const downloading = (program !== undefined && DOWNLOADERS.has(program)) || previous?.download === true;
+        const fed = walkShell(inside, nestedScope([], { pipedIn: true, ...(printedInto !== undefined ? { pipeText: printedInto } : {}), ...(downloading ? { pipeDownload: true } : {}) }), visit, depth + 1);
         if (fed !== undefined) return fed;
       }
       const expanded = gitAliasRun(run);
@@ -445,6 +450,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       let printedHere: { text: string | undefined } | undefined;
       lastAt.set(command.level, {
         argv,
+        download: (program !== undefined && DOWNLOADERS.has(program)) || previous?.download === true,
         printed: () => (printedHere ??= { text: printedOrRead(argv, expandedCommand, cwdHere, written, pipeText, true) }).text,
       });
       // A command on a level done, the substitutions inside it are done too.
@@ -1347,6 +1353,8 @@ function xargsRun(options: readonly string[], argv: readonly string[], input: st
 interface PipedFrom {
   argv: readonly string[];
   printed: () => string | undefined;
+  /** A download is upstream (`curl … | tee f`): block-pipe-to-shell names what a shell fed it runs. */
+  download?: boolean;
 }
 
 /** A function whose body is a compound command other than braces (`f() if …; fi`): its head. */
