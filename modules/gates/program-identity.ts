@@ -4,9 +4,10 @@
 // it); a file with none is compared whole, byte for byte by hash, against the programs of
 // the same size.
 import { createHash } from "node:crypto";
-import { closeSync, openSync, readSync } from "node:fs";
+import { closeSync, readSync, type Stats } from "node:fs";
 import path from "node:path";
 import { realpathOf, statOf } from "../system/disk-moment.ts";
+import { openRegularFile, readOpened } from "../system/regular-file.ts";
 
 /** What one file is known by: its build id, or its size (its hash is read only when a size matches). */
 type Identity = { buildId: string } | { size: number };
@@ -73,31 +74,38 @@ function knownPrograms(names: Iterable<string>, searchPath: string): KnownProgra
   return { byBuildId, bySize };
 }
 
-/** A binary file's identity; undefined for a script, a folder, or what cannot be read. */
-function identityOf(file: string): Identity | undefined {
-  let fd: number;
+/**
+ * `read` given a regular file opened without waiting (a FIFO or a device the agent put in
+ * a program's place is never opened for reading, let alone waited on); undefined when it
+ * is none or cannot be read.
+ */
+function withRegularFile<T>(file: string, read: (fd: number, stats: Stats) => T | undefined): T | undefined {
+  let opened: { fd: number; stats: Stats };
   try {
-    fd = openSync(file, "r");
+    opened = openRegularFile(file);
   } catch {
     return undefined;
   }
   try {
-    const stats = statOf(file);
-    if (stats === undefined || !stats.isFile()) return undefined;
-    const head = Buffer.alloc(Math.min(HEAD_BYTES, stats.size));
-    const read = readSync(fd, head, 0, head.length, 0);
-    const bytes = head.subarray(0, read);
+    return read(opened.fd, opened.stats);
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(opened.fd);
+  }
+}
+
+/** A binary file's identity; undefined for a script, a folder, or what cannot be read. */
+function identityOf(file: string): Identity | undefined {
+  return withRegularFile(file, (fd, stats) => {
+    const bytes = readOpened(fd, Math.min(HEAD_BYTES, stats.size));
     // A script is read as text where it runs; only a binary needs telling apart.
     const firstLine = bytes.subarray(0, 80);
     const newline = firstLine.indexOf(10);
     if (!(newline === -1 ? firstLine : firstLine.subarray(0, newline)).includes(0)) return undefined;
     const buildId = elfBuildId(fd, bytes);
     return buildId === undefined ? { size: stats.size } : { buildId };
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
+  });
 }
 
 /** The GNU (or Go) build id in an ELF file's notes; `head`: its first bytes. */
@@ -153,20 +161,13 @@ function hashOf(file: string): string | undefined {
   const key = `${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}:${stats.ino}`;
   const kept = hashes.get(file);
   if (kept?.key === key) return kept.hash;
-  const hash = createHash("sha256");
-  let fd: number;
-  try {
-    fd = openSync(file, "r");
-  } catch {
-    return undefined;
-  }
-  try {
+  const digest = withRegularFile(file, (fd) => {
+    const hash = createHash("sha256");
     const chunk = Buffer.alloc(1024 * 1024);
     for (let read = readSync(fd, chunk); read > 0; read = readSync(fd, chunk)) hash.update(chunk.subarray(0, read));
-  } finally {
-    closeSync(fd);
-  }
-  const digest = hash.digest("hex");
+    return hash.digest("hex");
+  });
+  if (digest === undefined) return undefined;
   if (hashes.size >= 64) hashes.delete(hashes.keys().next().value as string);
   hashes.set(file, { key, hash: digest });
   return digest;

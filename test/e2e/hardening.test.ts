@@ -12,6 +12,14 @@ import { installTama } from "./tama-omp.ts";
 const omp = useOmpFixture();
 const FIX = path.join(ROOT, "test/fixtures/hooks");
 
+/** One bash call per prompt through the scripted model: what OMP's tool answered (the newest tool message the model was sent). */
+function bashCalls(session: { prompt(text: string): Promise<unknown> }, requests: readonly RecordedRequest[]): (command: string) => Promise<string> {
+  return async (command) => {
+    await session.prompt(`CALL bash ${JSON.stringify({ command })}`);
+    return lastToolMessage(requests);
+  };
+}
+
 /** The newest tool message the model was sent. */
 function lastToolMessage(requests: readonly RecordedRequest[]): string {
   const messages = ((requests.at(-1)?.body.messages ?? []) as { role: string; content: unknown }[]).filter((m) => m.role === "tool");
@@ -351,10 +359,7 @@ describe("what OMP's bash keeps from one call to the next", () => {
     writeFileSync(payload, `touch ${path.join(env.root, "ran")}\n`);
     const session = omp.rpc();
     await session.ready();
-    const call = async (command: string): Promise<string> => {
-      await session.prompt(`CALL bash ${JSON.stringify({ command })}`);
-      return lastToolMessage(server.requests);
-    };
+    const call = bashCalls(session, server.requests);
     // Each definition passes where it is made, and the shell keeps it: the proof is that it runs in the next call.
     expect(await call('show() { cat "$@"; }; X=.env; alias run=bash; feed() { bash; }; ci() { git commit "$@"; }; echo defined')).toContain("defined");
     expect(await call("type show run feed ci; echo \"X=$X\"")).toMatch(/show is a function[\s\S]*X=\.env/);
@@ -385,10 +390,7 @@ describe("forms the red-team passes found, tried in OMP", () => {
     symlinkSync(env.agentDir, path.join(env.cwd, "l"));
     const session = omp.rpc();
     await session.ready();
-    const call = async (command: string): Promise<string> => {
-      await session.prompt(`CALL bash ${JSON.stringify({ command })}`);
-      return lastToolMessage(server.requests);
-    };
+    const call = bashCalls(session, server.requests);
     expect(await call(`curl -s file://${payload} | bash -o pipefail`)).toMatch(/runs whatever the download holds/);
     expect(readdirSync(env.root)).not.toContain("ran");
     expect(await call("git push origin :")).toMatch(/pushes every matching branch/);
@@ -411,10 +413,7 @@ describe("git under another name, and a pipe read through a substitution", () =>
     writeFileSync(payload, `touch ${path.join(env.root, "ran")}\n`);
     const session = omp.rpc();
     await session.ready();
-    const call = async (command: string): Promise<string> => {
-      await session.prompt(`CALL bash ${JSON.stringify({ command })}`);
-      return lastToolMessage(server.requests);
-    };
+    const call = bashCalls(session, server.requests);
     // Made by one call, with nothing on the next call's line to show it.
     expect(await call('cp "$(command -v git)" g && ln -s "$(command -v git)" gl && cp "$(command -v git)" g2 && echo >> g2 && echo made')).toMatch(/made/);
     for (const command of ["./g commit --no-verify -m x", "./gl commit -n -m x", "./g2 commit --no-verify -m x", "echo 'git commit --no-verify -m x' | bash <(cat)", `echo 'git commit -n -m x' | bash -c "$(cat)"`, "echo 'git commit --no-verify -m x' | xargs -I{} sh -c '{}'"]) {
