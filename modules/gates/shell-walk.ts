@@ -274,7 +274,11 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       }
       // `./g commit -n` where g is a link to or a copy of git: read as git; an unknown binary the agent placed, as any program.
       const behind = argv[0] === undefined ? undefined : programBehind(argv[0], cwdHere, env.get("PATH"), known.get("HOME") ?? here.home ?? os.homedir());
-      if (behind !== undefined && behind !== "unknown") argv = [behind, ...argv.slice(1)];
+      if (behind !== undefined && behind !== "unknown") {
+        // A copy of git started as `git-commit` (`exec -a git-commit ./g -n`) runs that command.
+        const as = unwrapped.argv0 === undefined ? undefined : basename(unwrapped.argv0);
+        argv = [as !== undefined && path.basename(behind) === "git" && as.startsWith("git-") ? as : behind, ...argv.slice(1)];
+      }
       const program = argv[0] === undefined ? undefined : basename(argv[0]);
       let unreadArgs = false;
       const textAt = (given: string): string | undefined => {
@@ -1863,7 +1867,7 @@ export function unwrapped(argv: readonly string[]): string[] {
   return unwrap(argv, new Map()).argv;
 }
 
-function unwrap(start: readonly string[], env: Map<string, string>): { argv: string[]; scripts: string[]; xargs: boolean; chdir: string[] } {
+function unwrap(start: readonly string[], env: Map<string, string>): { argv: string[]; scripts: string[]; xargs: boolean; chdir: string[]; argv0?: string } {
   let argv = [...start];
   const scripts: string[] = [];
   let xargs = false;
@@ -1922,7 +1926,7 @@ function unwrap(start: readonly string[], env: Map<string, string>): { argv: str
     if (next === undefined) return { argv: [], scripts, xargs, chdir };
     argv = next;
   }
-  return { argv: named(argv), scripts, xargs, chdir };
+  return { argv: named(argv), scripts, xargs, chdir, ...(argv0 !== undefined ? { argv0 } : {}) };
 }
 
 /** Where the command word is after `time` (`-p`), `coproc` and `!`, which the shell reads before it (an alias or a function there is one). */

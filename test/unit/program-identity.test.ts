@@ -61,6 +61,7 @@ describe("a program under another name", () => {
     ["PATH=$PWD/bin:$PATH h commit --no-verify", "a link found on the agent's PATH"],
     ["export PATH=./bin:$PATH; h commit -n", "a link found on a PATH the line exported"],
     ["timeout 5 ./g commit -n", "a copy run through a wrapper"],
+    ["(exec -a git-commit ./g -n -m x)", "a copy started as git-commit"],
   ])("reads %s as git (%s)", async (command) => {
     expect(await refusedBy(command)).toContain("block-git-hook-bypass");
   });
