@@ -22,7 +22,7 @@ import { WrittenFiles } from "./written-files.ts";
 import { lstatOf, namesIn, realpathOf, statOf } from "../system/disk-moment.ts";
 import { MAX_SCRIPT, packageScripts, readScriptFile, shebang, type ScriptFile } from "./script-files.ts";
 import { gitAliases, normalizeKey, type GitConfigEntry } from "./git-config.ts";
-import { globMatches, isInside, isLink, projectRoot, projectRootIn, realPath, resolvedPath, throughLinks } from "./paths.ts";
+import { globMatches, isInside, isLink, nameGlob, projectRoot, projectRootIn, realPath, resolvedPath, throughLinks } from "./paths.ts";
 import { basename, parseShell, type ShellCommand } from "./shell-words.ts";
 
 export { basename };
@@ -198,7 +198,13 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
     const previous = command.piped ? (command.outerStdin ? lastAt.get(command.level - 1) ?? outerPipe : lastAt.get(command.level) ?? lastAt.get(command.level - 1) ?? outerPipe) : undefined;
     // What the pipe holds: what the command before printed, given what it read in turn (`echo 'cmd' | cat | bash`).
     const pipeText = previous?.printed();
-    const fromPipeFor = (words: readonly string[]): string[] | undefined => (words[0] === "read" && pipeText !== undefined ? [pipeText] : undefined);
+    // `… | read X`: the pipe's text, or, from a program listing names under a root (`grep -rl x src`, `find d`, `ls d`), a name there.
+    const fromPipeFor = (words: readonly string[]): string[] | undefined => {
+      if (words[0] !== "read" || previous === undefined) return undefined;
+      if (pipeText !== undefined) return [pipeText];
+      const listed = listedName(previous.argv);
+      return listed === undefined ? undefined : [listed];
+    };
     if (command.argv.length === 0 || (["export", "declare", "typeset", "local", "readonly"].includes(command.argv[0] as string) && command.argv.length > 1)) {
       for (const { name, value } of command.assignments) assign(name, assigned(value));
       for (const word of command.argv.slice(1)) {
@@ -499,6 +505,13 @@ const TOPLEVEL = " toplevel";
 
 /** `$NAME`/`${NAME}` replaced where the script's own variables know it; other references stay as written. */
 export function expandVars(text: string, vars: ReadonlyMap<string, string>): string {
+  // `${f%.js}`, `${f##*/}`: a known value with a prefix or suffix pattern taken off.
+  if (text.includes("${")) {
+    text = text.replace(/\$\{(\w+)(%%|%|##|#)([^{}]*)\}/g, (whole, name: string, op: string, pattern: string) => {
+      const value = vars.get(name);
+      return value === undefined || isDynamic(value) || isDynamic(pattern) ? whole : withoutAffix(value, op, pattern);
+    });
+  }
   // `${X:-default}`, `${X-default}`, `${X:+alt}`, `${X:=default}`: the value, or the default when it is unset.
   // A variable the walker does not know comes from the environment, which the agent does not set (its
   // `env` field and what OMP's shell kept are known): the text the line itself gives is what is read.
@@ -520,6 +533,21 @@ export function expandVars(text: string, vars: ReadonlyMap<string, string>): str
     }
     return vars.get((braced ?? plain) as string) ?? whole;
   });
+}
+
+/** `${X%pat}` (shortest suffix), `%%` (longest), `#`/`##` (prefix): `value` with the shell pattern's match taken off. */
+function withoutAffix(value: string, op: string, pattern: string): string {
+  const matcher = new RegExp(`^${pattern.replace(/[.+^${}()|\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")}$`, "s");
+  const cuts = [...Array(value.length + 1).keys()];
+  if (op === "%" || op === "%%") {
+    // Suffix: from the end (shortest first for %).
+    const order = op === "%" ? cuts.reverse() : cuts;
+    const at = order.find((i) => matcher.test(value.slice(i)));
+    return at === undefined ? value : value.slice(0, at);
+  }
+  const order = op === "#" ? cuts : cuts.reverse();
+  const at = order.find((i) => matcher.test(value.slice(0, i)));
+  return at === undefined ? value : value.slice(at);
 }
 
 /** The script a command runs from a file this same script wrote: `sh s.sh`, `. ./s.sh`, `./s.sh`. */
@@ -1309,6 +1337,44 @@ function carriedLinks(placed: { sources: string[]; into?: string; as?: string },
     links.set(placed.as ?? path.join(placed.into as string, path.basename(from)), target);
   }
   return links;
+}
+
+/** What `listedName` stands for: one name a listing printed, a file in the place it listed. */
+const LISTED = "listed-name";
+
+/**
+ * A name a program listing files prints, as a path: under the root it lists (`grep -rl x
+ * src` → src/…, `find d` → d/…), or relative to it where it prints bare names (`ls d`,
+ * `git ls-files`, `git diff --name-only`). None of them follows a link out by default.
+ * Undefined for any other program, for one told to follow links, and for roots built at run time.
+ */
+function listedName(argv: readonly string[]): string | undefined {
+  const program = argv[0] === undefined ? undefined : basename(argv[0]);
+  const args = argv.slice(1);
+  const operands = args.filter((word) => !word.startsWith("-"));
+  const under = (roots: readonly string[]): string | undefined => {
+    const root = roots.length === 1 ? roots[0] : roots.length === 0 ? "." : undefined;
+    return root === undefined || isDynamic(root) || /[*?[]/.test(root) ? undefined : root === "." ? LISTED : path.join(root, LISTED);
+  };
+  if (program === "ls" || (program === "git" && (operands[0] === "ls-files" || (operands[0] === "diff" && args.some((a) => a === "--name-only"))))) return LISTED;
+  if (program === "find") {
+    if (args.some((a) => a === "-L" || a === "-follow")) return undefined;
+    const firstTest = args.findIndex((a) => a.startsWith("-") || a === "(" || a === "!");
+    const roots = firstTest === -1 ? args : args.slice(0, firstTest);
+    // find prints its root too (`find /p | while read f; do rm -rf "$f"`): only a test that leaves the root out makes every name one below it.
+    const root = roots[0] ?? ".";
+    const tests = firstTest === -1 ? [] : args.slice(firstTest);
+    const valueOf = (option: string): string | undefined => tests[tests.indexOf(option) + 1];
+    const mindepth = Number(valueOf("-mindepth") ?? 0);
+    const name = valueOf("-name") ?? valueOf("-iname");
+    const leavesRoot = mindepth >= 1 || valueOf("-type") === "f" || valueOf("-type") === "l" || (name !== undefined && !isDynamic(name) && !nameGlob(name, { leadingDot: true, caseless: tests.includes("-iname") }).test(path.basename(root) || root));
+    return leavesRoot ? under(roots) : undefined;
+  }
+  if ((program === "grep" || program === "egrep" || program === "rg") && args.some((a) => /^-[a-zA-Z]*l/.test(a) || a === "--files-with-matches" || a === "--files")) {
+    if (args.some((a) => /^-[a-zA-Z]*R/.test(a) || a === "--dereference-recursive" || a === "--follow" || (program === "rg" && a === "-L"))) return undefined;
+    return under(program === "rg" && args.includes("--files") ? operands : operands.slice(1));
+  }
+  return undefined;
 }
 
 /** The text xargs reads from a stdin the walker can read (`echo a b | xargs …`, `<<< "a b"`); undefined when it cannot. */
