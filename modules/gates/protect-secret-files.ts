@@ -193,6 +193,26 @@ const example = (pattern: string): string => path.basename(pattern).replace(/\*/
  * Whether a find may select a secret file: a name test (`-name`, `-iname`, `-path`, `-regex`, …)
  * some secret name passes, or no name test over a start directory that holds one.
  */
+/** A secret file among the names `ls ARGS` prints (a dotfile with `-a`/`-A` only), as findSelects says it. */
+function lsLists(args: readonly string[], cwd: string, options: Options): { pattern: string; secret: string } | undefined {
+  const all = args.some((arg) => /^-[A-Za-z]*[aA]/.test(arg) || arg === "--all" || arg === "--almost-all");
+  const dirs = args.filter((arg) => !arg.startsWith("-"));
+  for (const dir of dirs.length > 0 ? dirs : ["."]) {
+    let names: readonly string[] = [];
+    try {
+      names = namesIn(path.resolve(cwd, dir));
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      if (name.startsWith(".") && !all) continue;
+      const secret = secretPattern(path.join(path.resolve(cwd, dir), name), options);
+      if (secret !== undefined) return { pattern: `${dir} (${name})`, secret };
+    }
+  }
+  return undefined;
+}
+
 function findSelects(args: readonly string[], cwd: string, options: Options): { pattern: string; secret: string } | undefined {
   // Secret files are files (or links to them): `-type d` selects none.
   const types = args.flatMap((arg, i) => (arg === "-type" || arg === "-xtype" ? [args[i + 1] ?? ""] : []));
@@ -353,16 +373,21 @@ function findSecret(input: HookInput, options: Options): Found | undefined {
   let found: { file: string; pattern: string; how: string } | undefined;
   const writtenHere = new Set<string>();
   // A find that may select secret files (`find . -name .env`, or no name test over a directory holding one): what it runs on them, or what its output feeds, reads them.
-  let selecting: { pattern: string; secret: string } | undefined;
+  let selecting: { pattern: string; secret: string; by: string } | undefined;
   const walked = walkCall(input, (run) => {
     const fedBy = run.command.piped ? selecting : undefined;
     // Down the pipe (`| sort | xargs cat`) the names go on.
     selecting = fedBy;
     if (fedBy !== undefined && (run.unreadArgs || (run.program !== undefined && NAME_CONSUMERS.has(run.program)))) {
-      found = { file: fedBy.pattern, pattern: fedBy.secret, how: `${run.program ?? "a command"} on the files find selects` };
+      found = { file: fedBy.pattern, pattern: fedBy.secret, how: `${run.program ?? "a command"} on the files ${fedBy.by} names` };
       return "found";
     }
     if (!run.command.piped || run.program === undefined || !NAME_PIPES.has(run.program)) selecting = undefined;
+    // `ls -a | while read f; do cat "$f"; done`: the names ls prints of a folder holding a secret file go down the pipe as find's do.
+    if (run.program === "ls") {
+      const listed = lsLists(run.argv.slice(1), run.scope.cwd ?? cwd, options);
+      if (listed !== undefined) selecting = { ...listed, by: "ls" };
+    }
     if (run.program === "find") {
       const selected = findSelects(run.argv.slice(1), run.scope.cwd ?? cwd, options);
       if (selected !== undefined) {
@@ -370,7 +395,7 @@ function findSecret(input: HookInput, options: Options): Found | undefined {
           found = { file: selected.pattern, pattern: selected.secret, how: "find running a command on (or deleting) the files it selects" };
           return "found";
         }
-        selecting = selected;
+        selecting = { ...selected, by: "find" };
       }
     }
     const cwdHere = run.scope.cwd ?? cwd;

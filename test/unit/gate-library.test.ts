@@ -187,6 +187,8 @@ describe("protect-secret-files", () => {
     ["xargs on what find selects", bash("find . -name '*.pem' | xargs cat")],
     ["what find selects, through sort into xargs", bash("find . -name .env | sort | xargs cat")],
     ["what find selects, read in a loop", bash('find . -name .env | while read f; do cat "$f"; done')],
+    ["the names ls -a prints of a folder holding one, read in a loop", bash('ls -a | while read f; do cat "$f"; done')],
+    ["the names ls -A prints, into xargs", bash("ls -A | xargs cat")],
     ["find by a glob a secret name passes", bash("find . -name '.en[v]' -exec cat {} +")],
     ["find with no name test over a folder holding one", bash("find . -type f -exec cat {} +")],
     // A word is judged by name where the disk cannot say: history, an unknown directory, an option's value, a glob in the home.
