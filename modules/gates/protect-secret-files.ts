@@ -188,31 +188,35 @@ const NAME_CONSUMERS = new Set(["xargs", "parallel", "tar", "bsdtar", "zip", "cp
 /** A secret pattern as a file name it matches (`*.pem` → `x.pem`), for testing what a find selects. */
 const example = (pattern: string): string => path.basename(pattern).replace(/\*/g, "x").replace(/\?/g, "x");
 
-
-/**
- * Whether a find may select a secret file: a name test (`-name`, `-iname`, `-path`, `-regex`, …)
- * some secret name passes, or no name test over a start directory that holds one.
- */
-/** A secret file among the names `ls ARGS` prints (a dotfile with `-a`/`-A` only), as findSelects says it. */
-function lsLists(args: readonly string[], cwd: string, options: Options): { pattern: string; secret: string } | undefined {
-  const all = args.some((arg) => /^-[A-Za-z]*[aA]/.test(arg) || arg === "--all" || arg === "--almost-all");
-  const dirs = args.filter((arg) => !arg.startsWith("-"));
+/** The first secret file directly in one of `dirs` (dotfiles only when `dotfiles`), as `dir (name)` and the pattern it matches. */
+function secretIn(dirs: readonly string[], cwd: string, options: Options, dotfiles: boolean): { pattern: string; secret: string } | undefined {
   for (const dir of dirs.length > 0 ? dirs : ["."]) {
+    const at = path.resolve(cwd, dir);
     let names: readonly string[] = [];
     try {
-      names = namesIn(path.resolve(cwd, dir));
+      names = namesIn(at);
     } catch {
       continue;
     }
     for (const name of names) {
-      if (name.startsWith(".") && !all) continue;
-      const secret = secretPattern(path.join(path.resolve(cwd, dir), name), options);
+      if (name.startsWith(".") && !dotfiles) continue;
+      const secret = secretPattern(path.join(at, name), options);
       if (secret !== undefined) return { pattern: `${dir} (${name})`, secret };
     }
   }
   return undefined;
 }
 
+/** A secret file among the names `ls ARGS` prints (a dotfile with `-a`/`-A` only), as findSelects says it. */
+function lsLists(args: readonly string[], cwd: string, options: Options): { pattern: string; secret: string } | undefined {
+  const all = args.some((arg) => /^-[A-Za-z]*[aA]/.test(arg) || arg === "--all" || arg === "--almost-all");
+  return secretIn(args.filter((arg) => !arg.startsWith("-")), cwd, options, all);
+}
+
+/**
+ * Whether a find may select a secret file: a name test (`-name`, `-iname`, `-path`, `-regex`, …)
+ * some secret name passes, or no name test over a start directory that holds one.
+ */
 function findSelects(args: readonly string[], cwd: string, options: Options): { pattern: string; secret: string } | undefined {
   // Secret files are files (or links to them): `-type d` selects none.
   const types = args.flatMap((arg, i) => (arg === "-type" || arg === "-xtype" ? [args[i + 1] ?? ""] : []));
@@ -220,19 +224,7 @@ function findSelects(args: readonly string[], cwd: string, options: Options): { 
   const tests = args.flatMap((arg, i) => (FIND_PATTERNS.has(arg) && args[i + 1] !== undefined ? [{ test: arg, value: args[i + 1] as string }] : []));
   if (tests.length === 0) {
     const starts = args.slice(0, Math.max(0, args.findIndex((a) => a.startsWith("-") || a === "!" || a === "("))).filter((a) => !a.startsWith("-"));
-    for (const start of starts.length > 0 ? starts : ["."]) {
-      let names: readonly string[] = [];
-      try {
-        names = namesIn(path.resolve(cwd, start));
-      } catch {
-        continue;
-      }
-      for (const name of names) {
-        const secret = secretPattern(path.join(path.resolve(cwd, start), name), options);
-        if (secret !== undefined) return { pattern: `${start} (${name})`, secret };
-      }
-    }
-    return undefined;
+    return secretIn(starts, cwd, options, true);
   }
   for (const { test, value } of tests) {
     const flags = test.startsWith("-i") ? "i" : "";
