@@ -279,7 +279,15 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         if (matches.length > 0) argv = [...matches, ...argv.slice(1)];
       }
       // `./g commit -n` where g is a link to or a copy of git: read as git; an unknown binary the agent placed, as any program.
-      const behind = argv[0] === undefined ? undefined : programBehind(argv[0], cwdHere, env.get("PATH"), known.get("HOME") ?? here.home ?? os.homedir());
+      const homeHere = known.get("HOME") ?? here.home ?? os.homedir();
+      const behind = argv[0] === undefined ? undefined : programBehind(argv[0], cwdHere, env.get("PATH"), homeHere);
+      // A shell setup tool the person installed, run as itself: not a function or alias of the line's, nor a file the agent could have placed.
+      const systemSetup = (words_: readonly string[]): boolean => {
+        const name = words_[0];
+        if (name === undefined || !isShellSetup(words_) || functions.has(name) || aliases.has(name)) return false;
+        const file = commandFile(name, cwdHere, env.get("PATH"), homeHere);
+        return file === undefined || !agentPlaces(cwdHere, file).some((place) => isInside(place, file));
+      };
       if (behind !== undefined && behind !== "unknown") {
         // A copy of git started as `git-commit` (`exec -a git-commit ./g -n`) runs that command.
         const as = unwrapped.argv0 === undefined ? undefined : basename(unwrapped.argv0);
@@ -386,12 +394,12 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       // `python3 gen.py | bash`, `… | sed p | sh`: a script piped in that no reader here can tell runs unread.
       // A command named by text read from such a pipe (`… | eval "$(cat)"`, `… | { x=$(cat); $x; }`) too.
       // A shell setup tool's output (`kubectl completion bash | source /dev/stdin`) is the person's tool's own.
-      if (command.piped && fromPipe === undefined && redirectedIn.length === 0 && expandedCommand.stdin.length === 0 && ((argv[0] !== undefined && /\$\(|`/.test(argv[0])) || readsScriptOnStdin(program, argv, code, env)) && !(previous !== undefined && (isShellSetup(previous.argv) || previous.download === true))) {
+      if (command.piped && fromPipe === undefined && redirectedIn.length === 0 && expandedCommand.stdin.length === 0 && ((argv[0] !== undefined && /\$\(|`/.test(argv[0])) || readsScriptOnStdin(program, argv, code, env)) && previous?.setup !== true && previous?.download !== true) {
         const from = previous?.argv[0] === undefined ? "the command before it" : `what ${basename(previous.argv[0])} prints`;
         return `this command pipes text Tama cannot read (${from}) into ${program ?? "a program"}, which runs it as its script; write the commands out in the call, or save the text to a file, read it, and run that`;
       }
       // `eval "$(python3 gen.py)"`, `bash -c "$(node gen.js)"`, `$(./gen)`, `source <(./gen)`: a program's output run as commands, unread.
-      const output = previous?.download === true ? undefined : unreadOutputRun(argv, program, printer);
+      const output = previous?.download === true ? undefined : unreadOutputRun(argv, program, printer, systemSetup);
       if (output !== undefined) {
         return `this command runs what \`${output.slice(0, 60)}\` prints as commands, which Tama cannot read; write the commands out in the call, or save the output to a file, read it, and run that`;
       }
@@ -460,6 +468,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       let printedHere: { text: string | undefined } | undefined;
       lastAt.set(command.level, {
         argv,
+        setup: !shellFunction && systemSetup(argv),
         download: (program !== undefined && DOWNLOADERS.has(program)) || previous?.download === true,
         printed: () => (printedHere ??= { text: printedOrRead(argv, expandedCommand, cwdHere, written, pipeText, true) }).text,
       });
@@ -1124,17 +1133,12 @@ const readByName = (): Iterable<string> =>
   new Set([...SHADOWABLE, ...SHELLS, ...Object.keys(WRAPPERS), ...Object.keys(INTERPRETERS), ...writerNames(), "sudo", "doas", "su", "pkexec", "git", "gh", "hub", "curl", "wget"]);
 
 /**
- * The program a command word runs, when it is another than its name says: a link to one
- * the gates read by name (`ln -s /usr/bin/git g; ./g commit -n`) or a binary the agent
- * could have put in the project or the temporary directory that is a copy of one (`cp
- * /usr/bin/git g`), as its real path; `"unknown"` for a binary there that is no program
- * Tama knows (a build id forged, a program compiled), or one found through a PATH part
- * built at run time: read as a program named at run time is, as each gated program. A
- * bare name is looked for only in a PATH's own directories (`""` is the cwd), before the
- * system's. Undefined when the word's name is the program's (the common case), for
- * scripts (read where they run), and for what cannot be told.
+ * The file a command word runs, as the agent's shell finds it, where it is not simply the
+ * system's PATH finding a name: a path (`./g`, `~/g`, `/proc/self/cwd/g`), or a bare name
+ * found in a PATH's own directories (`""` is the cwd) before the system's. Undefined for
+ * the common case and for what cannot be told.
  */
-function programBehind(word: string, cwd: string | undefined, pathValue: string | undefined, home: string): string | "unknown" | undefined {
+function commandFile(word: string, cwd: string | undefined, pathValue: string | undefined, home: string): string | undefined {
   // Most commands: a bare name under the system's PATH.
   if ((pathValue === undefined || pathValue === process.env.PATH) && !word.includes("/")) return undefined;
   if (isDynamic(word)) return undefined;
@@ -1145,7 +1149,7 @@ function programBehind(word: string, cwd: string | undefined, pathValue: string 
     if (cwd === undefined && !path.isAbsolute(given)) return undefined;
     // Joined as text, not resolved: `l/../g` climbs from where the link l leads, as the kernel walks it.
     file = path.isAbsolute(given) ? given : `${cwd}/${given}`;
-  } else if (pathValue !== undefined && pathValue !== process.env.PATH && cwd !== undefined) {
+  } else if (pathValue !== undefined && cwd !== undefined) {
     const system = new Set((process.env.PATH ?? "").split(":"));
     // `PATH="$PWD/bin:$PATH"`: the PATH it adds to is the environment's.
     const dirs = pathValue.replace(/\$\{?PATH\}?(?!\w)/g, process.env.PATH ?? "").split(":");
@@ -1162,17 +1166,34 @@ function programBehind(word: string, cwd: string | undefined, pathValue: string 
     }
   }
   if (file === undefined) return undefined;
-  const name = basename(word);
-  let real: string;
   try {
-    real = realpathOf(file);
+    return realpathOf(file);
   } catch {
     return undefined;
   }
+}
+
+/** Where the agent's files can be: the project and the temporary directory (the write gates keep them there). */
+function agentPlaces(cwd: string | undefined, file: string): string[] {
+  return [projectRoot(cwd ?? path.dirname(file)), realPath(os.tmpdir())];
+}
+
+/**
+ * The program a command word runs, when it is another than its name says: a link to one
+ * the gates read by name (`ln -s /usr/bin/git g; ./g commit -n`) or a binary the agent
+ * could have put in the project or the temporary directory that is a copy of one (`cp
+ * /usr/bin/git g`), as its real path; `"unknown"` for a binary there that is no program
+ * Tama knows (a build id forged, a program compiled). Undefined when the word's name is
+ * the program's (the common case), for scripts (read where they run), and for what
+ * cannot be told.
+ */
+function programBehind(word: string, cwd: string | undefined, pathValue: string | undefined, home: string): string | "unknown" | undefined {
+  const real = commandFile(word, cwd, pathValue, home);
+  if (real === undefined) return undefined;
+  const name = basename(word);
   const realName = path.basename(real);
   if (realName !== name && !namedAs(realName, name) && (isShadowable(realName) || isShadowable(realName.replace(/[\d.]+$/, "")))) return real;
-  const places = [projectRoot(cwd ?? path.dirname(real)), realPath(os.tmpdir())];
-  if (!places.some((place) => isInside(place, real)) || !("binary" in readScriptFile(real))) return undefined;
+  if (!agentPlaces(cwd, real).some((place) => isInside(place, real)) || !("binary" in readScriptFile(real))) return undefined;
   const copied = copiedProgram(real, readByName);
   if (copied === undefined) return "unknown";
   return namedAs(path.basename(copied), name) ? undefined : copied;
@@ -1425,6 +1446,8 @@ interface PipedFrom {
   printed: () => string | undefined;
   /** A download is upstream (`curl … | tee f`): block-pipe-to-shell names what a shell fed it runs. */
   download?: boolean;
+  /** It is a shell setup tool the person installed (`kubectl completion bash`): what it prints is its own. */
+  setup?: boolean;
 }
 
 /** A function whose body is a compound command other than braces (`f() if …; fi`): its head. */
@@ -1537,16 +1560,17 @@ const WHOLE_SUBSTITUTION = /^(?:\$\((.*)\)|`(.*)`|<\((.*)\))$/s;
  * what it prints: a command named by one (`$(./gen)`, and so `eval "$(./gen)"` and `bash
  * -c "$(./gen)"`, whose text is read as a script of that one command), or a `<( )` a
  * shell, `source` or `.` runs as its script. Undefined for text the walker can tell, for
- * a shell setup tool's, and for every other command.
+ * a shell setup tool's (`setupTool`: the person's own, not a function or a file of the
+ * agent's named like one), and for every other command.
  */
-function unreadOutputRun(argv: readonly string[], program: string | undefined, printer: Printer): string | undefined {
+function unreadOutputRun(argv: readonly string[], program: string | undefined, printer: Printer, setupTool: (argv: readonly string[]) => boolean): string | undefined {
   const runs = (word: string | undefined): string | undefined => {
     const inner = word === undefined ? null : WHOLE_SUBSTITUTION.exec(word);
     if (inner === null) return undefined;
     const text = (inner[1] ?? inner[2] ?? inner[3]) as string;
     if (printedByLine(text, printer) !== undefined) return undefined;
     const commands = parseShell(text).filter((command) => command.level === 0);
-    if (commands.length === 0 || commands.some((command) => isShellSetup(command.argv))) return undefined;
+    if (commands.length === 0 || commands.some((command) => setupTool(command.argv))) return undefined;
     return text;
   };
   if (argv[0] !== undefined && /^(?:\$\(|`)/.test(argv[0])) return runs(argv[0]);

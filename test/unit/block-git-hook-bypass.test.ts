@@ -54,6 +54,10 @@ const REFUSED: [command: string, reason: string][] = [
   ["source <(./gen)", "runs what `./gen` prints as commands"],
   ["bash <(python3 gen.py)", "runs what `python3 gen.py` prints as commands"],
   ["$(python3 gen.py)", "runs what `python3 gen.py` prints as commands"],
+  // Named like a setup tool, but a function, an alias or a file of the agent's.
+  ['pyenv() { echo git commit -n; }; eval "$(pyenv init -)"', "runs what `pyenv init -` prints as commands"],
+  [`alias pyenv='python3 gen.py'; eval "$(pyenv init -)"`, "runs what `pyenv init -` prints as commands"],
+  ["pyenv() { echo git commit -n; }; pyenv init - | source /dev/stdin", "pipes text Tama cannot read (what pyenv prints) into source"],
   ["echo 'git commit -n' | git -c alias.x='!bash' x", "git commit -n"],
   // git's own programs by path, the config editor, and plumbing that commits with no hook.
   ['"$(git --exec-path)/git-commit" -n -m x', "git commit -n (--no-verify)"],

@@ -4,7 +4,7 @@
 // the line shows it being made). A copy of a program the gates do not read by name, and
 // the programs themselves by their own names, pass as before.
 import { execFileSync } from "node:child_process";
-import { appendFileSync, existsSync, readFileSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readSync, closeSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, writeFileSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readSync, closeSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -88,6 +88,14 @@ describe("a program under another name", () => {
     copyFileSync(BASH, path.join(project, "tools", "git-x"));
     expect(await refusedBy("PATH=$PWD/tools:$PATH make release")).toContain("block-git-hook-bypass");
     rmSync(path.join(project, "tools"), { recursive: true });
+  });
+
+  it("does not take a script of the agent's named like a shell setup tool for the person's tool", async () => {
+    writeFileSync(path.join(project, "pyenv"), "#!/bin/sh\necho git commit --no-verify -m x\n", { mode: 0o755 });
+    for (const command of ['eval "$(./pyenv init -)"', 'PATH=$PWD:$PATH; eval "$(pyenv init -)"', "./pyenv init - | source /dev/stdin"]) {
+      expect(await refusedBy(command), command).toContain("block-git-hook-bypass");
+    }
+    rmSync(path.join(project, "pyenv"));
   });
 
   it.runIf(PYTHON !== undefined)("reads a copy of python as python", async () => {
