@@ -266,12 +266,21 @@ export function nameGlob(part: string, options: { leadingDot?: boolean; caseless
   return options.caseless === true ? new RegExp(regex.source, "i") : regex;
 }
 
-function globPart(part: string, leadingDot = false): RegExp {
+/**
+ * A shell pattern over a whole text, `*` and `?` matching `/` too: find's `-path`, and
+ * what `${X%pattern}` takes off a value.
+ */
+export function textPattern(pattern: string, options: { caseless?: boolean } = {}): RegExp {
+  const regex = globPart(pattern, true, true);
+  return new RegExp(regex.source, options.caseless === true ? "is" : "s");
+}
+
+function globPart(part: string, leadingDot = false, acrossSlash = false): RegExp {
   let body = "";
   for (let i = 0; i < part.length; i++) {
     const ch = part[i] as string;
-    if (ch === "*") body += "[^/]*";
-    else if (ch === "?") body += "[^/]";
+    if (ch === "*") body += acrossSlash ? ".*" : "[^/]*";
+    else if (ch === "?") body += acrossSlash ? "." : "[^/]";
     else if (ch === "[") {
       const bracket = bracketClass(part, i);
       if (bracket === undefined) body += "\\[";

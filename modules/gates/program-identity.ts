@@ -25,6 +25,21 @@ const HEAD_BYTES = 64 * 1024;
 
 const known = new Map<string, KnownPrograms>();
 const hashes = new Map<string, { key: string; hash: string }>();
+/** Files' identities, kept while their size, times and inode stay (a project binary runs call after call). */
+const identities = new Map<string, { key: string; identity: Identity | undefined }>();
+const KEPT = 64;
+
+/** What a file's contents are known by between calls: its size, change times and inode. */
+function fileKey(file: string): string | undefined {
+  const stats = statOf(file);
+  return stats === undefined ? undefined : `${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}:${stats.ino}`;
+}
+
+/** `entry` kept in `cache` under `file` (the oldest let go past KEPT). */
+function keep<T>(cache: Map<string, { key: string } & T>, file: string, entry: { key: string } & T): void {
+  if (cache.size >= KEPT) cache.delete(cache.keys().next().value as string);
+  cache.set(file, entry);
+}
 
 /**
  * The system program `file` is a copy of, among `names` as `searchPath` finds them: its
@@ -97,6 +112,15 @@ function withRegularFile<T>(file: string, read: (fd: number, stats: Stats) => T 
 
 /** A binary file's identity; undefined for a script, a folder, or what cannot be read. */
 function identityOf(file: string): Identity | undefined {
+  const key = fileKey(file);
+  const kept = identities.get(file);
+  if (key !== undefined && kept?.key === key) return kept.identity;
+  const identity = readIdentity(file);
+  if (key !== undefined) keep(identities, file, { key, identity });
+  return identity;
+}
+
+function readIdentity(file: string): Identity | undefined {
   return withRegularFile(file, (fd, stats) => {
     const bytes = readOpened(fd, Math.min(HEAD_BYTES, stats.size));
     // A script is read as text where it runs; only a binary needs telling apart.
@@ -157,8 +181,8 @@ function bytesAt(fd: number, head: Buffer, offset: number, length: number): Buff
 /** A file's SHA-256, kept while its size and change time stay. */
 function hashOf(file: string): string | undefined {
   const stats = statOf(file);
-  if (stats === undefined || stats.size > MAX_HASHED) return undefined;
-  const key = `${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}:${stats.ino}`;
+  const key = fileKey(file);
+  if (stats === undefined || key === undefined || stats.size > MAX_HASHED) return undefined;
   const kept = hashes.get(file);
   if (kept?.key === key) return kept.hash;
   const digest = withRegularFile(file, (fd) => {
@@ -168,7 +192,6 @@ function hashOf(file: string): string | undefined {
     return hash.digest("hex");
   });
   if (digest === undefined) return undefined;
-  if (hashes.size >= 64) hashes.delete(hashes.keys().next().value as string);
-  hashes.set(file, { key, hash: digest });
+  keep(hashes, file, { key, hash: digest });
   return digest;
 }

@@ -11,7 +11,7 @@ import type { HookInput } from "../protocol/hook-input.ts";
 import { codeOf, callKind } from "../tools/declaration.ts";
 import { readCode } from "../tools/code-reading.ts";
 import { lstatOf, namesIn } from "../system/disk-moment.ts";
-import { globMatches, nameGlob, realPath, wordPath } from "./paths.ts";
+import { globMatches, nameGlob, realPath, textPattern, wordPath } from "./paths.ts";
 import { commandTargets, walkCall } from "./shell-walk.ts";
 import { parseShell } from "./shell-words.ts";
 import { gateWithOptions, type GateVerdict } from "./types.ts";
@@ -239,7 +239,7 @@ function findSelects(args: readonly string[], cwd: string, options: Options): { 
             }
           })()
         : /path$/.test(test)
-          ? [`./${name}`, `./x/${name}`].some((at) => new RegExp(`^${value.replace(/[.+^${}()|\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")}$`, flags).test(at))
+          ? [`./${name}`, `./x/${name}`].some((at) => textPattern(value, { caseless: flags === "i" }).test(at))
           : nameGlob(value, { leadingDot: true, caseless: flags === "i" }).test(name);
       if (matches && secretPattern(name, options) !== undefined) return { pattern: value, secret: pattern };
     }

@@ -16,7 +16,7 @@ import os from "node:os";
 import path from "node:path";
 import { SHELL_KEPT_MAX, shellKeptSize, type ShellKept } from "../protocol/engine.ts";
 import { readScriptFile } from "./script-files.ts";
-import { bothBodies, expandVars, functionsOf, isDynamic, KEPT_POSITIONAL, setByBuiltin, withoutDefinitions } from "./shell-walk.ts";
+import { bothBodies, DEFAULT_ASSIGNED, expandVars, functionsOf, isDynamic, KEPT_POSITIONAL, positionalWords, setByBuiltin, withoutDefinitions } from "./shell-walk.ts";
 import { shellLine } from "../tools/code-reading.ts";
 import { basename, parseShell } from "./shell-words.ts";
 
@@ -79,7 +79,7 @@ function read(next: ShellKept, script: string, given: { cwd: string; env?: Reado
     const program = command.argv[0];
     // `: ${X:=value}`: a default assigned where X is not set.
     for (const word of [...command.argv, ...command.assignments.map((assignment) => assignment.value)]) {
-      for (const [, name, given] of word.matchAll(/\$\{(\w+):?=([^{}]*)\}/g)) {
+      for (const [, name, given] of word.matchAll(DEFAULT_ASSIGNED)) {
         if (next.vars[name as string] === undefined) keepValue(next.vars, name as string, value(given as string));
       }
     }
@@ -136,7 +136,7 @@ function keepPositional(next: ShellKept, script: string, cwd: string): void {
     const [program, ...args] = command.argv;
     if (!((program === "set" && args[0] === "--") || program === "shift")) continue;
     const before = next.vars[KEPT_POSITIONAL];
-    const given = before === undefined ? [] : parseShell(`set -- ${before}`)[0]?.argv.slice(2) ?? [];
+    const given = before === undefined ? [] : positionalWords(before);
     const known = new Map([["HOME", home], ["PWD", cwd], ...Object.entries(next.vars)]);
     const words = program === "set" ? args.slice(1).map((word) => expandVars(word, known)) : given.slice(Number(args[0] ?? 1) || 1);
     next.vars[KEPT_POSITIONAL] = shellLine(words);

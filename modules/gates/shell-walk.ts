@@ -22,7 +22,7 @@ import { WrittenFiles } from "./written-files.ts";
 import { lstatOf, namesIn, realpathOf, statOf } from "../system/disk-moment.ts";
 import { MAX_SCRIPT, packageScripts, readScriptFile, shebang, type ScriptFile } from "./script-files.ts";
 import { gitAliases, normalizeKey, type GitConfigEntry } from "./git-config.ts";
-import { globMatches, isInside, isLink, nameGlob, projectRoot, projectRootIn, realPath, resolvedPath, throughLinks } from "./paths.ts";
+import { globMatches, isInside, isLink, nameGlob, projectRoot, projectRootIn, realPath, resolvedPath, textPattern, throughLinks } from "./paths.ts";
 import { basename, parseShell, type ShellCommand } from "./shell-words.ts";
 
 export { basename };
@@ -215,7 +215,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
     // `: ${X:=--no-verify}`: a default assigned where the variable is not set stays for the commands after it.
     for (const word of command.argv.some((w) => w.includes("${")) || command.assignments.length > 0 ? [...command.argv, ...command.assignments.map((a) => a.value)] : []) {
       if (!word.includes("=")) continue;
-      for (const [, name, value] of word.matchAll(/\$\{(\w+):?=([^{}]*)\}/g)) {
+      for (const [, name, value] of word.matchAll(DEFAULT_ASSIGNED)) {
         if (!shellVars.has(name as string)) assign(name as string, assigned(value as string));
       }
     }
@@ -307,7 +307,8 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         return text === undefined ? [] : [text];
       });
       // `read X <<< …`, `read -r X < <(echo …)`, `… | read X`: a value the line can tell.
-      setByBuiltin(words, redirectedIn.length > 0 || fromPipeFor(words) !== undefined ? { ...command, stdin: [...command.stdin, ...redirectedIn, ...(fromPipeFor(words) ?? [])] } : command, shellVars);
+      const readFromPipe = fromPipeFor(words) ?? [];
+      setByBuiltin(words, redirectedIn.length > 0 || readFromPipe.length > 0 ? { ...command, stdin: [...command.stdin, ...redirectedIn, ...readFromPipe] } : command, shellVars);
       if (unwrapped.xargs) {
         // `xargs -a FILE`, `--arg-file=FILE`: its input is that file.
         const argFile = words.flatMap((word, i) => (word === "-a" || word === "--arg-file" ? [words[i + 1] ?? ""] : word.startsWith("--arg-file=") ? [word.slice("--arg-file=".length)] : []))[0];
@@ -546,7 +547,7 @@ export function expandVars(text: string, vars: ReadonlyMap<string, string>): str
 
 /** `${X%pat}` (shortest suffix), `%%` (longest), `#`/`##` (prefix): `value` with the shell pattern's match taken off. */
 function withoutAffix(value: string, op: string, pattern: string): string {
-  const matcher = new RegExp(`^${pattern.replace(/[.+^${}()|\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")}$`, "s");
+  const matcher = textPattern(pattern);
   const cuts = [...Array(value.length + 1).keys()];
   if (op === "%" || op === "%%") {
     // Suffix: from the end (shortest first for %).
@@ -1624,6 +1625,14 @@ function withArgs(code: string, after: readonly string[]): string {
   return positionalBound(boundScript(code, after[0] as string), after.slice(1));
 }
 
+/** `${X:=value}`, `${X=value}`: a default the expansion assigns where X is not set (name, value). */
+export const DEFAULT_ASSIGNED = /\$\{(\w+):?=([^{}]*)\}/g;
+
+/** The words of `set -- LINE`: a shell line of positional parameters, as kept or given. */
+export function positionalWords(line: string): string[] {
+  return parseShell(`set -- ${line}`)[0]?.argv.slice(2) ?? [];
+}
+
 /** Where OMP's kept shell holds its positional parameters (as a shell line), among its variables. */
 export const KEPT_POSITIONAL = "@";
 
@@ -1660,7 +1669,7 @@ function positionalBound(text: string, args: readonly string[] | undefined, numb
     const change = match[3] as string;
     out += bind(text.slice(at, start), current);
     if (change.startsWith("shift")) current = current?.slice(Number(match[4] ?? 1));
-    else current = parseShell(`set -- ${bind(match[5] ?? "", current)}`)[0]?.argv.slice(2) ?? [];
+    else current = positionalWords(bind(match[5] ?? "", current));
     out += change;
     at = start + change.length;
   }
@@ -1750,7 +1759,7 @@ function walkedCall(input: HookInput, home: string | undefined): { walks: Walk[]
     const scope: Scope = {
       env: new Map([...keptVars.map(([name, values]): [string, string] => [name, values.at(-1) as string]), ...Object.entries(call.env ?? {})]),
       ...(alternatives.size > 0 ? { alternatives } : {}),
-      ...(positional !== undefined ? { positional: parseShell(`set -- ${positional}`)[0]?.argv.slice(2) ?? [] } : {}),
+      ...(positional !== undefined ? { positional: positionalWords(positional) } : {}),
       cwd: resolvedPath(input.cwd, "."),
       home: key,
       ...(kept !== undefined ? { functions: new Map(Object.entries(kept.functions)), aliases: new Map(Object.entries(kept.aliases)) } : {}),
