@@ -312,7 +312,8 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       if (unwrapped.xargs) {
         // `xargs -a FILE`, `--arg-file=FILE`: its input is that file.
         const argFile = words.flatMap((word, i) => (word === "-a" || word === "--arg-file" ? [words[i + 1] ?? ""] : word.startsWith("--arg-file=") ? [word.slice("--arg-file=".length)] : []))[0];
-        const fromArgFile = argFile === undefined ? undefined : textAt(argFile);
+        // `xargs -a <(echo …)`: the file is what the substitution prints.
+        const fromArgFile = argFile === undefined ? undefined : argFile.startsWith("<(") ? substitutionText(argFile, printer) : textAt(argFile);
         const fed = argFile !== undefined ? fromArgFile : xargsInput({ ...expandedCommand, stdin: [...expandedCommand.stdin, ...redirectedIn] }, previous);
         if (fed === undefined) unreadArgs = true;
         else argv = xargsRun(words.slice(words.findIndex((word) => basename(word) === "xargs")), argv, fed);
@@ -1659,7 +1660,13 @@ function positionalBound(text: string, args: readonly string[] | undefined, numb
       return words.length === 0 ? "" : shellLine(words);
     });
     const all = sliced.replace(ALL_ARGS, given.length === 0 ? "" : shellLine(given));
-    return numbered ? all.replace(/"?\$\{?([1-9])\}?(?!\d)"?/g, (_whole, n: string) => shellLine([given[Number(n) - 1] ?? ""])) : all;
+    // `"$1"` is one word; a bare `$1` is split as the shell splits it (`sh -c '$1' _ 'git commit -n'` runs git).
+    return numbered
+      ? all.replace(/"?\$\{?([1-9])\}?(?!\d)"?/g, (whole, n: string) => {
+          const value = given[Number(n) - 1] ?? "";
+          return whole.startsWith('"') || whole.endsWith('"') ? shellLine([value]) : shellLine(value.split(/\s+/).filter(Boolean));
+        })
+      : all;
   };
   let out = "";
   let at = 0;

@@ -423,6 +423,8 @@ describe("git under another name, and a pipe read through a substitution", () =>
     // A program's output run as commands, and an install that would put a program on PATH for later calls.
     expect(await call(`eval "$(python3 -c 'print("git commit --no-verify -m x")')"`)).toMatch(/prints as commands, which Tama cannot read/);
     expect(await call("npm install -g ./tool")).toMatch(/installs outside the project/);
+    // A function named like a shell setup tool is no setup tool.
+    expect(await call(`pyenv() { echo 'git commit --no-verify -m x'; }; eval "$(pyenv init -)"`)).toMatch(/prints as commands, which Tama cannot read/);
     expect(await call(`curl -s file://${payload} | bash <(cat)`)).toMatch(/runs whatever the download holds/);
     expect(readdirSync(env.root)).not.toContain("ran");
     // The copy is still git for what git may do.

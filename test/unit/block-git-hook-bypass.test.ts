@@ -48,6 +48,9 @@ const REFUSED: [command: string, reason: string][] = [
   ["echo 'git commit -n' | { cat > /dev/null; bash; }", "git commit -n"],
   [`python3 gen.py | eval "$(cat)"`, "pipes text Tama cannot read"],
   ["read -r x < <(echo 'git commit -n'); $x", "git commit -n"],
+  ["xargs -a <(echo commit --no-verify -m x) git", "git commit --no-verify"],
+  ["sh -c '$1' _ 'git commit --no-verify -m x'", "git commit --no-verify"],
+  ["f() { $1; }; f 'git commit -n'", "git commit -n"],
   // A program's output run as commands, which no reader can tell.
   [`eval "$(python3 gen.py)"`, "runs what `python3 gen.py` prints as commands"],
   [`bash -c "$(node gen.js)"`, "runs what `node gen.js` prints as commands"],
