@@ -5,7 +5,7 @@
 // `eval`) and inline interpreter code (`python3 -c`, `node -e`). One walker serves
 // every shell gate, so a wrapper the git gate sees through, every gate sees through.
 import { callKind, codeOf, shellCommandOf, shellEnvOf } from "../tools/declaration.ts";
-import { readCode, shellLine, type CodeReading } from "../tools/code-reading.ts";
+import { COMPUTED_TAIL, readCode, shellLine, type CodeReading } from "../tools/code-reading.ts";
 import os from "node:os";
 import path from "node:path";
 import type { CodeLanguage } from "../tools/declaration.ts";
@@ -333,6 +333,21 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       const dataLines = code.some((c) => c.fromFile !== true && readCode(c.code, c.language).startsProcesses)
         ? argv.slice(1).filter((word) => !word.startsWith("-") && !code.some((c) => c.code === word)).slice(0, 16).flatMap((word) => textAt(word)?.split("\n") ?? [])
         : [];
+      // Code whose process calls run a command it computes (`os.system(sys.argv[1])`, `system $_`, inline or
+      // in a script) may run the words it is given and the text fed to its stdin: read as commands too.
+      // A list going on computed (`["git", "commit", sys.argv[1]]`) is read with the words given in its place, as `"$@"` is.
+      const computing = code.some((c) => readCode(c.code, c.language).runsComputed);
+      const runsInput = computing && codeReadsStdin(program, argv, code);
+      const codeAt = argv.findIndex((word, i) => i > 0 && (code.some((c) => c.code === word) || fromFile.files.some((file) => basename(file) === basename(word))));
+      const given = codeAt === -1 ? [] : argv.slice(codeAt + 1, codeAt + 17);
+      const fed = codeReadsStdin(program, argv, code) ? stdin.filter((text) => !code.some((c) => c.code === text)) : [];
+      const fedWords = fed.join("\n").split(/\s+/).filter((word) => word.length > 0).slice(0, 16);
+      const tailed = code.flatMap((c) =>
+        readCode(c.code, c.language)
+          .commands.filter((line) => line.endsWith(COMPUTED_TAIL))
+          .flatMap((line) => [given, fedWords].filter((words) => words.length > 0).map((words) => `${line.slice(0, -COMPUTED_TAIL.length)} ${shellLine(words)}`)),
+      );
+      const handedLines = [...tailed, ...(computing ? given.filter((word) => !word.startsWith("-")) : []), ...(runsInput ? fed : [])];
       // eval, source and `.` run their script in this shell: what it defines or where it goes stays.
       const inShell = program === "eval" || program === "source" || program === "." || program === "trap";
       // A script the command runs reads the stdin it was given (`… | bash -c 'cat | sh'`, `… | find . -exec bash \;`), the pipe's text with it.
@@ -344,7 +359,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       // What a shell reads from stdin as its script is the pipe's text itself, not a script fed it.
       const nestedHere = nestedScripts(program, argv, stdin, code, printer);
       const nestedAll: [script: string, scope: Scope][] = [
-        ...[...scripts, ...nestedHere, ...dataLines].map((nested): [string, Scope] => [nested, nestedScope([], stdin.includes(nested) ? {} : piping)]),
+        ...[...scripts, ...nestedHere, ...dataLines, ...handedLines].map((nested): [string, Scope] => [nested, nestedScope([], stdin.includes(nested) ? {} : piping)]),
         // A function's body reads the stdin its call was given (`curl … | f bash`, `f() { "$@"; }`).
         ...calls.map((nested): [string, Scope] => [nested, nestedScope([calling], piping)]),
         ...fromFile.scripts.map((nested): [string, Scope] => {
@@ -396,9 +411,15 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       // `python3 gen.py | bash`, `… | sed p | sh`: a script piped in that no reader here can tell runs unread.
       // A command named by text read from such a pipe (`… | eval "$(cat)"`, `… | { x=$(cat); $x; }`) too.
       // A shell setup tool's output (`kubectl completion bash | source /dev/stdin`) is the person's tool's own.
-      if (command.piped && fromPipe === undefined && redirectedIn.length === 0 && expandedCommand.stdin.length === 0 && ((argv[0] !== undefined && /\$\(|`/.test(argv[0])) || readsScriptOnStdin(program, argv, code, env)) && previous?.setup !== true && previous?.download !== true) {
+      // `./gen | python3 -c 'import os,sys; os.system(sys.stdin.read())'`: code that runs commands built from its stdin, fed unread text (a download too).
+      const unreadFed = command.piped && fromPipe === undefined && redirectedIn.length === 0 && expandedCommand.stdin.length === 0 && previous?.setup !== true;
+      if (unreadFed && ((argv[0] !== undefined && /\$\(|`/.test(argv[0])) || readsScriptOnStdin(program, argv, code, env)) && previous?.download !== true) {
         const from = previous?.argv[0] === undefined ? "the command before it" : `what ${basename(previous.argv[0])} prints`;
         return `this command pipes text Tama cannot read (${from}) into ${program ?? "a program"}, which runs it as its script; write the commands out in the call, or save the text to a file, read it, and run that`;
+      }
+      if (unreadFed && runsInput) {
+        const from = previous?.argv[0] === undefined ? "the command before it" : `what ${basename(previous.argv[0])} prints`;
+        return `this command pipes text Tama cannot read (${from}) into ${program ?? "a program"} whose code runs commands it builds from what it reads, so they run unread; write the commands out in the call, or save the text to a file, read it, and run that`;
       }
       // `eval "$(python3 gen.py)"`, `bash -c "$(node gen.js)"`, `$(./gen)`, `source <(./gen)`: a program's output run as commands, unread.
       const output = previous?.download === true ? undefined : unreadOutputRun(argv, program, printer, systemSetup);
@@ -1581,6 +1602,15 @@ function unreadOutputRun(argv: readonly string[], program: string | undefined, p
     if (file !== undefined && file.startsWith("<(")) return runs(file);
   }
   return undefined;
+}
+
+/** Code that reads its stdin: Python's sys.stdin and input(), Perl's <STDIN> and <>, Ruby's gets, Node's fd 0, PHP's php://stdin. */
+const READS_STDIN = /\bstdin\b|<>|<<>>|\binput\s*\(|\bfileinput\b|readFileSync\(\s*0\b|\/dev\/stdin|\bgets\b|\bARGF\b|\breadline\b|\breadlines\b/i;
+
+/** Whether a program's code reads its stdin: by what the code names, or Perl's and Ruby's `-n`/`-p`, which loop over its lines. */
+function codeReadsStdin(program: string | undefined, argv: readonly string[], code: readonly RunCode[]): boolean {
+  if ((program === "perl" || program === "ruby") && argv.slice(1).some((word) => /^-[A-Za-z]*[np][A-Za-z]*$/.test(word) && !word.startsWith("--"))) return true;
+  return code.some((c) => READS_STDIN.test(c.code));
 }
 
 /** Interpreter options after which no script is read from stdin: a module, a test runner, a version, help, a REPL. */

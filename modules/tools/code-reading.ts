@@ -19,6 +19,12 @@ export interface CodeReading {
   writes: CodeWrite[];
   /** Whether the code calls a process API at all (readable or not). */
   startsProcesses: boolean;
+  /**
+   * Whether a process call's command is not spelled out in the code: a variable, an
+   * expression, a list with computed items (`os.system(line)`, Perl's `system $_`). Such
+   * a command may be anything the code reads: its arguments, its stdin, its files.
+   */
+  runsComputed: boolean;
   /** Every string literal, and every list of string literals as one command line. */
   literals: string[];
   /** Symbolic links the code makes through calls whose paths are literals: the link, and what it names (both as spelled). */
@@ -31,6 +37,9 @@ type Token =
   | { type: "punct"; value: string }
   /** A tagged template's tag is the identifier before it: `` $`git status` ``. */
   | { type: "tmpl"; value: string };
+
+/** Process calls Perl and Ruby make without parentheses, whose next word is then the command. */
+const BARE_SINKS = new Set(["system", "exec", "spawn"]);
 
 /** Modules whose import means the code can start processes. */
 const PROCESS_MODULES = new Set(["subprocess", "child_process", "pty"]);
@@ -273,6 +282,8 @@ function dottedNameEndingAt(tokens: readonly Token[], end: number): string {
 interface Argument {
   str?: string;
   list?: string[];
+  /** The list goes on past its literal items with computed ones (`["black", f]`): read as one word built at run time. */
+  computedTail?: boolean;
   /** `{ cmd: [...] }` (Bun.spawn's options form). */
   cmdList?: string[];
   /** `{ args: [...] }` (Deno.Command's options form). */
@@ -306,7 +317,7 @@ function readArguments(tokens: readonly Token[], open: number): Argument[] {
       args.push({ str: only.value });
     } else if (group[0]?.value === "[" && group[0].type === "punct") {
       const list = readList(group, 0);
-      args.push(list && list.end === group.length - 1 ? { list: list.items } : {});
+      args.push(list && list.end === group.length - 1 ? { list: list.items } : literalHead(group));
     } else if (group[0]?.value === "{" && group[0].type === "punct") {
       const cmd = readListOption(group, "cmd");
       const listed = readListOption(group, "args");
@@ -330,6 +341,30 @@ function readList(tokens: readonly Token[], open: number): { items: string[]; en
   return undefined;
 }
 
+/** A list's literal items up to its first computed one (`["black", f.strip()]`), when it starts with one. */
+function literalHead(group: readonly Token[]): Argument {
+  const items: string[] = [];
+  for (let j = 1; group[j]?.type === "str" && group[j + 1]?.type === "punct" && group[j + 1]?.value === ","; j += 2) items.push((group[j] as Token).value);
+  return items.length > 0 ? { list: items, computedTail: true } : {};
+}
+
+/** Programs that run the words after them as a command line: a list naming one and going on computed runs a computed command. */
+const RUNS_ITS_WORDS = /^(?:(?:ba|z|da|k|fi|c|tc)?sh|env|xargs|nohup|timeout|nice|ionice|time|sudo|doas|su|exec|eval|command|setsid|stdbuf|chroot|ssh|watch|script|unbuffer|flock)$/;
+
+/** Whether a process call's first argument leaves its command computed (see CodeReading.runsComputed). */
+function computedCommand(first: Argument | undefined): boolean {
+  if (first === undefined || first.str !== undefined || first.cmdList !== undefined) return false;
+  if (first.list === undefined) return true;
+  const program = first.list[0]?.split("/").at(-1) ?? "";
+  return first.computedTail === true && (RUNS_ITS_WORDS.test(program) || first.list.length === 1 && /^-/.test(program));
+}
+
+/** A literal list as a command line; one that goes on computed ends in a word built at run time. */
+const listLine = (items: readonly string[], computedTail: boolean | undefined): string => (computedTail === true ? `${shellLine(items)}${COMPUTED_TAIL}` : shellLine(items));
+
+/** How a command line from a list that goes on computed ends: a word built at run time. */
+export const COMPUTED_TAIL = ' "$_"';
+
 /** The literal list under `key` in an object literal: `{ cmd: ["git", "status"] }`. */
 function readListOption(tokens: readonly Token[], key: string): string[] | undefined {
   for (let j = 1; j < tokens.length - 2; j++) {
@@ -347,8 +382,8 @@ function commandsOfCall(name: string, args: Argument[]): string[] {
   const [first, second] = args;
   // os.execv*/spawnv*: the list is the whole argv (its first word names the program again).
   if (/^(exec|spawn)v/.test(last)) {
-    const list = args.find((arg) => arg.list !== undefined)?.list;
-    return list && list.length > 0 ? [shellLine(list)] : [];
+    const listed = args.find((arg) => arg.list !== undefined);
+    return listed?.list && listed.list.length > 0 ? [listLine(listed.list, listed.computedTail)] : [];
   }
   // os.execl*/spawnl*: the literal arguments after the path are the argv.
   if (/^(exec|spawn)l/.test(last)) {
@@ -356,9 +391,9 @@ function commandsOfCall(name: string, args: Argument[]): string[] {
     return strings.length > 1 ? [shellLine(strings.slice(1))] : [];
   }
   if (first?.cmdList) return [shellLine(first.cmdList)];
-  if (first?.list) return first.list.length > 0 ? [shellLine(first.list)] : [];
+  if (first?.list) return first.list.length > 0 ? [listLine(first.list, first.computedTail)] : [];
   if (first?.str !== undefined) {
-    if (second?.list) return [shellLine([first.str, ...second.list])];
+    if (second?.list) return [listLine([first.str, ...second.list], second.computedTail)];
     if (second?.argsList) return [shellLine([first.str, ...second.argsList])];
     return [first.str];
   }
@@ -407,6 +442,7 @@ function readCodeOnce(code: string, language: CodeLanguage): CodeReading {
   const literals: string[] = [];
   const links: { link: string; target: string }[] = [];
   let startsProcesses = false;
+  let runsComputed = false;
   let source = code;
   let chdir: string | undefined;
   const wrote = (write: CodeWrite): void => {
@@ -429,6 +465,8 @@ function readCodeOnce(code: string, language: CodeLanguage): CodeReading {
     // `from subprocess import run as go`) starts processes under a name no call shows.
     if ((token.type === "str" && /^(node:)?child_process$/.test(token.value)) || (token.type === "id" && (PROCESS_MODULES.has(token.value) || (PROCESS_SINKS.has(token.value) && tokens[j + 1]?.value !== "(")))) {
       startsProcesses = true;
+      // Perl's and Ruby's calls without parentheses: `system $_`, `exec cmd`.
+      if (token.type === "id" && BARE_SINKS.has(token.value) && tokens[j + 1]?.type === "id") runsComputed = true;
     }
     if (token.type === "tmpl") {
       literals.push(token.value);
@@ -452,7 +490,9 @@ function readCodeOnce(code: string, language: CodeLanguage): CodeReading {
     const qualified = name.includes(".") || (tokens[j - 1]?.type === "punct" && tokens[j - 1]?.value === ".");
     if (PROCESS_SINKS.has(last) || (last === "$" && qualified)) {
       startsProcesses = true;
-      commands.push(...commandsOfCall(name, readArguments(tokens, j + 1)).map(ran));
+      const args = readArguments(tokens, j + 1);
+      if (computedCommand(args[0])) runsComputed = true;
+      commands.push(...commandsOfCall(name, args).map(ran));
       continue;
     }
     // The prelude's write() is unqualified; `f.write(…)` writes to an open file, named where it was opened.
@@ -500,7 +540,7 @@ function readCodeOnce(code: string, language: CodeLanguage): CodeReading {
       }
     }
   }
-  return { commands, writes, startsProcesses, literals, links };
+  return { commands, writes, startsProcesses, runsComputed, literals, links };
 }
 
 /**

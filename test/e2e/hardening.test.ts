@@ -419,6 +419,15 @@ describe("git under another name, and a pipe read through a substitution", () =>
     for (const command of ["./g commit --no-verify -m x", "./gl commit -n -m x", "./g2 commit --no-verify -m x", "echo 'git commit --no-verify -m x' | bash <(cat)", `echo 'git commit -n -m x' | bash -c "$(cat)"`, "echo 'git commit --no-verify -m x' | xargs -I{} sh -c '{}'"]) {
       expect(await call(command), command).toMatch(/--no-verify\)? skips/);
     }
+    // Code that runs a command it computes: from its stdin, its arguments, or a list that goes on with them.
+    for (const command of [
+      "echo 'git commit --no-verify -m x' | python3 -c 'import os,sys; os.system(sys.stdin.read())'",
+      "echo 'git commit -n -m x' | perl -ne 'system $_'",
+      `python3 -c 'import subprocess,sys; subprocess.run(["git", "commit", *sys.argv[1:]])' -m x --no-verify`,
+    ]) {
+      expect(await call(command), command).toMatch(/--no-verify\)? skips/);
+    }
+    expect(await call(`python3 -c 'print("git commit --no-verify -m x")' | python3 -c 'import os,sys; os.system(sys.stdin.read())'`)).toMatch(/whose code runs commands it builds from what it reads/);
     expect(() => execFileSync("git", ["-C", env.cwd, "rev-parse", "--verify", "-q", "HEAD"], { stdio: "pipe" })).toThrow();
     // A program's output run as commands, and an install that would put a program on PATH for later calls.
     expect(await call(`eval "$(python3 -c 'print("git commit --no-verify -m x")')"`)).toMatch(/prints as commands, which Tama cannot read/);
