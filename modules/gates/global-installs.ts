@@ -17,6 +17,7 @@ export interface GlobalInstall {
 }
 
 const JS_MANAGERS = new Set(["npm", "pnpm", "yarn", "bun"]);
+const CONDAS = new Set(["conda", "mamba", "micromamba"]);
 const JS_INSTALLS = new Set(["install", "i", "add", "update", "up", "upgrade", "link", "ln"]);
 const SYSTEM_MANAGERS: Readonly<Record<string, readonly string[]>> = {
   apt: ["install", "reinstall", "upgrade", "full-upgrade", "dist-upgrade"],
@@ -55,8 +56,8 @@ export function globalInstall(argv: readonly string[], env: ReadonlyMap<string, 
   if (JS_MANAGERS.has(program)) {
     const global = args.some((arg) => arg === "-g" || arg === "--global" || arg === "--location=global") || (program === "yarn" && operands[0] === "global");
     const sub = program === "yarn" && operands[0] === "global" ? operands[1] : operands[0];
-    // `npm link` with no package links the project into the global prefix, with its bins.
-    const globalLink = (program === "npm" || program === "pnpm") && (sub === "link" || sub === "ln") && operands.length === 1;
+    // `npm link` with no package links the project into the global prefix, with its bins; `npm link ../lib` links that folder there first.
+    const globalLink = (program === "npm" || program === "pnpm") && (sub === "link" || sub === "ln") && (operands.length === 1 || operands.slice(1).some((operand) => /^[./~]/.test(operand)));
     if (sub === undefined || !JS_INSTALLS.has(sub) || !(global || globalLink)) return undefined;
     const into = valueOf(args, "--prefix", "--global-dir") ?? env.get("npm_config_prefix") ?? env.get("NPM_CONFIG_PREFIX");
     return { how: `${program} ${sub}${global ? " -g" : ""}`, place: `${program}'s global prefix, whose bin directory is on PATH`, ...(into !== undefined ? { into } : {}) };
@@ -70,6 +71,35 @@ export function globalInstall(argv: readonly string[], env: ReadonlyMap<string, 
     if (pip.includes("--user")) return { how: `${name} install --user`, place: "the user's site-packages, whose bin directory (~/.local/bin) is on PATH" };
     if (pip.includes("--break-system-packages")) return { how: `${name} install --break-system-packages`, place: "the system's Python" };
     return undefined;
+  }
+  // `uv pip install --system`: into the system's Python; a --target or --prefix is judged as a write there.
+  if (program === "uv" && operands[0] === "pip" && operands[1] === "install") {
+    const into = valueOf(args, "--target", "--prefix");
+    if (into !== undefined) return { how: "uv pip install --target", place: "the directory it names", into };
+    if (args.includes("--system") || args.includes("--break-system-packages")) return { how: "uv pip install --system", place: "the system's Python" };
+    return undefined;
+  }
+  // conda and its kin install into an environment of their own, outside the project unless `-p` names one in it.
+  if (CONDAS.has(program) && ["install", "update", "upgrade", "create"].includes(operands[0] ?? "")) {
+    const into = valueOf(args, "-p", "--prefix");
+    return { how: `${program} ${operands[0] as string}`, place: "a conda environment, whose bin directory is on PATH when it is active", ...(into !== undefined ? { into } : {}) };
+  }
+  // `dotnet tool install -g`: ~/.dotnet/tools; a local tool (the project's manifest) stays in the project.
+  if (program === "dotnet" && operands[0] === "tool" && ["install", "update"].includes(operands[1] ?? "")) {
+    const into = valueOf(args, "--tool-path");
+    if (into !== undefined) return { how: `dotnet tool ${operands[1] as string} --tool-path`, place: "the directory it names", into };
+    if (args.includes("-g") || args.includes("--global")) return { how: `dotnet tool ${operands[1] as string} -g`, place: "~/.dotnet/tools, on PATH" };
+    return undefined;
+  }
+  // `corepack enable`: shims for yarn and pnpm beside node, on PATH.
+  if (program === "corepack" && ["enable", "install"].includes(operands[0] ?? "") && (operands[0] === "enable" || args.includes("-g") || args.includes("--global"))) {
+    const into = valueOf(args, "--install-directory");
+    return { how: `corepack ${operands[0] as string}`, place: "node's bin directory, on PATH", ...(into !== undefined ? { into } : {}) };
+  }
+  // `cmake --install DIR`: into the prefix the build was configured with (/usr/local unless it was set); `--prefix` names it.
+  if (program === "cmake" && (args.includes("--install") || (args.includes("--build") && valueOf(args, "--target", "-t") === "install"))) {
+    const into = valueOf(args, "--prefix");
+    return { how: "cmake --install", place: "the install prefix the build was configured with (/usr/local unless it was set); name one in the project with --prefix", ...(into !== undefined ? { into } : {}) };
   }
   if ((program === "pipx" && ["install", "inject", "upgrade", "reinstall"].includes(operands[0] ?? "")) || (program === "uv" && operands[0] === "tool" && ["install", "upgrade"].includes(operands[1] ?? ""))) {
     return { how: `${program} ${operands.slice(0, program === "uv" ? 2 : 1).join(" ")}`, place: "its own tools directory, whose bin directory is on PATH" };

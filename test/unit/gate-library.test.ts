@@ -352,7 +352,7 @@ describe("deny-writes-outside-repo", () => {
     ["a name a listing prints outside", bash('find /etc -name x | while read f; do rm "$f"; done')],
     ["a name from a listing that prints its own root", bash('find /etc | while read f; do rm -rf "$f"; done')],
     // Installs that put programs on PATH outside the project.
-    ...["npm i -g ./pkg", "npm link", "yarn global add x", "pnpm add -g x", "bun add -g x", "pip install --user .", "python3 -m pip install --break-system-packages x", "pip install --target /opt/lib x", "go install ./cmd/tool", "cargo install --path .", "pipx install .", "uv tool install ruff", "gem install rake", "brew install jq"].map((command): [string, Partial<HookInput>] => [command, bash(command)]),
+    ...["npm i -g ./pkg", "npm link", "yarn global add x", "pnpm add -g x", "bun add -g x", "pip install --user .", "python3 -m pip install --break-system-packages x", "pip install --target /opt/lib x", "go install ./cmd/tool", "cargo install --path .", "pipx install .", "uv tool install ruff", "gem install rake", "brew install jq", "npm link ../lib", "uv pip install --system ruff", "conda install numpy", "mamba create -n x python", "dotnet tool install -g dotnet-ef", "corepack enable", "cmake --install build", "cmake --build build --target install"].map((command): [string, Partial<HookInput>] => [command, bash(command)]),
   ])("refuses %s", async (_name, input) => {
     expect(await refused(id, input)).toMatch(/outside the project/);
   });
@@ -371,7 +371,7 @@ describe("deny-writes-outside-repo", () => {
     ["rev-parse", bash('cd "$(git rev-parse --show-toplevel)" && echo x > f')],
     ["a name made of numbers", bash("echo x > out.$$.log && echo y > run-$(date +%s).txt && echo z > tmp-$RANDOM")],
     // Installs into the project.
-    ...["npm install", "npm i -D vitest", "npm link ../lib", "npm i -g --prefix ./tools x", "yarn add x", "pip install -r requirements.txt", "uv pip install x", "pip install -t ./vendor x", "GOBIN=$PWD/bin go install ./cmd/tool", "cargo install --root ./tools --path .", "go build ./...", "npm uninstall -g typescript",
+    ...["npm install", "npm i -D vitest", "npm link left-pad", "uv pip install --target ./vendor ruff", "conda install -p ./env numpy", "dotnet tool install dotnet-ef", "dotnet tool install --tool-path ./tools dotnet-ef", "corepack enable --install-directory ./bin", "cmake --install build --prefix ./out", "cmake --build build", "npm i -g --prefix ./tools x", "yarn add x", "pip install -r requirements.txt", "uv pip install x", "pip install -t ./vendor x", "GOBIN=$PWD/bin go install ./cmd/tool", "cargo install --root ./tools --path .", "go build ./...", "npm uninstall -g typescript",
       // Names a listing prints under a root in the project, and a pattern taken off a known value.
       'grep -rl x src | while read f; do sed -i s/a/b/ "$f"; done', 'ls build | while read f; do rm -f "build/$f"; done', 'find . -name "*.orig" | while read f; do rm "$f"; done', 'for f in src/*.js; do mv "$f" "${f%.js}.ts"; done'].map((command): [string, Partial<HookInput>] => [command, bash(command)]),
   ])("passes %s", async (_name, input) => passes(id, input));
