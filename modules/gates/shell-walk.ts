@@ -280,7 +280,8 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       }
       // `./g commit -n` where g is a link to or a copy of git: read as git; an unknown binary the agent placed, as any program.
       const homeHere = known.get("HOME") ?? here.home ?? os.homedir();
-      const behind = argv[0] === undefined ? undefined : programBehind(argv[0], cwdHere, env.get("PATH"), homeHere);
+      const behind =
+        argv[0] === undefined ? undefined : (programBehind(argv[0], cwdHere, env.get("PATH"), homeHere) ?? (functions.has(argv[0]) || aliases.has(argv[0]) ? undefined : unfoundUnderRuntimePath(argv[0], env.get("PATH"), cwdHere)));
       // A shell setup tool the person installed, run as itself: not a function or alias of the line's, nor a file the agent could have placed.
       const systemSetup = (words_: readonly string[]): boolean => {
         const name = words_[0];
@@ -1220,6 +1221,22 @@ function programBehind(word: string, cwd: string | undefined, pathValue: string 
   const copied = copiedProgram(real, readByName);
   if (copied === undefined) return "unknown";
   return namedAs(path.basename(copied), name) ? undefined : copied;
+}
+
+/** Shell builtins with no program of their name on PATH. */
+const SHELL_BUILTINS = new Set(["cd", "export", "set", "unset", "read", "source", ".", "eval", "exec", "alias", "unalias", "declare", "typeset", "local", "readonly", "shift", "return", "exit", "trap", "wait", "jobs", "fg", "bg", "hash", "type", "command", "builtin", "let", "shopt", "umask", "ulimit", "pushd", "popd", "dirs", "getopts", "times", "enable", "mapfile", "readarray", "history", "fc", "compgen", "complete", "compopt", "caller", "logout", "disown", "suspend", "coproc", "select", "function", ":", "[[", "]]", "{", "}", "!", "time"]);
+
+/**
+ * A bare name under a PATH with a directory built at run time (`PATH=$(go env GOPATH)/bin:$PATH g`)
+ * that no directory the walker can look in holds: the program is in that directory, which
+ * may hold anything the agent put there (a copy of git), so it is read as an unknown binary.
+ */
+function unfoundUnderRuntimePath(word: string, pathValue: string | undefined, cwd: string | undefined): "unknown" | undefined {
+  if (pathValue === undefined || pathValue === process.env.PATH || cwd === undefined || word.includes("/") || isDynamic(word) || SHELL_BUILTINS.has(word)) return undefined;
+  const dirs = pathValue.replace(/\$\{?PATH\}?(?!\w)/g, process.env.PATH ?? "").split(":");
+  if (!dirs.some(isDynamic)) return undefined;
+  const found = dirs.some((dir) => !isDynamic(dir) && statOf(`${dir === "" ? cwd : path.isAbsolute(dir) ? dir : `${cwd}/${dir}`}/${word}`)?.isFile() === true);
+  return found ? undefined : "unknown";
 }
 
 /** A program that runs as the name it is called by: itself, a multi-call program, git as `git-commit`. */

@@ -306,6 +306,9 @@ const REFUSED: [command: string, reason: string][] = [
   [`python3 -c 'import subprocess,sys; subprocess.run(["git", "commit", *sys.argv[1:]])' -m x -n`, "git commit -n"],
   [`node -e 'require("child_process").execFileSync("git", ["commit", process.argv[1]])' -n`, "git commit -n"],
   [`printf -- '-n\\n' | python3 -c 'import subprocess,sys; subprocess.run(["git", "commit", sys.stdin.read().strip()])'`, "git commit -n"],
+  // A name no directory the walker can look in holds, under a PATH with a directory built at run time: an unknown binary there.
+  ['PATH=$(python3 -c "print(1)"):$PATH g commit -n -m x', "git commit -n"],
+  ["export PATH=$(go env GOPATH)/bin:$PATH; gopls version; g commit --no-verify", "git commit --no-verify"],
   // Fed text no reader can tell (a program's output, a download): what it builds runs unread.
   ["./gen | python3 -c 'import os,sys; os.system(sys.stdin.read())'", "whose code runs commands it builds from what it reads"],
   ["./gen | perl -ne 'system $_'", "whose code runs commands it builds from what it reads"],
@@ -412,6 +415,9 @@ const PASSED: string[] = [
   "python3 -c \"import subprocess; subprocess.run(['git', 'log', '-n', '5'])\"",
   // Code that runs what it computes, given something harmless; code that starts no process, fed unread text.
   "echo ls | python3 -c 'import os,sys; os.system(sys.stdin.read())'",
+  'PATH=$(python3 -c "print(1)"):$PATH g status',
+  "PATH=$(go env GOPATH)/bin:$PATH npm install",
+  "PATH=$(go env GOPATH)/bin:$PATH cd src",
   "python3 -c 'import os,sys; os.system(sys.argv[1])' 'ls -la'",
   "./gen | python3 -c 'import sys, json; print(json.load(sys.stdin))'",
   "perl -e '$c=<STDIN>; system($c)' < /dev/null",
