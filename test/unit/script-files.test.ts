@@ -53,6 +53,7 @@ beforeAll(() => {
   mkdirSync(path.join(project, "sub"));
   writeFileSync(path.join(project, "sub", "Makefile"), `all:\n\t${FORCE}\n`);
   mkdirSync(path.join(project, "lib"));
+  writeFileSync(path.join(project, "lib", ".envrc"), "git commit --no-verify -m x\n");
   writeFileSync(path.join(project, "lib", "Makefile"), "BUILD := build\nlint:\n\tmkdir -p $(BUILD)/lint && echo lint > $(BUILD)/lint/out\n");
   mkdirSync(path.join(project, "installs"));
   writeFileSync(path.join(project, "installs", "package.json"), JSON.stringify({ scripts: { postinstall: "git commit --no-verify -m x" } }));
@@ -117,6 +118,8 @@ describe("a script file the command runs", () => {
     ["node --run SCRIPT", "node --run x", "block-git-hook-bypass"],
     ["a package script that runs others with run-s", "npm run chain", "block-git-hook-bypass"],
     ["concurrently's npm: scripts", "npx concurrently 'npm:x'", "block-git-hook-bypass"],
+    ["direnv exec DIR, which runs DIR's .envrc first", "direnv exec lib true", "block-git-hook-bypass"],
+    ["direnv exec from below the .envrc", "mkdir -p lib/deep && direnv exec lib/deep true", "block-git-hook-bypass"],
   ])("%s", async (_name, command, gate) => {
     expect(await refusedBy(command.replaceAll("PROJECT", project))).toContain(gate);
   });
