@@ -15,6 +15,7 @@ import type { CodeLanguage } from "../tools/declaration.ts";
 import path from "node:path";
 import { gitScripts } from "./git-commands.ts";
 import { makeRecipes } from "./script-files.ts";
+import { direnvScripts, miseScripts } from "./project-runners.ts";
 
 /** Literals of one text read as the start of a command line with the literals after them (`call-process "git" nil "commit"`). */
 const MAX_LITERAL_STARTS = 32;
@@ -109,24 +110,6 @@ const SSH_LOCAL_COMMANDS = /^\s*(proxycommand|knownhostscommand|localcommand|rem
  * command. `env`: the command's environment, for git's command-valued variables and
  * less's LESSOPEN; `fileText`: the text of a file it reads commands from, when known.
  */
-/**
- * `direnv exec DIR cmd`: direnv first runs, in bash, the `.envrc` of DIR or of the nearest
- * directory above it (the command itself is read as a wrapper's). Only `exec` runs it here:
- * `direnv export` prints what it sets (its output run through eval is refused unread), and
- * `allow` only marks the file allowed.
- */
-function direnvScripts(args: readonly string[], fileText: FileText): string[] {
-  if (args[0] !== "exec" || args[1] === undefined) return [];
-  const parts = args[1].split("/").filter((part) => part.length > 0 && part !== ".");
-  const start = args[1].startsWith("/") ? "/" : "";
-  for (let up = 0; up <= 16; up++) {
-    const dir = start + [...parts, ...Array<string>(up).fill("..")].join("/");
-    const text = fileText(`${dir === "" ? "." : dir}/.envrc`);
-    if (text !== undefined) return [text];
-  }
-  return [];
-}
-
 export function runnerScripts(program: string | undefined, argv: readonly string[], stdin: readonly string[], env: ReadonlyMap<string, string>, fileText: FileText = () => undefined): string[] {
   if (program === undefined) return [];
   const lower = program.toLowerCase();
@@ -136,6 +119,7 @@ export function runnerScripts(program: string | undefined, argv: readonly string
   const args = argv.slice(1);
   if (name === "git") return gitScripts(args, env, stdin);
   if (name === "direnv") return direnvScripts(args, fileText);
+  if (name === "mise") return miseScripts(args, fileText);
   if (name === "sed" || name === "gsed") return sedScripts(args, stdin, fileText);
   if (name === "screen") return screenScripts(args);
   if (name === "tmux") return tmuxScripts(args, stdin);
@@ -201,7 +185,7 @@ const READ_PROGRAMS: ReadonlySet<string> = new Set([
   ...Object.keys(LANGUAGES),
   ...Object.keys(ALIASES),
   ...Object.keys(OTHER_SHELLS),
-  ...["concurrently", "run-s", "run-p", "npm-run-all", "direnv", "git", "sed", "gsed", "screen", "tmux", "make", "gmake", "bmake", "ssh", "scp", "sftp", "rsync", "autossh", "mosh", "sshpass"],
+  ...["concurrently", "run-s", "run-p", "npm-run-all", "direnv", "mise", "git", "sed", "gsed", "screen", "tmux", "make", "gmake", "bmake", "ssh", "scp", "sftp", "rsync", "autossh", "mosh", "sshpass"],
 ]);
 
 /** The arguments (and stdin) that hold the program's own command language, and (awk) the data its program reads. */

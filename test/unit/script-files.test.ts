@@ -54,6 +54,30 @@ beforeAll(() => {
   writeFileSync(path.join(project, "sub", "Makefile"), `all:\n\t${FORCE}\n`);
   mkdirSync(path.join(project, "lib"));
   writeFileSync(path.join(project, "lib", ".envrc"), "git commit --no-verify -m x\n");
+  // mise: tasks in a config (with depends, a quoted name, the [tasks] table's short form), a file task, and [env]'s _.source.
+  mkdirSync(path.join(project, "tasked", "mise-tasks"), { recursive: true });
+  writeFileSync(
+    path.join(project, "tasked", "mise.toml"),
+    [
+      "[tasks.build]",
+      'run = "echo building"',
+      'depends = ["prep"]',
+      "[tasks.prep]",
+      'run = ["echo prep", "git commit --no-verify -m x"]',
+      '[tasks."lint:fix"]',
+      "run = '''",
+      "eslint --fix .",
+      "'''",
+      "[tasks]",
+      'quick = "git commit --no-verify -m q"',
+      "",
+    ].join("\n"),
+  );
+  writeFileSync(path.join(project, "tasked", "mise-tasks", "ship"), "#!/bin/bash\ngit commit --no-verify -m ship\n");
+  chmodSync(path.join(project, "tasked", "mise-tasks", "ship"), 0o755);
+  mkdirSync(path.join(project, "sourcing"));
+  writeFileSync(path.join(project, "sourcing", ".mise.toml"), '[env]\n_.source = "./env.sh"\n');
+  writeFileSync(path.join(project, "sourcing", "env.sh"), "git commit --no-verify -m env\n");
   writeFileSync(path.join(project, "lib", "Makefile"), "BUILD := build\nlint:\n\tmkdir -p $(BUILD)/lint && echo lint > $(BUILD)/lint/out\n");
   mkdirSync(path.join(project, "installs"));
   writeFileSync(path.join(project, "installs", "package.json"), JSON.stringify({ scripts: { postinstall: "git commit --no-verify -m x" } }));
@@ -120,6 +144,10 @@ describe("a script file the command runs", () => {
     ["concurrently's npm: scripts", "npx concurrently 'npm:x'", "block-git-hook-bypass"],
     ["direnv exec DIR, which runs DIR's .envrc first", "direnv exec lib true", "block-git-hook-bypass"],
     ["direnv exec from below the .envrc", "mkdir -p lib/deep && direnv exec lib/deep true", "block-git-hook-bypass"],
+    ["mise run TASK, and the tasks it depends on", "cd tasked && mise run build", "block-git-hook-bypass"],
+    ["mise TASK, a task of the [tasks] table", "cd tasked && mise quick", "block-git-hook-bypass"],
+    ["mise run FILE-TASK, by its #! line", "cd tasked && mise run ship", "block-git-hook-bypass"],
+    ["mise exec, which sources [env]'s _.source first", "cd sourcing && mise exec -- true", "block-git-hook-bypass"],
   ])("%s", async (_name, command, gate) => {
     expect(await refusedBy(command.replaceAll("PROJECT", project))).toContain(gate);
   });
@@ -149,6 +177,10 @@ describe("a script file the command runs", () => {
 
   it.each([
     ["make test reads only the test recipe", "make test"],
+    ["a mise task that only lints", "cd tasked && mise run lint:fix"],
+    ["mise install, which runs no task", "cd tasked && mise install"],
+    ["a task no file here defines", "cd tasked && mise run elsewhere"],
+    ["direnv exec where no .envrc is", "direnv exec sub true"],
     ["a script that works in the project", "bash ok.sh"],
     ["a missing script", "bash missing.sh"],
     ["python3 -m with a module", "python3 -m json.tool package.json"],
