@@ -5,7 +5,8 @@
 // `eval`) and inline interpreter code (`python3 -c`, `node -e`). One walker serves
 // every shell gate, so a wrapper the git gate sees through, every gate sees through.
 import { callKind, codeOf, shellCommandOf, shellEnvOf } from "../tools/declaration.ts";
-import { COMPUTED_TAIL, readCode, shellLine, type CodeReading } from "../tools/code-reading.ts";
+import { readCode, shellLine, type CodeReading } from "../tools/code-reading.ts";
+import { codeHands, MAX_GIVEN, type RunCode } from "./code-hands.ts";
 import os from "node:os";
 import path from "node:path";
 import type { CodeLanguage } from "../tools/declaration.ts";
@@ -111,16 +112,7 @@ export interface RunCommand {
   scope: Scope;
 }
 
-/**
- * Code a command runs. A file's code (`fromFile`) is read for what it hands a process
- * and writes by name, not for every literal: a program on disk is the project's as
- * often as the agent's, and its strings are messages and data.
- */
-export interface RunCode {
-  code: string;
-  language: CodeLanguage;
-  fromFile?: boolean;
-}
+export type { RunCode } from "./code-hands.ts";
 
 /** Code files larger than this are run unread (a bundle `node` runs), as code built at run time is. */
 const MAX_CODE_FILE = 64 * 1024;
@@ -334,21 +326,12 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       const dataLines = code.some((c) => c.fromFile !== true && readCode(c.code, c.language).startsProcesses)
         ? argv.slice(1).filter((word) => !word.startsWith("-") && !code.some((c) => c.code === word)).slice(0, 16).flatMap((word) => textAt(word)?.split("\n") ?? [])
         : [];
-      // Code whose process calls run a command it computes (`os.system(sys.argv[1])`, `system $_`, inline or
-      // in a script) may run the words it is given and the text fed to its stdin: read as commands too.
-      // A list going on computed (`["git", "commit", sys.argv[1]]`) is read with the words given in its place, as `"$@"` is.
-      const computing = code.some((c) => readCode(c.code, c.language).runsComputed);
-      const runsInput = computing && codeReadsStdin(program, argv, code);
-      const codeAt = argv.findIndex((word, i) => i > 0 && (code.some((c) => c.code === word) || fromFile.files.some((file) => basename(file) === basename(word))));
-      const given = codeAt === -1 ? [] : argv.slice(codeAt + 1, codeAt + 17);
-      const fed = codeReadsStdin(program, argv, code) ? stdin.filter((text) => !code.some((c) => c.code === text)) : [];
-      const fedWords = fed.join("\n").split(/\s+/).filter((word) => word.length > 0).slice(0, 16);
-      const tailed = code.flatMap((c) =>
-        readCode(c.code, c.language)
-          .commands.filter((line) => line.endsWith(COMPUTED_TAIL))
-          .flatMap((line) => [given, fedWords].filter((words) => words.length > 0).map((words) => `${line.slice(0, -COMPUTED_TAIL.length)} ${shellLine(words)}`)),
-      );
-      const handedLines = [...tailed, ...(computing ? given.filter((word) => !word.startsWith("-")) : []), ...(runsInput ? fed : [])];
+      // Code whose process calls run what it computes (`os.system(sys.argv[1])`, `["git", "commit", *sys.argv[1:]]`,
+      // `system $_`): read with what it is given in place of what it computes (code-hands.ts).
+      const hands = codeHands({ program, argv, code, scriptFiles: fromFile.files, stdin, env, textAt });
+      if (hands.tooMany) return `this command gives code that runs a command it computes more than ${MAX_GIVEN} words, past what Tama reads of what it may run; give it fewer, or run the commands themselves`;
+      const runsInput = hands.runsInput;
+      const handedLines = hands.lines;
       // eval, source and `.` run their script in this shell: what it defines or where it goes stays.
       const inShell = program === "eval" || program === "source" || program === "." || program === "trap";
       // A script the command runs reads the stdin it was given (`… | bash -c 'cat | sh'`, `… | find . -exec bash \;`), the pipe's text with it.
@@ -360,7 +343,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       // What a shell reads from stdin as its script is the pipe's text itself, not a script fed it.
       const nestedHere = nestedScripts(program, argv, stdin, code, printer);
       const nestedAll: [script: string, scope: Scope][] = [
-        ...[...scripts, ...nestedHere, ...dataLines, ...handedLines].map((nested): [string, Scope] => [nested, nestedScope([], stdin.includes(nested) ? {} : piping)]),
+        ...[...scripts, ...hands.filled(nestedHere), ...dataLines, ...handedLines].map((nested): [string, Scope] => [nested, nestedScope([], stdin.includes(nested) ? {} : piping)]),
         // A function's body reads the stdin its call was given (`curl … | f bash`, `f() { "$@"; }`).
         ...calls.map((nested): [string, Scope] => [nested, nestedScope([calling], piping)]),
         ...fromFile.scripts.map((nested): [string, Scope] => {
@@ -1621,15 +1604,6 @@ function unreadOutputRun(argv: readonly string[], program: string | undefined, p
   return undefined;
 }
 
-/** Code that reads its stdin: Python's sys.stdin and input(), Perl's <STDIN> and <>, Ruby's gets, Node's fd 0, PHP's php://stdin. */
-const READS_STDIN = /\bstdin\b|<>|<<>>|\binput\s*\(|\bfileinput\b|readFileSync\(\s*0\b|\/dev\/stdin|\bgets\b|\bARGF\b|\breadline\b|\breadlines\b/i;
-
-/** Whether a program's code reads its stdin: by what the code names, or Perl's and Ruby's `-n`/`-p`, which loop over its lines. */
-function codeReadsStdin(program: string | undefined, argv: readonly string[], code: readonly RunCode[]): boolean {
-  if ((program === "perl" || program === "ruby") && argv.slice(1).some((word) => /^-[A-Za-z]*[np][A-Za-z]*$/.test(word) && !word.startsWith("--"))) return true;
-  return code.some((c) => READS_STDIN.test(c.code));
-}
-
 /** Interpreter options after which no script is read from stdin: a module, a test runner, a version, help, a REPL. */
 const NO_SCRIPT = new Set(["-m", "--test", "-v", "-V", "--version", "-h", "--help", "-i", "--interactive", "-l", "-c", "-e"]);
 
@@ -2216,6 +2190,8 @@ export function inlineCodeOf(program: string | undefined, argv: readonly string[
     const glued = spec.flags.find((flag) => flag.startsWith("--") && arg.startsWith(`${flag}=`));
     if (spec.flags.includes(arg) && argv[i + 1] !== undefined) code.push({ code: argv[++i] as string, language: spec.language });
     else if (glued !== undefined) code.push({ code: arg.slice(glued.length + 1), language: spec.language });
+    // `python3 -cCODE`, `perl -eCODE`: the code glued to its short flag.
+    else if (/^-[A-Za-z]./s.test(arg) && spec.flags.includes(arg.slice(0, 2)) && !/^-[A-Za-z]+$/.test(arg)) code.push({ code: arg.slice(2), language: spec.language });
     else if (/^-[A-Za-z]+$/.test(arg) && spec.flags.some((o) => o.length === 2 && arg.endsWith(o[1] as string)) && argv[i + 1] !== undefined) {
       code.push({ code: argv[++i] as string, language: spec.language });
     }

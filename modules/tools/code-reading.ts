@@ -41,6 +41,25 @@ type Token =
 /** Process calls Perl and Ruby make without parentheses, whose next word is then the command. */
 const BARE_SINKS = new Set(["system", "exec", "spawn"]);
 
+/** Process calls named by a string (`getattr(os, "system")`, `cp["execSync"]`): names too particular to be data. */
+const NAMED_SINKS = new Set(["system", "popen", "execSync", "execFileSync", "spawnSync", "check_output", "check_call", "Popen", "getoutput", "getstatusoutput", "shell_exec", "passthru", "proc_open"]);
+
+/**
+ * A process call's name not called where it stands: renamed (`{ execSync: run }`, `import
+ * run as go`, `f = os.system`) or, in Perl and Ruby, called without parentheses (`system $_`):
+ * its command is one no reader follows.
+ */
+function renamedOrBare(tokens: readonly Token[], at: number): boolean {
+  const next = tokens[at + 1];
+  if (BARE_SINKS.has((tokens[at] as Token).value) && (next?.type === "id" || next?.value === "@" || next?.value === "$")) return true;
+  // Renamed, or handed on as a value (`map(os.system, args)`).
+  if (next?.value === ":" || next?.value === "as" || next?.value === "," || next?.value === ")") return true;
+  // The start of its dotted name: `f = os.system`.
+  let start = at;
+  while (tokens[start - 1]?.value === "." && tokens[start - 2]?.type === "id") start -= 2;
+  return tokens[start - 1]?.value === "=" && tokens[start - 2]?.value !== "=" && tokens[start - 2]?.value !== "!";
+}
+
 /** Modules whose import means the code can start processes. */
 const PROCESS_MODULES = new Set(["subprocess", "child_process", "pty"]);
 
@@ -86,6 +105,12 @@ const PROCESS_SINKS = new Set([
   "posix_spawnp",
   // Deno
   "Command",
+  // Ruby's Open3
+  "capture2",
+  "capture2e",
+  "capture3",
+  "popen2",
+  "popen3",
   // Lua's os.execute, R's system2, PHP's
   "execute",
   "system2",
@@ -280,18 +305,31 @@ function dottedNameEndingAt(tokens: readonly Token[], end: number): string {
 }
 
 interface Argument {
+  /** A literal; computed parts (an interpolation, a `"…" + x` tail) stand as COMPUTED_WORD. */
   str?: string;
+  /** A list's items; a computed item (`sys.argv[1]`, `*args`, a `+ rest` after it) is COMPUTED. */
   list?: string[];
-  /** The list goes on past its literal items with computed ones (`["black", f]`): read as one word built at run time. */
-  computedTail?: boolean;
   /** `{ cmd: [...] }` (Bun.spawn's options form). */
   cmdList?: string[];
   /** `{ args: [...] }` (Deno.Command's options form). */
   argsList?: string[];
+  /** An object literal: options, not words. */
+  options?: boolean;
 }
 
+/** A list item, or an argument, the code computes. */
+const COMPUTED = "\u0000computed";
+
+/**
+ * How a command line reads what the code computes, which the walker fills with what the
+ * code is given: one word of a list (`"$_"`), or text inside a shell line (`${_}`, and
+ * a Python f-string's `$_`).
+ */
+export const COMPUTED_WORD = '"$_"';
+export const COMPUTED_TEXT = "${_}";
+
 /** The call's positional arguments from the `(` at `open`, each read when it is a literal. */
-function readArguments(tokens: readonly Token[], open: number): Argument[] {
+function readArguments(tokens: readonly Token[], open: number, computedParts = false, dotJoins = false): Argument[] {
   const groups: Token[][] = [[]];
   let depth = 0;
   for (let j = open; j < tokens.length; j++) {
@@ -309,95 +347,198 @@ function readArguments(tokens: readonly Token[], open: number): Argument[] {
     groups.at(-1)?.push(token);
   }
   const args: Argument[] = [];
+  let keywordCommand: Argument | undefined;
   for (const group of groups) {
-    // Keyword arguments (`shell=True`, `cwd="…"`) are not positional.
-    if (group[0]?.type === "id" && group[1]?.type === "punct" && group[1].value === "=" && group[2]?.value !== "=") continue;
-    const only = group.length === 1 ? group[0] : undefined;
-    if (only && (only.type === "str" || only.type === "tmpl")) {
-      args.push({ str: only.value });
-    } else if (group[0]?.value === "[" && group[0].type === "punct") {
-      const list = readList(group, 0);
-      args.push(list && list.end === group.length - 1 ? { list: list.items } : literalHead(group));
-    } else if (group[0]?.value === "{" && group[0].type === "punct") {
-      const cmd = readListOption(group, "cmd");
-      const listed = readListOption(group, "args");
-      args.push({ ...(cmd ? { cmdList: cmd } : {}), ...(listed ? { argsList: listed } : {}) });
-    } else if (group.length > 0) {
-      args.push({});
+    // Keyword arguments (`shell=True`, `cwd="…"`) are not positional; `args=…` is the command all the same.
+    if (group[0]?.type === "id" && group[1]?.type === "punct" && group[1].value === "=" && group[2]?.value !== "=") {
+      if (group[0].value === "args" || group[0].value === "cmd") keywordCommand = argumentOf(group.slice(2), computedParts, dotJoins);
+      continue;
     }
+    if (group.length > 0) args.push(argumentOf(group, computedParts, dotJoins));
   }
-  return args;
+  return args.length === 0 && keywordCommand !== undefined ? [keywordCommand] : args;
 }
 
-/** `[ "a", "b" ]` from the `[` at `open`; undefined when any item is not a literal. */
+/** One argument's tokens, read; `computedParts`: a literal with computed parts keeps them as COMPUTED (a command line), else it is no literal (a path). */
+function argumentOf(group: readonly Token[], computedParts = false, dotJoins = false): Argument {
+  const first = group[0];
+  if (first === undefined) return {};
+  if (first.type === "punct" && first.value === "[") {
+    const list = readList(group, 0);
+    if (list === undefined) return {};
+    // `["git"] + sys.argv[1:]`: the list goes on computed.
+    return { list: list.end === group.length - 1 ? list.items : [...list.items, COMPUTED] };
+  }
+  if (first.type === "punct" && first.value === "{") {
+    const cmd = readListOption(group, "cmd");
+    const listed = readListOption(group, "args");
+    return { options: true, ...(cmd ? { cmdList: cmd } : {}), ...(listed ? { argsList: listed } : {}) };
+  }
+  const text = joinedText(group, computedParts, dotJoins);
+  return text === undefined || (!computedParts && text.includes(COMPUTED)) ? {} : { str: text };
+}
+
+/**
+ * An expression's text, read as string concatenation: `"git commit " + x`, `x + " -n"`,
+ * `"a" "b"`, a template's `${…}`, Python's `"git {}".format("n")` and `"%s" % x` (the
+ * placeholders filled with literal arguments, else computed), Perl's and PHP's `.` with
+ * `dotJoins`. Computed parts are COMPUTED;
+ * undefined for an expression with no literal at all.
+ */
+function joinedText(group: readonly Token[], computedParts: boolean, dotJoins = false): string | undefined {
+  // Parts split at `+` outside brackets.
+  const parts: Token[][] = [[]];
+  let depth = 0;
+  for (const token of group) {
+    if (token.type === "punct" && "([{".includes(token.value)) depth++;
+    else if (token.type === "punct" && ")]}".includes(token.value)) depth--;
+    // Perl's and PHP's `.` joins strings too.
+    if (depth === 0 && token.type === "punct" && (token.value === "+" || (dotJoins && token.value === "."))) parts.push([]);
+    else parts.at(-1)?.push(token);
+  }
+  let text = "";
+  let literal = false;
+  for (const part of parts) {
+    const strings = part.filter((token) => token.type === "str" || token.type === "tmpl");
+    const head = part.findIndex((token) => token.type !== "str" && token.type !== "tmpl");
+    const value = (token: Token): string => (token.type === "tmpl" && computedParts ? token.value.replace(/\$\{[^}]*\}/g, COMPUTED) : token.value);
+    if (part.length > 0 && head === -1) {
+      // Adjacent literals ("a" "b") are one.
+      text += strings.map(value).join("");
+      literal = true;
+      continue;
+    }
+    // `"git {}".format("n")`, `"git %s" % "n"`, `"git %s %s" % ("a", b)`.
+    const formatAt = head > 0 && ((part[head]?.value === "." && part[head + 1]?.value === "format") || part[head]?.value === "%") ? head : -1;
+    if (formatAt > 0) {
+      const fills = part.slice(formatAt + (part[formatAt]?.value === "%" ? 1 : 2));
+      const values = readArguments(fills[0]?.value === "(" ? fills : [{ type: "punct", value: "(" }, ...fills, { type: "punct", value: ")" }], 0).map((arg) => arg.str ?? COMPUTED);
+      let at = 0;
+      text += part
+        .slice(0, formatAt)
+        .map(value)
+        .join("")
+        .replace(PY_PLACEHOLDER, () => values[at++] ?? COMPUTED);
+      literal = true;
+      continue;
+    }
+    text += COMPUTED;
+  }
+  return literal ? text : undefined;
+}
+
+/** `[ "a", b, *c ]` from the `[` at `open`: literal items as they are, computed ones as COMPUTED; undefined when it does not close. */
 function readList(tokens: readonly Token[], open: number): { items: string[]; end: number } | undefined {
   const items: string[] = [];
+  let item: Token[] = [];
+  let depth = 0;
+  const close = (): void => {
+    if (item.length === 0) return;
+    const only = item.length === 1 ? item[0] : undefined;
+    // `"-" + x`, `"--no-" + x`: a word with a computed part.
+    items.push(only?.type === "str" ? only.value : (joinedText(item, true) ?? COMPUTED));
+    item = [];
+  };
   for (let j = open + 1; j < tokens.length; j++) {
     const token = tokens[j] as Token;
-    if (token.type === "punct" && token.value === "]") return { items, end: j };
-    if (token.type === "str") items.push(token.value);
-    else if (!(token.type === "punct" && token.value === ",")) return undefined;
+    if (token.type === "punct" && depth === 0 && (token.value === "]" || token.value === ",")) {
+      close();
+      if (token.value === "]") return { items, end: j };
+      continue;
+    }
+    if (token.type === "punct" && "([{".includes(token.value)) depth++;
+    else if (token.type === "punct" && ")]}".includes(token.value)) depth--;
+    item.push(token);
   }
   return undefined;
 }
 
-/** A list's literal items up to its first computed one (`["black", f.strip()]`), when it starts with one. */
-function literalHead(group: readonly Token[]): Argument {
-  const items: string[] = [];
-  for (let j = 1; group[j]?.type === "str" && group[j + 1]?.type === "punct" && group[j + 1]?.value === ","; j += 2) items.push((group[j] as Token).value);
-  return items.length > 0 ? { list: items, computedTail: true } : {};
-}
-
-/** Programs that run the words after them as a command line: a list naming one and going on computed runs a computed command. */
+/** Programs that run the words after them as a command line: a command naming one with a computed word runs a computed command. */
 const RUNS_ITS_WORDS = /^(?:(?:ba|z|da|k|fi|c|tc)?sh|env|xargs|nohup|timeout|nice|ionice|time|sudo|doas|su|exec|eval|command|setsid|stdbuf|chroot|ssh|watch|script|unbuffer|flock)$/;
 
-/** Whether a process call's first argument leaves its command computed (see CodeReading.runsComputed). */
-function computedCommand(first: Argument | undefined): boolean {
-  if (first === undefined || first.str !== undefined || first.cmdList !== undefined) return false;
-  if (first.list === undefined) return true;
-  const program = first.list[0]?.split("/").at(-1) ?? "";
-  return first.computedTail === true && (RUNS_ITS_WORDS.test(program) || first.list.length === 1 && /^-/.test(program));
+/** Interpolations in a literal another language fills in at run time: `${x}`, `#{x}`, `$x`, `@x`, `$x[0]`, Python's `{}`/`%s` before `.format`/`%`. */
+const INTERPOLATION = /\$\{[^}]*\}|#\{[^}]*\}|[$@][A-Za-z_]\w*(?:\[[^\]]*\]|\{[^}]*\})?/g;
+const PY_PLACEHOLDER = /\{[^{}]*\}|%[-#0 +]*\d*(?:\.\d+)?[sdifrx]/g;
+
+/** A call's words, with COMPUTED for each computed one, or a whole line (a string a shell runs). */
+function wordsOf(arg: Argument | undefined): string[] | undefined {
+  if (arg === undefined || arg.options === true) return undefined;
+  if (arg.list !== undefined) return arg.list;
+  if (arg.str === undefined) return [COMPUTED];
+  return undefined;
 }
 
-/** A literal list as a command line; one that goes on computed ends in a word built at run time. */
-const listLine = (items: readonly string[], computedTail: boolean | undefined): string => (computedTail === true ? `${shellLine(items)}${COMPUTED_TAIL}` : shellLine(items));
+/** A shell line with each computed part written as COMPUTED_TEXT. */
+const marked = (line: string): string => line.split(COMPUTED).join(COMPUTED_TEXT);
 
-/** How a command line from a list that goes on computed ends: a word built at run time. */
-export const COMPUTED_TAIL = ' "$_"';
+/** A command line from words, computed ones written as COMPUTED_WORD. */
+const wordsLine = (words: readonly string[]): string =>
+  words
+    .map((word) => (word.includes(COMPUTED) ? word.split(COMPUTED).map((piece) => (piece === "" ? "" : shellLine([piece]))).join(COMPUTED_WORD) : shellLine([word])))
+    .join(" ");
+
+/**
+ * The command lines one process call runs, from its arguments: literals as they are,
+ * computed parts as COMPUTED_WORD. `interpolates`: the language fills `$x`/`#{x}` in its
+ * strings (Perl, Ruby, PHP).
+ */
+function commandsOfCall(name: string, args: Argument[], interpolates: boolean): string[] {
+  const last = name.slice(name.lastIndexOf(".") + 1);
+  const line = (arg: Argument): string | undefined => {
+    if (arg.str === undefined) return undefined;
+    let text = arg.str;
+    if (interpolates) text = text.replace(INTERPOLATION, COMPUTED);
+    return marked(text);
+  };
+  const [first, second] = args;
+  // os.execv*/spawnv*: the list is the whole argv (its first word names the program again).
+  if (/^(exec|spawn)v/.test(last)) {
+    const listed = args.find((arg) => arg.list !== undefined)?.list;
+    return listed && listed.length > 0 ? [wordsLine(listed)] : args.length > 1 ? [COMPUTED_TEXT] : [];
+  }
+  // os.execl*/spawnl*: the arguments after the path are the argv.
+  if (/^(exec|spawn)l/.test(last)) {
+    const words = args.slice(1).filter((arg) => arg.options !== true).map((arg) => arg.str ?? COMPUTED);
+    return words.length > 0 ? [wordsLine(words)] : [];
+  }
+  if (first === undefined) return [];
+  if (first.cmdList) return [wordsLine(first.cmdList)];
+  if (first.list) return first.list.length > 0 ? [wordsLine(first.list)] : [];
+  const whole = line(first);
+  if (whole === undefined) return [COMPUTED_TEXT];
+  if (second?.argsList) return [wordsLine([first.str as string, ...second.argsList])];
+  // A program and its words: `spawn("git", ["commit", x])`, `execFile("git", args)`, Perl's `system("git", "commit", $x)`.
+  if (second !== undefined && second.options !== true && PROGRAM_AND_WORDS.has(last)) {
+    const rest = args.slice(1).flatMap((arg) => wordsOf(arg) ?? (arg.str !== undefined ? [arg.str] : []));
+    return [wordsLine([first.str as string, ...rest])];
+  }
+  return [whole];
+}
+
+/** Calls that take a program and then its words (not one shell line). */
+const PROGRAM_AND_WORDS = new Set(["spawn", "spawnSync", "execFile", "execFileSync", "system", "exec", "Popen", "Command", "pipeline", "capture2", "capture2e", "capture3", "popen2", "popen3", "proc_open", "pcntl_exec", "system2"]);
+
+/** Whether a command line leaves the program it runs to what the code computes: its first word is computed, or it is a shell or wrapper given a computed word. */
+export function runsComputedLine(line: string): boolean {
+  if (!hasComputed(line)) return false;
+  const first = line.trim().split(/\s+/)[0] ?? "";
+  const program = first.replace(/^['"]|['"]$/g, "").split("/").at(-1) ?? "";
+  return hasComputed(first) || RUNS_ITS_WORDS.test(program);
+}
+
+/** Whether a command line holds a part the code computes (COMPUTED_WORD, COMPUTED_TEXT, an f-string's `$_`). */
+export const hasComputed = (line: string): boolean => line.includes(COMPUTED_WORD) || line.includes(COMPUTED_TEXT) || /\$_(?!\w)/.test(line);
 
 /** The literal list under `key` in an object literal: `{ cmd: ["git", "status"] }`. */
 function readListOption(tokens: readonly Token[], key: string): string[] | undefined {
   for (let j = 1; j < tokens.length - 2; j++) {
     const token = tokens[j] as Token;
-    if ((token.type === "id" || token.type === "str") && token.value === key && tokens[j + 1]?.value === ":" && tokens[j + 2]?.value === "[") {
-      return readList(tokens, j + 2)?.items;
+    if ((token.type === "id" || token.type === "str") && token.value === key && tokens[j + 1]?.value === ":") {
+      // `{ args: Deno.args }`, `{ args: ["-c", x] }`: words the code computes.
+      return tokens[j + 2]?.value === "[" ? (readList(tokens, j + 2)?.items ?? [COMPUTED]) : [COMPUTED];
     }
   }
   return undefined;
-}
-
-/** The command lines one process call runs, from its literal arguments. */
-function commandsOfCall(name: string, args: Argument[]): string[] {
-  const last = name.slice(name.lastIndexOf(".") + 1);
-  const [first, second] = args;
-  // os.execv*/spawnv*: the list is the whole argv (its first word names the program again).
-  if (/^(exec|spawn)v/.test(last)) {
-    const listed = args.find((arg) => arg.list !== undefined);
-    return listed?.list && listed.list.length > 0 ? [listLine(listed.list, listed.computedTail)] : [];
-  }
-  // os.execl*/spawnl*: the literal arguments after the path are the argv.
-  if (/^(exec|spawn)l/.test(last)) {
-    const strings = args.map((arg) => arg.str).filter((s): s is string => s !== undefined);
-    return strings.length > 1 ? [shellLine(strings.slice(1))] : [];
-  }
-  if (first?.cmdList) return [shellLine(first.cmdList)];
-  if (first?.list) return first.list.length > 0 ? [listLine(first.list, first.computedTail)] : [];
-  if (first?.str !== undefined) {
-    if (second?.list) return [listLine([first.str, ...second.list], second.computedTail)];
-    if (second?.argsList) return [shellLine([first.str, ...second.argsList])];
-    return [first.str];
-  }
-  return [];
 }
 
 /** IPython's shell escapes in a Python cell: `!cmd`, `x = !cmd`, `%sx`/`%system`, `%%bash`. */
@@ -465,22 +606,35 @@ function readCodeOnce(code: string, language: CodeLanguage): CodeReading {
     // `from subprocess import run as go`) starts processes under a name no call shows.
     if ((token.type === "str" && /^(node:)?child_process$/.test(token.value)) || (token.type === "id" && (PROCESS_MODULES.has(token.value) || (PROCESS_SINKS.has(token.value) && tokens[j + 1]?.value !== "(")))) {
       startsProcesses = true;
-      // Perl's and Ruby's calls without parentheses: `system $_`, `exec cmd`.
-      if (token.type === "id" && BARE_SINKS.has(token.value) && tokens[j + 1]?.type === "id") runsComputed = true;
+      if (token.type === "id" && PROCESS_SINKS.has(token.value) && renamedOrBare(tokens, j)) runsComputed = true;
+      // Perl's and Ruby's `system "git commit $x"`: the string is the command line.
+      const bare = tokens[j + 1];
+      if (token.type === "id" && BARE_SINKS.has(token.value) && (bare?.type === "str" || bare?.type === "tmpl")) {
+        const lines = commandsOfCall(token.value, [argumentOf([bare], true)], language === "unknown");
+        if (lines.some(runsComputedLine)) runsComputed = true;
+        commands.push(...lines.map(ran));
+      }
+    }
+    // `getattr(os, "system")`, `cp["execSync"]`, Perl's `qx(…)` and Ruby's `%x{…}`: a process call no reader follows.
+    if ((token.type === "str" && NAMED_SINKS.has(token.value)) || (token.type === "id" && token.value === "qx" && tokens[j + 1]?.type === "punct") || (token.type === "punct" && token.value === "%" && tokens[j + 1]?.value === "x" && /^[{([<|]$/.test(tokens[j + 2]?.value ?? ""))) {
+      startsProcesses = true;
+      runsComputed = true;
     }
     if (token.type === "tmpl") {
       literals.push(token.value);
       const tag = tokens[j - 1]?.type === "id" ? dottedNameEndingAt(tokens, j - 1) : "";
-      // Bun's `$` tag runs its template; in Perl, Ruby and PHP a bare backtick string is a shell command.
-      if (SHELL_TAGS.has(tag) || (language === "unknown" && tag === "")) {
+      // Bun's `$` tag runs its template; in Perl, Ruby and PHP a backtick string is a shell command.
+      if (SHELL_TAGS.has(tag) || language === "unknown") {
         startsProcesses = true;
-        commands.push(ran(token.value));
+        const line = marked(token.value.replace(language === "unknown" ? INTERPOLATION : /\$\{[^}]*\}/g, COMPUTED));
+        if (runsComputedLine(line)) runsComputed = true;
+        commands.push(ran(line));
       }
       continue;
     }
     if (token.type === "punct" && token.value === "[") {
       const list = readList(tokens, j);
-      if (list && list.items.length > 0) literals.push(shellLine(list.items));
+      if (list && list.items.length > 0) literals.push(wordsLine(list.items));
       continue;
     }
     if (token.type !== "id" || tokens[j + 1]?.value !== "(") continue;
@@ -490,10 +644,24 @@ function readCodeOnce(code: string, language: CodeLanguage): CodeReading {
     const qualified = name.includes(".") || (tokens[j - 1]?.type === "punct" && tokens[j - 1]?.value === ".");
     if (PROCESS_SINKS.has(last) || (last === "$" && qualified)) {
       startsProcesses = true;
-      const args = readArguments(tokens, j + 1);
-      if (computedCommand(args[0])) runsComputed = true;
-      commands.push(...commandsOfCall(name, args).map(ran));
+      const args = readArguments(tokens, j + 1, true, language === "unknown");
+      const lines = commandsOfCall(name, args, language === "unknown");
+      if (lines.some(runsComputedLine)) runsComputed = true;
+      commands.push(...lines.map(ran));
       continue;
+    }
+    // Perl's `open(F, "cmd |")`, `open(my $f, "-|", @cmd)`: a process, its command the string or the words after the mode.
+    if (last === "open" && language === "unknown") {
+      const args = readArguments(tokens, j + 1, true);
+      const mode = args.findIndex((arg) => arg.str === "|-" || arg.str === "-|");
+      const piped = args.map((arg) => arg.str === undefined ? undefined : /^\s*\|(.*)$|^(.*?)\|\s*$/s.exec(arg.str)).find((match) => match != null);
+      const lines = mode !== -1 ? [wordsLine(args.slice(mode + 1).flatMap((arg) => wordsOf(arg) ?? (arg.str !== undefined ? [arg.str] : [])))] : piped != null ? [marked((piped[1] ?? piped[2] ?? "").trim().replace(INTERPOLATION, COMPUTED))] : [];
+      if (lines.length > 0) {
+        startsProcesses = true;
+        if (lines.some(runsComputedLine)) runsComputed = true;
+        commands.push(...lines.map(ran));
+        continue;
+      }
     }
     // The prelude's write() is unqualified; `f.write(…)` writes to an open file, named where it was opened.
     if (last === "chdir") {

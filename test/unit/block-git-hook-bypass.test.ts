@@ -306,6 +306,51 @@ const REFUSED: [command: string, reason: string][] = [
   [`python3 -c 'import subprocess,sys; subprocess.run(["git", "commit", *sys.argv[1:]])' -m x -n`, "git commit -n"],
   [`node -e 'require("child_process").execFileSync("git", ["commit", process.argv[1]])' -n`, "git commit -n"],
   [`printf -- '-n\\n' | python3 -c 'import subprocess,sys; subprocess.run(["git", "commit", sys.stdin.read().strip()])'`, "git commit -n"],
+  // What code runs, computed from what it is given: joined, spread, concatenated, formatted, interpolated, renamed, run as code.
+  ["python3 -c 'import os,sys; os.system(\" \".join(sys.argv[1:]))' git commit -n", "git commit -n"],
+  ["python3 -c 'import subprocess,sys; subprocess.run(sys.argv[1:])' git commit -n", "git commit -n"],
+  ["python3 -c 'import os,sys; os.execvp(sys.argv[1], sys.argv[1:])' git commit -n", "git commit -n"],
+  ["python3 -c 'import os,sys; list(map(os.system, sys.argv[1:]))' 'git commit -n'", "git commit -n"],
+  ["node -e 'require(\"child_process\").execSync(process.argv.slice(1).join(\" \"))' git commit -n", "git commit -n"],
+  ["perl -e 'system(@ARGV)' git commit -n", "git commit -n"],
+  ["ruby -e 'system(*ARGV)' git commit -n", "git commit -n"],
+  ["php -r 'exec(implode(\" \", array_slice($argv, 1)));' git commit -n", "git commit -n"],
+  ["python3 -c 'import os,sys; os.system(\"git commit \" + sys.argv[1])' -n", "git commit -n"],
+  ["python3 -c 'import os,sys; os.system(sys.argv[1] + \" -n\")' 'git commit'", "git commit -n"],
+  ["python3 -c 'import os,sys; os.system(sys.argv[1])' '-x; git commit -n'", "git commit -n"],
+  ["python3 -c 'import os,sys; os.system(f\"git commit {sys.argv[1]}\")' -n", "git commit -n"],
+  ["python3 -c 'import os,sys; os.system(\"git commit {}\".format(sys.argv[1]))' -n", "git commit -n"],
+  ["python3 -c 'import os,sys; os.system(\"git commit %s\" % sys.argv[1])' -n", "git commit -n"],
+  ["python3 -c 'import os; os.system(\"git commit -{}\".format(\"n\"))'", "git commit -n"],
+  ["node -e 'require(\"child_process\").execSync(`git commit ${process.argv[1]}`)' -n", "git commit -n"],
+  ["perl -e 'system \"git commit $ARGV[0]\"' -n", "git commit -n"],
+  ["ruby -e 'system \"git commit #{ARGV[0]}\"' -n", "git commit -n"],
+  ["perl -e 'print `$ARGV[0]`' 'git commit -n'", "git commit -n"],
+  ["ruby -e 'puts %x{#{ARGV[0]}}' 'git commit -n'", "git commit -n"],
+  ["php -r 'echo `$argv[1]`;' 'git commit -n'", "git commit -n"],
+  ["perl -e 'open(F, \"$ARGV[0] |\"); print <F>' 'git commit -n'", "git commit -n"],
+  ["perl -e 'open(my $f, \"-|\", @ARGV)' git commit -n", "git commit -n"],
+  ["python3 -c 'import subprocess,sys; subprocess.run([\"git\"] + sys.argv[1:])' commit -n", "git commit -n"],
+  ["node -e 'require(\"child_process\").spawnSync(\"git\", process.argv.slice(1))' commit -n", "git commit -n"],
+  ["perl -e 'system(\"git\", @ARGV)' commit -n", "git commit -n"],
+  ["ruby -e 'system(\"git\", *ARGV)' commit -n", "git commit -n"],
+  ["deno eval 'new Deno.Command(\"git\", { args: Deno.args }).outputSync()' commit -n", "git commit -n"],
+  ["python3 -c 'import os,sys; os.execlp(\"git\", \"git\", \"commit\", sys.argv[1])' -n", "git commit -n"],
+  ["python3 -c 'import subprocess,sys; subprocess.run([\"git\", sys.argv[1], \"-n\"])' commit", "git commit -n"],
+  ["python3 -c 'import subprocess,sys; subprocess.run([\"git\", \"commit\", \"-\" + sys.argv[1]])' n", "git commit -n"],
+  ["X='git commit -n' python3 -c 'import os; os.system(os.environ[\"X\"])'", "git commit -n"],
+  ["python3 -c 'import os; os.system(open(0).read())' <<< 'git commit -n'", "git commit -n"],
+  ["lua -e 'os.execute(io.read(\"a\"))' <<< 'git commit -n'", "git commit -n"],
+  ["node -e 'const { execSync: r } = require(\"child_process\"); r(process.argv[1])' 'git commit -n'", "git commit -n"],
+  ["python3 -c 'import os,sys; getattr(os, \"system\")(sys.argv[1])' 'git commit -n'", "git commit -n"],
+  ["ruby -e 'require \"open3\"; Open3.capture2(ARGV[0])' 'git commit -n'", "git commit -n"],
+  ["python3 -c 'import sys; exec(sys.argv[1])' 'import os; os.system(\"git commit -n\")'", "git commit -n"],
+  ["node -e 'eval(process.argv[1])' 'require(\"child_process\").execSync(\"git commit -n\")'", "git commit -n"],
+  ["python3 '-cimport os,sys; os.system(sys.argv[1])' 'git commit -n'", "git commit -n"],
+  ["python3 - 'git commit -n' <<< 'import os,sys; os.system(sys.argv[1])'", "git commit -n"],
+  ["node '--eval=require(\"child_process\").execSync(process.argv[1])' 'git commit -n'", "git commit -n"],
+  ["node -e 'require(\"child_process\").execFileSync(\"git\", [\"commit\", process.argv[1]])' -- -n", "git commit -n"],
+  ["printf -- '-n' > flag; python3 -c 'import subprocess; subprocess.run([\"git\", \"commit\", open(\"flag\").read()])'", "git commit -n"],
   // A name no directory the walker can look in holds, under a PATH with a directory built at run time: an unknown binary there.
   ['PATH=$(python3 -c "print(1)"):$PATH g commit -n -m x', "git commit -n"],
   ["export PATH=$(go env GOPATH)/bin:$PATH; gopls version; g commit --no-verify", "git commit --no-verify"],
@@ -416,6 +461,11 @@ const PASSED: string[] = [
   // Code that runs what it computes, given something harmless; code that starts no process, fed unread text.
   "echo ls | python3 -c 'import os,sys; os.system(sys.stdin.read())'",
   'PATH=$(python3 -c "print(1)"):$PATH g status',
+  // What the code is given, in place of what it computes, makes an ordinary command.
+  `python3 -c 'import sys,subprocess; subprocess.run(["git","commit","-m",sys.stdin.read()])' <<< 'Make grep -n work on Windows'`,
+  `python3 -c 'import sys,subprocess; subprocess.run(["rm","-rf",sys.argv[1]])' build`,
+  `python3 -c 'import sys,subprocess; subprocess.run(["git","push","origin",sys.argv[1]])' feature/x`,
+  `git diff --name-only | python3 -c 'import sys,subprocess; subprocess.run(["black", *sys.stdin.read().split()])'`,
   "PATH=$(go env GOPATH)/bin:$PATH npm install",
   "PATH=$(go env GOPATH)/bin:$PATH cd src",
   "python3 -c 'import os,sys; os.system(sys.argv[1])' 'ls -la'",
@@ -532,6 +582,15 @@ describe("block-git-hook-bypass under a call's own environment and directory", (
       { key: "remote.origin.url", value: "u" },
       { key: "alias.c", value: '"q"' },
     ]);
+  });
+});
+
+describe("block-git-hook-bypass on code given more words than are read", () => {
+  it("refuses code that runs what it computes given more than 64 words", async () => {
+    const words = Array.from({ length: 70 }, (_, i) => `w${i}`).join(" ");
+    const verdict = await blockGitHookBypass.evaluate(bashCall(`python3 -c 'import os,sys; os.system(sys.argv[70])' ${words}`), { tamaHome: "/tmp/tama" });
+    expect(verdict).toMatchObject({ decision: "block" });
+    expect(verdict.decision === "block" ? verdict.reason : "").toContain("more than 64 words");
   });
 });
 

@@ -1,0 +1,115 @@
+// What code a command runs hands a process, filled in with what the command gives the
+// code. Code reading (tools/code-reading.ts) writes a computed part of a command as a
+// placeholder: `os.system(sys.argv[1])` is `${_}`, `["git", "commit", sys.argv[1]]` is
+// `git commit "$_"`. The code can only have built it from what it was given: its
+// arguments, its stdin, the environment the line set, the files it names. So each
+// placeholder is read as each of those, and code whose command is wholly computed
+// (`os.system(line)`, Perl's `system $_`) runs them as command lines themselves.
+import type { CodeLanguage } from "../tools/declaration.ts";
+import { COMPUTED_TEXT, COMPUTED_WORD, hasComputed, readCode, shellLine } from "../tools/code-reading.ts";
+import { basename } from "./shell-words.ts";
+
+/**
+ * Code a command runs. A file's code (`fromFile`) is read for what it hands a process
+ * and writes by name, not for every literal: a program on disk is the project's as
+ * often as the agent's, and its strings are messages and data.
+ */
+export interface RunCode {
+  code: string;
+  language: CodeLanguage;
+  fromFile?: boolean;
+}
+
+/** Words given to code, at most: more are read as one line, never one by one. */
+export const MAX_GIVEN = 64;
+/** Files the code names whose text it may run, at most. */
+const MAX_NAMED_FILES = 8;
+
+/** Code that reads its stdin: Python's sys.stdin, input() and fd 0, Perl's <STDIN> and <>, Ruby's gets, Node's fd 0, Lua's io.read, PHP's php://stdin. */
+const READS_STDIN = /\bstdin\b|<>|<<>>|\binput\s*\(|\bfileinput\b|readFileSync\(\s*0\b|\bopen\(\s*0\b|\bread\(\s*0\b|\/dev\/(?:stdin|fd\/0)|\/proc\/self\/fd\/0|\bgets\b|\bARGF\b|\breadline\b|\breadlines\b|\bio\.(?:read|lines)\b/i;
+/** Code that reads the environment. */
+const READS_ENV = /\benviron\b|\bgetenv\b|\bENV\b|process\.env|\bENVIRON\b|Deno\.env|\$_ENV|\$ENV\{/;
+/** Code that runs text as code of its own language (`exec(sys.argv[1])`, `eval`, `new Function`). */
+const RUNS_AS_CODE = /\b(?:exec|eval)\s*[(\s$]|\bnew\s+Function\b|\bFunction\s*\(/;
+/** Options of an interpreter that name its code or script file. */
+const SCRIPT_FROM = new Set(["-", "/dev/stdin", "/dev/fd/0"]);
+
+export interface CodeHands {
+  /** Command lines the code may run besides its own: what it is given, when its command is wholly computed. */
+  lines: string[];
+  /** The code's command lines with each computed part filled in with what it is given (left as they are when nothing is). */
+  filled(lines: readonly string[]): string[];
+  /** The code runs commands it builds from its stdin: fed text no reader can tell runs unread. */
+  runsInput: boolean;
+  /** More words are given than are read one by one: the code may run any of them. */
+  tooMany: boolean;
+}
+
+const NONE: CodeHands = { lines: [], filled: (lines) => [...lines], runsInput: false, tooMany: false };
+
+export function codeHands(given: {
+  program: string | undefined;
+  argv: readonly string[];
+  code: readonly RunCode[];
+  /** The script files read (absolute): the word naming one is the code's, not given to it. */
+  scriptFiles: readonly string[];
+  /** What is fed to the command's stdin, where the walker can tell. */
+  stdin: readonly string[];
+  env: ReadonlyMap<string, string>;
+  textAt: (word: string) => string | undefined;
+}): CodeHands {
+  const { program, argv, code, scriptFiles, stdin, env, textAt } = given;
+  if (code.length === 0) return NONE;
+  const readings = code.map((c) => readCode(c.code, c.language));
+  const computing = readings.some((reading) => reading.runsComputed);
+  const filling = readings.some((reading) => reading.commands.some(hasComputed) || reading.literals.some(hasComputed));
+  const asCode = code.some((c) => RUNS_AS_CODE.test(c.code));
+  if (!computing && !filling && !asCode) return NONE;
+  // The words after the code (`python3 -c CODE a b`, `node --eval=CODE a`, `python3 f.py a`, `python3 - a <<< CODE`).
+  const codeAt = argv.findIndex(
+    (word, i) => i > 0 && (code.some((c) => c.code === word || (word.startsWith("-") && word.endsWith(c.code))) || scriptFiles.some((file) => basename(file) === basename(word)) || SCRIPT_FROM.has(word) || word.startsWith("<(")),
+  );
+  let words = codeAt === -1 ? [] : argv.slice(codeAt + 1, codeAt + 1 + MAX_GIVEN);
+  // Node, Perl and Ruby take `--` as the end of their own options; Python hands it on.
+  if (words[0] === "--" && code[0]?.language !== "python") words = words.slice(1);
+  const readsStdin = (program === "perl" || program === "ruby") && argv.slice(1).some((word) => /^-[A-Za-z]*[np][A-Za-z]*$/.test(word)) ? true : code.some((c) => READS_STDIN.test(c.code));
+  const fed = readsStdin ? stdin.filter((text) => !code.some((c) => c.code === text)).map((text) => text.replace(/\n$/, "")) : [];
+  const splits = code.some((c) => /\bsplit\b/.test(c.code));
+  // What the line sets in the code's environment (not what this process has).
+  const envValues = code.some((c) => READS_ENV.test(c.code)) ? [...env].filter(([name, value]) => process.env[name] !== value).map(([, value]) => value) : [];
+  // Files the code names that it may read its command from (`os.system(open("c").read())`).
+  const named = computing || filling
+    ? readings
+        .flatMap((reading) => reading.literals)
+        .filter((literal) => /^[\w./~-]{1,256}$/.test(literal))
+        .slice(0, 32)
+        .flatMap((literal) => textAt(literal) ?? [])
+        .slice(0, MAX_NAMED_FILES)
+    : [];
+  const texts = [...words, ...(words.length > 1 ? [words.join(" ")] : []), ...fed, ...envValues, ...named];
+  // A computed word is one of them as one word, or several: the given words spread (`*sys.argv[1:]`), the fed text split.
+  const spreads: [words: string, text: string][] = [
+    ...(words.length > 1 ? [[shellLine(words), words.join(" ")] as [string, string]] : []),
+    ...(splits ? fed.map((text): [string, string] => [shellLine(text.split(/\s+/).filter((word) => word.length > 0)), text]) : []),
+  ];
+  const variants: [words: string, text: string][] = [...texts.map((text): [string, string] => [shellLine([text]), text]), ...spreads];
+  const filled = (lines: readonly string[]): string[] =>
+    variants.length === 0 ? [...lines] : lines.flatMap((line) => (hasComputed(line) ? [...new Set(variants.map(([word, text]) => fill(line, word, text)))] : [line]));
+  // Text run as code of the code's own language: read as that code.
+  const asCodeLines = asCode ? code.flatMap((c) => texts.flatMap((text) => { const reading = readCode(text, c.language); return [...reading.commands, ...(reading.startsProcesses ? reading.literals : [])]; })) : [];
+  return {
+    lines: [...(computing ? texts : []), ...filled(asCodeLines)],
+    filled,
+    runsInput: computing && readsStdin,
+    tooMany: computing && codeAt !== -1 && argv.length - codeAt - 1 > MAX_GIVEN,
+  };
+}
+
+/** A command line with its computed words read as `word` and its computed text (`${_}`, an f-string's `$_`) as `text`. */
+const fill = (line: string, word: string, text: string): string =>
+  line
+    .split(COMPUTED_WORD)
+    .join(word)
+    .split(COMPUTED_TEXT)
+    .join(text)
+    .replace(/\$_(?!\w)/g, () => text);
