@@ -424,6 +424,9 @@ describe("git under another name, and a pipe read through a substitution", () =>
       "echo 'git commit --no-verify -m x' | python3 -c 'import os,sys; os.system(sys.stdin.read())'",
       "echo 'git commit -n -m x' | perl -ne 'system $_'",
       `python3 -c 'import subprocess,sys; subprocess.run(["git", "commit", *sys.argv[1:]])' -m x --no-verify`,
+      `python3 -c 'import os,sys; os.system(" ".join(sys.argv[1:]))' git commit -m x --no-verify`,
+      `python3 -c 'import os,sys; os.system(f"git commit -m x {sys.argv[1]}")' --no-verify`,
+      `perl -e 'system("git", @ARGV)' commit -m x --no-verify`,
     ]) {
       expect(await call(command), command).toMatch(/--no-verify\)? skips/);
     }
