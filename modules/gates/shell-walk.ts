@@ -319,7 +319,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       // `echo 'cmd' | sh`, `cat <<EOF | bash`, `cat f.sh | sh`: a shell reading its script from the pipe reads what the command before printed.
       const fromPipe = pipeText;
       const stdin = [...expandedCommand.stdin, ...redirectedIn, ...(fromPipe === undefined ? [] : [fromPipe])];
-      const fromFile = scriptFiles(program, argv, inner, written, stdin, env);
+      const fromFile = scriptFiles(program, argv, inner, written, stdin, env, (word) => substitutionText(word, printer));
       if (fromFile.refusal !== undefined) return fromFile.refusal;
       const code = [...inlineCodeOf(program, argv), ...fromFile.code];
       // `perl -ne 'system $_' f`, inline code that starts processes: the lines of the files it reads may be what it runs.
@@ -717,19 +717,36 @@ function packageScriptsRun(program: string, argv: readonly string[], cwd: string
  * and package.json's scripts (`npm run x`). An agent writes a file with one call and
  * runs it with the next; what it holds is read as a command line or as code.
  */
-function scriptFiles(program: string | undefined, argv: readonly string[], scope: Scope, written: WrittenFiles, stdin: readonly string[], env: ReadonlyMap<string, string>): FileScripts {
+function scriptFiles(
+  program: string | undefined,
+  argv: readonly string[],
+  scope: Scope,
+  written: WrittenFiles,
+  stdin: readonly string[],
+  env: ReadonlyMap<string, string>,
+  /** What a `<( )` prints, when the walker can tell. */
+  substituted: (word: string) => string | undefined = () => undefined,
+): FileScripts {
   const none: FileScripts = { scripts: [], code: [], files: [] };
   if (program === undefined || argv[0] === undefined) return none;
   // After `cd $(…)` a relative file's place is unknown (the gates say so for their targets).
   const cwd = scope.unknownCwd === undefined ? scope.cwd ?? process.cwd() : undefined;
   const files: string[] = [];
   let unread = false;
+  let unreadPrinted: string | undefined;
   let overBudget = false;
   const home = scope.home ?? process.env.HOME ?? "";
   const read = (given: string): ScriptFile => {
     // Its stdin is what the line feeds it; another descriptor or the gate's own /proc is not the agent's shell's.
     if (STDIN_FILES.has(given)) return stdin.length > 0 ? { text: stdin.join("\n") } : { missing: true };
     if (/^\/(?:dev\/fd|proc\/(?:self|thread-self|\d+)\/fd)\//.test(given)) return { missing: true };
+    // `python3 <(echo …)`, `BASH_ENV=<(…) bash`: the file is what the substitution prints; one no reader can tell runs unread.
+    if (given.startsWith("<(")) {
+      const text = substituted(given);
+      if (text !== undefined) return { text };
+      unreadPrinted = given;
+      return { missing: true };
+    }
     // `~/f.sh`, `f*.sh` (the shell runs the first match).
     const word = agentsPath(given.replace(/^~(?=\/)/, home), cwd);
     const matched = /[*?[]/.test(word) && cwd !== undefined ? globMatches(word, cwd)[1] : undefined;
@@ -756,7 +773,14 @@ function scriptFiles(program: string | undefined, argv: readonly string[], scope
     if (state !== undefined && "opaque" in state) unread = true;
     return fileTextOf(file, written, scope.links);
   };
-  const done = (result: Omit<FileScripts, "files">): FileScripts => (overBudget ? { ...none, refusal: TOO_DEEP } : unread ? { ...none, refusal: SCRIPT_WRITTEN_UNREAD } : { ...result, files });
+  const done = (result: Omit<FileScripts, "files">): FileScripts =>
+    overBudget
+      ? { ...none, refusal: TOO_DEEP }
+      : unreadPrinted !== undefined
+        ? { ...none, refusal: `this command runs what \`${unreadPrinted.slice(2, -1).slice(0, 60)}\` prints as a script, which Tama cannot read; write the script to a file, read it, and run that` }
+        : unread
+          ? { ...none, refusal: SCRIPT_WRITTEN_UNREAD }
+          : { ...result, files };
   // A shell script sees its own path as `$0` (and `${BASH_SOURCE[0]}`) and the words after it as `$1`, `"$@"`.
   const shellScript = (file: ScriptFile, word: string, args: readonly string[]): FileScripts =>
     "text" in file ? done({ scripts: [allArgs(boundScript(file.text, word), args)], code: [], args: [...args] }) : "tooLarge" in file ? { ...none, refusal: SCRIPT_TOO_LARGE } : done({ scripts: [], code: [] });
@@ -831,7 +855,7 @@ function scriptFiles(program: string | undefined, argv: readonly string[], scope
     };
     for (const preload of [...preloads, ...(spec.language === "javascript" ? nodeOptionPreloads(env) : [])]) entryCandidates(spec.language, preload, false).some((candidate) => take(read(candidate)));
     const entry = script ?? module;
-    const found = entry !== undefined && entryCandidates(spec.language, entry, script === undefined).some((candidate) => take(read(candidate)));
+    const found = entry !== undefined && (entry.startsWith("<(") ? take(read(entry)) : entryCandidates(spec.language, entry, script === undefined).some((candidate) => take(read(candidate))));
     if (!found && script === undefined && module === undefined && stdin.length > 0 && inlineCodeOf(program, argv).length === 0) {
       // `python3 < f.py`, `node <<< '…'`: the program on stdin.
       const text = stdin.join("\n");

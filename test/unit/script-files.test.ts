@@ -148,6 +148,10 @@ describe("a script file the command runs", () => {
     ["mise TASK, a task of the [tasks] table", "cd tasked && mise quick", "block-git-hook-bypass"],
     ["mise run FILE-TASK, by its #! line", "cd tasked && mise run ship", "block-git-hook-bypass"],
     ["mise exec, which sources [env]'s _.source first", "cd sourcing && mise exec -- true", "block-git-hook-bypass"],
+    ["BASH_ENV=<(…), what the substitution prints", "BASH_ENV=<(echo 'git commit --no-verify -m x') bash -c true", "block-git-hook-bypass"],
+    ["python3 <(…) ARGS, its program what the substitution prints", `python3 <(echo 'import os,sys; os.system(sys.argv[1])') 'git commit --no-verify -m x'`, "block-git-hook-bypass"],
+    ["node <(…)", `node <(echo 'require("child_process").execSync("git commit --no-verify -m x")')`, "block-git-hook-bypass"],
+    ["python3 <(a program's output)", "python3 <(./gen)", "block-git-hook-bypass"],
   ])("%s", async (_name, command, gate) => {
     expect(await refusedBy(command.replaceAll("PROJECT", project))).toContain(gate);
   });
@@ -178,6 +182,7 @@ describe("a script file the command runs", () => {
   it.each([
     ["make test reads only the test recipe", "make test"],
     ["a mise task that only lints", "cd tasked && mise run lint:fix"],
+    ["python3 <(echo …) that starts nothing", "python3 <(echo 'print(1)')"],
     ["mise install, which runs no task", "cd tasked && mise install"],
     ["a task no file here defines", "cd tasked && mise run elsewhere"],
     ["direnv exec where no .envrc is", "direnv exec sub true"],
