@@ -150,8 +150,15 @@ export function runnerScripts(program: string | undefined, argv: readonly string
       else if (arg.startsWith("--pager=")) scripts.push(arg.slice("--pager=".length));
     }
   }
-  // awk hands a process what its program computes: its -v values, operands and input (the files' lines too) may be that command.
-  if (language === "awk" && texts.some((text) => PROCESS_WORDS.test(text))) scripts.push(...data, ...data.slice(0, 16).flatMap((word) => fileText(word)?.split("\n") ?? []));
+  // awk hands a process what its program computes: its -v values, operands (`c=cmd` as its value) and input (the files' lines
+  // too), the environment the line sets (ENVIRON), and each of them after a string of the program (`"git commit " ARGV[1]`).
+  if (language === "awk" && texts.some((text) => PROCESS_WORDS.test(text))) {
+    const values = data.map((word) => /^[A-Za-z_]\w*=/.exec(word) === null ? word : word.slice(word.indexOf("=") + 1));
+    const environ = texts.some((text) => text.includes("ENVIRON")) ? [...env].filter(([name, value]) => process.env[name] !== value).map(([, value]) => value) : [];
+    const given = [...values, ...environ];
+    const strings = texts.flatMap((text) => [...text.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((match) => match[1] as string)).filter((literal) => literal.trim().length > 0).slice(0, 16);
+    scripts.push(...given, ...given.slice(0, 16).flatMap((word) => fileText(word)?.split("\n") ?? []), ...strings.flatMap((literal) => given.slice(0, 16).map((word) => `${literal}${word}`)));
+  }
   return scripts;
 }
 
@@ -217,6 +224,11 @@ function languageTexts(language: string, spec: LanguageSpec, args: readonly stri
       continue;
     }
     if (!arg.startsWith("-") || arg === "-") {
+      // awk reads no option after its program text: the rest are its operands (`awk 'prog' -n`).
+      if (language === "awk" && !programGiven && operands.length === 0) {
+        operands.push(...args.slice(i));
+        break;
+      }
       operands.push(arg);
       continue;
     }

@@ -351,6 +351,10 @@ const REFUSED: [command: string, reason: string][] = [
   ["node '--eval=require(\"child_process\").execSync(process.argv[1])' 'git commit -n'", "git commit -n"],
   ["node -e 'require(\"child_process\").execFileSync(\"git\", [\"commit\", process.argv[1]])' -- -n", "git commit -n"],
   ["printf -- '-n' > flag; python3 -c 'import subprocess; subprocess.run([\"git\", \"commit\", open(\"flag\").read()])'", "git commit -n"],
+  // awk: an operand's assignment, ENVIRON, and a string of the program before what it is given.
+  ["awk 'BEGIN{system(c)}' c='git commit -n'", "git commit -n"],
+  ["X='git commit -n' awk 'BEGIN{system(ENVIRON[\"X\"])}'", "git commit -n"],
+  ["awk 'BEGIN{system(\"git commit \" ARGV[1])}' -n", "git commit -n"],
   // A name no directory the walker can look in holds, under a PATH with a directory built at run time: an unknown binary there.
   ['PATH=$(python3 -c "print(1)"):$PATH g commit -n -m x', "git commit -n"],
   ["export PATH=$(go env GOPATH)/bin:$PATH; gopls version; g commit --no-verify", "git commit --no-verify"],
@@ -464,6 +468,7 @@ const PASSED: string[] = [
   // What the code is given, in place of what it computes, makes an ordinary command.
   `python3 -c 'import sys,subprocess; subprocess.run(["git","commit","-m",sys.stdin.read()])' <<< 'Make grep -n work on Windows'`,
   `python3 -c 'import sys,subprocess; subprocess.run(["rm","-rf",sys.argv[1]])' build`,
+  `awk 'BEGIN{system("wc -l " ARGV[1])}' notes.txt`,
   `python3 -c 'import sys,subprocess; subprocess.run(["git","push","origin",sys.argv[1]])' feature/x`,
   `git diff --name-only | python3 -c 'import sys,subprocess; subprocess.run(["black", *sys.stdin.read().split()])'`,
   "PATH=$(go env GOPATH)/bin:$PATH npm install",
