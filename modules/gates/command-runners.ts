@@ -10,7 +10,7 @@
 // process, for every string literal (as code-reading.ts reads code): a literal that
 // only looks like a refused command is refused too, which costs a rephrasing, never
 // a command run unread.
-import { readCode, shellLine } from "../tools/code-reading.ts";
+import { hasComputed, readCode, shellLine } from "../tools/code-reading.ts";
 import type { CodeLanguage } from "../tools/declaration.ts";
 import path from "node:path";
 import { gitScripts } from "./git-commands.ts";
@@ -412,8 +412,10 @@ export function commandsInText(text: string, nested = false): string[] {
 
 /** Runs of a text's string literals as command lines: a process API given a program and its words one literal each. */
 export function literalRuns(literals: readonly string[]): string[] {
+  // A literal with a computed part (a list read as a line) is read where its command is, filled in (code-hands.ts): not quoted here.
+  const plain = literals.filter((literal) => !hasComputed(literal));
   const runs: string[] = [];
-  for (let k = 0; k < Math.min(literals.length - 1, MAX_LITERAL_STARTS); k++) runs.push(shellLine(literals.slice(k, k + MAX_LITERAL_RUN)));
+  for (let k = 0; k < Math.min(plain.length - 1, MAX_LITERAL_STARTS); k++) runs.push(shellLine(plain.slice(k, k + MAX_LITERAL_RUN)));
   return runs;
 }
 

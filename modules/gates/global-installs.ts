@@ -31,17 +31,26 @@ const SYSTEM_MANAGERS: Readonly<Record<string, readonly string[]>> = {
   port: ["install"],
 };
 
-/** The value of `--name VALUE`, `--name=VALUE` or `-x VALUE` among `args`. */
+/**
+ * The value of `--name VALUE`, `--name=VALUE`, `-x VALUE`, `-xVALUE` or `-yx VALUE` among
+ * `args`: the last one given, which is the one the tool takes.
+ */
 function valueOf(args: readonly string[], ...names: string[]): string | undefined {
+  let value: string | undefined;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
     for (const name of names) {
-      if (arg === name) return args[i + 1];
-      if (name.startsWith("--") && arg.startsWith(`${name}=`)) return arg.slice(name.length + 1);
+      if (arg === name) value = args[i + 1];
+      else if (name.startsWith("--") && arg.startsWith(`${name}=`)) value = arg.slice(name.length + 1);
+      else if (/^-[A-Za-z]$/.test(name) && /^-[A-Za-z]+$/.test(arg) && arg.endsWith(name[1] as string) && arg.length > 2) value = args[i + 1];
+      else if (/^-[A-Za-z]$/.test(name) && arg.startsWith(name) && arg.length > 2 && !/^-[A-Za-z]+$/.test(arg)) value = arg.slice(2);
     }
   }
-  return undefined;
+  return value;
 }
+
+/** Options after which a tool only says what it would do. */
+const NO_CHANGE = new Set(["--help", "-h", "--dry-run", "--dryrun", "--version"]);
 
 /**
  * The install `argv` makes outside the project, when it is one; `env`: the command's
@@ -52,12 +61,14 @@ export function globalInstall(argv: readonly string[], env: ReadonlyMap<string, 
   const program = argv[0] === undefined ? undefined : basename(argv[0]);
   if (program === undefined) return undefined;
   const args = argv.slice(1);
+  if (args.some((arg) => NO_CHANGE.has(arg)) && program !== "npm" && program !== "yarn") return undefined;
   const operands = args.filter((arg) => !arg.startsWith("-"));
   if (JS_MANAGERS.has(program)) {
     const global = args.some((arg) => arg === "-g" || arg === "--global" || arg === "--location=global") || (program === "yarn" && operands[0] === "global");
     const sub = program === "yarn" && operands[0] === "global" ? operands[1] : operands[0];
     // `npm link` with no package links the project into the global prefix, with its bins; `npm link ../lib` links that folder there first.
-    const globalLink = (program === "npm" || program === "pnpm") && (sub === "link" || sub === "ln") && (operands.length === 1 || operands.slice(1).some((operand) => /^[./~]/.test(operand)));
+    // yarn's and bun's `link` with no package register the project globally too.
+    const globalLink = (sub === "link" || sub === "ln") && (operands.length === 1 || ((program === "npm" || program === "pnpm") && operands.slice(1).some((operand) => /^[./~]/.test(operand))));
     if (sub === undefined || !JS_INSTALLS.has(sub) || !(global || globalLink)) return undefined;
     const into = valueOf(args, "--prefix", "--global-dir") ?? env.get("npm_config_prefix") ?? env.get("NPM_CONFIG_PREFIX");
     return { how: `${program} ${sub}${global ? " -g" : ""}`, place: `${program}'s global prefix, whose bin directory is on PATH`, ...(into !== undefined ? { into } : {}) };
@@ -73,16 +84,20 @@ export function globalInstall(argv: readonly string[], env: ReadonlyMap<string, 
     return undefined;
   }
   // `uv pip install --system`: into the system's Python; a --target or --prefix is judged as a write there.
-  if (program === "uv" && operands[0] === "pip" && operands[1] === "install") {
+  if (program === "uv" && operands[0] === "pip" && (operands[1] === "install" || operands[1] === "sync")) {
     const into = valueOf(args, "--target", "--prefix");
-    if (into !== undefined) return { how: "uv pip install --target", place: "the directory it names", into };
-    if (args.includes("--system") || args.includes("--break-system-packages")) return { how: "uv pip install --system", place: "the system's Python" };
+    if (into !== undefined) return { how: `uv pip ${operands[1]} --target`, place: "the directory it names", into };
+    const python = valueOf(args, "--python", "-p");
+    if (args.includes("--system") || args.includes("--break-system-packages") || /^(?:1|true|yes)$/i.test(env.get("UV_SYSTEM_PYTHON") ?? "") || (python !== undefined && python.startsWith("/"))) {
+      return { how: `uv pip ${operands[1]} --system`, place: "the system's Python", ...(python !== undefined && python.startsWith("/") ? { into: python } : {}) };
+    }
     return undefined;
   }
   // conda and its kin install into an environment of their own, outside the project unless `-p` names one in it.
-  if (CONDAS.has(program) && ["install", "update", "upgrade", "create"].includes(operands[0] ?? "")) {
+  const conda = CONDAS.has(program) ? (operands[0] === "env" ? operands[1] : operands[0]) : undefined;
+  if (conda !== undefined && ["install", "update", "upgrade", "create"].includes(conda)) {
     const into = valueOf(args, "-p", "--prefix");
-    return { how: `${program} ${operands[0] as string}`, place: "a conda environment, whose bin directory is on PATH when it is active", ...(into !== undefined ? { into } : {}) };
+    return { how: `${program} ${operands[0] === "env" ? "env " : ""}${conda}`, place: "a conda environment, whose bin directory is on PATH when it is active", ...(into !== undefined ? { into } : {}) };
   }
   // `dotnet tool install -g`: ~/.dotnet/tools; a local tool (the project's manifest) stays in the project.
   if (program === "dotnet" && operands[0] === "tool" && ["install", "update"].includes(operands[1] ?? "")) {
@@ -97,9 +112,12 @@ export function globalInstall(argv: readonly string[], env: ReadonlyMap<string, 
     return { how: `corepack ${operands[0] as string}`, place: "node's bin directory, on PATH", ...(into !== undefined ? { into } : {}) };
   }
   // `cmake --install DIR`: into the prefix the build was configured with (/usr/local unless it was set); `--prefix` names it.
-  if (program === "cmake" && (args.includes("--install") || (args.includes("--build") && valueOf(args, "--target", "-t") === "install"))) {
-    const into = valueOf(args, "--prefix");
-    return { how: "cmake --install", place: "the install prefix the build was configured with (/usr/local unless it was set); name one in the project with --prefix", ...(into !== undefined ? { into } : {}) };
+  // `cmake --install DIR`, `--target install`, `cmake -P cmake_install.cmake`, `ninja install`, `make install` is read through its makefile.
+  const cmakeInstall = program === "cmake" && (args.includes("--install") || (args.includes("--build") && valueOf(args, "--target", "-t") === "install") || /(?:^|\/)cmake_install\.cmake$/.test(valueOf(args, "-P") ?? ""));
+  if (cmakeInstall || (program === "ninja" && operands.includes("install"))) {
+    // DESTDIR stages the whole install under a directory.
+    const into = env.get("DESTDIR") || valueOf(args, "--prefix");
+    return { how: program === "ninja" ? "ninja install" : "cmake --install", place: "the install prefix the build was configured with (/usr/local unless it was set); name one in the project with --prefix or DESTDIR", ...(into ? { into } : {}) };
   }
   if ((program === "pipx" && ["install", "inject", "upgrade", "reinstall"].includes(operands[0] ?? "")) || (program === "uv" && operands[0] === "tool" && ["install", "upgrade"].includes(operands[1] ?? ""))) {
     return { how: `${program} ${operands.slice(0, program === "uv" ? 2 : 1).join(" ")}`, place: "its own tools directory, whose bin directory is on PATH" };

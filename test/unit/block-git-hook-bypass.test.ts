@@ -468,6 +468,7 @@ const PASSED: string[] = [
   // What the code is given, in place of what it computes, makes an ordinary command.
   `python3 -c 'import sys,subprocess; subprocess.run(["git","commit","-m",sys.stdin.read()])' <<< 'Make grep -n work on Windows'`,
   `python3 -c 'import sys,subprocess; subprocess.run(["rm","-rf",sys.argv[1]])' build`,
+  `python3 -c 'import subprocess,sys; subprocess.run(["git","commit","-m",sys.argv[1]])' 'fix -n'`,
   `awk 'BEGIN{system("wc -l " ARGV[1])}' notes.txt`,
   `python3 -c 'import sys,subprocess; subprocess.run(["git","push","origin",sys.argv[1]])' feature/x`,
   `git diff --name-only | python3 -c 'import sys,subprocess; subprocess.run(["black", *sys.stdin.read().split()])'`,
