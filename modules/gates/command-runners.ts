@@ -119,7 +119,7 @@ export function runnerScripts(program: string | undefined, argv: readonly string
   const args = argv.slice(1);
   if (name === "git") return gitScripts(args, env, stdin);
   if (name === "direnv") return direnvScripts(args, fileText);
-  if (name === "mise") return miseScripts(args, fileText);
+  if (name === "mise") return miseScripts(args, fileText, env);
   if (name === "sed" || name === "gsed") return sedScripts(args, stdin, fileText);
   if (name === "screen") return screenScripts(args);
   if (name === "tmux") return tmuxScripts(args, stdin);

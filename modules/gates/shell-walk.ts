@@ -1707,9 +1707,12 @@ function positionalBound(text: string, args: readonly string[] | undefined, numb
     const all = sliced.replace(ALL_ARGS, given.length === 0 ? "" : shellLine(given));
     // `"$1"` is one word; a bare `$1` is split as the shell splits it (`sh -c '$1' _ 'git commit -n'` runs git).
     return numbered
-      ? all.replace(/"?\$\{?([1-9])\}?(?!\d)"?/g, (whole, n: string) => {
+      ? all.replace(/("?)\$\{?([1-9])\}?(?!\d)("?)/g, (_whole, open: string, n: string, close: string) => {
           const value = given[Number(n) - 1] ?? "";
-          return whole.startsWith('"') || whole.endsWith('"') ? shellLine([value]) : shellLine(value.split(/\s+/).filter(Boolean));
+          if (open !== "" && close !== "") return shellLine([value]);
+          // `"$1/x"`: inside a quoted word that goes on, the value as double quotes hold it (the quote stays).
+          if (open !== "" || close !== "") return `${open}${value.replace(/["\\$`]/g, "\\$&")}${close}`;
+          return shellLine(value.split(/\s+/).filter(Boolean));
         })
       : all;
   };

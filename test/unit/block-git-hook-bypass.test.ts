@@ -351,6 +351,8 @@ const REFUSED: [command: string, reason: string][] = [
   ["node '--eval=require(\"child_process\").execSync(process.argv[1])' 'git commit -n'", "git commit -n"],
   ["node -e 'require(\"child_process\").execFileSync(\"git\", [\"commit\", process.argv[1]])' -- -n", "git commit -n"],
   ["printf -- '-n' > flag; python3 -c 'import subprocess; subprocess.run([\"git\", \"commit\", open(\"flag\").read()])'", "git commit -n"],
+  // A positional parameter inside a quoted word that goes on (`"$1/x"`) leaves the quoting of the rest as it was.
+  ['f() { echo "$1/x"; git commit "$2"; }; f a -n', "git commit -n"],
   // awk: an operand's assignment, ENVIRON, and a string of the program before what it is given.
   ["awk 'BEGIN{system(c)}' c='git commit -n'", "git commit -n"],
   ["X='git commit -n' awk 'BEGIN{system(ENVIRON[\"X\"])}'", "git commit -n"],

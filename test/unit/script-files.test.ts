@@ -75,6 +75,44 @@ beforeAll(() => {
   );
   writeFileSync(path.join(project, "tasked", "mise-tasks", "ship"), "#!/bin/bash\ngit commit --no-verify -m ship\n");
   chmodSync(path.join(project, "tasked", "mise-tasks", "ship"), 0o755);
+  // mise's other forms: a header with a comment, dotted keys, file =, a task run by name, an alias, env, default, a template, `[[env]]`.
+  mkdirSync(path.join(project, "mised"));
+  writeFileSync(
+    path.join(project, "mised", "mise.toml"),
+    [
+      "tasks.dotted.run = 'git commit --no-verify -m d'",
+      "[tasks.commented] # why",
+      'description = "safe,run=\'echo ok\'"',
+      'run = "git commit --no-verify -m c"',
+      "[tasks.filed]",
+      'file = "s.sh"',
+      "[tasks.byname]",
+      'run = [{ task = "commented" }]',
+      "[tasks.aliased]",
+      'alias = "al"',
+      'run = "git commit --no-verify -m a"',
+      "[tasks.hooksoff]",
+      'env = { GIT_CONFIG_COUNT = "1", GIT_CONFIG_KEY_0 = "core.hooksPath", GIT_CONFIG_VALUE_0 = "/dev/null" }',
+      'run = "git commit -m x"',
+      "[tasks.default]",
+      'run = "git commit --no-verify -m default"',
+      "[tasks.templated]",
+      "run = \"{{exec(command='git commit --no-verify -m t')}}\"",
+      "[tasks.plain]",
+      'run = "git commit -m x"',
+      "[tasks.cleans]",
+      'run = "rm -rf $MISE_PROJECT_ROOT/target"',
+      "",
+    ].join("\n"),
+  );
+  writeFileSync(path.join(project, "mised", "s.sh"), "git commit --no-verify -m s\n");
+  mkdirSync(path.join(project, "arrayenv"));
+  writeFileSync(path.join(project, "arrayenv", "mise.toml"), '[[env]]\n_.source = "./env.sh"\n');
+  writeFileSync(path.join(project, "arrayenv", "env.sh"), "git commit --no-verify -m env\n");
+  // direnv's library: source_env reads another file.
+  mkdirSync(path.join(project, "envd"));
+  writeFileSync(path.join(project, "envd", ".envrc"), "source_env ./more.sh\n");
+  writeFileSync(path.join(project, "envd", "more.sh"), "git commit --no-verify -m more\n");
   mkdirSync(path.join(project, "sourcing"));
   writeFileSync(path.join(project, "sourcing", ".mise.toml"), '[env]\n_.source = "./env.sh"\n');
   writeFileSync(path.join(project, "sourcing", "env.sh"), "git commit --no-verify -m env\n");
@@ -148,6 +186,20 @@ describe("a script file the command runs", () => {
     ["mise TASK, a task of the [tasks] table", "cd tasked && mise quick", "block-git-hook-bypass"],
     ["mise run FILE-TASK, by its #! line", "cd tasked && mise run ship", "block-git-hook-bypass"],
     ["mise exec, which sources [env]'s _.source first", "cd sourcing && mise exec -- true", "block-git-hook-bypass"],
+    ["mise exec -c CMD", `mise exec -c 'git commit --no-verify -m x'`, "block-git-hook-bypass"],
+    ["mise -C DIR run TASK, its configs found from DIR", `mise -C mised run commented`, "block-git-hook-bypass"],
+    ["mise run's option values are no task names", `cd mised && mise run -j 2 commented`, "block-git-hook-bypass"],
+    ["a dotted task key", `cd mised && mise run dotted`, "block-git-hook-bypass"],
+    ["a task's file", `cd mised && mise run filed`, "block-git-hook-bypass"],
+    ["a task run by name from another's run list", `cd mised && mise run byname`, "block-git-hook-bypass"],
+    ["a task by its alias", `cd mised && mise run al`, "block-git-hook-bypass"],
+    ["a task's env", `cd mised && mise run hooksoff`, "block-git-hook-bypass"],
+    ["mise run with no task: the default task", `cd mised && mise run`, "block-git-hook-bypass"],
+    ["a template that runs a command", `cd mised && mise run templated`, "block-git-hook-bypass"],
+    ["the words after a task name, given to it", `cd mised && mise run plain -- --no-verify`, "block-git-hook-bypass"],
+    ["[[env]]'s _.source", `cd arrayenv && mise exec -- true`, "block-git-hook-bypass"],
+    ["direnv's source_env", `direnv exec envd true`, "block-git-hook-bypass"],
+    ["direnv export runs the .envrc", `cd envd && direnv export bash`, "block-git-hook-bypass"],
     ["BASH_ENV=<(…), what the substitution prints", "BASH_ENV=<(echo 'git commit --no-verify -m x') bash -c true", "block-git-hook-bypass"],
     ["python3 <(…) ARGS, its program what the substitution prints", `python3 <(echo 'import os,sys; os.system(sys.argv[1])') 'git commit --no-verify -m x'`, "block-git-hook-bypass"],
     ["node <(…)", `node <(echo 'require("child_process").execSync("git commit --no-verify -m x")')`, "block-git-hook-bypass"],
@@ -182,6 +234,7 @@ describe("a script file the command runs", () => {
   it.each([
     ["make test reads only the test recipe", "make test"],
     ["a mise task that only lints", "cd tasked && mise run lint:fix"],
+    ["a mise task that cleans its project's target", "cd mised && mise run cleans"],
     ["python3 <(echo …) that starts nothing", "python3 <(echo 'print(1)')"],
     ["mise install, which runs no task", "cd tasked && mise install"],
     ["a task no file here defines", "cd tasked && mise run elsewhere"],
