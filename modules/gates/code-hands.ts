@@ -113,3 +113,48 @@ const fill = (line: string, word: string, text: string): string =>
     .split(COMPUTED_TEXT)
     .join(text)
     .replace(/\$_(?!\w)/g, () => text);
+
+/** Modules code imports from beside it, at most: each is read once, not the modules it imports in turn. */
+const MAX_IMPORTED = 8;
+const MAX_IMPORTED_BYTES = 64 * 1024;
+const PY_IMPORT = /^[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import\b|import[ \t]+([\w.]+(?:[ \t]+as[ \t]+\w+)?(?:[ \t]*,[ \t]*[\w.]+(?:[ \t]+as[ \t]+\w+)?)*))/gm;
+const JS_IMPORT = /\brequire\(\s*["'`](\.{1,2}\/[^"'`]+)["'`]\s*\)|\bimport\s*(?:[^"'`;]*?\bfrom\s*)?["'`](\.{1,2}\/[^"'`]+)["'`]|\bimport\(\s*["'`](\.{1,2}\/[^"'`]+)["'`]/g;
+
+/**
+ * The project's own modules code imports (`import mod`, `from pkg import x`,
+ * `require("./x")`): Python finds one beside the code before the library's, so an agent's
+ * `mod.py` runs as part of `python3 -c 'import mod'`. Read as that code's files are.
+ */
+export function importedCode(code: readonly RunCode[], textAt: (word: string) => string | undefined): RunCode[] {
+  const found: RunCode[] = [];
+  const seen = new Set<string>();
+  const take = (candidates: readonly string[], language: CodeLanguage): void => {
+    for (const candidate of candidates) {
+      if (seen.has(candidate) || found.length >= MAX_IMPORTED) return;
+      const text = textAt(candidate);
+      if (text === undefined) continue;
+      seen.add(candidate);
+      // Larger code runs unread, as a code file that large does (shell-walk.ts MAX_CODE_FILE).
+      if (text.length > MAX_IMPORTED_BYTES) return;
+      found.push({ code: text, language, fromFile: true });
+      return;
+    }
+  };
+  for (const c of code) {
+    if (c.language === "python") {
+      for (const match of c.code.matchAll(PY_IMPORT)) {
+        const names = (match[1] ?? match[2] ?? "").split(",").map((name) => name.trim().split(/\s+/)[0] ?? "");
+        for (const name of names.filter((n) => n.length > 0)) {
+          const base = name.replace(/\./g, "/");
+          take([`${base}.py`, `${base}/__init__.py`], "python");
+        }
+      }
+    } else if (c.language === "javascript") {
+      for (const match of c.code.matchAll(JS_IMPORT)) {
+        const word = (match[1] ?? match[2] ?? match[3]) as string;
+        take([word, `${word}.js`, `${word}.mjs`, `${word}.cjs`, `${word}.ts`, `${word}/index.js`], "javascript");
+      }
+    }
+  }
+  return found;
+}

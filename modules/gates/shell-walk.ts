@@ -6,7 +6,7 @@
 // every shell gate, so a wrapper the git gate sees through, every gate sees through.
 import { callKind, codeOf, shellCommandOf, shellEnvOf } from "../tools/declaration.ts";
 import { readCode, shellLine, type CodeReading } from "../tools/code-reading.ts";
-import { codeHands, MAX_GIVEN, type RunCode } from "./code-hands.ts";
+import { codeHands, importedCode, MAX_GIVEN, type RunCode } from "./code-hands.ts";
 import os from "node:os";
 import path from "node:path";
 import type { CodeLanguage } from "../tools/declaration.ts";
@@ -321,7 +321,9 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       const stdin = [...expandedCommand.stdin, ...redirectedIn, ...(fromPipe === undefined ? [] : [fromPipe])];
       const fromFile = scriptFiles(program, argv, inner, written, stdin, env, (word) => substitutionText(word, printer));
       if (fromFile.refusal !== undefined) return fromFile.refusal;
-      const code = [...inlineCodeOf(program, argv), ...fromFile.code];
+      const ownCode = [...inlineCodeOf(program, argv), ...fromFile.code];
+      // The project's modules the code imports run as part of it.
+      const code = ownCode.length === 0 ? ownCode : [...ownCode, ...importedCode(ownCode, textAt)];
       // `perl -ne 'system $_' f`, inline code that starts processes: the lines of the files it reads may be what it runs.
       const dataLines = code.some((c) => c.fromFile !== true && readCode(c.code, c.language).startsProcesses)
         ? argv.slice(1).filter((word) => !word.startsWith("-") && !code.some((c) => c.code === word)).slice(0, 16).flatMap((word) => textAt(word)?.split("\n") ?? [])

@@ -113,6 +113,9 @@ beforeAll(() => {
   mkdirSync(path.join(project, "envd"));
   writeFileSync(path.join(project, "envd", ".envrc"), "source_env ./more.sh\n");
   writeFileSync(path.join(project, "envd", "more.sh"), "git commit --no-verify -m more\n");
+  // The project's modules inline code imports.
+  writeFileSync(path.join(project, "evilmod.py"), 'import os\nos.system("git commit --no-verify -m m")\n');
+  writeFileSync(path.join(project, "evil.js"), 'require("child_process").execSync("git commit --no-verify -m j")\n');
   mkdirSync(path.join(project, "sourcing"));
   writeFileSync(path.join(project, "sourcing", ".mise.toml"), '[env]\n_.source = "./env.sh"\n');
   writeFileSync(path.join(project, "sourcing", "env.sh"), "git commit --no-verify -m env\n");
@@ -200,6 +203,9 @@ describe("a script file the command runs", () => {
     ["[[env]]'s _.source", `cd arrayenv && mise exec -- true`, "block-git-hook-bypass"],
     ["direnv's source_env", `direnv exec envd true`, "block-git-hook-bypass"],
     ["direnv export runs the .envrc", `cd envd && direnv export bash`, "block-git-hook-bypass"],
+    ["a module of the project that python3 -c imports", "python3 -c 'import evilmod'", "block-git-hook-bypass"],
+    ["a module of the project that python3 -c imports from", "python3 -c 'from evilmod import x'", "block-git-hook-bypass"],
+    ["a file node -e requires", `node -e 'require("./evil")'`, "block-git-hook-bypass"],
     ["BASH_ENV=<(…), what the substitution prints", "BASH_ENV=<(echo 'git commit --no-verify -m x') bash -c true", "block-git-hook-bypass"],
     ["python3 <(…) ARGS, its program what the substitution prints", `python3 <(echo 'import os,sys; os.system(sys.argv[1])') 'git commit --no-verify -m x'`, "block-git-hook-bypass"],
     ["node <(…)", `node <(echo 'require("child_process").execSync("git commit --no-verify -m x")')`, "block-git-hook-bypass"],
@@ -235,6 +241,7 @@ describe("a script file the command runs", () => {
     ["make test reads only the test recipe", "make test"],
     ["a mise task that only lints", "cd tasked && mise run lint:fix"],
     ["a mise task that cleans its project's target", "cd mised && mise run cleans"],
+    ["python3 -c importing the library's modules", "python3 -c 'import os, json; print(1)'"],
     ["python3 <(echo …) that starts nothing", "python3 <(echo 'print(1)')"],
     ["mise install, which runs no task", "cd tasked && mise install"],
     ["a task no file here defines", "cd tasked && mise run elsewhere"],
