@@ -2207,6 +2207,20 @@ const INTERPRETERS: Readonly<Record<string, { flags: readonly string[]; language
   pypy3: { flags: ["-c"], language: "python" },
   tsx: { flags: ["-e", "--eval", "-p", "--print"], language: "javascript" },
   "ts-node": { flags: ["-e", "--eval", "-p", "--print"], language: "javascript" },
+  ipython: { flags: ["-c"], language: "python" },
+  ipython3: { flags: ["-c"], language: "python" },
+  qjs: { flags: ["-e", "--eval"], language: "javascript" },
+  gjs: { flags: ["-c", "--command"], language: "javascript" },
+  guile: { flags: ["-c"], language: "unknown" },
+  racket: { flags: ["-e", "--eval"], language: "unknown" },
+  elixir: { flags: ["-e", "--eval"], language: "unknown" },
+  erl: { flags: ["-eval"], language: "unknown" },
+  sbcl: { flags: ["--eval"], language: "unknown" },
+  clojure: { flags: ["-e", "--eval"], language: "unknown" },
+  bb: { flags: ["-e", "--eval"], language: "unknown" },
+  groovy: { flags: ["-e"], language: "unknown" },
+  csi: { flags: ["-e", "-eval"], language: "unknown" },
+  swipl: { flags: ["-g"], language: "unknown" },
 };
 
 /** The code an interpreter is given on its command line (`python3 -c …`, `node -e …`, `perl -pie …`, `node --eval=…`). */

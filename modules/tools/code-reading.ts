@@ -105,6 +105,9 @@ const PROCESS_SINKS = new Set([
   "posix_spawnp",
   // Deno
   "Command",
+  // Elixir's System.shell, Erlang's os:cmd, Clojure's sh
+  "shell",
+  "cmd",
   // Ruby's Open3
   "capture2",
   "capture2e",
@@ -507,6 +510,7 @@ function commandsOfCall(name: string, args: Argument[], interpolates: boolean): 
   const whole = line(first);
   if (whole === undefined) return [COMPUTED_TEXT];
   if (second?.argsList) return [wordsLine([first.str as string, ...second.argsList])];
+  if (second?.list) return [wordsLine([first.str as string, ...second.list])];
   // A program and its words: `spawn("git", ["commit", x])`, `execFile("git", args)`, Perl's `system("git", "commit", $x)`.
   if (second !== undefined && second.options !== true && PROGRAM_AND_WORDS.has(last)) {
     const rest = args.slice(1).flatMap((arg) => wordsOf(arg) ?? (arg.str !== undefined ? [arg.str] : []));

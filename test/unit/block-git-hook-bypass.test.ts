@@ -353,6 +353,13 @@ const REFUSED: [command: string, reason: string][] = [
   ["printf -- '-n' > flag; python3 -c 'import subprocess; subprocess.run([\"git\", \"commit\", open(\"flag\").read()])'", "git commit -n"],
   // A positional parameter inside a quoted word that goes on (`"$1/x"`) leaves the quoting of the rest as it was.
   ['f() { echo "$1/x"; git commit "$2"; }; f a -n', "git commit -n"],
+  // Other interpreters' inline code.
+  ["guile -c '(system \"git commit -n\")'", "git commit -n"],
+  ["racket -e '(system \"git commit -n\")'", "git commit -n"],
+  ["elixir -e 'System.shell(\"git commit -n\")'", "git commit -n"],
+  ["elixir -e 'System.cmd(\"git\", [\"commit\", \"-n\"])'", "git commit -n"],
+  ["erl -noshell -eval 'os:cmd(\"git commit -n\").'", "git commit -n"],
+  ["ipython -c 'import os; os.system(\"git commit -n\")'", "git commit -n"],
   // awk: an operand's assignment, ENVIRON, and a string of the program before what it is given.
   ["awk 'BEGIN{system(c)}' c='git commit -n'", "git commit -n"],
   ["X='git commit -n' awk 'BEGIN{system(ENVIRON[\"X\"])}'", "git commit -n"],
@@ -470,6 +477,7 @@ const PASSED: string[] = [
   // What the code is given, in place of what it computes, makes an ordinary command.
   `python3 -c 'import sys,subprocess; subprocess.run(["git","commit","-m",sys.stdin.read()])' <<< 'Make grep -n work on Windows'`,
   `python3 -c 'import sys,subprocess; subprocess.run(["rm","-rf",sys.argv[1]])' build`,
+  `python3 -c 'import json; d = {"cmd": 1}; print(d["cmd"])'`,
   `python3 -c 'import subprocess,sys; subprocess.run(["git","commit","-m",sys.argv[1]])' 'fix -n'`,
   `awk 'BEGIN{system("wc -l " ARGV[1])}' notes.txt`,
   `python3 -c 'import sys,subprocess; subprocess.run(["git","push","origin",sys.argv[1]])' feature/x`,
