@@ -22,6 +22,8 @@ export interface RunCode {
 
 /** Words given to code, at most: more are read as one line, never one by one. */
 export const MAX_GIVEN = 64;
+/** The code's own literals a computed part is filled with, at most. */
+const MAX_OWN_LITERALS = 32;
 /** Files the code names whose text it may run, at most. */
 const MAX_NAMED_FILES = 8;
 
@@ -86,17 +88,28 @@ export function codeHands(given: {
         .flatMap((literal) => textAt(literal) ?? [])
         .slice(0, MAX_NAMED_FILES)
     : [];
-  const texts = [...words, ...(words.length > 1 ? [words.join(" ")] : []), ...fed, ...envValues, ...named];
+  // The code's own literals too: a value it assigns and uses later (`x = "-n"; os.system("git commit " + x)`).
+  const own = readings.flatMap((reading) => reading.literals).filter((literal) => !hasComputed(literal) && literal.length > 0 && literal.length <= 4096).slice(0, MAX_OWN_LITERALS);
+  const texts = [...new Set([...words, ...(words.length > 1 ? [words.join(" "), words.join("")] : []), ...fed, ...envValues, ...named, ...own])];
   // A computed word is one of them as one word, or several: the given words spread (`*sys.argv[1:]`), the fed text split.
   const spreads: [words: string, text: string][] = [
     ...(words.length > 1 ? [[shellLine(words), words.join(" ")] as [string, string]] : []),
     ...(splits ? fed.map((text): [string, string] => [shellLine(text.split(/\s+/).filter((word) => word.length > 0)), text]) : []),
+    // The code's own lists, spread (`a = ["commit", "-n"]; run(["git"] + a)`).
+    ...readings.flatMap((reading) => reading.lists.filter((line) => !hasComputed(line))).slice(0, MAX_OWN_LITERALS).map((line): [string, string] => [line, line]),
   ];
   const variants: [words: string, text: string][] = [...texts.map((text): [string, string] => [shellLine([text]), text]), ...spreads];
   const filled = (lines: readonly string[]): string[] =>
     variants.length === 0 ? [...lines] : lines.flatMap((line) => (hasComputed(line) ? [...new Set(variants.map(([word, text]) => fill(line, word, text)))] : [line]));
-  // Text run as code of the code's own language: read as that code.
-  const asCodeLines = asCode ? code.flatMap((c) => texts.flatMap((text) => { const reading = readCode(text, c.language); return [...reading.commands, ...(reading.startsProcesses ? reading.literals : [])]; })) : [];
+  // Text run as code of the code's own language (given, or its own literals: `exec("import os; …")`): read as that code.
+  const asCodeLines = asCode
+    ? code.flatMap((c) =>
+        texts.flatMap((text) => {
+          const reading = readCode(text, c.language);
+          return [...reading.commands, ...(reading.startsProcesses ? reading.literals : [])];
+        }),
+      )
+    : [];
   return {
     lines: [...(computing ? texts : []), ...filled(asCodeLines)],
     filled,

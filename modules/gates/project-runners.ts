@@ -33,6 +33,9 @@ const DIRENV_STDLIB = [
   'path_add() { export PATH="$PWD/$2:$PATH"; }',
   'dotenv() { cat "${1:-.env}"; }',
   'dotenv_if_exists() { cat "${1:-.env}"; }',
+  // A script fetched and sourced: a download run.
+  'source_url() { curl -fsSL "$1" | bash; }',
+  'fetchurl() { curl -fsSL "$1"; }',
 ].join("\n");
 
 /**
@@ -135,10 +138,11 @@ export function miseScripts(args: readonly string[], fileText: FileText, env: Re
   const scripts: string[] = [];
   const sub = operands[0];
   // The environment's scripts run before whatever loads it: a task, `exec`, `env`, a shell.
-  const sources = configs.flatMap(({ text, root }) => [...stringsOf(tableKey(text, "env", "_.source")), ...stringsOf(tableKey(text, "env._", "source"))].map((file) => shellLine(["source", file.startsWith("/") ? file : `${root}/${file}`])));
+  const sourced = (value: string | undefined): string[] => (value?.trimStart().startsWith("{") ? stringsOf(keyValue(value.trimStart().slice(1), "path")) : stringsOf(value));
+  const sources = configs.flatMap(({ text, root }) => [...sourced(tableKey(text, "env", "_.source")), ...sourced(tableKey(text, "env._", "source"))].map((file) => shellLine(["source", file.startsWith("/") ? file : `${root}/${file}`])));
   const envPrefix = configs.map(({ text, root }) => envAssignments(text, root)).join("");
   if (sub !== undefined && sub !== "trust" && sub !== "help" && sub !== "version") scripts.push(...sources);
-  if (sub !== undefined && MISE_INSTALLS.has(sub)) scripts.push(...configs.flatMap(({ text }) => ["preinstall", "postinstall"].flatMap((hook) => stringsOf(tableKey(text, "hooks", hook)))).map(templated));
+  if (sub !== undefined && MISE_INSTALLS.has(sub)) scripts.push(...configs.flatMap(({ text }) => ["preinstall", "postinstall"].flatMap((hook) => stringsOf(tableKey(text, "hooks", hook)))).map((line) => templated(line)));
   // `mise exec -c CMD`, `mise exec -- cmd`: in the project's environment.
   if (sub === "exec" || sub === "x") {
     const command = option("-c", "--command");
@@ -169,7 +173,8 @@ export function miseScripts(args: readonly string[], fileText: FileText, env: Re
     for (const { defined, root } of found) {
       const prefix = `MISE_PROJECT_ROOT=${shellLine([root])}; MISE_CONFIG_ROOT=${shellLine([root])}; cd ${shellLine([root])}; ${envPrefix}${defined.env}`;
       defined.depends.forEach((name) => read(name, []));
-      scripts.push(...defined.run.map((line) => `${prefix}${templated(line)}${words.length > 0 ? ` ${shellLine(words)}` : ""}`));
+      const vars = new Map(configs.flatMap(({ text }) => [...varsOf(text)]));
+      scripts.push(...defined.run.map((line) => `${prefix}${shebangRun(templated(line, vars))}${words.length > 0 ? ` ${shellLine(words)}` : ""}`));
     }
     if (found.length > 0) return;
     // A file task: run as the file its `#!` line names.
@@ -189,13 +194,38 @@ export function miseScripts(args: readonly string[], fileText: FileText, env: Re
  * A template's text as a command line: `{{exec(command='…')}}` is a command mise runs
  * when it reads the template (put first); every other `{{…}}` is a value built at run time.
  */
-function templated(line: string): string {
+function templated(line: string, vars: ReadonlyMap<string, string> = new Map()): string {
   const runs: string[] = [];
   const text = line.replace(/\{\{-?([\s\S]*?)-?\}\}/g, (_whole, inner: string) => {
     for (const match of inner.matchAll(/\bexec\s*\(\s*command\s*=\s*(["'])((?:(?!\1)[\s\S])*)\1/g)) runs.push(match[2] as string);
+    // `{{vars.flag}}`: the config's `[vars]` value; `{{env.X}}`: the variable.
+    const named = /^\s*vars\.(\w+)\s*$/.exec(inner);
+    if (named !== null && vars.has(named[1] as string)) return vars.get(named[1] as string) as string;
+    const variable = /^\s*env\.(\w+)\s*$/.exec(inner);
+    if (variable !== null) return `\${${variable[1]}}`;
     return "${MISE_TEMPLATE}";
   });
   return [...runs, text].join("\n");
+}
+
+/** A config's `[vars]`: the values `{{vars.NAME}}` stands for. */
+function varsOf(text: string): Map<string, string> {
+  const vars = new Map<string, string>();
+  for (const line of (tableBody(text, "vars") ?? "").split("\n")) {
+    const match = /^\s*([A-Za-z_]\w*)\s*=\s*(.*)$/.exec(line);
+    const value = match === null ? undefined : stringsOf(match[2])[0];
+    if (match !== null && value !== undefined) vars.set(match[1] as string, value);
+  }
+  return vars;
+}
+
+/** A `run` script that starts with `#!`: run by that interpreter, as inline code (`python3 -c '…'`); others by the shell. */
+function shebangRun(line: string): string {
+  const bang = /^#!\s*(?:\/usr\/bin\/env\s+(?:-S\s+)?)?(\S+)[^\n]*\n([\s\S]*)$/.exec(line);
+  if (bang === null) return line;
+  const program = (bang[1] as string).split("/").at(-1) ?? "";
+  const flag = /^python|^pypy/.test(program) ? "-c" : /^(?:node|bun|deno|perl|ruby|lua)/.test(program) ? "-e" : /^(?:ba|z|da|k)?sh$/.test(program) ? "-c" : undefined;
+  return flag === undefined ? line : shellLine([program, flag, bang[2] as string]);
 }
 
 /** `[env]`'s plain values and `_.path` as assignments before a command: `K='v'; export PATH=…; `. */

@@ -1583,11 +1583,13 @@ function callBody(body: string, args: readonly string[]): string {
 /**
  * Tools that print shell setup for the person's own shell (`eval "$(pyenv init -)"`,
  * `source <(kubectl completion bash)`, `eval "$(ssh-agent -s)"`): their output is theirs,
- * not text the agent wrote, and running it is what they are for. Not direnv's or mise's
- * `export`/`env`: they print what a project file the agent can write says (`.envrc`).
+ * not text the agent wrote, and running it is what they are for. `direnv hook` only defines
+ * the prompt hook (no prompt runs in a tool call). Not direnv's or mise's `export`/`env`, nor
+ * `mise activate`, which loads the project's environment at once: they run and print what
+ * a project file the agent can write says (`.envrc`, `mise.toml`).
  */
 const SHELL_SETUP: Readonly<Record<string, RegExp>> = {
-  pyenv: /^(?:init|virtualenv-init|sh-\w+)$/, rbenv: /^init$/, nodenv: /^init$/, goenv: /^init$/, jenv: /^init$/, plenv: /^init$/, phpenv: /^init$/, swiftenv: /^init$/,
+  pyenv: /^(?:init|virtualenv-init|sh-\w+)$/, direnv: /^hook$/, rbenv: /^init$/, nodenv: /^init$/, goenv: /^init$/, jenv: /^init$/, plenv: /^init$/, phpenv: /^init$/, swiftenv: /^init$/,
   "ssh-agent": /^-[sck]$/, brew: /^shellenv$/, starship: /^init$/, zoxide: /^init$/, fnm: /^env$/,
   conda: /^shell\.\w+$/, micromamba: /^shell$/, opam: /^env$/, luarocks: /^path$/, dircolors: /./, keychain: /^--eval$/, thefuck: /^--alias$/, atuin: /^init$/, mcfly: /^init$/,
   kubectl: /^completion$/, helm: /^completion$/, gh: /^completion$/, npm: /^completion$/, pnpm: /^completion$/, rustup: /^completions?$/, poetry: /^completions?$/, pip: /^completion$/,

@@ -27,6 +27,8 @@ export interface CodeReading {
   runsComputed: boolean;
   /** Every string literal, and every list of string literals as one command line. */
   literals: string[];
+  /** The lists among them (`["commit", "-n"]` as `commit -n`): words a list that goes on with one may be spread into. */
+  lists: string[];
   /** Symbolic links the code makes through calls whose paths are literals: the link, and what it names (both as spelled). */
   links: { link: string; target: string }[];
 }
@@ -105,6 +107,9 @@ const PROCESS_SINKS = new Set([
   "posix_spawnp",
   // Deno
   "Command",
+  // Perl's IPC::Open2 and IPC::Open3
+  "open2",
+  "open3",
   // Elixir's System.shell, Erlang's os:cmd, Clojure's sh
   "shell",
   "cmd",
@@ -153,6 +158,14 @@ const WRITE_FIRST = new Set([
   "IO.binwrite",
   "File.delete",
   "File.unlink",
+  // Trees and directories removed: Python's shutil, Node's, Perl's File::Path, Ruby's FileUtils
+  "rmtree",
+  "rmdir",
+  "rmdirSync",
+  "removedirs",
+  "remove_tree",
+  "rm_rf",
+  "rm_r",
 ]);
 
 /** Calls that open a file in a mode given as a literal: Python's and PHP's, Node's fs, Ruby's File, Lua's io, Perl's `open(F, ">f")`. */
@@ -250,7 +263,16 @@ class Lexer {
         this.i += 2;
         if (raw) text += "\\" + next;
         else if (next === "\n") continue;
-        else text += JS_ESCAPES[next] ?? next;
+        else {
+          // `\x6e`, `\u006e`, `\U0000006e`, `\u{6e}`, `\156`: the character they name.
+          const coded = /^x([0-9a-fA-F]{2})|^u\{([0-9a-fA-F]{1,6})\}|^u([0-9a-fA-F]{4})|^U([0-9a-fA-F]{8})|^([0-7]{1,3})/.exec(src.slice(this.i - 1, this.i + 10));
+          if (coded !== null) {
+            const hex = coded[1] ?? coded[2] ?? coded[3] ?? coded[4];
+            const point = hex !== undefined ? Number.parseInt(hex, 16) : Number.parseInt(coded[5] as string, 8);
+            text += point <= 0x10ffff ? String.fromCodePoint(point) : "";
+            this.i += coded[0].length - 1;
+          } else text += JS_ESCAPES[next] ?? next;
+        }
         continue;
       }
       text += ch;
@@ -585,6 +607,7 @@ function readCodeOnce(code: string, language: CodeLanguage): CodeReading {
   const commands: string[] = [];
   const writes: CodeWrite[] = [];
   const literals: string[] = [];
+  const lists: string[] = [];
   const links: { link: string; target: string }[] = [];
   let startsProcesses = false;
   let runsComputed = false;
@@ -614,7 +637,10 @@ function readCodeOnce(code: string, language: CodeLanguage): CodeReading {
       // Perl's and Ruby's `system "git commit $x"`: the string is the command line.
       const bare = tokens[j + 1];
       if (token.type === "id" && BARE_SINKS.has(token.value) && (bare?.type === "str" || bare?.type === "tmpl")) {
-        const lines = commandsOfCall(token.value, [argumentOf([bare], true)], language === "unknown");
+        // Its argument runs to the end of the statement: `system "git commit -" . shift`.
+        let end = j + 1;
+        while (end < tokens.length && !(tokens[end]?.type === "punct" && (tokens[end]?.value === ";" || tokens[end]?.value === "}"))) end++;
+        const lines = commandsOfCall(token.value, [argumentOf(tokens.slice(j + 1, end), true, language === "unknown")], language === "unknown");
         if (lines.some(runsComputedLine)) runsComputed = true;
         commands.push(...lines.map(ran));
       }
@@ -638,7 +664,10 @@ function readCodeOnce(code: string, language: CodeLanguage): CodeReading {
     }
     if (token.type === "punct" && token.value === "[") {
       const list = readList(tokens, j);
-      if (list && list.items.length > 0) literals.push(wordsLine(list.items));
+      if (list && list.items.length > 0) {
+        literals.push(wordsLine(list.items));
+        lists.push(wordsLine(list.items));
+      }
       continue;
     }
     if (token.type !== "id" || tokens[j + 1]?.value !== "(") continue;
@@ -712,7 +741,7 @@ function readCodeOnce(code: string, language: CodeLanguage): CodeReading {
       }
     }
   }
-  return { commands, writes, startsProcesses, runsComputed, literals, links };
+  return { commands, writes, startsProcesses, runsComputed, literals, lists, links };
 }
 
 /**

@@ -353,6 +353,18 @@ const REFUSED: [command: string, reason: string][] = [
   ["printf -- '-n' > flag; python3 -c 'import subprocess; subprocess.run([\"git\", \"commit\", open(\"flag\").read()])'", "git commit -n"],
   // A positional parameter inside a quoted word that goes on (`"$1/x"`) leaves the quoting of the rest as it was.
   ['f() { echo "$1/x"; git commit "$2"; }; f a -n', "git commit -n"],
+  // The code's own values, escapes and joins fill what it computes; code it runs as code; Perl's open3.
+  ["python3 -c 'import os; x=\"-n\"; os.system(\"git commit \" + x)'", "git commit -n"],
+  ["python3 -c 'import subprocess; a=[\"commit\",\"-n\"]; subprocess.run([\"git\"]+a)'", "git commit -n"],
+  ["node -e 'const f=\"-n\"; require(\"child_process\").execSync(\"git commit \" + f)'", "git commit -n"],
+  ["perl -e 'my $f=\"-n\"; system(\"git commit $f\")'", "git commit -n"],
+  ["python3 -c 'import os; os.system(\"git commit -\\x6e\")'", "git commit -n"],
+  ["node -e 'require(\"child_process\").execSync(\"git commit -\\u006e\")'", "git commit -n"],
+  ["perl -e 'system(\"git commit -\\156\")'", "git commit -n"],
+  ["python3 -c 'import os,sys; os.system(\"git commit \" + sys.argv[1] + sys.argv[2])' - n", "git commit -n"],
+  ["perl -e 'system \"git commit -\" . shift' n", "git commit -n"],
+  ["python3 -c 'exec(\"import os; os.system(\\\"git commit -n\\\")\")'", "git commit -n"],
+  ["perl -e 'use IPC::Open3; open3(my $i, my $o, undef, \"git commit -n\")'", "git commit -n"],
   // Other interpreters' inline code.
   ["guile -c '(system \"git commit -n\")'", "git commit -n"],
   ["racket -e '(system \"git commit -n\")'", "git commit -n"],
@@ -478,6 +490,8 @@ const PASSED: string[] = [
   `python3 -c 'import sys,subprocess; subprocess.run(["git","commit","-m",sys.stdin.read()])' <<< 'Make grep -n work on Windows'`,
   `python3 -c 'import sys,subprocess; subprocess.run(["rm","-rf",sys.argv[1]])' build`,
   `python3 -c 'import json; d = {"cmd": 1}; print(d["cmd"])'`,
+  `python3 -c 'import subprocess; m="fix -n"; subprocess.run(["git","commit","-m",m])'`,
+  'eval "$(direnv hook bash)"',
   `python3 -c 'import subprocess,sys; subprocess.run(["git","commit","-m",sys.argv[1]])' 'fix -n'`,
   `awk 'BEGIN{system("wc -l " ARGV[1])}' notes.txt`,
   `python3 -c 'import sys,subprocess; subprocess.run(["git","push","origin",sys.argv[1]])' feature/x`,

