@@ -7,7 +7,7 @@
 // (`os.system(line)`, Perl's `system $_`) runs them as command lines themselves.
 import type { CodeLanguage } from "../tools/declaration.ts";
 import { COMPUTED_TEXT, COMPUTED_WORD, hasComputed, readCode, shellLine } from "../tools/code-reading.ts";
-import { basename } from "./shell-words.ts";
+import { basename, isDynamic } from "./shell-words.ts";
 
 /**
  * Code a command runs. A file's code (`fromFile`) is read for what it hands a process
@@ -127,7 +127,7 @@ const fill = (line: string, word: string, text: string): string =>
     .join(text)
     .replace(/\$_(?!\w)/g, () => text);
 
-/** Modules code imports from beside it, at most: each is read once, not the modules it imports in turn. */
+/** Modules code imports from beside it (and PYTHONPATH), at most, those modules' own imports included: each is read once. */
 const MAX_IMPORTED = 8;
 const MAX_IMPORTED_BYTES = 64 * 1024;
 const PY_IMPORT = /^[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import\b|import[ \t]+([\w.]+(?:[ \t]+as[ \t]+\w+)?(?:[ \t]*,[ \t]*[\w.]+(?:[ \t]+as[ \t]+\w+)?)*))/gm;
@@ -138,7 +138,8 @@ const JS_IMPORT = /\brequire\(\s*["'`](\.{1,2}\/[^"'`]+)["'`]\s*\)|\bimport\s*(?
  * `require("./x")`): Python finds one beside the code before the library's, so an agent's
  * `mod.py` runs as part of `python3 -c 'import mod'`. Read as that code's files are.
  */
-export function importedCode(code: readonly RunCode[], textAt: (word: string) => string | undefined): RunCode[] {
+export function importedCode(code: readonly RunCode[], textAt: (word: string) => string | undefined, env: ReadonlyMap<string, string> = new Map()): RunCode[] {
+  const pythonPath = ["", ...(env.get("PYTHONPATH") ?? "").split(":").filter((dir) => dir.length > 0 && !isDynamic(dir)).map((dir) => `${dir}/`)];
   const found: RunCode[] = [];
   const seen = new Set<string>();
   const take = (candidates: readonly string[], language: CodeLanguage): void => {
@@ -153,13 +154,17 @@ export function importedCode(code: readonly RunCode[], textAt: (word: string) =>
       return;
     }
   };
-  for (const c of code) {
+  // The modules found import in turn: read breadth first, within the bound.
+  const queue = [...code];
+  for (let at = 0; at < queue.length; at++) {
+    const c = queue[at] as RunCode;
+    const before = found.length;
     if (c.language === "python") {
       for (const match of c.code.matchAll(PY_IMPORT)) {
         const names = (match[1] ?? match[2] ?? "").split(",").map((name) => name.trim().split(/\s+/)[0] ?? "");
         for (const name of names.filter((n) => n.length > 0)) {
           const base = name.replace(/\./g, "/");
-          take([`${base}.py`, `${base}/__init__.py`], "python");
+          take(pythonPath.flatMap((dir) => [`${dir}${base}.py`, `${dir}${base}/__init__.py`]), "python");
         }
       }
     } else if (c.language === "javascript") {
@@ -168,6 +173,7 @@ export function importedCode(code: readonly RunCode[], textAt: (word: string) =>
         take([word, `${word}.js`, `${word}.mjs`, `${word}.cjs`, `${word}.ts`, `${word}/index.js`], "javascript");
       }
     }
+    queue.push(...found.slice(before));
   }
   return found;
 }

@@ -24,7 +24,7 @@ import { lstatOf, namesIn, realpathOf, statOf } from "../system/disk-moment.ts";
 import { MAX_SCRIPT, packageScripts, readScriptFile, shebang, type ScriptFile } from "./script-files.ts";
 import { gitAliases, normalizeKey, type GitConfigEntry } from "./git-config.ts";
 import { globMatches, isInside, isLink, nameGlob, projectRoot, projectRootIn, realPath, resolvedPath, textPattern, throughLinks } from "./paths.ts";
-import { basename, parseShell, type ShellCommand } from "./shell-words.ts";
+import { basename, isDynamic, parseShell, type ShellCommand } from "./shell-words.ts";
 
 export { basename };
 
@@ -117,8 +117,7 @@ export type { RunCode } from "./code-hands.ts";
 /** Code files larger than this are run unread (a bundle `node` runs), as code built at run time is. */
 const MAX_CODE_FILE = 64 * 1024;
 
-/** A word still holding an expansion the walker could not perform. */
-export const isDynamic = (word: string): boolean => /[$`]/.test(word);
+export { isDynamic } from "./shell-words.ts";
 
 /** Visit every command `script` runs; the first reason a visitor gives ends the walk. */
 export function walkShell(script: string, scope: Scope, visit: (run: RunCommand) => string | undefined, depth = 0): string | undefined {
@@ -323,7 +322,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       if (fromFile.refusal !== undefined) return fromFile.refusal;
       const ownCode = [...inlineCodeOf(program, argv), ...fromFile.code];
       // The project's modules the code imports run as part of it.
-      const code = ownCode.length === 0 ? ownCode : [...ownCode, ...importedCode(ownCode, textAt)];
+      const code = ownCode.length === 0 ? ownCode : [...ownCode, ...importedCode(ownCode, textAt, env)];
       // `perl -ne 'system $_' f`, inline code that starts processes: the lines of the files it reads may be what it runs.
       const dataLines = code.some((c) => c.fromFile !== true && readCode(c.code, c.language).startsProcesses)
         ? argv.slice(1).filter((word) => !word.startsWith("-") && !code.some((c) => c.code === word)).slice(0, 16).flatMap((word) => textAt(word)?.split("\n") ?? [])

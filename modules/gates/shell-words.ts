@@ -535,3 +535,6 @@ function sequenceOf(from: string, to: string, step: string | undefined): string[
 export function basename(word: string): string {
   return word.slice(word.lastIndexOf("/") + 1);
 }
+
+/** A word still holding an expansion the walker could not perform. */
+export const isDynamic = (word: string): boolean => /[$`]/.test(word);

@@ -199,7 +199,47 @@ class Lexer {
   constructor(
     private readonly src: string,
     private readonly python: boolean,
+    /** Perl's `q qq qw qx` and Ruby's `%w %q %Q %x` with any delimiter are strings (Perl, Ruby, PHP: "unknown"). */
+    private readonly quoteLike = false,
   ) {}
+
+  /** The text up to the delimiter that closes the one at `this.i` (brackets nest); the position is moved past it. */
+  private delimited(): string {
+    const src = this.src;
+    const open = src[this.i] as string;
+    const close = ({ "(": ")", "[": "]", "{": "}", "<": ">" } as Record<string, string>)[open] ?? open;
+    let depth = 0;
+    const start = ++this.i;
+    for (; this.i < src.length; this.i++) {
+      const ch = src[this.i] as string;
+      if (ch === "\\") {
+        this.i++;
+        continue;
+      }
+      if (ch === open && close !== open) depth++;
+      else if (ch === close) {
+        if (depth === 0) break;
+        depth--;
+      }
+    }
+    const text = src.slice(start, this.i);
+    this.i++;
+    return text;
+  }
+
+  /** A quote-like form's tokens: a string, a list of words, or a command (as a backtick template). */
+  private quoteForm(kind: string): void {
+    const text = this.delimited();
+    if (kind === "qw" || kind === "w" || kind === "W" || kind === "i") {
+      this.tokens.push({ type: "punct", value: "[" });
+      text.split(/\s+/).filter((word) => word.length > 0).forEach((word, k) => {
+        if (k > 0) this.tokens.push({ type: "punct", value: "," });
+        this.tokens.push({ type: "str", value: word });
+      });
+      this.tokens.push({ type: "punct", value: "]" });
+    } else if (kind === "qx" || kind === "x") this.tokens.push({ type: "tmpl", value: text });
+    else this.tokens.push({ type: "str", value: text });
+  }
 
   run(): Token[] {
     const src = this.src;
@@ -223,6 +263,13 @@ class Lexer {
         while (this.i < src.length && /[\w$]/.test(src[this.i] as string)) this.i++;
         const word = src.slice(start, this.i);
         const quote = src[this.i];
+        // Perl's `qw(git commit -n)`, `qx{…}`, `q|…|` (space before the delimiter allowed).
+        const delimiterAt = this.quoteLike && /^(?:q|qq|qw|qx)$/.test(word) ? this.i + (src.slice(this.i).match(/^\s*/)?.[0].length ?? 0) : -1;
+        if (delimiterAt !== -1 && /[([{<|\/!#~^]/.test(src[delimiterAt] ?? "")) {
+          this.i = delimiterAt;
+          this.quoteForm(word);
+          continue;
+        }
         // Python string prefixes: r"…", b'…', f"…", rb"…"
         if (this.python && (quote === '"' || quote === "'") && /^(r|u|b|f|br|rb|fr|rf)$/i.test(word)) {
           const raw = /r/i.test(word);
@@ -232,6 +279,11 @@ class Lexer {
         } else {
           this.tokens.push({ type: "id", value: word });
         }
+      } else if (this.quoteLike && ch === "%" && /^[wWqQxi][([{<|!\/]/.test(src.slice(this.i + 1, this.i + 3))) {
+        // Ruby's `%w(…)`, `%q(…)`, `%x(…)`.
+        const kind = src[this.i + 1] as string;
+        this.i += 2;
+        this.quoteForm(kind === "Q" ? "q" : kind);
       } else {
         this.tokens.push({ type: "punct", value: ch });
         this.i++;
@@ -625,7 +677,7 @@ function readCodeOnce(code: string, language: CodeLanguage): CodeReading {
     if (shell.commands.length > 0) startsProcesses = true;
     source = shell.rest;
   }
-  const tokens = new Lexer(source, python).run();
+  const tokens = new Lexer(source, python, language === "unknown").run();
   for (let j = 0; j < tokens.length; j++) {
     const token = tokens[j] as Token;
     if (token.type === "str") literals.push(token.value);

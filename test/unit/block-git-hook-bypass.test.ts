@@ -365,6 +365,13 @@ const REFUSED: [command: string, reason: string][] = [
   ["perl -e 'system \"git commit -\" . shift' n", "git commit -n"],
   ["python3 -c 'exec(\"import os; os.system(\\\"git commit -n\\\")\")'", "git commit -n"],
   ["perl -e 'use IPC::Open3; open3(my $i, my $o, undef, \"git commit -n\")'", "git commit -n"],
+  // Perl's quote-like forms and Ruby's percent literals.
+  ["perl -e 'system qw(git commit -n)'", "git commit -n"],
+  ["perl -e 'print qx(git commit -n)'", "git commit -n"],
+  ["perl -e 'system(q(git commit -n))'", "git commit -n"],
+  ["perl -e 'my $c = qq{git commit -n}; system $c'", "git commit -n"],
+  ["ruby -e 'system(*%w(git commit -n))'", "git commit -n"],
+  ["ruby -e 'puts %x(git commit -n)'", "git commit -n"],
   // Other interpreters' inline code.
   ["guile -c '(system \"git commit -n\")'", "git commit -n"],
   ["racket -e '(system \"git commit -n\")'", "git commit -n"],
@@ -492,6 +499,8 @@ const PASSED: string[] = [
   `python3 -c 'import json; d = {"cmd": 1}; print(d["cmd"])'`,
   `python3 -c 'import subprocess; m="fix -n"; subprocess.run(["git","commit","-m",m])'`,
   'eval "$(direnv hook bash)"',
+  "perl -e 'my %h = (q => 1); print $h{q}'",
+  "ruby -e 'puts 10 % 3'",
   `python3 -c 'import subprocess,sys; subprocess.run(["git","commit","-m",sys.argv[1]])' 'fix -n'`,
   `awk 'BEGIN{system("wc -l " ARGV[1])}' notes.txt`,
   `python3 -c 'import sys,subprocess; subprocess.run(["git","push","origin",sys.argv[1]])' feature/x`,

@@ -124,6 +124,9 @@ beforeAll(() => {
   // The project's modules inline code imports.
   writeFileSync(path.join(project, "evilmod.py"), 'import os\nos.system("git commit --no-verify -m m")\n');
   writeFileSync(path.join(project, "evil.js"), 'require("child_process").execSync("git commit --no-verify -m j")\n');
+  writeFileSync(path.join(project, "outer.py"), "import evilmod\n");
+  mkdirSync(path.join(project, "pp"));
+  writeFileSync(path.join(project, "pp", "ppmod.py"), 'import os\nos.system("git commit --no-verify -m pp")\n');
   mkdirSync(path.join(project, "sourcing"));
   writeFileSync(path.join(project, "sourcing", ".mise.toml"), '[env]\n_.source = "./env.sh"\n');
   writeFileSync(path.join(project, "sourcing", "env.sh"), "git commit --no-verify -m env\n");
@@ -218,6 +221,8 @@ describe("a script file the command runs", () => {
     ["a module of the project that python3 -c imports", "python3 -c 'import evilmod'", "block-git-hook-bypass"],
     ["a module of the project that python3 -c imports from", "python3 -c 'from evilmod import x'", "block-git-hook-bypass"],
     ["a file node -e requires", `node -e 'require("./evil")'`, "block-git-hook-bypass"],
+    ["a module an imported module imports", "python3 -c 'import outer'", "block-git-hook-bypass"],
+    ["a module on the line's PYTHONPATH", "PYTHONPATH=pp python3 -c 'import ppmod'", "block-git-hook-bypass"],
     ["BASH_ENV=<(…), what the substitution prints", "BASH_ENV=<(echo 'git commit --no-verify -m x') bash -c true", "block-git-hook-bypass"],
     ["python3 <(…) ARGS, its program what the substitution prints", `python3 <(echo 'import os,sys; os.system(sys.argv[1])') 'git commit --no-verify -m x'`, "block-git-hook-bypass"],
     ["node <(…)", `node <(echo 'require("child_process").execSync("git commit --no-verify -m x")')`, "block-git-hook-bypass"],
