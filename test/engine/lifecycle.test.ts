@@ -34,11 +34,17 @@ async function start(hooks: unknown[]): Promise<EngineClient> {
 const held = (id: string, events: string[]) => ({ id, events, command: [path.join(FIX, "wait-fifo.sh")] });
 const edit = (session = "s1") => ({ session_id: session, cwd: home.dir, tool_name: "write", tool_input: { path: "a.txt", content: "x" } });
 
-async function untilRunning(e: EngineClient, hook: string, count = 1): Promise<Frame> {
+/**
+ * Until `count` processes of `hook` run. With `dispatchId`, until they are that dispatch's
+ * only: an ended dispatch's process may still be running beside it, reading what the test writes.
+ */
+async function untilRunning(e: EngineClient, hook: string, count = 1, dispatchId?: string): Promise<Frame> {
   for (let i = 0; i < 200; i++) {
     const status = await e.request({ op: "status" });
-    const dispatched = (status.state?.runningHooks as { dispatched: { hook: string }[] }).dispatched;
-    if (dispatched.filter((h) => h.hook === hook).length >= count) return status;
+    const dispatched = (status.state?.runningHooks as { dispatched: { hook: string; dispatchId: string | number }[] }).dispatched;
+    const ofHook = dispatched.filter((h) => h.hook === hook);
+    const ours = ofHook.filter((h) => dispatchId === undefined || h.dispatchId === dispatchId);
+    if (ours.length >= count && (dispatchId === undefined || ours.length === ofHook.length)) return status;
     await new Promise((r) => setTimeout(r, 25));
   }
   throw new Error(`hook ${hook} never ran`);
@@ -347,11 +353,12 @@ describe("a check that could not finish names the closed hooks that owed it a ve
     const e = await start([held("guard", ["user_prompt_submit"])]);
     const first = e.dispatch("user_prompt_submit", prompt("one"));
     await untilRunning(e, "guard");
-    const second = e.dispatch("user_prompt_submit", prompt("two"));
+    const second = e.dispatch("user_prompt_submit", prompt("two"), { id: "prompt-two" });
     const answer = await first;
     expect(answer.code).toBe("hooks-cancelled");
     expect((answer.result as { unansweredClosed?: string[] }).unansweredClosed).toEqual([]);
-    await untilRunning(e, "guard");
+    // The second dispatch's own guard: the first one's, ended, may not have exited yet, and must not take the line.
+    await untilRunning(e, "guard", 1, "prompt-two");
     writeFileSync(fifo, "go\n");
     await second;
   });
