@@ -188,16 +188,20 @@ const NAME_CONSUMERS = new Set(["xargs", "parallel", "tar", "bsdtar", "zip", "cp
 /** A secret pattern as a file name it matches (`*.pem` → `x.pem`), for testing what a find selects. */
 const example = (pattern: string): string => path.basename(pattern).replace(/\*/g, "x").replace(/\?/g, "x");
 
+/** A directory's place (resolved from `cwd`) and the names directly in it; none when it cannot be read. */
+function listed(dir: string, cwd: string): { at: string; names: readonly string[] } {
+  const at = path.resolve(cwd, dir);
+  try {
+    return { at, names: namesIn(at) };
+  } catch {
+    return { at, names: [] };
+  }
+}
+
 /** The first secret file directly in one of `dirs` (dotfiles only when `dotfiles`), as `dir (name)` and the pattern it matches. */
 function secretIn(dirs: readonly string[], cwd: string, options: Options, dotfiles: boolean): { pattern: string; secret: string } | undefined {
   for (const dir of dirs.length > 0 ? dirs : ["."]) {
-    const at = path.resolve(cwd, dir);
-    let names: readonly string[] = [];
-    try {
-      names = namesIn(at);
-    } catch {
-      continue;
-    }
+    const { at, names } = listed(dir, cwd);
     for (const name of names) {
       if (name.startsWith(".") && !dotfiles) continue;
       const secret = secretPattern(path.join(at, name), options);
@@ -410,13 +414,7 @@ function findSecret(input: HookInput, options: Options): Found | undefined {
     // `grep -r . .`, `tar c .`, `zip -r x.zip .`, `rg --hidden x`: a directory read whole reads the secret files in it.
     const admits = treeFilter(run.program, run.argv.slice(1));
     for (const dir of treeReads(run)) {
-      const at = path.resolve(cwdHere, dir);
-      let names: readonly string[] = [];
-      try {
-        names = namesIn(at);
-      } catch {
-        continue;
-      }
+      const { at, names } = listed(dir, cwdHere);
       for (const name of names) {
         if (!admits(name)) continue;
         found = check(path.join(at, name), `${run.program ?? "a command"} reading ${dir} whole`, dir);
