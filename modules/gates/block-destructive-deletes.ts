@@ -5,6 +5,7 @@
 // caches). Read through every wrapper the git gate reads. `options.allow` names
 // places where such deletes are fine (a scratch directory, a build output).
 import os from "node:os";
+import { tempDir } from "../system/paths.ts";
 import path from "node:path";
 import * as z from "../protocol/schema.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
@@ -57,7 +58,7 @@ function placeProblem(word: string, { cwd, root }: Where, env: ReadonlyMap<strin
   const target = realPath(throughLinks(wordPath(globBase(word), cwd, env, links), links));
   if (isAllowed(target, options.allow, cwd)) return undefined;
   // `d=$(mktemp -d); …; rm -rf "$d"`: the command removes what it made.
-  if (isInside(realPath(os.tmpdir()), target) && target.split(path.sep).includes(MKTEMP_NAME)) return undefined;
+  if (isInside(realPath(tempDir()), target) && target.split(path.sep).includes(MKTEMP_NAME)) return undefined;
   const home = realPath(env.get("HOME") ?? os.homedir());
   if (target === path.parse(target).root) return "the whole file system";
   if (target === home || isInside(target, home)) return `your home directory (${home})`;

@@ -7,6 +7,7 @@
 // the system's temporary directory is allowed unless `options.allowTemp` is false, and
 // so is the session's own `local://` space.
 import os from "node:os";
+import { tempDir } from "../system/paths.ts";
 import * as z from "../protocol/schema.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
 import { callKind } from "../tools/declaration.ts";
@@ -48,7 +49,7 @@ function outside(word: string, cwd: string, env: ReadonlyMap<string, string>, op
   const scratch = local();
   if (scratch !== undefined && isInside(scratch, target)) return undefined;
   // The temporary directory: TMPDIR's, and on macOS the system's own beside it (though not a home that lies in it).
-  if (options.allowTemp && isInside(realPath(os.tmpdir()), target)) return undefined;
+  if (options.allowTemp && isInside(realPath(tempDir()), target)) return undefined;
   if (options.allowTemp && SYSTEM_TEMP().some((dir) => isInside(dir, target)) && !isInside(realPath(env.get("HOME") ?? os.homedir()), target)) return undefined;
   if (isAllowed(target, options.allow, cwd)) return undefined;
   return `${target} is outside the project ${root}`;

@@ -8,6 +8,7 @@ import { callKind, codeOf, shellCommandOf, shellEnvOf } from "../tools/declarati
 import { readCode, shellLine, type CodeReading } from "../tools/code-reading.ts";
 import { codeHands, importedCode, MAX_GIVEN, type RunCode } from "./code-hands.ts";
 import os from "node:os";
+import { tempDir } from "../system/paths.ts";
 import path from "node:path";
 import type { CodeLanguage } from "../tools/declaration.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
@@ -503,7 +504,7 @@ function loopVariants(command: ShellCommand, vars: Map<string, string>, loops: R
 function varsOf(shellVars: ReadonlyMap<string, string>, scope: Scope): Map<string, string> {
   const vars = new Map(shellVars);
   if (!vars.has("HOME")) vars.set("HOME", scope.home ?? (process.env.HOME || os.homedir()));
-  if (!vars.has("TMPDIR")) vars.set("TMPDIR", os.tmpdir());
+  if (!vars.has("TMPDIR")) vars.set("TMPDIR", tempDir());
   if (scope.cwd !== undefined && scope.unknownCwd === undefined) {
     vars.set("PWD", scope.cwd);
     vars.set(TOPLEVEL, scope.roots ? projectRootIn(scope.roots, scope.cwd) : projectRoot(scope.cwd));
@@ -545,7 +546,7 @@ export function expandVars(text: string, vars: ReadonlyMap<string, string>): str
     if (/^\$[$!?#]$|^\$\(\s*date/.test(whole) || (name !== undefined && NUMERIC.has(name) && !vars.has(name))) return "0";
     // `$(pwd)` is the directory; `$(mktemp …)` a new name in the temporary directory; rev-parse the repository.
     if (name === undefined) {
-      if (/mktemp/.test(whole)) return path.join(vars.get("TMPDIR") ?? os.tmpdir(), MKTEMP_NAME);
+      if (/mktemp/.test(whole)) return path.join(vars.get("TMPDIR") ?? tempDir(), MKTEMP_NAME);
       return vars.get(/rev-parse/.test(whole) ? TOPLEVEL : "PWD") ?? whole;
     }
     return vars.get((braced ?? plain) as string) ?? whole;
@@ -1107,7 +1108,7 @@ function isShadowable(name: string): boolean {
  */
 function shadowedOnPath(value: string, cwd: string): string | undefined {
   const system = new Set((process.env.PATH ?? "").split(":"));
-  const places = [projectRoot(cwd), realPath(os.tmpdir())];
+  const places = [projectRoot(cwd), realPath(tempDir())];
   const agents = (file: string): boolean => places.some((place) => isInside(place, file));
   for (const dir of value.split(":")) {
     // An empty part is the cwd.
@@ -1207,7 +1208,7 @@ function commandFile(word: string, cwd: string | undefined, pathValue: string | 
 
 /** Where the agent's files can be: the project and the temporary directory (the write gates keep them there). */
 function agentPlaces(cwd: string | undefined, file: string): string[] {
-  return [projectRoot(cwd ?? path.dirname(file)), realPath(os.tmpdir())];
+  return [projectRoot(cwd ?? path.dirname(file)), realPath(tempDir())];
 }
 
 /**
