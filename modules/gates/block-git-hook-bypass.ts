@@ -269,9 +269,14 @@ function gitBypass(args: string[], depth: number, scope: Scope, written: Readonl
     const reason = rebaseExecScripts(args.slice(i + 1)).map((script) => findIn(script, depth + 1, scope)).find(Boolean);
     if (reason !== undefined) return reason;
   }
+  // `git $(./gen)`: what git runs is printed at run time, a commit with -n included.
+  if (isDynamic(subcommand) && !PLAIN_VARIABLE.test(subcommand)) return `git ${displayWord(subcommand)} names git's command at run time, which may skip the repository's hooks (commit -n); name the command, and ${FIX}`;
   const spec = SUBCOMMANDS[subcommand];
   const found = spec && findSwitch(spec, args.slice(i + 1));
   if (!spec || !found) return undefined;
+  if (found.built) {
+    return `git ${subcommand} ${displayWord(found.flag)}: an argument built at run time may be --no-verify, which skips the repository's ${found.hooks}; write the options out (paths after \`--\`), and ${FIX}`;
+  }
   const spelled = found.flag === found.canonical ? found.flag : `${found.flag} (${found.canonical})`;
   return `git ${subcommand} ${spelled} skips the repository's ${found.hooks}; run the ${subcommand} without it and ${FIX}`;
 }
@@ -407,11 +412,32 @@ const SUBCOMMANDS: Readonly<Record<string, SubcommandSpec>> = {
 };
 
 interface FoundSwitch {
-  /** As written: `--no-verify`, `-n`, `--no-verif`. */
+  /** As written: `--no-verify`, `-n`, `--no-verif`; or the argument built at run time. */
   flag: string;
   canonical: string;
   hooks: string;
+  /** The flag is an argument built at run time (`$(./gen)`, a word code computes), which may be --no-verify. */
+  built?: true;
 }
+
+/**
+ * A word git reads as an argument whose text is made at run time and may start with `-`:
+ * a substitution (`$(./gen)`, `$(echo LW4= | base64 -d)`), what code computes (`"$_"`),
+ * an array or a transformed value (`${a[@]}`, `${o/x/n}`, `${o,,}`). Not one a literal
+ * starts (`origin/$(…)`), not a plain variable the walker never saw set (the person's
+ * environment: what the agent sets, on the line or in OMP's shell, is known), and not a
+ * command that prints a ref.
+ */
+function mayBeOption(word: string): boolean {
+  if (!isDynamic(word) || !/^[$`]/.test(word)) return false;
+  if (PLAIN_VARIABLE.test(word) || PRINTS_A_REF.test(word)) return false;
+  return true;
+}
+// `$_` (what code computes; bash's last argument) may run on into a literal once its quotes are gone (`"$_"n` is `$_n`).
+const PLAIN_VARIABLE = /^\$(?:[A-Za-z]\w*|\{[A-Za-z]\w*\}|[0-9@*]|\{[0-9@*]\})$/;
+
+/** Prints the current branch's name or a commit id, never an option: `git push origin "$(git branch --show-current)"`. */
+const PRINTS_A_REF = /^\$\(\s*git (?:branch --show-current|symbolic-ref (?:--short )?HEAD|rev-parse (?:(?:--abbrev-ref|--short|--verify|-q|--quiet|--symbolic-full-name) )*(?:HEAD|@|[\w./]+)(?:[~^]\d*|@\{u(?:pstream)?\})*|merge-base (?:--fork-point )?[\w./@{}~^]+ [\w./@{}~^]+)\s*\)$/;
 
 /**
  * The hook-skipping switch in a subcommand's arguments, read the way git's
@@ -421,6 +447,8 @@ interface FoundSwitch {
 function findSwitch(spec: SubcommandSpec, args: string[]): FoundSwitch | undefined {
   let noVerify: string | undefined;
   let other: FoundSwitch | undefined;
+  // An option word git reads that holds text printed or computed at run time.
+  let built: string | undefined;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
     if (arg === "--") break;
@@ -430,21 +458,27 @@ function findSwitch(spec: SubcommandSpec, args: string[]): FoundSwitch | undefin
       else if (arg === "--verify") noVerify = undefined;
       else if (otherHooks !== undefined) other = { flag: arg, canonical: arg, hooks: otherHooks };
       else if (spec.longWithValue.includes(arg.slice(2))) i++;
+      else if (isDynamic(arg.split("=")[0] as string)) built ??= arg;
     } else if (arg.startsWith("-") && arg.length > 1) {
       const short = readShortCluster(spec, arg);
       if (short.noVerify) noVerify = `-${spec.noVerifyShort}`;
+      if (short.built) built ??= arg;
       if (short.takesNextWord) i++;
+    } else if (mayBeOption(arg)) {
+      built ??= arg;
     }
   }
   if (noVerify !== undefined) return { flag: noVerify, canonical: "--no-verify", hooks: spec.hooks };
-  return other;
+  return other ?? (built === undefined ? undefined : { flag: built, canonical: "--no-verify", hooks: spec.hooks, built: true });
 }
 
 /** One `-abc` word: whether it holds the -n switch before an option that takes the rest as its value. */
-function readShortCluster(spec: SubcommandSpec, word: string): { noVerify: boolean; takesNextWord: boolean } {
+function readShortCluster(spec: SubcommandSpec, word: string): { noVerify: boolean; takesNextWord: boolean; built?: boolean } {
   let noVerify = false;
   for (let j = 1; j < word.length; j++) {
     const letter = word[j] as string;
+    // `-$(./gen)`, `-"$_"`: letters printed at run time, before any option that takes the rest.
+    if (letter === "$" || letter === "`") return { noVerify, takesNextWord: false, built: true };
     if (letter === spec.noVerifyShort) noVerify = true;
     if (spec.shortWithOptionalValue.includes(letter)) break;
     if (spec.shortWithValue.includes(letter)) return { noVerify, takesNextWord: j === word.length - 1 };

@@ -99,8 +99,14 @@ export function codeHands(given: {
     ...readings.flatMap((reading) => reading.lists.filter((line) => !hasComputed(line))).slice(0, MAX_OWN_LITERALS).map((line): [string, string] => [line, line]),
   ];
   const variants: [words: string, text: string][] = [...texts.map((text): [string, string] => [shellLine([text]), text]), ...spreads];
+  // Code handed nothing (no words, stdin or environment) builds its computed words from its own constants,
+  // which may spell -n (`["git", "commit", chr(45) + "n"]`): a git command keeps them as they are too, and the
+  // git gate reads a word built at run time as one that may be --no-verify.
+  const fromConstants = words.length === 0 && fed.length === 0 && envValues.length === 0;
   const filled = (lines: readonly string[]): string[] =>
-    variants.length === 0 ? [...lines] : lines.flatMap((line) => (hasComputed(line) ? [...new Set(variants.map(([word, text]) => fill(line, word, text)))] : [line]));
+    variants.length === 0
+      ? [...lines]
+      : lines.flatMap((line) => (hasComputed(line) ? [...new Set([...variants.map(([word, text]) => fill(line, word, text)), ...(fromConstants && GIT_LINE.test(line) ? [line] : [])])] : [line]));
   // Text run as code of the code's own language (given, or its own literals: `exec("import os; …")`): read as that code.
   const asCodeLines = asCode
     ? code.flatMap((c) =>
@@ -117,6 +123,9 @@ export function codeHands(given: {
     tooMany: computing && codeAt !== -1 && argv.length - codeAt - 1 > MAX_GIVEN,
   };
 }
+
+/** A line that runs git by name. */
+const GIT_LINE = /^\s*(?:\S*\/)?git(?:\s|$)/;
 
 /** A command line with its computed words read as `word` and its computed text (`${_}`, an f-string's `$_`) as `text`. */
 const fill = (line: string, word: string, text: string): string =>

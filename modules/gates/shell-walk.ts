@@ -199,9 +199,12 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
     };
     if (command.argv.length === 0 || (["export", "declare", "typeset", "local", "readonly"].includes(command.argv[0] as string) && command.argv.length > 1)) {
       for (const { name, value } of command.assignments) assign(name, assigned(value));
+      // `declare -l o=-N` holds `-n`; `declare -n r=x` makes r another name for x, read as a value built at run time.
+      const flags = command.argv.slice(1).filter((word) => /^[-+][A-Za-z]+$/.test(word) && word.startsWith("-")).join("");
+      const attributed = (value: string): string => (/n/.test(flags) ? "$(declare -n)" : /l/.test(flags) ? value.toLowerCase() : /u/.test(flags) ? value.toUpperCase() : value);
       for (const word of command.argv.slice(1)) {
         const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(word);
-        if (match) assign(match[1] as string, assigned(match[2] as string));
+        if (match) assign(match[1] as string, attributed(assigned(match[2] as string)));
       }
     }
     // `: ${X:=--no-verify}`: a default assigned where the variable is not set stays for the commands after it.
@@ -1007,6 +1010,8 @@ export function printedBy(argv: readonly string[], command: ShellCommand, withEx
   if (program === "echo") text = args.some((w) => w.includes("\\")) ? undefined : args.filter((w, i) => !(i === 0 && /^-[neE]+$/.test(w))).join(" ");
   else if (program === "printf") {
     const words = args.filter((w) => w !== "--");
+    // `printf -v X …` sets X and prints nothing.
+    if (words[0] === "-v") return "";
     const escapes = words.some((w) => /\\(?![nt\\])/.test(w)) || /%(?![s%])/.test(words[0] ?? "");
     text = escapes ? undefined : words.join(" ").replace(/\\n/g, "\n").replace(/\\t/g, "\t").replace(/%s/g, "");
   }
@@ -1070,10 +1075,13 @@ export function setByBuiltin(words: readonly string[], command: ShellCommand, va
   const program = words[0];
   if (program === "printf") {
     const at = words.indexOf("-v");
-    const format = words[at + 2];
+    // `printf -v X -- FORMAT …`: `--` ends printf's options.
+    const from = words[at + 2] === "--" ? at + 3 : at + 2;
+    const format = words[from];
     // `printf -v X %s .env`: the one argument as it is.
-    const printed = format === "%s" && words.length === at + 4 && !isDynamic(words[at + 3] as string) ? words[at + 3] : format !== undefined && !/%|\\/.test(format) ? format : undefined;
-    if (at > 0 && words[at + 1] !== undefined) vars.set(words[at + 1] as string, printed ?? "$(printf)");
+    const printed = format === "%s" && words.length === from + 2 && !isDynamic(words[from + 1] as string) ? words[from + 1] : format !== undefined && !/%|\\/.test(format) ? format : undefined;
+    // A value no reader saw, marked by a command no printer knows (`$(printf)` would read as printing nothing).
+    if (at > 0 && words[at + 1] !== undefined) vars.set(words[at + 1] as string, printed ?? "$(printf-v)");
   } else if (program === "read" || program === "mapfile" || program === "readarray") {
     const names = words.slice(1).filter((w, i, all) => /^[A-Za-z_]\w*$/.test(w) && !/^-[adinNpt]$/.test(all[i - 1] ?? ""));
     const given = command.stdin[0]?.trim();
