@@ -11,7 +11,7 @@ import { codeWriteTargets, commandTargets, isDynamic, readableScripts, walkCall,
 import { parseShell } from "./shell-words.ts";
 import { asGit } from "./git-commands.ts";
 import { envConfigFiles, gitAliases, gitConfigEntries, normalizeKey, type GitConfigEntry } from "./git-config.ts";
-import { isLink, realPath, resolvedPath, throughLinks } from "./paths.ts";
+import { isLink, projectRoot, realPath, resolvedPath, throughLinks } from "./paths.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
 import type { BuiltinGate, GateVerdict } from "./types.ts";
 
@@ -66,7 +66,8 @@ function visitRun(run: RunCommand, written: Set<string>): string | undefined {
   return undefined;
 }
 
-const GIT_FILE = /(^|\/)\.git\/(config(?:\.worktree)?$|hooks(\/|$))/;
+/** git's config and hooks, a linked worktree's own config among them; and `.git/` itself, which a copy or an archive writes into. */
+const GIT_FILE = /(^|\/)\.git\/(config(?:\.worktree)?$|hooks(\/|$)|worktrees\/[^/]+\/config\.worktree$)|(^|\/)\.git\/?$/;
 
 /**
  * Whether a path not named as git's may still land on one of its files through a link
@@ -89,8 +90,23 @@ function gitFileChange(who: string, word: string, file: string, links?: Readonly
   const through = throughLinks(file, links);
   const gitFile = GIT_FILE.exec(file) ?? GIT_FILE.exec(through) ?? (mayBeGitFile(through) ? GIT_FILE.exec(realPath(through)) : null);
   if (!gitFile) return undefined;
-  const what = gitFile[2] !== undefined && gitFile[2].startsWith("config") ? "git's config, where core.hooksPath lives" : "the repository's installed git hooks";
+  const what =
+    gitFile[2] === undefined ? "git's own directory, where its config and hooks live" : gitFile[2].includes("config") ? "git's config, where core.hooksPath lives" : "the repository's installed git hooks";
   return `${who} ${word}, ${what}; leave it to git and the project's hook setup (\`git config\` for settings), and ${FIX}`;
+}
+
+/**
+ * `ln .git/config gc`, `cp -l .git/hooks/pre-commit pc`: a hard link is the same file under
+ * another name, and a later write to that name, which no reader can tie back, changes git's.
+ */
+function hardLinked(program: string | undefined, argv: readonly string[], scope: Scope): string | undefined {
+  const args = argv.slice(1);
+  const links =
+    (program === "ln" && !args.some((arg) => arg === "--symbolic" || /^-[A-Za-z]*s/.test(arg))) || program === "link" || (program === "cp" && args.some((arg) => arg === "--link" || /^-[A-Za-z]*l/.test(arg)));
+  if (!links) return undefined;
+  const cwd = scope.cwd ?? process.cwd();
+  const source = args.filter((arg) => !arg.startsWith("-")).slice(0, -1).find((arg) => GIT_FILE.test(resolvedPath(cwd, arg)) || GIT_FILE.test(realPath(resolvedPath(cwd, arg))));
+  return source === undefined ? undefined : `${program} ${displayWord(source)} makes a hard link to git's own file, which a write under the new name changes unseen; leave it to git and the project's hook setup, and ${FIX}`;
 }
 
 function checkCommand({ argv, program, dynamic, unknownBinary, env, depth, scope, code, command }: RunCommand, written: ReadonlySet<string>): string | undefined {
@@ -99,6 +115,8 @@ function checkCommand({ argv, program, dynamic, unknownBinary, env, depth, scope
     if (reason !== undefined) return reason;
   }
   // A program named at run time (`$(echo git)`, `$g`) is read as git; git's own programs (`git-commit`) as git's command.
+  const linked = hardLinked(program, argv, scope);
+  if (linked !== undefined) return linked;
   const git = asGit({ program, argv, dynamic, ...(unknownBinary === true ? { unknownBinary } : {}) });
   if (git !== undefined) return envBypass(env) ?? gitBypass(git.argv.slice(1), depth, { ...scope, env }, written);
   if (program !== undefined && EXPORTERS.has(program)) return exportBypass(program, argv.slice(1), env);
@@ -261,6 +279,8 @@ function gitBypass(args: string[], depth: number, scope: Scope, written: Readonl
   if (subcommand === "config") return configBypass(args.slice(i + 1));
   // git's plumbing makes a commit no hook sees (`git commit-tree … && git reset --soft …`).
   if (subcommand === "commit-tree") return `git commit-tree makes a commit without running the repository's commit hooks; commit with \`git commit\` and ${FIX}`;
+  const elsewhere = HOOKED.has(subcommand) ? otherHooksDir(scope, cwd, gitDir) : undefined;
+  if (elsewhere !== undefined) return `git ${subcommand} with ${elsewhere} runs the hooks of that repository, not this one's; run it in the repository itself and ${FIX}`;
   if (!GIT_BUILTINS.has(subcommand) && aliasDepth < MAX_ALIAS_DEPTH) {
     const alias = gitAliases({ cwd, env: scope.env, inline, ...(gitDir !== undefined ? { gitDir } : {}) }).get(subcommand.toLowerCase());
     if (alias !== undefined) return aliasBypass(subcommand, alias, args.slice(i + 1), depth, { ...scope, cwd }, aliasDepth, inline, written);
@@ -273,12 +293,61 @@ function gitBypass(args: string[], depth: number, scope: Scope, written: Readonl
   if (isDynamic(subcommand) && !PLAIN_VARIABLE.test(subcommand)) return `git ${displayWord(subcommand)} names git's command at run time, which may skip the repository's hooks (commit -n); name the command, and ${FIX}`;
   const spec = SUBCOMMANDS[subcommand];
   const found = spec && findSwitch(spec, args.slice(i + 1));
-  if (!spec || !found) return undefined;
+  if (!spec || !found) {
+    const unhooked = commitWithoutHooks(subcommand, args.slice(i + 1));
+    return unhooked === undefined ? undefined : `${unhooked}; commit with \`git commit\` and ${FIX}`;
+  }
   if (found.built) {
     return `git ${subcommand} ${displayWord(found.flag)}: an argument built at run time may be --no-verify, which skips the repository's ${found.hooks}; write the options out (paths after \`--\`), and ${FIX}`;
   }
   const spelled = found.flag === found.canonical ? found.flag : `${found.flag} (${found.canonical})`;
   return `git ${subcommand} ${spelled} skips the repository's ${found.hooks}; run the ${subcommand} without it and ${FIX}`;
+}
+
+/** A stash's commit (made from the work tree with no hook): `stash@{0}`, `refs/stash^`, `stash~1`. */
+const STASH_REF = /^(?:[+]?)(?:refs\/)?stash(?:@\{[^}]*\})?(?:[~^][\d^~]*)*(?::.*)?$/;
+/** Subcommands that put a given commit on a branch. */
+const MOVES_A_BRANCH = new Set(["merge", "cherry-pick", "reset", "update-ref", "rebase", "branch", "checkout", "switch", "push", "fetch"]);
+
+/**
+ * Other ways git makes or lands a commit no commit hook saw: `git stash create`,
+ * `git hash-object -t commit`, `git fast-import`, `git am` (it runs neither pre-commit
+ * nor commit-msg), and a stash's commit put on a branch (`git merge --ff-only stash@{0}`).
+ */
+function commitWithoutHooks(subcommand: string, args: readonly string[]): string | undefined {
+  if (subcommand === "stash" && args[0] === "create") return "git stash create makes a commit from the work tree without running the repository's commit hooks";
+  if (subcommand === "hash-object" && args.some((arg, i) => (arg === "-t" && args[i + 1] === "commit") || arg === "-tcommit" || arg === "--type=commit")) {
+    return "git hash-object -t commit writes a commit without running the repository's commit hooks";
+  }
+  if (subcommand === "fast-import") return "git fast-import writes commits without running the repository's commit hooks";
+  if (subcommand === "am" && !args.some((arg) => arg === "--abort" || arg === "--quit" || arg === "--show-current-patch" || arg.startsWith("--show-current-patch="))) {
+    return "git am commits each patch without running the pre-commit and commit-msg hooks; apply it with `git apply`";
+  }
+  const stash = MOVES_A_BRANCH.has(subcommand) ? args.find((arg) => STASH_REF.test(arg)) : undefined;
+  if (stash !== undefined && (subcommand !== "checkout" || args.some((arg) => /^-[bB]$/.test(arg)))) {
+    return `git ${subcommand} ${stash} puts a stash's commit, made without the repository's commit hooks, on a branch; apply the stash (\`git stash pop\`)`;
+  }
+  return undefined;
+}
+
+/** Subcommands that run the repository's hooks. */
+const HOOKED = new Set(["commit", "merge", "pull", "push", "rebase", "am", "cherry-pick", "revert"]);
+
+/**
+ * A git directory other than the project's, whose hooks (a fresh clone's: none) run in
+ * the project's place: `--git-dir=tmp.git`, `GIT_DIR`, `GIT_COMMON_DIR` (hooks are looked
+ * up there while objects and refs may be the project's own).
+ */
+function otherHooksDir(scope: Scope, cwd: string | undefined, gitDir: string | undefined): string | undefined {
+  const common = scope.env.get("GIT_COMMON_DIR");
+  if (common !== undefined && common.length > 0) return `GIT_COMMON_DIR=${displayWord(common)}`;
+  const named = gitDir ?? scope.env.get("GIT_DIR");
+  if (named === undefined || named.length === 0) return undefined;
+  const spelled = gitDir !== undefined ? `--git-dir=${displayWord(gitDir)}` : `GIT_DIR=${displayWord(named)}`;
+  if (isDynamic(named)) return spelled;
+  const where = cwd ?? process.cwd();
+  const own = path.join(projectRoot(where), ".git");
+  return realPath(path.resolve(where, named)) === realPath(own) ? undefined : spelled;
 }
 
 /**
@@ -511,9 +580,9 @@ function configBypass(args: string[]): string | undefined {
     if (valueOptions.has(arg)) i++;
     else if (/^--(unset|unset-all|add|replace-all)$/.test(arg)) writes = true;
     else if (/^--(remove|rename)-section$/.test(arg) || arg === "remove-section" || arg === "rename-section") {
-      // Dropping or renaming the core section takes core.hooksPath with it.
-      const section = args.slice(i + 1).find((a) => !a.startsWith("-"));
-      if (section?.toLowerCase() === "core") return `git config ${args.map(displayWord).join(" ")} drops core.hooksPath with the section and so changes which hooks git runs; leave it as the repository set it and ${FIX}`;
+      // Dropping or renaming the core section takes core.hooksPath with it; renaming one to core brings one in.
+      const sections = args.slice(i + 1).filter((a) => !a.startsWith("-")).slice(0, arg.includes("rename") ? 2 : 1);
+      if (sections.some((section) => section.toLowerCase() === "core")) return `git config ${args.map(displayWord).join(" ")} ${arg.includes("rename") ? "changes git's core section, where core.hooksPath lives, and so" : "drops core.hooksPath with the section and so changes"} which hooks git runs; leave it as the repository set it and ${FIX}`;
     }
     else if (!arg.startsWith("-")) positionals.push(arg);
   }

@@ -166,6 +166,19 @@ const WRITE_FIRST = new Set([
   "remove_tree",
   "rm_rf",
   "rm_r",
+  // Modes and owners changed (a hook that is not executable does not run)
+  "chmod",
+  "chmodSync",
+  "lchmod",
+  "lchmodSync",
+  "os.chmod",
+  "os.lchmod",
+  "chown",
+  "chownSync",
+  "lchown",
+  "lchownSync",
+  "os.chown",
+  "os.lchown",
 ]);
 
 /** Calls that open a file in a mode given as a literal: Python's and PHP's, Node's fs, Ruby's File, Lua's io, Perl's `open(F, ">f")`. */
@@ -173,6 +186,9 @@ const OPENERS = new Set(["open", "fopen", "openSync", "File.open", "File.new", "
 
 /** Calls whose second literal argument is a file they write (copies and moves). */
 const WRITE_SECOND = new Set(["copyFile", "copyFileSync", "rename", "renameSync", "cp", "cpSync", "copy", "copy2", "copyfile", "move", "replace"]);
+
+/** Of WRITE_SECOND, the calls that take the file away from its first path. */
+const MOVES = new Set(["rename", "renameSync", "move", "replace"]);
 
 /** `Path("p").write_text(…)` and friends. */
 const PATH_METHODS = new Set(["write_text", "write_bytes", "touch", "unlink", "rename", "replace"]);
@@ -429,11 +445,33 @@ function readArguments(tokens: readonly Token[], open: number, computedParts = f
     // Keyword arguments (`shell=True`, `cwd="…"`) are not positional; `args=…` is the command all the same.
     if (group[0]?.type === "id" && group[1]?.type === "punct" && group[1].value === "=" && group[2]?.value !== "=") {
       if (group[0].value === "args" || group[0].value === "cmd") keywordCommand = argumentOf(group.slice(2), computedParts, dotJoins);
+      // `open(p, mode="w")`: the mode named is the mode all the same.
+      if (group[0].value === "mode" && args.length === 1) args.push(argumentOf(group.slice(2), computedParts, dotJoins));
       continue;
     }
     if (group.length > 0) args.push(argumentOf(group, computedParts, dotJoins));
   }
   return args.length === 0 && keywordCommand !== undefined ? [keywordCommand] : args;
+}
+
+/** A call's arguments written without parentheses (Perl's `open F, ">", "f";`): to the end of the statement. */
+function bareArguments(tokens: readonly Token[], from: number): Argument[] {
+  const groups: Token[][] = [[]];
+  let depth = 0;
+  for (let j = from; j < tokens.length; j++) {
+    const token = tokens[j] as Token;
+    if (token.type === "punct" && "([{".includes(token.value)) depth++;
+    else if (token.type === "punct" && ")]}".includes(token.value)) {
+      if (depth === 0) break;
+      depth--;
+    } else if (depth === 0 && token.type === "punct" && (token.value === ";" || (token.value === "|" && tokens[j + 1]?.value === "|"))) break;
+    else if (depth === 0 && token.type === "punct" && token.value === ",") {
+      groups.push([]);
+      continue;
+    }
+    groups.at(-1)?.push(token);
+  }
+  return groups.filter((group) => group.length > 0).map((group) => argumentOf(group));
 }
 
 /** One argument's tokens, read; `computedParts`: a literal with computed parts keeps them as COMPUTED (a command line), else it is no literal (a path). */
@@ -722,6 +760,12 @@ function readCodeOnce(code: string, language: CodeLanguage): CodeReading {
       }
       continue;
     }
+    // Perl's `open F, ">", "f"` and `open my $f, ">f"`: an open without parentheses.
+    if (language === "unknown" && token.type === "id" && token.value === "open" && tokens[j + 1]?.value !== "(" && tokens[j - 1]?.value !== ".") {
+      const opened = openedForWriting(bareArguments(tokens, j + 1).map((argument) => argument?.str));
+      if (opened !== undefined) wrote({ path: opened });
+      continue;
+    }
     if (token.type !== "id" || tokens[j + 1]?.value !== "(") continue;
     const name = dottedNameEndingAt(tokens, j);
     const last = token.value;
@@ -768,8 +812,10 @@ function readCodeOnce(code: string, language: CodeLanguage): CodeReading {
       continue;
     }
     if (WRITE_SECOND.has(last) && qualified) {
-      const destination = readArguments(tokens, j + 1)[1];
+      const [source, destination] = readArguments(tokens, j + 1);
       if (destination?.str !== undefined) wrote({ path: destination.str });
+      // A move takes the file away from where it was (`os.rename(".git/hooks/pre-commit", "x")`).
+      if (MOVES.has(last) && source?.str !== undefined) wrote({ path: source.str });
       continue;
     }
     if (OPENERS.has(last) || OPENERS.has(name)) {
