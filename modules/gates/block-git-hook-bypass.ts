@@ -389,17 +389,24 @@ function configFileBypass(scope: Scope, cwd: string | undefined, written: Readon
     if (hooksPath !== undefined) {
       return `${name}=${scope.env.get(name)} names a config file that sets core.hooksPath and so points git at another hooks directory; run git without it and ${FIX}`;
     }
+    // Includes are not followed here: what one brings in (`[includeIf "onbranch:…"] path = …`) may set it.
+    const include = entries.find((entry) => isInclude(entry.key));
+    if (include !== undefined) {
+      return `${name}=${scope.env.get(name)} names a config file that includes another (${include.key} = ${include.value}), which may set core.hooksPath; run git without it and ${FIX}`;
+    }
   }
   return undefined;
 }
 
+const isInclude = (key: string): boolean => key === "include.path" || /^includeif\..*\.path$/.test(key);
+
 /** `-c include.path=FILE` (and includeIf): the included file may set core.hooksPath. */
 function includeBypass(inline: readonly GitConfigEntry[], cwd: string | undefined, written: ReadonlySet<string>): string | undefined {
   for (const { key, value } of inline) {
-    if (key !== "include.path" && !/^includeif\..*\.path$/.test(key)) continue;
+    if (!isInclude(key)) continue;
     const file = path.resolve(cwd ?? process.cwd(), value.replace(/^~(?=\/)/, process.env.HOME ?? ""));
     const entries = written.has(file) || isDynamic(value) ? undefined : gitConfigEntries({ cwd: undefined, env: new Map([["GIT_CONFIG_GLOBAL", file]]), inline: [] });
-    if (entries === undefined || entries.some((entry) => entry.key === "core.hookspath" || entry.key === "include.path")) {
+    if (entries === undefined || entries.some((entry) => entry.key === "core.hookspath" || isInclude(entry.key))) {
       return `git -c ${key}=${displayWord(value)} includes a config file that ${entries === undefined ? "this command writes or builds, and that may set" : "sets"} core.hooksPath; run git without it and ${FIX}`;
     }
   }

@@ -680,6 +680,11 @@ describe("block-git-hook-bypass under a call's own environment and directory", (
       expect(gate({ cwd: tmpdir(), tool_name: "Bash", tool_input: { command: "git ci -m x" } })).toEqual({ decision: "pass" });
       expect(gate({ cwd: repo, tool_name: "Bash", tool_input: { command: "GIT_CONFIG_GLOBAL=evil.gitconfig git commit -m x" } })).toMatchObject({ decision: "block", reason: expect.stringContaining("GIT_CONFIG_GLOBAL=evil.gitconfig names a config file that sets core.hooksPath") });
       expect(gate({ cwd: repo, tool_name: "Bash", tool_input: { command: "GIT_CONFIG_GLOBAL=/nonexistent git commit -m x" } })).toEqual({ decision: "pass" });
+      // A config file named for git that includes another (which may set core.hooksPath), and another HOME's .gitconfig doing so.
+      writeFileSync(path.join(repo, "gcfg"), "[include]\n\tpath = evil.gitconfig\n");
+      writeFileSync(path.join(repo, ".gitconfig"), '[includeIf "onbranch:topic"]\n\tpath = evil.gitconfig\n');
+      expect(gate({ cwd: repo, tool_name: "Bash", tool_input: { command: "GIT_CONFIG_GLOBAL=gcfg git commit -m x" } })).toMatchObject({ decision: "block", reason: expect.stringContaining("includes another (include.path = evil.gitconfig)") });
+      expect(gate({ cwd: repo, tool_name: "Bash", tool_input: { command: "HOME=. git commit -m x" } })).toMatchObject({ decision: "block", reason: expect.stringContaining("HOME=. names a config file that includes another") });
       // An included file is read as git reads it; after `cd` the repository is the new directory's.
       expect(gate({ cwd: repo, tool_name: "Bash", tool_input: { command: "git -c include.path=evil.gitconfig commit -m x" } })).toMatchObject({ decision: "block", reason: expect.stringContaining("includes a config file that sets core.hooksPath") });
       expect(gate({ cwd: repo, tool_name: "Bash", tool_input: { command: "git -c include.path=/nonexistent commit -m x" } })).toEqual({ decision: "pass" });
