@@ -34,6 +34,31 @@ const POLICY_VERBS: Readonly<Record<string, readonly string[] | true>> = {
   uninstall: true,
 };
 
+/**
+ * OMP's own commands that change which extensions and plugins it loads: `omp config set
+ * disabledExtensions …`, `omp plugin disable tama-hooks`, `omp install ./ext`. Reading them
+ * (`omp config get`, `omp plugin list`) is not.
+ */
+const OMP_READS: Readonly<Record<string, readonly string[]>> = {
+  config: ["list", "get", "path"],
+  plugin: ["list", "doctor", "features", "discover"],
+  plugins: ["list", "doctor", "features", "discover"],
+};
+const OMP_WRITES = new Set(["install", "setup"]);
+
+/** `config set`, `plugin disable`, … when `args` (after `omp`) changes what OMP loads; else undefined. */
+export function ompPolicyVerb(args: readonly string[]): string | undefined {
+  const words = args.filter((arg) => !arg.startsWith("-"));
+  const [command, sub] = words;
+  if (command === undefined || args.some((arg) => arg === "--help" || arg === "-h")) return undefined;
+  if (OMP_WRITES.has(command)) return command;
+  const reads = OMP_READS[command];
+  if (reads === undefined) return undefined;
+  // Either command with no action lists.
+  if (sub === undefined || reads.includes(sub)) return undefined;
+  return `${command} ${sub}`;
+}
+
 /** `hooks disable`, `install`, … when `args` (after `tama`) changes policy or consent; else undefined. */
 export function policyVerb(args: readonly string[]): string | undefined {
   const words = args.filter((arg) => !arg.startsWith("-"));
@@ -238,6 +263,24 @@ function resolveProtectedPaths(context: GateContext, cwd: string, hookFiles: rea
   add(path.join(codexHome, "config.toml"), "Codex's settings (which hooks it trusts)", false);
   for (const dir of new Set([codexHome, path.join(home, ".codex")])) add(path.join(dir, "hooks"), "Codex hooks OMP loads as code", true);
   add(path.join(cwd, ".codex", "hooks"), "the project's Codex hooks OMP loads as code", true);
+  // Every settings file OMP merges into a session's settings (disabledExtensions, extensions, its bash's
+  // shellPath), in the project and the home: its own folders', Gemini's, Cursor's and OpenCode's; the
+  // extensions those folders hold; and the plugins and plugin overrides it loads Tama as a plugin by.
+  for (const base of [cwd, home]) {
+    for (const dir of [".omp", ".claude", ".codex", ".gemini"]) {
+      add(path.join(base, dir, "settings.json"), "settings OMP reads (which extensions it loads)", false);
+      add(path.join(base, dir, "extensions"), "extensions OMP loads", true);
+      add(path.join(base, dir, "plugin-overrides.json"), "OMP's plugin overrides (which plugins it loads)", false);
+    }
+    add(path.join(base, ".cursor", "settings.json"), "settings OMP reads (which extensions it loads)", false);
+    for (const name of ["opencode.json", "opencode.jsonc"]) add(path.join(base, ".opencode", name), "settings OMP reads (which extensions it loads)", false);
+  }
+  for (const name of ["opencode.json", "opencode.jsonc"]) {
+    add(path.join(cwd, name), "settings OMP reads (which extensions it loads)", false);
+    add(path.join(env.XDG_CONFIG_HOME || path.join(home, ".config"), "opencode", name), "settings OMP reads (which extensions it loads)", false);
+  }
+  add(path.join(cwd, ".omp", "plugins"), "the project's OMP plugins, code OMP loads (a plugin here stands in for one of the same name)", true);
+  for (const dir of new Set([path.join(agentDir, "plugins"), path.join(path.dirname(agentDir), "plugins")])) add(dir, "OMP's plugins and their lock file (which plugins it loads)", true);
   for (const file of hookFiles) add(file, "a script a registered hook runs", false);
   const resolved = list.map(({ raw, what, tree }) => ({ ...resolvedWithCheck(raw), what, tree }));
   return { list: resolved.map(({ path: file, what, tree }) => ({ path: file, what, tree })), checks: resolved.map((r) => r.check) };
@@ -278,6 +321,9 @@ const FOLDER_POLICY: readonly { pattern: RegExp; what: string; tree: boolean }[]
   { pattern: /^(.*\/\.omp(?:\/profiles\/[^/]+)?(?:\/agent)?\/tools)(?:\/|$)/, what: "OMP custom tools of a project folder (code OMP loads when a session starts there)", tree: true },
   { pattern: /^(.*\/\.omp(?:\/profiles\/[^/]+)?(?:\/agent)?\/\.?mcp\.json)$/, what: "OMP's MCP servers of a project folder (commands OMP starts)", tree: false },
   { pattern: /^(.*\/\.omp\/(?:settings\.json|config\.ya?ml))$/, what: "a project folder's OMP settings (which extensions it loads)", tree: false },
+  { pattern: /^(.*\/(?:\.omp|\.claude|\.codex|\.gemini|\.cursor)\/settings\.json|.*\/(?:\.opencode\/)?opencode\.jsonc?)$/, what: "settings OMP reads in a project folder (which extensions it loads)", tree: false },
+  { pattern: /^(.*\/(?:\.omp|\.claude|\.codex|\.gemini)\/plugin-overrides\.json)$/, what: "OMP's plugin overrides of a project folder (which plugins it loads)", tree: false },
+  { pattern: /^(.*\/(?:\.claude|\.codex|\.gemini)\/extensions|.*\/\.omp\/plugins)(?:\/|$)/, what: "extensions or plugins OMP loads from a project folder (code OMP loads when a session starts there)", tree: true },
   { pattern: /^(.*\/\.tama)(?:\/|$)/, what: "a project folder's Tama hooks", tree: true },
   { pattern: /^(.*\/\.claude\/settings(?:\.local)?\.json)$/, what: "Claude Code settings Tama reads hooks from", tree: false },
   { pattern: /^(.*\/\.claude\/hooks\/(?:pre|post))(?:\/|$)/, what: "Claude hooks OMP loads as code", tree: true },
@@ -425,6 +471,10 @@ function visitor(cwd: string, context: GateContext, protectedList: ProtectedList
     const args = run.dynamic ? run.argv.slice(1) : tamaArgs(run.argv, context, here);
     const verb = args === undefined ? undefined : policyVerb(args);
     if (verb !== undefined) return tamaRefusal(verb);
+    const omp = run.program === "omp" ? ompPolicyVerb(run.argv.slice(1)) : undefined;
+    if (omp !== undefined) {
+      return `Tama refused this call: \`omp ${omp}\` changes which extensions and plugins OMP loads, Tama's among them. An agent may not change the policy that governs it. ${ASK_PERSON}`;
+    }
     for (const { code, language, fromFile } of run.code) {
       const reason = checkCode(code, language, here, context, protectedList, depth + 1, fromFile === true);
       if (reason !== undefined) return reason;
@@ -588,7 +638,8 @@ function checkTargets(
 
 /** Whether `text` names Tama's state: a protected path (absolute or `~/…`), Tama's home, or (`byVariable`) the TAMA_HOME variable. */
 /** Names of policy places in text, however the code reaches the home before them (`homedir() + '/.omp/agent/extensions'`). */
-const POLICY_TEXT = /\.omp\/(?:agent\/)?(?:extensions|hooks|tools|settings\.json|config\.ya?ml|\.?mcp\.json)|\.tama\/|\.claude\/(?:settings(?:\.local)?\.json|hooks)|\.codex\/(?:hooks|config\.toml)/;
+const POLICY_TEXT =
+  /\.omp\/(?:agent\/)?(?:extensions|hooks|tools|plugins|settings\.json|config\.ya?ml|\.?mcp\.json|plugin-overrides\.json)|\.tama\/|\.claude\/(?:settings(?:\.local)?\.json|hooks)|\.codex\/(?:hooks|config\.toml)|\.(?:gemini|cursor|codex)\/settings\.json|\.(?:claude|codex|gemini)\/(?:extensions|plugin-overrides\.json)|opencode\.jsonc?/;
 
 function mentionsProtected(text: string, context: GateContext, protectedList: ProtectedList, byVariable = true): boolean {
   if (byVariable && text.includes("TAMA_HOME")) return true;
