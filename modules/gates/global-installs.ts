@@ -64,7 +64,9 @@ export function globalInstall(argv: readonly string[], env: ReadonlyMap<string, 
   if (args.some((arg) => NO_CHANGE.has(arg)) && program !== "npm" && program !== "yarn") return undefined;
   const operands = args.filter((arg) => !arg.startsWith("-"));
   if (JS_MANAGERS.has(program)) {
-    const global = args.some((arg) => arg === "-g" || arg === "--global" || arg === "--location=global") || (program === "yarn" && operands[0] === "global");
+    // npm reads its settings from the environment too: `npm_config_global=true` is -g, `npm_config_location=global` --location=global.
+    const envGlobal = /^(?:true|1)$/i.test(env.get("npm_config_global") ?? env.get("NPM_CONFIG_GLOBAL") ?? "") || (env.get("npm_config_location") ?? env.get("NPM_CONFIG_LOCATION")) === "global";
+    const global = args.some((arg) => arg === "-g" || arg === "--global" || arg === "--location=global") || (program === "yarn" && operands[0] === "global") || (program !== "yarn" && envGlobal);
     const sub = program === "yarn" && operands[0] === "global" ? operands[1] : operands[0];
     // `npm link` with no package links the project into the global prefix, with its bins; `npm link ../lib` links that folder there first.
     // yarn's and bun's `link` with no package register the project globally too.
@@ -79,6 +81,11 @@ export function globalInstall(argv: readonly string[], env: ReadonlyMap<string, 
     const name = /^pip/.test(program) ? program : "pip";
     const into = valueOf(pip, "--target", "-t", "--prefix", "--root");
     if (into !== undefined) return { how: `${name} install --target`, place: "the directory it names", into };
+    // pip reads each option from PIP_<OPTION> too: PIP_USER=1 is --user, PIP_TARGET/PIP_PREFIX are --target/--prefix.
+    const fromEnv = env.get("PIP_TARGET") ?? env.get("PIP_PREFIX") ?? env.get("PIP_ROOT");
+    if (fromEnv !== undefined && fromEnv.length > 0) return { how: `${name} install (PIP_TARGET)`, place: "the directory it names", into: fromEnv };
+    if (/^(?:1|true|yes|on)$/i.test(env.get("PIP_USER") ?? "")) return { how: `${name} install (PIP_USER)`, place: "the user's site-packages, whose bin directory (~/.local/bin) is on PATH" };
+    if (/^(?:1|true|yes|on)$/i.test(env.get("PIP_BREAK_SYSTEM_PACKAGES") ?? "")) return { how: `${name} install (PIP_BREAK_SYSTEM_PACKAGES)`, place: "the system's Python" };
     if (pip.includes("--user")) return { how: `${name} install --user`, place: "the user's site-packages, whose bin directory (~/.local/bin) is on PATH" };
     if (pip.includes("--break-system-packages")) return { how: `${name} install --break-system-packages`, place: "the system's Python" };
     return undefined;

@@ -32,7 +32,7 @@ export const DEFAULT_SECRET_PATTERNS = [
   ".npmrc",
   ".pypirc",
   "credentials",
-  "credentials.json",
+  "credentials.*",
   ".aws/credentials",
   ".docker/config.json",
   "*.keystore",
@@ -124,7 +124,9 @@ function treeReads(run: { program: string | undefined; argv: string[] }): string
   };
   const letters = args.filter((a) => /^-[A-Za-z]+$/.test(a)).join("");
   if (program === "grep" || program === "egrep" || program === "fgrep" || program === "rgrep") {
-    if (program !== "rgrep" && !/[rR]/.test(letters) && !args.some((a) => a === "--recursive" || a === "--dereference-recursive" || a.startsWith("--directories=recurse"))) return [];
+    // `-d recurse` (`-drecurse`) is --directories=recurse.
+    const recurses = args.some((a, i) => a === "--recursive" || a === "--dereference-recursive" || a.startsWith("--directories=recurse") || a === "-drecurse" || (a === "-d" && args[i + 1] === "recurse"));
+    if (program !== "rgrep" && !/[rR]/.test(letters) && !recurses) return [];
     const words = operands(GREP_VALUED);
     // The pattern is the first operand unless -e or -f gave it.
     const paths = args.some((a) => a === "-e" || a === "-f" || a.startsWith("--regexp") || a.startsWith("--file")) ? words : words.slice(1);
@@ -141,7 +143,11 @@ function treeReads(run: { program: string | undefined; argv: string[] }): string
     const paths = args.some((a) => a === "-e" || a === "-f") ? words : words.slice(1);
     return paths.filter((w) => w !== "--").length > 0 ? paths.filter((w) => w !== "--") : ["."];
   }
+  // `zip -r ARCHIVE DIR`; `zip -R ARCHIVE PATTERN` takes every file under the current directory that matches.
+  if (program === "zip" && /R/.test(letters)) return ["."];
   if (program === "zip" && /r/.test(letters)) return operands(new Set(["-x", "-i", "-b", "-n", "-t", "-O"])).slice(1);
+  // `diff -r A B` prints every file of both trees that differs (with -N, whole files one side lacks).
+  if ((program === "diff" || program === "colordiff") && (/r/.test(letters) || args.includes("--recursive"))) return operands(new Set(["-x", "--exclude", "-X", "--exclude-from", "-I", "--ignore-matching-lines", "-F", "--show-function-line", "-L", "--label", "-C", "-U", "-W", "--width", "--to-file", "--from-file"]));
   if ((program === "rg" || program === "ag") && (args.some((a) => a === "--hidden" || a === "-." || /^-u{2,}$/.test(a) || a === "--unrestricted" || a === "-a" || a === "--all-types") || /uu/.test(letters))) {
     const words = operands(new Set(["-e", "-f", "-g", "--glob", "--iglob", "-t", "--type", "-T", "--type-not", "-m", "--max-count", "-A", "-B", "-C"]));
     const paths = args.some((a) => a === "-e" || a === "-f") ? words : words.slice(1);

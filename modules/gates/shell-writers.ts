@@ -89,6 +89,8 @@ const WRITERS: Readonly<Record<string, WriterRule>> = {
     return dest === undefined ? [] : [{ word: dest, effect: "copies over", reachesBelow: false }];
   },
   install: (args) => {
+    // `install -d A B`: every operand is a directory it makes.
+    if (hasShort(args, "d") || hasLong(args, "--directory")) return all(operands(args, ["-m", "--mode", "-o", "--owner", "-g", "--group", "-S", "--suffix", "-t", "--target-directory"]).operands, "makes a directory in", false);
     const { dest } = destination(args, ["-m", "--mode", "-o", "--owner", "-g", "--group", "-S", "--suffix"]);
     return dest === undefined ? [] : [{ word: dest, effect: "installs over", reachesBelow: false }];
   },
@@ -106,6 +108,24 @@ const WRITERS: Readonly<Record<string, WriterRule>> = {
     const { dest } = destination(args, ["-S", "--suffix"]);
     return dest === undefined ? [] : [{ word: dest, effect: "links over", reachesBelow: false }];
   },
+  // `link FILE NAME`: a hard link at NAME.
+  link: (args) => operands(args).operands.slice(1, 2).map((word) => ({ word, effect: "links over", reachesBelow: false })),
+  // `ar rcs LIB.a FILES`: the archive (the first operand after the key letters).
+  ar: (args) => {
+    const ops = args.filter((arg) => !arg.startsWith("-") || /^-[A-Za-z]+$/.test(arg));
+    const key = ops[0] ?? "";
+    return /[dmqrs]/.test(key.replace(/^-/, "")) && ops[1] !== undefined ? [{ word: ops[1], effect: "writes", reachesBelow: false }] : [];
+  },
+  // `mktemp -p DIR`, `mktemp --tmpdir=DIR`, `mktemp DIR/xXXXX`: a new file (or directory) there.
+  mktemp: (args) => {
+    const { operands: ops, values } = operands(args, ["-p", "--tmpdir", "--suffix"]);
+    const dir = values.get("-p") ?? values.get("--tmpdir");
+    const template = ops[0];
+    return [
+      ...(dir !== undefined && dir.length > 0 ? [{ word: dir, effect: "makes a file in", reachesBelow: false }] : []),
+      ...(template !== undefined && template.includes("/") ? [{ word: dir !== undefined && !path.isAbsolute(template) ? path.join(dir, template) : template, effect: "makes a file in", reachesBelow: false }] : []),
+    ];
+  },
   rm: (args) => all(operands(args).operands, "removes", true),
   rmdir: (args) => all(operands(args).operands, "removes", true),
   unlink: (args) => all(operands(args).operands, "removes", true),
@@ -122,12 +142,19 @@ const WRITERS: Readonly<Record<string, WriterRule>> = {
   chattr: (args) => all(operands(args, ["-v", "-p"]).operands.filter((word) => !/^[-+=]/.test(word)), "changes the attributes of", true),
   setfacl: (args) => all(operands(args, ["-m", "-M", "-x", "-X", "--set", "--set-file"]).operands, "changes the ACL of", true),
   sed: (args) => (inPlace(args, "-i", "--in-place") ? all(sedFiles(args), "edits in place", false) : []),
-  perl: (args) => (args.some((arg) => /^-[A-Za-z]*i/.test(arg)) ? all(perlFiles(args), "edits in place", false) : []),
+  perl: (args) => (args.some((arg) => /^-[A-Za-z0-9]*i/.test(arg)) ? all(perlFiles(args), "edits in place", false) : []),
+  ruby: (args) => (args.some((arg) => /^-[A-Za-z0-9]*i/.test(arg)) ? all(perlFiles(args), "edits in place", false) : []),
   dd: (args) => args.filter((arg) => arg.startsWith("of=")).map((arg) => ({ word: arg.slice(3), effect: "writes", reachesBelow: false })),
   patch: (args) => {
     const { operands: ops, values } = operands(args, ["-o", "--output", "-i", "--input", "-d", "--directory", "-p", "-r", "-B", "-z"]);
     const out = values.get("-o") ?? values.get("--output");
-    return [...(ops[0] !== undefined ? [{ word: ops[0], effect: "patches", reachesBelow: false }] : []), ...(out ? [{ word: out, effect: "writes", reachesBelow: false }] : [])];
+    // `patch -d DIR`: the files the patch names are under DIR.
+    const dir = values.get("-d") ?? values.get("--directory");
+    return [
+      ...(ops[0] !== undefined ? [{ word: dir !== undefined && !path.isAbsolute(ops[0]) ? path.join(dir, ops[0]) : ops[0], effect: "patches", reachesBelow: false }] : []),
+      ...(out ? [{ word: out, effect: "writes", reachesBelow: false }] : []),
+      ...(dir !== undefined ? [{ word: dir, effect: "patches files under", reachesBelow: true }] : []),
+    ];
   },
   curl: (args) => [
     ...outputs(args, ["-o", "--output"], "downloads over"),
@@ -147,6 +174,10 @@ const WRITERS: Readonly<Record<string, WriterRule>> = {
     // `--work-tree=DIR` (or `-C DIR` before `init`): the tree a checkout, reset or init writes.
     const workTree = outputs(args.slice(0, at), ["--work-tree"], "writes files under").map((target) => ({ ...target, reachesBelow: true }));
     const here = sub === "init" ? outputs(args.slice(0, at), ["-C"], "makes a repository in") : [];
+    // A command that changes the repository writes in the one `-C` or `--git-dir` names (`git -C ../x commit`, `git --git-dir=d init`):
+    // the place itself is judged (where it is), not each file under it (the project's own policy files are not rewritten by a commit).
+    const repository = sub !== undefined && GIT_WRITES.has(sub) && sub !== "init" && sub !== "clone" ? outputs(args.slice(0, at), ["-C"], "changes the repository in") : [];
+    const gitDir = sub !== undefined && GIT_WRITES.has(sub) ? outputs(args.slice(0, at), ["--git-dir"], sub === "init" ? "makes a repository in" : "changes the repository in") : [];
     const told = [
       ...outputs(rest, ["--output"], "writes"),
       ...(sub === "format-patch" ? outputs(rest, ["-o", "--output-directory"], "writes into") : []),
@@ -155,7 +186,12 @@ const WRITERS: Readonly<Record<string, WriterRule>> = {
       ...(sub === "bundle" && rest[0] === "create" && rest[1] !== undefined ? [{ word: rest[1], effect: "writes", reachesBelow: false }] : []),
       ...(sub === "worktree" && rest[0] === "add" ? operands(rest.slice(1), ["-b", "-B", "--reason"]).operands.slice(0, 1).map((word) => ({ word, effect: "makes a worktree in", reachesBelow: false })) : []),
       ...(sub === "init" ? operands(rest, ["--template", "--separate-git-dir", "-b", "--initial-branch", "--shared", "--object-format"]).operands.slice(0, 1).map((word) => ({ word, effect: "makes a repository in", reachesBelow: false })) : []),
+      // `git init --separate-git-dir=D`, `git clone --separate-git-dir D`: the repository itself goes to D.
+      ...(sub === "init" || sub === "clone" ? outputs(rest, ["--separate-git-dir"], "makes a repository in") : []),
+      // `git config --global …`, `--system`, `--file F` (a setting written, not read).
+      ...(sub === "config" ? gitConfigFile(rest) : []),
       ...workTree,
+      ...gitDir,
       ...here,
     ];
     // Paths git is handed are read from where `-C` took it (each -C from the one before).
@@ -164,11 +200,11 @@ const WRITERS: Readonly<Record<string, WriterRule>> = {
       if (dirs.length === 0 || path.isAbsolute(target.word) || /^[~$]/.test(target.word)) return target;
       return { ...target, word: dirs.reduceRight((word, dir) => (path.isAbsolute(word) || /^[~$]/.test(word) ? word : path.join(dir, word)), target.word) };
     };
-    if (sub !== "clone") return [...told.filter((t) => !here.includes(t)).map(fromDir), ...here];
+    if (sub !== "clone") return [...told.filter((t) => !here.includes(t) && !gitDir.includes(t)).map(fromDir), ...here, ...gitDir, ...repository];
     const ops = operands(args.slice(at + 1), ["-o", "--origin", "-b", "--branch", "-u", "--upload-pack", "--reference", "--separate-git-dir", "--depth", "--shallow-since", "--shallow-exclude", "-c", "--config", "--filter", "-j", "--jobs", "--template", "--server-option", "--bundle-uri"]).operands;
     // `git clone URL` alone clones into a directory named after the URL, where -C took git.
     const into = ops[1] ?? (ops[0] === undefined ? undefined : path.basename(ops[0].replace(/\/+$/, "").replace(/\.git$/, "").replace(/^.*:/, "")));
-    return into === undefined || into === "" ? [] : [fromDir({ word: into, effect: "clones into", reachesBelow: false })];
+    return [...told.filter((t) => t.effect === "makes a repository in").map(fromDir), ...(into === undefined || into === "" ? [] : [fromDir({ word: into, effect: "clones into", reachesBelow: false })])];
   },
   sort: (args) => outputs(args, ["-o", "--output"], "writes"),
   // `script [FILE]`: the session's typescript (`typescript` when none is named).
@@ -297,6 +333,25 @@ const WRITERS: Readonly<Record<string, WriterRule>> = {
   },
 };
 
+/** git commands that change the repository they run in (its objects, refs, index or work tree). */
+const GIT_WRITES = new Set([
+  "add", "am", "apply", "branch", "checkout", "cherry-pick", "clean", "commit", "fetch", "gc", "init", "merge", "mv", "notes", "prune", "pull", "rebase", "replace",
+  "reset", "restore", "revert", "rm", "stash", "submodule", "switch", "tag", "update-index", "update-ref", "worktree", "sparse-checkout",
+]);
+
+/** The file `git config` writes a setting to: `--global` (~/.gitconfig), `--system`, `--file F`; none when it only reads. */
+function gitConfigFile(args: readonly string[]): WriteTarget[] {
+  const { operands: ops, values } = operands(args, ["-f", "--file", "--blob", "--type", "--default", "--comment", "--value"]);
+  const reads = args.some((arg) => /^(--get|--get-all|--get-regexp|--get-urlmatch|--list|-l|--show-origin|--show-scope|--name-only|--null|-z)$/.test(arg)) || ops[0] === "get" || ops[0] === "list";
+  const writes = !reads && (ops.length >= 2 || args.some((arg) => /^--(unset|unset-all|add|replace-all|rename-section|remove-section|edit)$/.test(arg) || arg === "-e") || ops[0] === "set" || ops[0] === "unset" || ops[0] === "edit");
+  if (!writes) return [];
+  const file = values.get("-f") ?? values.get("--file") ?? args.find((arg) => arg.startsWith("--file="))?.slice("--file=".length);
+  if (file !== undefined) return [{ word: file, effect: "writes a setting to", reachesBelow: false }];
+  if (args.includes("--global")) return [{ word: "~/.gitconfig", effect: "writes a setting to", reachesBelow: false }];
+  if (args.includes("--system")) return [{ word: "/etc/gitconfig", effect: "writes a setting to", reachesBelow: false }];
+  return [];
+}
+
 /** `tar -cf ARCHIVE …`, `tar -czvf ARCHIVE`: the archive it writes (the `f` of a cluster takes the next word). */
 function archiveFile(args: readonly string[]): WriteTarget[] {
   for (let i = 0; i < args.length; i++) {
@@ -312,7 +367,8 @@ function archiveFile(args: readonly string[]): WriteTarget[] {
 }
 
 function inPlace(args: readonly string[], short: string, long: string): boolean {
-  return args.some((arg) => arg === long || arg.startsWith(`${long}=`) || (arg.startsWith(short) && !arg.startsWith("--")) || /^-[nrsuEz]+i/.test(arg));
+  // A cluster of flags before the i (`-ni`, `-bi`, `-Ei`), not one where a letter takes a value first (`-e`, `-f`, `-l`).
+  return args.some((arg) => arg === long || arg.startsWith(`${long}=`) || (arg.startsWith(short) && !arg.startsWith("--")) || /^-[A-Za-dg-km-z]*i/.test(arg));
 }
 
 /** sed's files: the operands after the script (the first operand, unless -e/-f gave it). */

@@ -24,6 +24,7 @@ symlinkSync(".env", path.join(project, "envlink"));
 mkdirSync(path.join(scratch, "home", ".aws"), { recursive: true });
 writeFileSync(path.join(scratch, "home", ".aws", "credentials"), "[default]\n");
 writeFileSync(path.join(project, ".envrc"), "export KEY=1\n");
+writeFileSync(path.join(scratch, "home", ".aws", "credentials.txt"), "pw\n");
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 function gate(id: string): BuiltinGate {
@@ -158,6 +159,10 @@ describe("protect-secret-files", () => {
     ["source .env", bash("source .env && npm start")],
     ["< .env", bash("grep KEY < .env")],
     ["aws credentials", bash(`cat ${scratch}/home/.aws/credentials`)],
+    ["credentials.txt", bash(`cat ${scratch}/home/.aws/credentials.txt`)],
+    ["grep -d recurse", bash("grep -d recurse '' .")],
+    ["zip -R", bash("zip -qR out.zip '*' && unzip -p out.zip")],
+    ["diff -r of the project", bash("diff -rN /tmp/empty .")],
     ["eval code", { tool_name: "eval", tool_input: { language: "python", code: "print(open('.env').read())" }, omp: { tool_name: "eval", tool_input: {}, kind: "code" } }],
     ["a glob", bash("cat .en?")],
     ["a bracket glob", bash("cat .[e]nv")],
@@ -336,6 +341,12 @@ describe("deny-writes-outside-repo", () => {
     ["tee", bash("ls | tee /etc/motd")],
     ["cp into home", bash("cp src/a.ts ~/bin/a.ts")],
     ["sed -i", bash("sed -i s/a/b/ /etc/hosts")],
+    ...[
+      "install -d /opt/out/a sub", "sed -bi s/a/b/ /opt/f", "perl -0pi -e s/a/b/ /opt/f", "ruby -pi -e x /opt/f", "mktemp -p /opt/out", "mktemp /opt/out/xXXXX",
+      "link a.txt /opt/x", "ar rcs /opt/lib.a a.o", "patch -s -d /opt/out -p0 < x.patch", "git init --separate-git-dir=/opt/gd sub2", "git --git-dir=/opt/bare init",
+      "git -C /opt/repo commit --allow-empty -m x", "git -C /opt/r2 clean -fdq", "git config --global user.name x", "git config --file /opt/gc a.b c",
+      "npm_config_global=true npm i cowsay", "PIP_USER=1 pip install x", "PIP_TARGET=/opt/x pip install y",
+    ].map((command): [string, Partial<HookInput>] => [command, bash(command)]),
     ["through sudo", bash("sudo sh -c 'echo x >> /etc/profile'")],
     ["after cd", bash("cd / && echo x > etc/x")],
     ["a subshell's output", bash("(echo x) > /etc/x")],
@@ -373,7 +384,7 @@ describe("deny-writes-outside-repo", () => {
     ["rev-parse", bash('cd "$(git rev-parse --show-toplevel)" && echo x > f')],
     ["a name made of numbers", bash("echo x > out.$$.log && echo y > run-$(date +%s).txt && echo z > tmp-$RANDOM")],
     // Installs into the project.
-    ...["npm install", "npm i -D vitest", "npm link left-pad", "uv pip install --target ./vendor ruff", "conda install -p ./env numpy", "dotnet tool install dotnet-ef", "dotnet tool install --tool-path ./tools dotnet-ef", "corepack enable --install-directory ./bin", "cmake --install build --prefix ./out", "cmake --build build", "DESTDIR=./stage cmake --install build", "conda install --help", "conda install --dry-run numpy", "mamba install -yp ./env numpy", "conda install -p./env numpy", "ninja -C build", "yarn link my-lib", "npm i -g --prefix ./tools x", "yarn add x", "pip install -r requirements.txt", "uv pip install x", "pip install -t ./vendor x", "GOBIN=$PWD/bin go install ./cmd/tool", "cargo install --root ./tools --path .", "go build ./...", "npm uninstall -g typescript",
+    ...["git -C . commit -m x", "git -C src log", "git config --global --get user.name", "git config user.name x", "mktemp", "sed -Ei s/a/b/ src/a.ts", "diff -r src old", "ar t lib.a", "npm install", "npm i -D vitest", "npm link left-pad", "uv pip install --target ./vendor ruff", "conda install -p ./env numpy", "dotnet tool install dotnet-ef", "dotnet tool install --tool-path ./tools dotnet-ef", "corepack enable --install-directory ./bin", "cmake --install build --prefix ./out", "cmake --build build", "DESTDIR=./stage cmake --install build", "conda install --help", "conda install --dry-run numpy", "mamba install -yp ./env numpy", "conda install -p./env numpy", "ninja -C build", "yarn link my-lib", "npm i -g --prefix ./tools x", "yarn add x", "pip install -r requirements.txt", "uv pip install x", "pip install -t ./vendor x", "GOBIN=$PWD/bin go install ./cmd/tool", "cargo install --root ./tools --path .", "go build ./...", "npm uninstall -g typescript",
       // Names a listing prints under a root in the project, and a pattern taken off a known value.
       'grep -rl x src | while read f; do sed -i s/a/b/ "$f"; done', 'ls build | while read f; do rm -f "build/$f"; done', 'find . -name "*.orig" | while read f; do rm "$f"; done', 'for f in src/*.js; do mv "$f" "${f%.js}.ts"; done'].map((command): [string, Partial<HookInput>] => [command, bash(command)]),
   ])("passes %s", async (_name, input) => passes(id, input));
