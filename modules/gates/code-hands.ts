@@ -67,13 +67,7 @@ export function codeHands(given: {
   const filling = readings.some((reading) => reading.commands.some(hasComputed) || reading.literals.some(hasComputed));
   const asCode = code.some((c) => RUNS_AS_CODE.test(c.code));
   if (!computing && !filling && !asCode) return NONE;
-  // The words after the code (`python3 -c CODE a b`, `node --eval=CODE a`, `python3 f.py a`, `python3 - a <<< CODE`).
-  const codeAt = argv.findIndex(
-    (word, i) => i > 0 && (code.some((c) => c.code === word || (word.startsWith("-") && word.endsWith(c.code))) || scriptFiles.some((file) => basename(file) === basename(word)) || SCRIPT_FROM.has(word) || word.startsWith("<(")),
-  );
-  let words = codeAt === -1 ? [] : argv.slice(codeAt + 1, codeAt + 1 + MAX_GIVEN);
-  // Node, Perl and Ruby take `--` as the end of their own options; Python hands it on.
-  if (words[0] === "--" && code[0]?.language !== "python") words = words.slice(1);
+  const { words, codeAt } = givenWords(argv, code, scriptFiles);
   const readsStdin = (program === "perl" || program === "ruby") && argv.slice(1).some((word) => /^-[A-Za-z]*[np][A-Za-z]*$/.test(word)) ? true : code.some((c) => READS_STDIN.test(c.code));
   const fed = readsStdin ? stdin.filter((text) => !code.some((c) => c.code === text)).map((text) => text.replace(/\n$/, "")) : [];
   const splits = code.some((c) => /\bsplit\b/.test(c.code));
@@ -122,6 +116,21 @@ export function codeHands(given: {
     runsInput: computing && readsStdin,
     tooMany: computing && codeAt !== -1 && argv.length - codeAt - 1 > MAX_GIVEN,
   };
+}
+
+/**
+ * The words a command gives its code, after the code (`python3 -c CODE a b`, `node
+ * --eval=CODE a`, `python3 f.py a`, `python3 - a <<< CODE`), MAX_GIVEN at most; `codeAt`:
+ * where the code (or its file) stands in argv, -1 when nowhere.
+ */
+export function givenWords(argv: readonly string[], code: readonly RunCode[], scriptFiles: readonly string[]): { words: string[]; codeAt: number } {
+  const codeAt = argv.findIndex(
+    (word, i) => i > 0 && (code.some((c) => c.code === word || (word.startsWith("-") && word.endsWith(c.code))) || scriptFiles.some((file) => basename(file) === basename(word)) || SCRIPT_FROM.has(word) || word.startsWith("<(")),
+  );
+  let words = codeAt === -1 ? [] : argv.slice(codeAt + 1, codeAt + 1 + MAX_GIVEN);
+  // Node, Perl and Ruby take `--` as the end of their own options; Python hands it on.
+  if (words[0] === "--" && code[0]?.language !== "python") words = words.slice(1);
+  return { words, codeAt };
 }
 
 /** A line that runs git by name. */

@@ -6,7 +6,7 @@
 // every shell gate, so a wrapper the git gate sees through, every gate sees through.
 import { callKind, codeOf, shellCommandOf, shellEnvOf } from "../tools/declaration.ts";
 import { readCode, shellLine, type CodeReading } from "../tools/code-reading.ts";
-import { codeHands, importedCode, MAX_GIVEN, type RunCode } from "./code-hands.ts";
+import { codeHands, givenWords, importedCode, MAX_GIVEN, type RunCode } from "./code-hands.ts";
 import os from "node:os";
 import { tempDir } from "../system/paths.ts";
 import path from "node:path";
@@ -390,6 +390,8 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       const wrapped = first !== undefined && first !== program;
       const otherWrites = [
         ...languageWrites(program, argv, stdin, fileText),
+        // Code that writes or removes a path it is given (`open(sys.argv[1], "w")`, `rmtree(sys.argv[1])`): each word it is given may be that path.
+        ...(code.some((c) => readCode(c.code, c.language).givenWrites) ? givenWords(argv, code, fromFile.files).words.filter((word) => !word.startsWith("-")).map((word): WriteTarget => ({ word, effect: "may write (a path its code is given)", reachesBelow: true })) : []),
         ...(wrapped ? languageWrites(first, words, stdin, fileText) : []),
         ...(wrapped && first !== "find" ? writeTargets({ ...expandedCommand, redirects: [] }, words) : []),
       ];

@@ -214,7 +214,12 @@ const WRITERS: Readonly<Record<string, WriterRule>> = {
     return [...logs, { word: ops[0] ?? "typescript", effect: "writes", reachesBelow: false }];
   },
   // `zip ARCHIVE FILES…`, `zip -r ARCHIVE DIR`: the archive.
-  zip: (args) => [...all(operands(args, ["-b", "-n", "-t", "-tt", "-x", "-i", "-O", "--output-file", "-P", "--password", "-Z"]).operands.slice(0, 1), "writes", false), ...outputs(args, ["-O", "--output-file"], "writes")],
+  zip: (args) => {
+    const ops = operands(args, ["-b", "-n", "-t", "-tt", "-x", "-i", "-O", "--output-file", "-P", "--password", "-Z"]).operands;
+    // `zip -m`: the files put in the archive are deleted.
+    const moves = hasShort(args, "m") || hasLong(args, "--move");
+    return [...all(ops.slice(0, 1), "writes", false), ...outputs(args, ["-O", "--output-file"], "writes"), ...(moves ? all(ops.slice(1), "removes", true) : [])];
+  },
   cargo: (args) => outputs(args, ["--target-dir", "--root", "--out-dir", "--artifact-dir"], "writes into"),
   ...Object.fromEntries(["pip", "pip3"].map((name) => [name, (args: string[]) => outputs(args, ["-t", "--target", "-d", "--dest", "--prefix", "--root", "--src", "--log", "-r"].filter((option) => option !== "-r"), "installs into")])),
   npm: (args) => [
@@ -297,11 +302,20 @@ const WRITERS: Readonly<Record<string, WriterRule>> = {
     const modes = args.filter((arg, i) => (i === 0 && /^[A-Za-z]+$/.test(arg)) || /^-[A-Za-z]+$/.test(arg)).join("");
     const extracts = modes.includes("x") || hasLong(args, "--extract", "--get");
     const creates = !extracts && (/[cru]/.test(modes) || hasLong(args, "--create", "--append", "--update"));
-    if (creates) return archiveFile(args);
+    // `--remove-files`: the files put in the archive are deleted.
+    const removed = creates && hasLong(args, "--remove-files") ? all(operands(args, ["-C", "--directory", "-f", "--file", "-T", "--files-from", "-X", "--exclude-from", "--transform", "--xform"]).operands.filter((word, i) => !(i === 0 && word === args[0] && /^[A-Za-z]+$/.test(word))), "removes", true) : [];
+    // Renamed as they go in (`--transform 's,^stage,.omp/extensions,'`), they land where the expression says when the archive is unpacked here.
+    const renamed = creates && (hasLong(args, "--transform", "--xform") || args.includes("-s")) ? [{ word: ".", effect: "archives members renamed by an expression, which unpack anywhere under", reachesBelow: true, creates: true }] : [];
+    if (creates) return [...archiveFile(args), ...removed, ...renamed];
     if (!extracts) return [];
     const { values } = operands(args, ["-C", "--directory", "-f", "--file", "--one-top-level"]);
     const long = (name: string): string | undefined => values.get(name) ?? args.find((arg) => arg.startsWith(`${name}=`))?.slice(name.length + 1);
-    const dir = values.get("-C") ?? long("--directory") ?? ".";
+    // Old-style letters (`tar xfC a.tar DIR`): each letter that takes a value takes the next word, in order.
+    const oldStyle = args[0] !== undefined && /^[A-Za-z]+$/.test(args[0]) ? [...args[0]].filter((letter) => letter === "f" || letter === "C") : [];
+    const oldDir = oldStyle.includes("C") ? args[1 + oldStyle.indexOf("C")] : undefined;
+    const dir = values.get("-C") ?? long("--directory") ?? oldDir ?? ".";
+    // `--transform`/`--xform` (and bsdtar's `-s`) rename the members as they land: where, only the archive and the expression know.
+    if (hasLong(args, "--transform", "--xform") || args.includes("-s")) return [{ word: dir, effect: "extracts members renamed by an expression under", reachesBelow: true, creates: true }];
     // `--one-top-level=DIR`: the members land under DIR; `-P` keeps their absolute names, which only the archive knows.
     const top = long("--one-top-level");
     const absolute = /P/.test(modes) || hasLong(args, "--absolute-names");

@@ -31,7 +31,15 @@ export interface CodeReading {
   lists: string[];
   /** Symbolic links the code makes through calls whose paths are literals: the link, and what it names (both as spelled). */
   links: { link: string; target: string }[];
+  /**
+   * The code writes (or removes) a path it computes, and reads its arguments: the path
+   * may be any word the command gives it (`open(sys.argv[1], "w")`, `rmtree(sys.argv[1])`).
+   */
+  givenWrites: boolean;
 }
+
+/** Code that reads its command-line arguments. */
+const READS_ARGV = /\bargv\b|\bARGV\b|\$ARGV\b|\bDeno\.args\b|\bBun\.argv\b|\$argv\b/;
 
 type Token =
   | { type: "str"; value: string }
@@ -696,6 +704,9 @@ export function readCode(code: string, language: CodeLanguage): CodeReading {
 function readCodeOnce(code: string, language: CodeLanguage): CodeReading {
   const commands: string[] = [];
   const writes: CodeWrite[] = [];
+  // A write whose path the code computes, in code that reads its arguments (READS_ARGV).
+  let givenWrites = false;
+  const readsArgv = READS_ARGV.test(code);
   const literals: string[] = [];
   const lists: string[] = [];
   const links: { link: string; target: string }[] = [];
@@ -762,8 +773,10 @@ function readCodeOnce(code: string, language: CodeLanguage): CodeReading {
     }
     // Perl's `open F, ">", "f"` and `open my $f, ">f"`: an open without parentheses.
     if (language === "unknown" && token.type === "id" && token.value === "open" && tokens[j + 1]?.value !== "(" && tokens[j - 1]?.value !== ".") {
-      const opened = openedForWriting(bareArguments(tokens, j + 1).map((argument) => argument?.str));
+      const bare = bareArguments(tokens, j + 1).map((argument) => argument?.str);
+      const opened = openedForWriting(bare);
       if (opened !== undefined) wrote({ path: opened });
+      else if (readsArgv && bare.some((arg) => arg !== undefined && /^\s*(?:\+?>|>>)\s*$/.test(arg))) givenWrites = true;
       continue;
     }
     if (token.type !== "id" || tokens[j + 1]?.value !== "(") continue;
@@ -809,18 +822,23 @@ function readCodeOnce(code: string, language: CodeLanguage): CodeReading {
     if (isPreludeWrite || (last !== "write" && WRITE_FIRST.has(last)) || (name !== "write" && WRITE_FIRST.has(name))) {
       const [target, content] = readArguments(tokens, j + 1);
       if (target?.str !== undefined) wrote({ path: target.str, ...(content?.str !== undefined ? { content: content.str } : {}) });
+      else if (target !== undefined && readsArgv) givenWrites = true;
       continue;
     }
     if (WRITE_SECOND.has(last) && qualified) {
       const [source, destination] = readArguments(tokens, j + 1);
       if (destination?.str !== undefined) wrote({ path: destination.str });
+      else if (destination !== undefined && readsArgv) givenWrites = true;
       // A move takes the file away from where it was (`os.rename(".git/hooks/pre-commit", "x")`).
       if (MOVES.has(last) && source?.str !== undefined) wrote({ path: source.str });
       continue;
     }
     if (OPENERS.has(last) || OPENERS.has(name)) {
-      const opened = openedForWriting(readArguments(tokens, j + 1).map((argument) => argument?.str));
+      const opening = readArguments(tokens, j + 1);
+      const opened = openedForWriting(opening.map((argument) => argument?.str));
       if (opened !== undefined) wrote({ path: opened });
+      // `open(sys.argv[1], "w")`: a computed path opened to write.
+      else if (readsArgv && opening[0] !== undefined && opening[0].str === undefined && openedForWriting(["$", ...opening.slice(1).map((argument) => argument?.str)]) === "$") givenWrites = true;
       continue;
     }
     // Path("p").write_text(…)
@@ -839,7 +857,7 @@ function readCodeOnce(code: string, language: CodeLanguage): CodeReading {
       }
     }
   }
-  return { commands, writes, startsProcesses, runsComputed, literals, lists, links };
+  return { commands, writes, startsProcesses, runsComputed, literals, lists, links, givenWrites };
 }
 
 /**

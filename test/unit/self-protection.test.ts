@@ -83,6 +83,8 @@ describe("self-protection refuses", () => {
     `omp plugin disable tama-hooks`,
     `omp plugin uninstall tama-hooks`,
     `omp install ./ext`,
+    `tar cf x.tar --transform 's,^stage,.omp/extensions,' stage`,
+    `tar xf x.tar --transform 's,^stage,.omp/extensions,'`,
     `env FOO=1 sudo -u me tama hooks disable x`,
     `sh -c 'tama hooks disable x'`,
     `bash -c "cd /tmp && tama hooks disable x"`,
