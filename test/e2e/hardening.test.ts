@@ -442,4 +442,34 @@ describe("git under another name, and a pipe read through a substitution", () =>
     // The copy is still git for what git may do.
     expect(await call("./g status --short")).toMatch(/A {2}a\.txt/);
   });
+
+  it("-n printed or computed at run time, commits no hook sees, and OMP's other settings files are refused; nothing lands", async () => {
+    const { server, env } = await omp.setup();
+    installTama(env);
+    execFileSync("git", ["init", "-q", "-b", "topic", env.cwd]);
+    writeFileSync(path.join(env.cwd, "a.txt"), "a\n");
+    execFileSync("git", ["-C", env.cwd, "add", "a.txt"]);
+    const session = omp.rpc();
+    await session.ready();
+    const call = bashCalls(session, server.requests);
+    for (const command of [
+      'git commit "$(echo LW4= | base64 -d)" -m x',
+      "printf -v o '\\x2dn'; git commit $o -m x",
+      `python3 -c 'import subprocess; subprocess.run(["git", "commit", chr(45) + "n", "-m", "x"])'`,
+      `node -e 'require("child_process").spawnSync("git", ["commit", String.fromCharCode(45, 110), "-m", "x"])'`,
+    ]) {
+      expect(await call(command), command).toMatch(/an argument built at run time may be --no-verify/);
+    }
+    expect(await call("git clone -q --bare . t.git && git --git-dir=t.git --work-tree=. commit -qm x")).toMatch(/runs the hooks of that repository, not this one's/);
+    expect(await call("printf 'commit refs/heads/topic\\n' | git fast-import --quiet")).toMatch(/git fast-import writes commits without running/);
+    expect(() => execFileSync("git", ["-C", env.cwd, "rev-parse", "--verify", "-q", "HEAD"], { stdio: "pipe" })).toThrow();
+    expect(readdirSync(env.cwd)).not.toContain("t.git");
+    // Settings OMP merges into the next session's, which would leave Tama's shell unloaded.
+    const off = JSON.stringify({ disabledExtensions: ["extension-module:omp-shared-hooks"] });
+    expect(await call(`mkdir -p .gemini && echo '${off}' > .gemini/settings.json`)).toMatch(/settings OMP reads/);
+    expect(await call(`echo '${off}' > opencode.json`)).toMatch(/settings OMP reads/);
+    expect(await call(`omp config set disabledExtensions '["extension-module:omp-shared-hooks"]'`)).toMatch(/changes which extensions and plugins OMP loads/);
+    expect(readdirSync(env.cwd)).not.toContain("opencode.json");
+    expect(readdirSync(env.cwd)).not.toContain(".gemini");
+  });
 });
