@@ -545,9 +545,32 @@ function joinedText(group: readonly Token[], computedParts: boolean, dotJoins = 
       literal = true;
       continue;
     }
+    // `os.path.join("/opt", "x")`, `path.join(…)`, `Path("a", "b")`, `os.path.expanduser("~/x")`, `File.join(…)`: the path they spell.
+    const joined = joinedPath(part);
+    if (joined !== undefined) {
+      text += joined;
+      literal = true;
+      continue;
+    }
     text += COMPUTED;
   }
   return literal ? text : undefined;
+}
+
+/** Calls that join or expand path pieces, by their last name: `os.path.join`, `path.resolve`, `Path`, `File.join`. */
+const PATH_JOINERS = new Set(["join", "resolve", "expanduser", "Path", "PurePath", "PosixPath", "abspath", "normpath", "realpath"]);
+
+/** The path a joiner call with literal pieces spells (computed pieces as COMPUTED); undefined for any other expression. */
+function joinedPath(part: readonly Token[]): string | undefined {
+  let open = 0;
+  while (open < part.length && (part[open]?.type === "id" || part[open]?.value === ".")) open++;
+  if (open === 0 || part[open]?.value !== "(" || closingParen(part, open) !== part.length - 1) return undefined;
+  const name = part.slice(0, open).map((token) => token.value).join("");
+  const last = part[open - 1]?.value ?? "";
+  if (!PATH_JOINERS.has(last) || !(/path|Path|File/.test(name) || last === "Path")) return undefined;
+  const pieces = readArguments(part, open).map((arg) => arg.str ?? COMPUTED);
+  if (pieces.length === 0 || pieces.every((piece) => piece === COMPUTED)) return undefined;
+  return last === "resolve" || last === "abspath" ? pieces.join("/").replace(/^.*\/(?=\/)/, "") : pieces.join("/").replace(/\/{2,}/g, "/");
 }
 
 /** `[ "a", b, *c ]` from the `[` at `open`: literal items as they are, computed ones as COMPUTED; undefined when it does not close. */
@@ -843,7 +866,9 @@ function readCodeOnce(code: string, language: CodeLanguage): CodeReading {
     }
     // Path("p").write_text(…)
     if (python && (last === "Path" || last === "PurePath" || last === "PosixPath")) {
-      const target = readArguments(tokens, j + 1)[0];
+      // `Path(".claude", "settings.json")`: the pieces joined.
+      const pieces = readArguments(tokens, j + 1);
+      const target = pieces.length > 1 && pieces.every((piece) => piece.str !== undefined) ? { str: pieces.map((piece) => piece.str).join("/") } : pieces[0];
       const close = closingParen(tokens, j + 1);
       const method = tokens[close + 2];
       if (target?.str !== undefined && tokens[close + 1]?.value === "." && method?.type === "id" && PATH_METHODS.has(method.value)) {

@@ -84,6 +84,7 @@ describe("self-protection refuses", () => {
     `omp plugin uninstall tama-hooks`,
     `omp install ./ext`,
     `tar cf x.tar --transform 's,^stage,.omp/extensions,' stage`,
+    `python3 -c "import pathlib;pathlib.Path('.claude','settings.json').write_text('{}')"`,
     `tar xf x.tar --transform 's,^stage,.omp/extensions,'`,
     `env FOO=1 sudo -u me tama hooks disable x`,
     `sh -c 'tama hooks disable x'`,
