@@ -156,6 +156,26 @@ function treeReads(run: { program: string | undefined; argv: string[] }): string
   return [];
 }
 
+/**
+ * A secret file a read operand may name when its name (or its first part) is printed at
+ * run time: any in the folder the word is read from, unless the printer is a find or an
+ * ls that selects none (`cat $(find . -name '*.log')`).
+ */
+function printedNameRead(words: readonly string[], cwd: string, options: Options): { file: string; word: string } | undefined {
+  for (const word of words) {
+    const sub = /^((?:[^$`]*\/)?)[^$`/]*(?:\$\(([^()]*)\)|`([^`]*)`)/.exec(word);
+    if (sub === null) continue;
+    const inner = parseShell(sub[2] ?? sub[3] ?? "");
+    const only = inner.length === 1 ? inner[0]?.argv : undefined;
+    const lister = only?.[0] === "find" ? findSelects(only.slice(1), cwd, options) : only?.[0] === "ls" ? lsLists(only.slice(1), cwd, options) : undefined;
+    if ((only?.[0] === "find" || only?.[0] === "ls") && lister === undefined) continue;
+    const { at, names } = listed(sub[1] === "" ? "." : (sub[1] as string), cwd);
+    const name = names.find((candidate) => secretPattern(path.join(at, candidate), options) !== undefined);
+    if (name !== undefined) return { file: path.join(at, name), word };
+  }
+  return undefined;
+}
+
 /** The pattern a path matches, or undefined. */
 export function secretPattern(file: string, options: Options): string | undefined {
   const name = path.basename(file);
@@ -417,6 +437,12 @@ function findSecret(input: HookInput, options: Options): Found | undefined {
     // `cat "$(echo .env)"`: what a substitution prints may be the file's name.
     const printed = run.argv.slice(1).flatMap((w) => [...w.matchAll(/\$\(([^()]*)\)|`([^`]*)`/g)].flatMap((m) => parseShell(m[1] ?? m[2] ?? "").flatMap((c) => c.argv.slice(1))));
     const words = [...args, ...printed, ...run.command.redirects.map((r) => r.target)];
+    // `cat "$(echo LmVudg== | base64 -d)"`, `cat $(ls -A)`: a name printed at run time may be any in the folder it is read from.
+    const runTime = printer ? undefined : printedNameRead(args, cwdHere, options);
+    if (runTime !== undefined) {
+      found = check(runTime.file, `${run.program ?? "a command"} on a name printed at run time (${runTime.word}), in a folder that holds it`, runTime.word);
+      if (found) return "found";
+    }
     // `grep -r . .`, `tar c .`, `zip -r x.zip .`, `rg --hidden x`: a directory read whole reads the secret files in it.
     const admits = treeFilter(run.program, run.argv.slice(1));
     for (const dir of treeReads(run)) {

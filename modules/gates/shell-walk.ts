@@ -1015,7 +1015,7 @@ export function printedBy(argv: readonly string[], command: ShellCommand, withEx
     // `printf -v X …` sets X and prints nothing.
     if (words[0] === "-v") return "";
     const escapes = words.some((w) => /\\(?![nt\\])/.test(w)) || /%(?![s%])/.test(words[0] ?? "");
-    text = escapes ? undefined : words.join(" ").replace(/\\n/g, "\n").replace(/\\t/g, "\t").replace(/%s/g, "");
+    text = escapes ? undefined : printfText(words[0] ?? "", words.slice(1)).replace(/\\n/g, "\n").replace(/\\t/g, "\t");
   }
   else if (program === "cat" && args.length === 0 && command.stdin.length > 0) text = command.stdin.join("\n");
   // `cd "$(dirname "$0")"`: the path functions print a literal's part.
@@ -1023,6 +1023,19 @@ export function printedBy(argv: readonly string[], command: ShellCommand, withEx
   else if (program === "basename" && args.length === 1) text = path.basename(args[0] as string);
   // Text holding expansions is no literal; as a script it is still text to read (`cat <<'EOF' | bash` with `$PORT` in it).
   return text === undefined || (!withExpansions && isDynamic(text)) ? undefined : text;
+}
+
+/** printf's output for a format of literal text and `%s` (and `%%`): the format is used again while arguments are left, as printf does. */
+function printfText(format: string, args: readonly string[]): string {
+  const slots = format.match(/%s/g)?.length ?? 0;
+  const fill = (chunk: readonly string[]): string => {
+    let at = 0;
+    return format.replace(/%%|%s/g, (spec) => (spec === "%%" ? "%" : chunk[at++] ?? ""));
+  };
+  if (slots === 0 || args.length === 0) return fill([]);
+  let out = "";
+  for (let i = 0; i < args.length; i += slots) out += fill(args.slice(i, i + slots));
+  return out;
 }
 
 /** What a command prints, when the walker can tell (printedBy, or with the files it reads: printedOrRead); `cwd`: where it runs. */

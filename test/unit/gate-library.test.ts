@@ -160,6 +160,10 @@ describe("protect-secret-files", () => {
     ["< .env", bash("grep KEY < .env")],
     ["aws credentials", bash(`cat ${scratch}/home/.aws/credentials`)],
     ["credentials.txt", bash(`cat ${scratch}/home/.aws/credentials.txt`)],
+    ["a name a decoder prints", bash('cat "$(echo LmVudg== | base64 -d)"')],
+    ["a name printf prints, its format used again", bash("cat $(printf '%s' .e nv)")],
+    ["a name rev prints", bash("cat $(rev <<< vne.)")],
+    ["every name ls -A prints", bash("cat $(ls -A)")],
     ["grep -d recurse", bash("grep -d recurse '' .")],
     ["zip -R", bash("zip -qR out.zip '*' && unzip -p out.zip")],
     ["diff -r of the project", bash("diff -rN /tmp/empty .")],
@@ -211,7 +215,7 @@ describe("protect-secret-files", () => {
   });
   it.each([
     'grep -rn ".env" src/', "grep -qxF .env .gitignore || echo .env >> .gitignore", 'find . -name "*.pem"', "ls -la .env", "[ -f .env ] && echo present", "git check-ignore -v .env",
-    "git log --oneline -- .env", "git rm --cached .env", "npm install @aws-sdk/credentials", "find . -name '*.pem' | wc -l", "find . -type d -empty -delete", "find src -type f -exec cat {} +", "git checkout -b fix/credentials", "mkdir -p src/credentials", "cat no-such.pem",
+    "git log --oneline -- .env", "git rm --cached .env", "npm install @aws-sdk/credentials", "find . -name '*.pem' | wc -l", "find . -type d -empty -delete", "find src -type f -exec cat {} +", "git checkout -b fix/credentials", "mkdir -p src/credentials", "cat no-such.pem", "cat $(find . -name '*.log')", "cat logs/$(date +%F).log",
     // (envlink is a link to .env: it is left out too.)
     "grep -r TODO --include='*.ts' .", "grep -rn TODO --exclude=.env --exclude=.envrc --exclude=envlink .", "rg --hidden TODO -g '!.env*' -g '!envlink'", "zip -r release.zip . -x .env .envrc envlink",
   ])("passes %s: it names a secret file's name, not its bytes", async (command) => passes(id, bash(command)));
