@@ -174,7 +174,7 @@ const MAX_GLOB_MATCHES = 512;
  * `*\/.env`), plus the word itself: a pattern that matches nothing stays as written.
  * A leading dot is matched only by a dot, as the shell does.
  */
-export function globMatches(word: string, cwd: string, links?: ReadonlyMap<string, string>): string[] {
+export function globMatches(word: string, cwd: string, links?: ReadonlyMap<string, string>, dotglob = false): string[] {
   if (!/[*?[]/.test(word)) return [word];
   const absolute = word.startsWith("/");
   let found: string[] = [absolute ? "/" : ""];
@@ -183,7 +183,8 @@ export function globMatches(word: string, cwd: string, links?: ReadonlyMap<strin
       found = found.map((dir) => (dir === "" ? part : path.join(dir, part)));
       continue;
     }
-    const matcher = globPart(part);
+    // Under bash's dotglob (or a GLOBIGNORE set), `*` matches a leading dot too (never `.` and `..`).
+    const matcher = dotglob ? { test: (name: string) => name !== "." && name !== ".." && globPart(part, true).test(name) } : globPart(part);
     const next: string[] = [];
     for (const dir of found) {
       const at = path.resolve(cwd, dir === "" ? "." : dir);

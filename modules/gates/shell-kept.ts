@@ -25,7 +25,7 @@ export const NOTHING_KEPT: ShellKept = Object.freeze({ functions: {}, aliases: {
 /** Builtins whose `NAME=value` words set shell variables. */
 const DECLARERS = new Set(["export", "declare", "typeset", "local", "readonly"]);
 /** Text without any of these defines nothing the shell keeps. */
-const MAY_DEFINE = /[=(]|\b(?:alias|source|eval|trap|read|printf|mapfile|readarray|function|declare|typeset|export|local|readonly|shift|hash)\b|\bset[ \t]+--|(?:^|[\s;&|({])\.\s/;
+const MAY_DEFINE = /[=(]|\b(?:alias|source|eval|trap|read|printf|mapfile|readarray|function|declare|typeset|export|local|readonly|shift|hash|shopt)\b|\bset[ \t]+--|(?:^|[\s;&|({])\.\s/;
 /** Text that sources a file: read again once the call ran (the file may be one it wrote). */
 export const SOURCES = /\bsource\b|(?:^|[\s;&|({])\.\s/;
 /** Files sourced within one call, and their own sources, are read this deep. */
@@ -89,6 +89,11 @@ function read(next: ShellKept, script: string, given: { cwd: string; env?: Reado
         const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(word);
         if (match) keepValue(next.vars, match[1] as string, value(match[2] as string));
       }
+      continue;
+    }
+    // `shopt -s dotglob` stays for later calls, whose `*` then matches dotfiles: kept as a GLOBIGNORE would be (protect-secret-files reads either).
+    if (program === "shopt" && command.argv.includes("-s") && command.argv.includes("dotglob")) {
+      keepValue(next.vars, "GLOBIGNORE", next.vars.GLOBIGNORE?.split("\n").at(-1) ?? "");
       continue;
     }
     // `read X <<< .env`, `printf -v X %s .env`: values set as the walker reads them on the line.

@@ -164,6 +164,8 @@ describe("protect-secret-files", () => {
     ["a name printf prints, its format used again", bash("cat $(printf '%s' .e nv)")],
     ["a name rev prints", bash("cat $(rev <<< vne.)")],
     ["every name ls -A prints", bash("cat $(ls -A)")],
+    ["* under dotglob", bash("shopt -s dotglob; cat *")],
+    ["* with a GLOBIGNORE", bash("GLOBIGNORE=x; cat *")],
     ["grep -d recurse", bash("grep -d recurse '' .")],
     ["zip -R", bash("zip -qR out.zip '*' && unzip -p out.zip")],
     ["diff -r of the project", bash("diff -rN /tmp/empty .")],

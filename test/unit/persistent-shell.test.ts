@@ -153,6 +153,8 @@ describe("a later call is read with what earlier calls left in OMP's shell", () 
     [["set -- x commit -n", "shift"], 'git "$@"', "block-git-hook-bypass"],
     [["set -- x commit -n; f() { shift 2; }"], 'shift; git "$@"', "block-git-hook-bypass"],
     [[": ${O:=--no-verify}"], "git commit $O -m x", "block-git-hook-bypass"],
+    [["shopt -s dotglob"], "cat *", "protect-secret-files"],
+    [["GLOBIGNORE=x"], "cat *", "protect-secret-files"],
   ])("after %j, %s is refused by %s", async (earlier, later, gate) => {
     expect(await after(earlier, later)).toContain(gate);
     // Read alone, the later call is not refused: what refuses it is what the shell kept.
