@@ -150,6 +150,7 @@ const ENV_RULES: readonly EnvRule[] = [
     effect: "turns overcommit's git hooks off",
   },
   { matches: named("SKIP_SIMPLE_GIT_HOOKS"), bypasses: (v) => v === "1", effect: "turns simple-git-hooks off" },
+  { matches: named("LEFTHOOK_BIN"), bypasses: nonEmpty, effect: "makes lefthook's hook scripts run that program in lefthook's place" },
   {
     matches: (name) => /^GIT_CONFIG_KEY_\d+$/.test(name),
     bypasses: isHooksPathKey,
@@ -279,8 +280,6 @@ function gitBypass(args: string[], depth: number, scope: Scope, written: Readonl
   if (subcommand === "config") return configBypass(args.slice(i + 1));
   // git's plumbing makes a commit no hook sees (`git commit-tree … && git reset --soft …`).
   if (subcommand === "commit-tree") return `git commit-tree makes a commit without running the repository's commit hooks; commit with \`git commit\` and ${FIX}`;
-  const elsewhere = HOOKED.has(subcommand) ? otherHooksDir(scope, cwd, gitDir) : undefined;
-  if (elsewhere !== undefined) return `git ${subcommand} with ${elsewhere} runs the hooks of that repository, not this one's; run it in the repository itself and ${FIX}`;
   if (!GIT_BUILTINS.has(subcommand) && aliasDepth < MAX_ALIAS_DEPTH) {
     const alias = gitAliases({ cwd, env: scope.env, inline, ...(gitDir !== undefined ? { gitDir } : {}) }).get(subcommand.toLowerCase());
     if (alias !== undefined) return aliasBypass(subcommand, alias, args.slice(i + 1), depth, { ...scope, cwd }, aliasDepth, inline, written);
@@ -295,7 +294,12 @@ function gitBypass(args: string[], depth: number, scope: Scope, written: Readonl
   const found = spec && findSwitch(spec, args.slice(i + 1));
   if (!spec || !found) {
     const unhooked = commitWithoutHooks(subcommand, args.slice(i + 1));
-    return unhooked === undefined ? undefined : `${unhooked}; commit with \`git commit\` and ${FIX}`;
+    if (unhooked !== undefined) return `${unhooked}; commit with \`git commit\` and ${FIX}`;
+    const elsewhere = HOOKED.has(subcommand) ? otherHooksDir(scope, cwd, gitDir) : undefined;
+    if (elsewhere !== undefined) return `git ${subcommand} with ${elsewhere} runs the hooks of that repository, not this one's; run it in the repository itself and ${FIX}`;
+    const shadowing = HOOKED.has(subcommand) ? projectPathDir(scope, cwd) : undefined;
+    if (shadowing !== undefined) return `git ${subcommand} with PATH starting at ${shadowing}: the hooks would run the programs found there (a stand-in npx or lint-staged checks nothing); run git with the PATH it had, and ${FIX}`;
+    return undefined;
   }
   if (found.built) {
     return `git ${subcommand} ${displayWord(found.flag)}: an argument built at run time may be --no-verify, which skips the repository's ${found.hooks}; write the options out (paths after \`--\`), and ${FIX}`;
@@ -326,6 +330,24 @@ function commitWithoutHooks(subcommand: string, args: readonly string[]): string
   const stash = MOVES_A_BRANCH.has(subcommand) ? args.find((arg) => STASH_REF.test(arg)) : undefined;
   if (stash !== undefined && (subcommand !== "checkout" || args.some((arg) => /^-[bB]$/.test(arg)))) {
     return `git ${subcommand} ${stash} puts a stash's commit, made without the repository's commit hooks, on a branch; apply the stash (\`git stash pop\`)`;
+  }
+  return undefined;
+}
+
+/**
+ * A directory of the project (or a relative one) the line's PATH puts before the
+ * harness's own: the programs a hook runs by name (`npx lint-staged`, `pre-commit`) are
+ * then whatever the agent put there.
+ */
+function projectPathDir(scope: Scope, cwd: string | undefined): string | undefined {
+  const value = scope.env.get("PATH");
+  if (value === undefined || value === process.env.PATH) return undefined;
+  const where = cwd ?? process.cwd();
+  const root = projectRoot(where);
+  const own = new Set((process.env.PATH ?? "").split(":"));
+  for (const dir of value.split(":")) {
+    if (own.has(dir) || dir === "$PATH" || dir === "${PATH}") return undefined;
+    if (dir === "" || !path.isAbsolute(dir) || isDynamic(dir) || realPath(path.resolve(where, dir)).startsWith(`${root}/`)) return dir === "" ? "." : dir;
   }
   return undefined;
 }

@@ -59,6 +59,9 @@ const REFUSED: [command: string, reason: string][] = [
   ["git clone -q --bare . tmp.git && git --git-dir=tmp.git --work-tree=. commit -qam feat", "git commit with --git-dir=tmp.git runs the hooks of that repository"],
   ["GIT_DIR=tmp.git git push origin topic", "git push with GIT_DIR=tmp.git runs the hooks of that repository"],
   ["mkdir c && GIT_COMMON_DIR=$PWD/c git commit -qam feat", "runs the hooks of that repository, not this one's"],
+  // Hooks that would run a stand-in: lefthook's own override, and a PATH the line puts a project folder first in.
+  ["LEFTHOOK_BIN=true git commit -m x", "LEFTHOOK_BIN=true makes lefthook's hook scripts run that program"],
+  ["PATH=./fb:$PATH git commit -m x", "git commit with PATH starting at ./fb: the hooks would run the programs found there"],
   // git's own files, reached another way.
   ["git config foo.hooksPath /dev/null && git config --rename-section foo core", "changes git's core section, where core.hooksPath lives"],
   ["printf '[core]\\n\\thooksPath = /dev/null\\n' > .git/worktrees/wt/config.worktree", ".git/worktrees/wt/config.worktree, git's config"],
@@ -583,6 +586,9 @@ const PASSED: string[] = [
   'git merge --ff-only "origin/$(git branch --show-current)"',
   'git merge "$BRANCH"',
   'git "$@"',
+  "PATH=/usr/local/bin:$PATH git commit -m x",
+  "PATH=$PATH:./bin git commit -m x",
+  "PATH=./bin:$PATH make",
   "git stash",
   "git stash pop",
   "git stash apply stash@{1}",
