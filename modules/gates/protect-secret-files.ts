@@ -476,8 +476,11 @@ function findSecret(input: HookInput, options: Options): Found | undefined {
     for (const { code: text, language } of run.code.filter((code) => code.fromFile !== true)) {
       for (const literal of readCode(text, language).literals) {
         if (/\s/.test(literal)) continue;
-        found = check(path.resolve(cwdHere, literal), "code that names it", literal);
-        if (found) return "found";
+        // `glob.glob(".e*")`: a pattern names what it matches (a leading `*` skips dotfiles there too).
+        for (const file of /[*?[]/.test(literal) ? globMatches(literal, cwdHere) : [literal]) {
+          found = check(path.resolve(cwdHere, file), "code that names it", literal);
+          if (found) return "found";
+        }
       }
     }
     return undefined;

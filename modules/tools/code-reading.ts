@@ -38,6 +38,9 @@ export interface CodeReading {
   givenWrites: boolean;
 }
 
+/** Operators that join two strings. */
+const JOINS = new Set(["+", "."]);
+
 /** Code that reads its command-line arguments. */
 const READS_ARGV = /\bargv\b|\bARGV\b|\$ARGV\b|\bDeno\.args\b|\bBun\.argv\b|\$argv\b/;
 
@@ -752,7 +755,19 @@ function readCodeOnce(code: string, language: CodeLanguage): CodeReading {
   const tokens = new Lexer(source, python, language === "unknown").run();
   for (let j = 0; j < tokens.length; j++) {
     const token = tokens[j] as Token;
-    if (token.type === "str") literals.push(token.value);
+    if (token.type === "str") {
+      literals.push(token.value);
+      // `'.e' + 'nv'`, Perl's and PHP's `".e" . "nv"`: a string joined from literals is a literal too.
+      if (tokens[j - 2]?.type !== "str" || !JOINS.has(tokens[j - 1]?.value ?? "")) {
+        let joined = token.value;
+        let k = j;
+        while (tokens[k + 2]?.type === "str" && (tokens[k + 1]?.value === "+" || (language === "unknown" && tokens[k + 1]?.value === "."))) {
+          joined += (tokens[k + 2] as Token).value;
+          k += 2;
+        }
+        if (k > j) literals.push(joined);
+      }
+    }
     // A process API renamed on import (`const { execSync: run } = require("child_process")`,
     // `from subprocess import run as go`) starts processes under a name no call shows.
     if ((token.type === "str" && /^(node:)?child_process$/.test(token.value)) || (token.type === "id" && (PROCESS_MODULES.has(token.value) || (PROCESS_SINKS.has(token.value) && tokens[j + 1]?.value !== "(")))) {

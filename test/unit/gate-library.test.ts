@@ -165,6 +165,8 @@ describe("protect-secret-files", () => {
     ["a name rev prints", bash("cat $(rev <<< vne.)")],
     ["every name ls -A prints", bash("cat $(ls -A)")],
     ["* under dotglob", bash("shopt -s dotglob; cat *")],
+    ["a name code joins", bash(`python3 -c "print(open('.e'+'nv').read())"`)],
+    ["a glob code names", bash(`python3 -c "import glob;[print(open(f).read()) for f in glob.glob('.e*')]"`)],
     ["* with a GLOBIGNORE", bash("GLOBIGNORE=x; cat *")],
     ["grep -d recurse", bash("grep -d recurse '' .")],
     ["zip -R", bash("zip -qR out.zip '*' && unzip -p out.zip")],
