@@ -347,6 +347,8 @@ function projectPathDir(scope: Scope, cwd: string | undefined): string | undefin
   const own = new Set((process.env.PATH ?? "").split(":"));
   for (const dir of value.split(":")) {
     if (own.has(dir) || dir === "$PATH" || dir === "${PATH}") return undefined;
+    // The project's own tool bins: a hook's `npx lint-staged` runs from node_modules/.bin whatever PATH says.
+    if (/(?:^|\/)node_modules\/\.bin\/?$/.test(dir)) continue;
     if (dir === "" || !path.isAbsolute(dir) || isDynamic(dir) || realPath(path.resolve(where, dir)).startsWith(`${root}/`)) return dir === "" ? "." : dir;
   }
   return undefined;

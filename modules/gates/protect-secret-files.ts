@@ -156,6 +156,25 @@ function treeReads(run: { program: string | undefined; argv: string[] }): string
   return [];
 }
 
+/** Code that expands glob patterns (Python's glob and Path.glob, Node's globSync, Ruby's Dir.glob): its pattern literals name files. */
+const GLOBS_IN_CODE = /\bglob\b|\bglobSync\b|\bDir\[/;
+
+/** Programs that read the files their operands name (a name printed at run time among them may be a secret file's). */
+const READS_NAMED = new Set([
+  "cat", "tac", "head", "tail", "less", "more", "bat", "batcat", "nl", "od", "xxd", "hexdump", "strings", "base64", "base32", "sed", "awk", "gawk", "grep",
+  "egrep", "fgrep", "rg", "cut", "sort", "uniq", "paste", "diff", "cmp", "comm", "jq", "yq", "source", ".", "cp", "scp", "rsync", "curl", "zip", "tar", "python3", "python", "node", "perl", "ruby",
+]);
+/** Programs a pipe of names goes through that only pick among them. */
+const PICKERS = new Set(["head", "tail", "sort", "grep", "egrep", "uniq", "tr", "cut", "sed", "awk"]);
+/** Printers whose output is no file name of the folder (a date, a count, a version, a user). */
+const NAMES_NO_SECRET = new Set(["date", "wc", "jq", "whoami", "hostname", "uname", "id", "basename", "dirname", "realpath", "pwd", "echo", "printf", "seq", "expr", "npm", "node", "python3"]);
+/** git prints refs, ids and messages; only its file listings (without a pathspec) may name an untracked .env. */
+function gitMayListSecret(args: readonly string[]): boolean {
+  const sub = args.find((arg) => !arg.startsWith("-"));
+  if (sub !== "ls-files" && sub !== "status" && sub !== "ls-tree" && !(sub === "diff" && args.includes("--name-only"))) return false;
+  return args.filter((arg) => !arg.startsWith("-")).length <= (sub === "ls-tree" ? 2 : 1);
+}
+
 /**
  * A secret file a read operand may name when its name (or its first part) is printed at
  * run time: any in the folder the word is read from, unless the printer is a find or an
@@ -166,9 +185,16 @@ function printedNameRead(words: readonly string[], cwd: string, options: Options
     const sub = /^((?:[^$`]*\/)?)[^$`/]*(?:\$\(([^()]*)\)|`([^`]*)`)/.exec(word);
     if (sub === null) continue;
     const inner = parseShell(sub[2] ?? sub[3] ?? "");
-    const only = inner.length === 1 ? inner[0]?.argv : undefined;
-    const lister = only?.[0] === "find" ? findSelects(only.slice(1), cwd, options) : only?.[0] === "ls" ? lsLists(only.slice(1), cwd, options) : undefined;
-    if ((only?.[0] === "find" || only?.[0] === "ls") && lister === undefined) continue;
+    // What prints the names: the first command, when the rest only pick among its lines (`ls -t logs/*.log | head -1`).
+    const first = inner[0]?.argv;
+    const picks = inner.slice(1).every((command) => command.piped && PICKERS.has(command.argv[0] ?? ""));
+    if (first === undefined || !picks) {
+      // An unknown printer: any name in the folder.
+    } else if (first[0] === "find" || first[0] === "ls") {
+      if ((first[0] === "find" ? findSelects(first.slice(1), cwd, options) : lsLists(first.slice(1), cwd, options)) === undefined) continue;
+    } else if (NAMES_NO_SECRET.has(first[0] ?? "") || (first[0] === "git" && !gitMayListSecret(first.slice(1)))) {
+      continue;
+    }
     const { at, names } = listed(sub[1] === "" ? "." : (sub[1] as string), cwd);
     const name = names.find((candidate) => secretPattern(path.join(at, candidate), options) !== undefined);
     if (name !== undefined) return { file: path.join(at, name), word };
@@ -440,7 +466,7 @@ function findSecret(input: HookInput, options: Options): Found | undefined {
     const printed = run.argv.slice(1).flatMap((w) => [...w.matchAll(/\$\(([^()]*)\)|`([^`]*)`/g)].flatMap((m) => parseShell(m[1] ?? m[2] ?? "").flatMap((c) => c.argv.slice(1))));
     const words = [...args, ...printed, ...run.command.redirects.map((r) => r.target)];
     // `cat "$(echo LmVudg== | base64 -d)"`, `cat $(ls -A)`: a name printed at run time may be any in the folder it is read from.
-    const runTime = printer ? undefined : printedNameRead(args, cwdHere, options);
+    const runTime = printer || run.program === undefined || !READS_NAMED.has(run.program) ? undefined : printedNameRead(args, cwdHere, options);
     if (runTime !== undefined) {
       found = check(runTime.file, `${run.program ?? "a command"} on a name printed at run time (${runTime.word}), in a folder that holds it`, runTime.word);
       if (found) return "found";
@@ -477,7 +503,7 @@ function findSecret(input: HookInput, options: Options): Found | undefined {
       for (const literal of readCode(text, language).literals) {
         if (/\s/.test(literal)) continue;
         // `glob.glob(".e*")`: a pattern names what it matches (a leading `*` skips dotfiles there too).
-        for (const file of /[*?[]/.test(literal) ? globMatches(literal, cwdHere) : [literal]) {
+        for (const file of /[*?[]/.test(literal) && GLOBS_IN_CODE.test(text) ? globMatches(literal, cwdHere) : [literal]) {
           found = check(path.resolve(cwdHere, file), "code that names it", literal);
           if (found) return "found";
         }

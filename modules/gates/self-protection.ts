@@ -372,8 +372,11 @@ function hitOf(target: string, reachesBelow: boolean, protectedList: readonly Pr
         if (nameGlob(path.basename(target)).test(component) && lstatOf(path.join(dir, component)) !== undefined) return p;
         continue;
       }
-      const hidden = atNameStart && p.path.startsWith(`${full.endsWith("/") ? full : `${full}/`}.`);
-      if (p.path.startsWith(full) && !hidden) return p;
+      // A glob in an earlier name (`[h]/extensions`, `h*/x`): the protected path's name there must match it, as the shell's glob would.
+      const namePrefix = path.basename(prefix + "x").slice(0, -1);
+      const parent = atNameStart ? full.replace(/\/$/, "") : path.dirname(full);
+      const component = p.path.startsWith(`${parent}/`) ? (p.path.slice(parent.length + 1).split("/")[0] as string) : undefined;
+      if (component !== undefined && nameGlob(namePrefix + (target.slice(glob?.index ?? 0).split("/")[0] as string)).test(component)) return p;
       continue;
     }
     if (p.tree && full.startsWith(`${p.path}/`)) return p;

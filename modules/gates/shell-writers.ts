@@ -305,7 +305,7 @@ const WRITERS: Readonly<Record<string, WriterRule>> = {
     // `--remove-files`: the files put in the archive are deleted.
     const removed = creates && hasLong(args, "--remove-files") ? all(operands(args, ["-C", "--directory", "-f", "--file", "-T", "--files-from", "-X", "--exclude-from", "--transform", "--xform"]).operands.filter((word, i) => !(i === 0 && word === args[0] && /^[A-Za-z]+$/.test(word))), "removes", true) : [];
     // Renamed as they go in (`--transform 's,^stage,.omp/extensions,'`), they land where the expression says when the archive is unpacked here.
-    const renamed = creates && (hasLong(args, "--transform", "--xform") || args.includes("-s")) ? [{ word: ".", effect: "archives members renamed by an expression, which unpack anywhere under", reachesBelow: true, creates: true }] : [];
+    const renamed = creates && renamesIntoPolicy(args) ? [{ word: ".", effect: "archives members renamed by an expression, which unpack anywhere under", reachesBelow: true, creates: true }] : [];
     if (creates) return [...archiveFile(args), ...removed, ...renamed];
     if (!extracts) return [];
     const { values } = operands(args, ["-C", "--directory", "-f", "--file", "--one-top-level"]);
@@ -346,6 +346,12 @@ const WRITERS: Readonly<Record<string, WriterRule>> = {
     return [...printed, ...(starts.length > 0 ? starts : ["."]).map((word) => ({ word, effect: "changes files under", reachesBelow: true, ...(onlyNames ? { names } : {}) }))];
   },
 };
+
+/** tar's `--transform`/`--xform`/`-s` expressions that rename members into a folder OMP or Tama loads code and policy from. */
+function renamesIntoPolicy(args: readonly string[]): boolean {
+  const expressions = args.flatMap((arg, i) => (arg === "--transform" || arg === "--xform" || arg === "-s" ? [args[i + 1] ?? ""] : /^--(?:transform|xform)=/.test(arg) ? [arg.slice(arg.indexOf("=") + 1)] : []));
+  return expressions.some((expression) => /\.(?:omp|claude|codex|gemini|cursor|opencode|tama|git)\b|opencode\.json|[$`]/.test(expression));
+}
 
 /** git commands that change the repository they run in (its objects, refs, index or work tree). */
 const GIT_WRITES = new Set([

@@ -589,6 +589,7 @@ const PASSED: string[] = [
   "PATH=/usr/local/bin:$PATH git commit -m x",
   "PATH=$PATH:./bin git commit -m x",
   "PATH=./bin:$PATH make",
+  'export PATH="$PWD/node_modules/.bin:$PATH" && git commit -m x',
   "git stash",
   "git stash pop",
   "git stash apply stash@{1}",

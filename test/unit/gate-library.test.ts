@@ -219,7 +219,7 @@ describe("protect-secret-files", () => {
   });
   it.each([
     'grep -rn ".env" src/', "grep -qxF .env .gitignore || echo .env >> .gitignore", 'find . -name "*.pem"', "ls -la .env", "[ -f .env ] && echo present", "git check-ignore -v .env",
-    "git log --oneline -- .env", "git rm --cached .env", "npm install @aws-sdk/credentials", "find . -name '*.pem' | wc -l", "find . -type d -empty -delete", "find src -type f -exec cat {} +", "git checkout -b fix/credentials", "mkdir -p src/credentials", "cat no-such.pem", "cat $(find . -name '*.log')", "cat logs/$(date +%F).log",
+    "git log --oneline -- .env", "git rm --cached .env", "npm install @aws-sdk/credentials", "find . -name '*.pem' | wc -l", "find . -type d -empty -delete", "find src -type f -exec cat {} +", "git checkout -b fix/credentials", "mkdir -p src/credentials", "cat no-such.pem", "cat $(find . -name '*.log')", "cat logs/$(date +%F).log", "git diff $(git merge-base HEAD origin/main)", 'git commit -m "Release $(date -u +%Y-%m-%d)"', "git commit -m 'see `README`'", "docker build -t app:$(git rev-parse --short HEAD) .", "export X=$(date)", "cat $(git ls-files '*.md')", "tail -50 \"$(ls -t logs/*.log | head -1)\"", "for f in $(git diff --name-only); do npx prettier --write \"$f\"; done", `python3 -c "print('*' * 10)"`,
     // (envlink is a link to .env: it is left out too.)
     "grep -r TODO --include='*.ts' .", "grep -rn TODO --exclude=.env --exclude=.envrc --exclude=envlink .", "rg --hidden TODO -g '!.env*' -g '!envlink'", "zip -r release.zip . -x .env .envrc envlink",
   ])("passes %s: it names a secret file's name, not its bytes", async (command) => passes(id, bash(command)));

@@ -213,6 +213,7 @@ describe("self-protection lets through", () => {
     `tama hooks list`,
     `tama doctor`,
     `omp config get disabledExtensions`,
+    `tar -cf src.tar --transform 's,^,proj/,' src`,
     `omp config`,
     `omp plugin list`,
     `omp --help`,
