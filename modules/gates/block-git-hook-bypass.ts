@@ -90,6 +90,8 @@ function gitFileChange(who: string, word: string, file: string, links?: Readonly
   const through = throughLinks(file, links);
   const gitFile = GIT_FILE.exec(file) ?? GIT_FILE.exec(through) ?? (mayBeGitFile(through) ? GIT_FILE.exec(realPath(through)) : null);
   if (!gitFile) return undefined;
+  // `.git` itself: a copy, sync or extraction into it writes its config or hooks; moving or removing it (or a link to it) does not.
+  if (gitFile[2] === undefined && !/\b(?:copies over|syncs over|extracts into|installs over|clones into|writes into|moves a file over)\b/.test(who)) return undefined;
   const what =
     gitFile[2] === undefined ? "git's own directory, where its config and hooks live" : gitFile[2].includes("config") ? "git's config, where core.hooksPath lives" : "the repository's installed git hooks";
   return `${who} ${word}, ${what}; leave it to git and the project's hook setup (\`git config\` for settings), and ${FIX}`;
