@@ -138,6 +138,8 @@ interface EnvRule {
 const named = (wanted: string) => (name: string) => name === wanted;
 const nonEmpty = (value: string): boolean => value !== "";
 const isHooksPathKey = (key: string): boolean => key.trim().toLowerCase() === "core.hookspath";
+/** Editors that only keep or show the todo list (`GIT_SEQUENCE_EDITOR=: git rebase -i --autosquash`) or let a person edit it. */
+const PLAIN_EDITOR = /^(?::|true|cat|vim?|nvim|nano|emacs|micro|hx|code --wait|code -w)?$/;
 
 /** Each rule is the manager's own documented off switch, with the values it checks. */
 const ENV_RULES: readonly EnvRule[] = [
@@ -153,6 +155,8 @@ const ENV_RULES: readonly EnvRule[] = [
   },
   { matches: named("SKIP_SIMPLE_GIT_HOOKS"), bypasses: (v) => v === "1", effect: "turns simple-git-hooks off" },
   { matches: named("LEFTHOOK_BIN"), bypasses: nonEmpty, effect: "makes lefthook's hook scripts run that program in lefthook's place" },
+  // `rebase -i`'s todo list, edited by a program that can add `exec git commit -n`.
+  { matches: named("GIT_SEQUENCE_EDITOR"), bypasses: (v) => !PLAIN_EDITOR.test(v.trim()), effect: "edits the rebase's todo list with a program, which can add an exec line that commits with -n" },
   {
     matches: (name) => /^GIT_CONFIG_KEY_\d+$/.test(name),
     bypasses: isHooksPathKey,
@@ -299,6 +303,9 @@ function gitBypass(args: string[], depth: number, scope: Scope, written: Readonl
     if (unhooked !== undefined) return `${unhooked}; commit with \`git commit\` and ${FIX}`;
     const elsewhere = HOOKED.has(subcommand) ? otherHooksDir(scope, cwd, gitDir) : undefined;
     if (elsewhere !== undefined) return `git ${subcommand} with ${elsewhere} runs the hooks of that repository, not this one's; run it in the repository itself and ${FIX}`;
+    // Hook scripts are shell scripts: bash runs BASH_ENV's file first (an `exit 0` there ends the hook, passing).
+    const bashEnv = HOOKED.has(subcommand) ? scope.env.get("BASH_ENV") : undefined;
+    if (bashEnv !== undefined && bashEnv.length > 0) return `git ${subcommand} with BASH_ENV=${displayWord(bashEnv)}: every bash a hook starts runs that file first, which may end the hook; run git without it and ${FIX}`;
     const shadowing = HOOKED.has(subcommand) ? projectPathDir(scope, cwd) : undefined;
     if (shadowing !== undefined) return `git ${subcommand} with PATH starting at ${shadowing}: the hooks would run the programs found there (a stand-in npx or lint-staged checks nothing); run git with the PATH it had, and ${FIX}`;
     return undefined;
@@ -311,7 +318,7 @@ function gitBypass(args: string[], depth: number, scope: Scope, written: Readonl
 }
 
 /** A stash's commit (made from the work tree with no hook): `stash@{0}`, `refs/stash^`, `stash~1`. */
-const STASH_REF = /^(?:[+]?)(?:refs\/)?stash(?:@\{[^}]*\})?(?:[~^][\d^~]*)*(?::.*)?$/;
+const STASH_REF = /^(?:[+]?)(?:refs\/)?stash(?:@\{[^}]*\})?(?:[~^][\d^~]*|\^\{[^}]*\})*(?::.*)?$|^:\//;
 /** Subcommands that put a given commit on a branch. */
 const MOVES_A_BRANCH = new Set(["merge", "cherry-pick", "reset", "update-ref", "rebase", "branch", "checkout", "switch", "push", "fetch"]);
 
@@ -331,8 +338,13 @@ function commitWithoutHooks(subcommand: string, args: readonly string[]): string
   }
   const stash = MOVES_A_BRANCH.has(subcommand) ? args.find((arg) => STASH_REF.test(arg)) : undefined;
   if (stash !== undefined && (subcommand !== "checkout" || args.some((arg) => /^-[bB]$/.test(arg)))) {
-    return `git ${subcommand} ${stash} puts a stash's commit, made without the repository's commit hooks, on a branch; apply the stash (\`git stash pop\`)`;
+    return stash.startsWith(":/")
+      ? `git ${subcommand} ${stash} names a commit by its message, which may be a stash's, made without the repository's commit hooks; name the commit`
+      : `git ${subcommand} ${stash} puts a stash's commit, made without the repository's commit hooks, on a branch; apply the stash (\`git stash pop\`)`;
   }
+  // `git pull ./clone topic`: commits made in a local clone, which has no hooks, come in as they are.
+  const local = subcommand === "pull" ? args.find((arg) => !arg.startsWith("-") && /^(?:\.{1,2}\/|\/|file:)/.test(arg)) : undefined;
+  if (local !== undefined) return `git pull ${local} brings in commits made in a repository on this disk, whose hooks are not this one's`;
   return undefined;
 }
 
@@ -351,7 +363,8 @@ function projectPathDir(scope: Scope, cwd: string | undefined): string | undefin
     if (own.has(dir) || dir === "$PATH" || dir === "${PATH}") return undefined;
     // The project's own tool bins: a hook's `npx lint-staged` runs from node_modules/.bin whatever PATH says.
     if (/(?:^|\/)node_modules\/\.bin\/?$/.test(dir)) continue;
-    if (dir === "" || !path.isAbsolute(dir) || isDynamic(dir) || realPath(path.resolve(where, dir)).startsWith(`${root}/`)) return dir === "" ? "." : dir;
+    // A folder of the project, a relative one, one built at run time, or any other folder the harness's PATH does not hold.
+    if (dir === "" || !path.isAbsolute(dir) || isDynamic(dir) || realPath(path.resolve(where, dir)).startsWith(`${root}/`) || !own.has(realPath(dir))) return dir === "" ? "." : dir;
   }
   return undefined;
 }
@@ -531,10 +544,15 @@ interface FoundSwitch {
  * command that prints a ref.
  */
 function mayBeOption(word: string): boolean {
+  // `[-]n`, `*n`, `?-verify`: a glob matches names on disk, `./-n` among them.
+  if (/^[[*?]/.test(word)) return true;
   if (!isDynamic(word) || !/^[$`]/.test(word)) return false;
+  if (BASH_SET.test(word)) return true;
   if (PLAIN_VARIABLE.test(word) || PRINTS_A_REF.test(word)) return false;
   return true;
 }
+/** Variables bash itself sets from what the line gives it (`[[ … =~ ]]`, getopts, read and select with no name). */
+const BASH_SET = /^\$\{?(?:BASH_REMATCH|OPTARG|REPLY|MAPFILE|BASH_ARGV|COPROC|READLINE_LINE)\b/;
 // `$_` (what code computes; bash's last argument) may run on into a literal once its quotes are gone (`"$_"n` is `$_n`).
 const PLAIN_VARIABLE = /^\$(?:[A-Za-z]\w*|\{[A-Za-z]\w*\}|[0-9@*]|\{[0-9@*]\})$/;
 

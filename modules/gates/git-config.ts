@@ -21,13 +21,16 @@ export function parseGitConfig(text: string): GitConfigEntry[] {
   const lines = text.split("\n");
   for (let n = 0; n < lines.length; n++) {
     let line = (lines[n] as string).replace(/\r$/, "");
-    const header = /^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]/.exec(line);
-    if (header) {
+    // git takes several headers on one line (`[foo][core]hooksPath = …`): the last one holds what follows.
+    let header = /^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]/.exec(line);
+    const headed = header !== null;
+    while (header) {
       const name = (header[1] as string).toLowerCase();
       section = header[2] !== undefined ? `${name}.${header[2].replace(/\\(.)/g, "$1")}` : name;
       line = line.slice(header[0].length);
-      if (line.trim().length === 0 || /^\s*[#;]/.test(line)) continue;
+      header = /^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]/.exec(line);
     }
+    if (headed && (line.trim().length === 0 || /^\s*[#;]/.test(line))) continue;
     const match = /^\s*([A-Za-z][A-Za-z0-9-]*)\s*(?:=(.*))?$/.exec(line);
     if (!match || section.length === 0) continue;
     let raw = match[2];

@@ -177,6 +177,8 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
     const values = loops.get(name) ?? [before];
     if (!values.includes(value)) loops.set(name, [...values, value].slice(-4));
   };
+  // Arrays the script assigns (`a=(…)`): their elements are values built at run time here.
+  const arrays = new Set([...script.matchAll(/(?:^|[\s;&|(])([A-Za-z_]\w*)\+?=\(/g)].map((match) => match[1] as string));
   // `set -- commit -n; git "$@"`: positional parameters the script sets itself, bound where they are used.
   const lines = positionalBound(defined.size === 0 ? script : withoutDefinitions(script), depth === 0 ? scope.positional : undefined);
   let seenTop = false;
@@ -198,7 +200,8 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       return listed === undefined ? undefined : [listed];
     };
     if (command.argv.length === 0 || (["export", "declare", "typeset", "local", "readonly"].includes(command.argv[0] as string) && command.argv.length > 1)) {
-      for (const { name, value } of command.assignments) assign(name, assigned(value));
+      // `a=(-n x)` (which the parser reads as `a=` and a subshell): `$a` is an element the walker does not follow.
+      for (const { name, value } of command.assignments) assign(name, value === "" && arrays.has(name) ? "$(array)" : assigned(value));
       // `declare -l o=-N` holds `-n`; `declare -n r=x` makes r another name for x, read as a value built at run time.
       const flags = command.argv.slice(1).filter((word) => /^[-+][A-Za-z]+$/.test(word) && word.startsWith("-")).join("");
       const attributed = (value: string): string => (/n/.test(flags) ? "$(declare -n)" : /l/.test(flags) ? value.toLowerCase() : /u/.test(flags) ? value.toUpperCase() : value);
@@ -510,6 +513,8 @@ function varsOf(shellVars: ReadonlyMap<string, string>, scope: Scope): Map<strin
   const vars = new Map(shellVars);
   if (!vars.has("HOME")) vars.set("HOME", scope.home ?? (process.env.HOME || os.homedir()));
   if (!vars.has("TMPDIR")) vars.set("TMPDIR", tempDir());
+  // bash's default IFS: an unquoted `$IFS` splits a word (`-m x$IFS-n` is `-m x -n`).
+  if (!vars.has("IFS")) vars.set("IFS", " \t\n");
   if (scope.cwd !== undefined && scope.unknownCwd === undefined) {
     vars.set("PWD", scope.cwd);
     vars.set(TOPLEVEL, scope.roots ? projectRootIn(scope.roots, scope.cwd) : projectRoot(scope.cwd));

@@ -59,6 +59,18 @@ const REFUSED: [command: string, reason: string][] = [
   ["git clone -q --bare . tmp.git && git --git-dir=tmp.git --work-tree=. commit -qam feat", "git commit with --git-dir=tmp.git runs the hooks of that repository"],
   ["GIT_DIR=tmp.git git push origin topic", "git push with GIT_DIR=tmp.git runs the hooks of that repository"],
   ["mkdir c && GIT_COMMON_DIR=$PWD/c git commit -qam feat", "runs the hooks of that repository, not this one's"],
+  // Second red-team pass: splitting, globs, arrays, bash's own variables, stash and message refs, local clones, todo editors, BASH_ENV, a PATH outside the harness's.
+  ["git commit -m x$IFS-n", "git commit -n (--no-verify)"],
+  ["touch ./-n; git commit -m x [-]n", "an argument built at run time"],
+  ["a=(-n); git commit -m x $a", "an argument built at run time"],
+  ["[[ --no-verify =~ .* ]] && git commit -m x $BASH_REMATCH", "an argument built at run time"],
+  ["getopts n: o -n --no-verify; git commit -m x $OPTARG", "an argument built at run time"],
+  ["git stash -q; git reset -q --hard stash^{commit}", "puts a stash's commit"],
+  ['git stash -q; git reset -q --soft ":/WIP on"', "names a commit by its message"],
+  ["git pull -q --ff-only ./sub/c topic", "brings in commits made in a repository on this disk"],
+  ["GIT_SEQUENCE_EDITOR=\"sed -i '1iexec git commit -qanm x'\" git rebase -i HEAD", "edits the rebase's todo list with a program"],
+  ['echo "exit 0" > x.sh; BASH_ENV=./x.sh git commit -m x', "every bash a hook starts runs that file first"],
+  ["PATH=/tmp/zz2:$PATH git commit -m x", "git commit with PATH starting at /tmp/zz2"],
   // Hooks that would run a stand-in: lefthook's own override, and a PATH the line puts a project folder first in.
   ["LEFTHOOK_BIN=true git commit -m x", "LEFTHOOK_BIN=true makes lefthook's hook scripts run that program"],
   ["PATH=./fb:$PATH git commit -m x", "git commit with PATH starting at ./fb: the hooks would run the programs found there"],
@@ -589,6 +601,11 @@ const PASSED: string[] = [
   "PATH=/usr/local/bin:$PATH git commit -m x",
   "PATH=$PATH:./bin git commit -m x",
   "PATH=./bin:$PATH make",
+  "GIT_SEQUENCE_EDITOR=: git rebase -i --autosquash main",
+  "git pull origin main",
+  "git show :/fix",
+  "ENV=production npm start",
+  'a=(x y); echo "${a[@]}"',
   'export PATH="$PWD/node_modules/.bin:$PATH" && git commit -m x',
   "git stash",
   "git stash pop",
@@ -692,6 +709,9 @@ describe("block-git-hook-bypass under a call's own environment and directory", (
       writeFileSync(path.join(repo, ".gitconfig"), '[includeIf "onbranch:topic"]\n\tpath = evil.gitconfig\n');
       expect(gate({ cwd: repo, tool_name: "Bash", tool_input: { command: "GIT_CONFIG_GLOBAL=gcfg git commit -m x" } })).toMatchObject({ decision: "block", reason: expect.stringContaining("includes another (include.path = evil.gitconfig)") });
       expect(gate({ cwd: repo, tool_name: "Bash", tool_input: { command: "HOME=. git commit -m x" } })).toMatchObject({ decision: "block", reason: expect.stringContaining("HOME=. names a config file that includes another") });
+      // git takes two section headers on one line; the last holds the setting.
+      writeFileSync(path.join(repo, "two.cfg"), "[foo][core]hooksPath = /dev/null\n");
+      expect(gate({ cwd: repo, tool_name: "Bash", tool_input: { command: "GIT_CONFIG_GLOBAL=two.cfg git commit -m x" } })).toMatchObject({ decision: "block", reason: expect.stringContaining("sets core.hooksPath") });
       // An included file is read as git reads it; after `cd` the repository is the new directory's.
       expect(gate({ cwd: repo, tool_name: "Bash", tool_input: { command: "git -c include.path=evil.gitconfig commit -m x" } })).toMatchObject({ decision: "block", reason: expect.stringContaining("includes a config file that sets core.hooksPath") });
       expect(gate({ cwd: repo, tool_name: "Bash", tool_input: { command: "git -c include.path=/nonexistent commit -m x" } })).toEqual({ decision: "pass" });
