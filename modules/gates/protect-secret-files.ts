@@ -143,6 +143,12 @@ function treeReads(run: { program: string | undefined; argv: string[] }): string
     const paths = args.some((a) => a === "-e" || a === "-f") ? words : words.slice(1);
     return paths.filter((w) => w !== "--").length > 0 ? paths.filter((w) => w !== "--") : ["."];
   }
+  // `cp -r . /tmp/x`, `rsync -a ./ host:x`: a folder copied whole copies the secret files in it (read again from the copy).
+  if ((program === "cp" && (/[rRa]/.test(letters) || args.includes("--recursive") || args.includes("--archive"))) || (program === "rsync" && (/[ra]/.test(letters) || args.includes("--recursive") || args.includes("--archive")))) {
+    const words = operands(new Set(["-t", "--target-directory", "-S", "--suffix", "-e", "--rsh", "--exclude", "--include", "--filter", "-f", "--exclude-from", "--include-from"]));
+    const target = args.find((a, i) => a === "-t" || a === "--target-directory" ? args[i + 1] !== undefined : a.startsWith("--target-directory="));
+    return target !== undefined ? words : words.slice(0, -1);
+  }
   // `zip -r ARCHIVE DIR`; `zip -R ARCHIVE PATTERN` takes every file under the current directory that matches.
   if (program === "zip" && /R/.test(letters)) return ["."];
   if (program === "zip" && /r/.test(letters)) return operands(new Set(["-x", "-i", "-b", "-n", "-t", "-O"])).slice(1);

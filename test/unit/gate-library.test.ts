@@ -166,6 +166,8 @@ describe("protect-secret-files", () => {
     ["every name ls -A prints", bash("cat $(ls -A)")],
     ["* under dotglob", bash("shopt -s dotglob; cat *")],
     ["a name code joins", bash(`python3 -c "print(open('.e'+'nv').read())"`)],
+    ["a folder copied whole", bash("cp -r . /tmp/x && cat /tmp/x/.env")],
+    ["a folder synced whole", bash("rsync -a ./ /tmp/y/")],
     ["a glob code names", bash(`python3 -c "import glob;[print(open(f).read()) for f in glob.glob('.e*')]"`)],
     ["* with a GLOBIGNORE", bash("GLOBIGNORE=x; cat *")],
     ["grep -d recurse", bash("grep -d recurse '' .")],
@@ -219,7 +221,7 @@ describe("protect-secret-files", () => {
   });
   it.each([
     'grep -rn ".env" src/', "grep -qxF .env .gitignore || echo .env >> .gitignore", 'find . -name "*.pem"', "ls -la .env", "[ -f .env ] && echo present", "git check-ignore -v .env",
-    "git log --oneline -- .env", "git rm --cached .env", "npm install @aws-sdk/credentials", "find . -name '*.pem' | wc -l", "find . -type d -empty -delete", "find src -type f -exec cat {} +", "git checkout -b fix/credentials", "mkdir -p src/credentials", "cat no-such.pem", "cat $(find . -name '*.log')", "cat logs/$(date +%F).log", "git diff $(git merge-base HEAD origin/main)", 'git commit -m "Release $(date -u +%Y-%m-%d)"', "git commit -m 'see `README`'", "docker build -t app:$(git rev-parse --short HEAD) .", "export X=$(date)", "cat $(git ls-files '*.md')", "tail -50 \"$(ls -t logs/*.log | head -1)\"", "for f in $(git diff --name-only); do npx prettier --write \"$f\"; done", `python3 -c "print('*' * 10)"`,
+    "git log --oneline -- .env", "git rm --cached .env", "npm install @aws-sdk/credentials", "find . -name '*.pem' | wc -l", "find . -type d -empty -delete", "find src -type f -exec cat {} +", "git checkout -b fix/credentials", "mkdir -p src/credentials", "cat no-such.pem", "cp -r src dist", "cat $(find . -name '*.log')", "cat logs/$(date +%F).log", "git diff $(git merge-base HEAD origin/main)", 'git commit -m "Release $(date -u +%Y-%m-%d)"', "git commit -m 'see `README`'", "docker build -t app:$(git rev-parse --short HEAD) .", "export X=$(date)", "cat $(git ls-files '*.md')", "tail -50 \"$(ls -t logs/*.log | head -1)\"", "for f in $(git diff --name-only); do npx prettier --write \"$f\"; done", `python3 -c "print('*' * 10)"`,
     // (envlink is a link to .env: it is left out too.)
     "grep -r TODO --include='*.ts' .", "grep -rn TODO --exclude=.env --exclude=.envrc --exclude=envlink .", "rg --hidden TODO -g '!.env*' -g '!envlink'", "zip -r release.zip . -x .env .envrc envlink",
   ])("passes %s: it names a secret file's name, not its bytes", async (command) => passes(id, bash(command)));
