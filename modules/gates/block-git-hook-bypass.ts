@@ -5,6 +5,8 @@
 // Options are read per git subcommand, because `-n` means --no-verify only for
 // commit and am; for push it is --dry-run, for merge/pull/rebase --no-stat, for log a count.
 import path from "node:path";
+import { statOf } from "../system/disk-moment.ts";
+import { READ_MAX_BYTES } from "../system/regular-file.ts";
 import { readCode, shellLine } from "../tools/code-reading.ts";
 import { callKind, codeOf, type CodeLanguage } from "../tools/declaration.ts";
 import { codeWriteTargets, commandTargets, isDynamic, readableScripts, walkCall, walkShell, type RunCommand, type Scope } from "./shell-walk.ts";
@@ -421,6 +423,11 @@ function configFileBypass(scope: Scope, cwd: string | undefined, written: Readon
   for (const { name, file } of envConfigFiles(scope.env, cwd)) {
     if (written.has(file) || isDynamic(file)) {
       return `${name}=${scope.env.get(name)} names a config file this command writes or builds at run time, which may set core.hooksPath; run git without it and ${FIX}`;
+    }
+    // Past what Tama reads of a file, git still reads it all: what it sets is not known.
+    const size = statOf(file)?.size;
+    if (size !== undefined && size > READ_MAX_BYTES) {
+      return `${name}=${scope.env.get(name)} names a config file larger than Tama reads, which may set core.hooksPath; run git without it and ${FIX}`;
     }
     const env = new Map([["GIT_CONFIG_GLOBAL", file]]);
     const entries = gitConfigEntries({ cwd: undefined, env, inline: [] });

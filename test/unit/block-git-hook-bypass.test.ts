@@ -712,6 +712,9 @@ describe("block-git-hook-bypass under a call's own environment and directory", (
       // git takes two section headers on one line; the last holds the setting.
       writeFileSync(path.join(repo, "two.cfg"), "[foo][core]hooksPath = /dev/null\n");
       expect(gate({ cwd: repo, tool_name: "Bash", tool_input: { command: "GIT_CONFIG_GLOBAL=two.cfg git commit -m x" } })).toMatchObject({ decision: "block", reason: expect.stringContaining("sets core.hooksPath") });
+      // Past what Tama reads of a file, git reads on.
+      writeFileSync(path.join(repo, "big.cfg"), `${"#".repeat(17 * 1024 * 1024)}\n[core]\n\thooksPath = /dev/null\n`);
+      expect(gate({ cwd: repo, tool_name: "Bash", tool_input: { command: "GIT_CONFIG_GLOBAL=big.cfg git commit -m x" } })).toMatchObject({ decision: "block", reason: expect.stringContaining("larger than Tama reads") });
       // An included file is read as git reads it; after `cd` the repository is the new directory's.
       expect(gate({ cwd: repo, tool_name: "Bash", tool_input: { command: "git -c include.path=evil.gitconfig commit -m x" } })).toMatchObject({ decision: "block", reason: expect.stringContaining("includes a config file that sets core.hooksPath") });
       expect(gate({ cwd: repo, tool_name: "Bash", tool_input: { command: "git -c include.path=/nonexistent commit -m x" } })).toEqual({ decision: "pass" });
