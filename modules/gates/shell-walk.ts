@@ -491,7 +491,8 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       });
       // A command on a level done, the substitutions inside it are done too.
       if (lastAt.size > 1) for (const level of lastAt.keys()) if (level > command.level) lastAt.delete(level);
-      if (argv[0] === "for" && argv[2] === "in" && argv[1] !== undefined) loops.set(argv[1], argv.slice(3));
+      // `select NAME in …` sets NAME to one of its words, as a `for` loop does.
+      if ((argv[0] === "for" || argv[0] === "select") && argv[2] === "in" && argv[1] !== undefined) loops.set(argv[1], argv.slice(3));
     }
   }
   return undefined;

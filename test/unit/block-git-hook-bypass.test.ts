@@ -65,6 +65,7 @@ const REFUSED: [command: string, reason: string][] = [
   ["a=(-n); git commit -m x $a", "an argument built at run time"],
   ["[[ --no-verify =~ .* ]] && git commit -m x $BASH_REMATCH", "an argument built at run time"],
   ["getopts n: o -n --no-verify; git commit -m x $OPTARG", "an argument built at run time"],
+  ["select o in --no-verify; do git commit -m x $o; break; done <<< 1", "git commit --no-verify"],
   ["git stash -q; git reset -q --hard stash^{commit}", "puts a stash's commit"],
   ['git stash -q; git reset -q --soft ":/WIP on"', "names a commit by its message"],
   ["git pull -q --ff-only ./sub/c topic", "brings in commits made in a repository on this disk"],
