@@ -308,7 +308,7 @@ function gitBypass(args: string[], depth: number, scope: Scope, written: Readonl
     // Hook scripts are shell scripts: bash runs BASH_ENV's file first (an `exit 0` there ends the hook, passing).
     const bashEnv = HOOKED.has(subcommand) ? scope.env.get("BASH_ENV") : undefined;
     if (bashEnv !== undefined && bashEnv.length > 0) return `git ${subcommand} with BASH_ENV=${displayWord(bashEnv)}: every bash a hook starts runs that file first, which may end the hook; run git without it and ${FIX}`;
-    const shadowing = HOOKED.has(subcommand) ? projectPathDir(scope, cwd) : undefined;
+    const shadowing = HOOKED.has(subcommand) ? standInPathDir(scope, cwd) : undefined;
     if (shadowing !== undefined) return `git ${subcommand} with PATH starting at ${shadowing}: the hooks would run the programs found there (a stand-in npx or lint-staged checks nothing); run git with the PATH it had, and ${FIX}`;
     return undefined;
   }
@@ -351,11 +351,11 @@ function commitWithoutHooks(subcommand: string, args: readonly string[]): string
 }
 
 /**
- * A directory of the project (or a relative one) the line's PATH puts before the
- * harness's own: the programs a hook runs by name (`npx lint-staged`, `pre-commit`) are
- * then whatever the agent put there.
+ * A folder the line's PATH puts before the harness's own that the harness's PATH does not
+ * hold (the project's, a relative one, one built at run time, any other): the programs a
+ * hook runs by name (`sh`, `npx`, `pre-commit`) are then whatever the agent put there.
  */
-function projectPathDir(scope: Scope, cwd: string | undefined): string | undefined {
+function standInPathDir(scope: Scope, cwd: string | undefined): string | undefined {
   const value = scope.env.get("PATH");
   if (value === undefined || value === process.env.PATH) return undefined;
   const where = cwd ?? process.cwd();
