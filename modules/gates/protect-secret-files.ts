@@ -427,7 +427,9 @@ function findSecret(input: HookInput, options: Options): Found | undefined {
   let found: { file: string; pattern: string; how: string } | undefined;
   const writtenHere = new Set<string>();
   // `shopt -s dotglob` or a GLOBIGNORE (on the line, or kept in OMP's shell from an earlier call): `*` matches dotfiles.
-  const dotglob = /\bdotglob\b|\bGLOBIGNORE\b/.test(JSON.stringify(input.tool_input ?? {})) || input.omp?.shell_kept?.vars.GLOBIGNORE !== undefined;
+  // Asked only where a word is a glob: most calls have none, and the call's input is not serialised for them.
+  let dotglobKnown: boolean | undefined;
+  const dotglob = (): boolean => (dotglobKnown ??= /\bdotglob\b|\bGLOBIGNORE\b/.test(JSON.stringify(input.tool_input ?? {})) || input.omp?.shell_kept?.vars.GLOBIGNORE !== undefined);
   // A find that may select secret files (`find . -name .env`, or no name test over a directory holding one): what it runs on them, or what its output feeds, reads them.
   let selecting: { pattern: string; secret: string; by: string } | undefined;
   const walked = walkCall(input, (run) => {
@@ -493,7 +495,7 @@ function findSecret(input: HookInput, options: Options): Found | undefined {
       // Longer than PATH_MAX, a word names no file the kernel opens (a sed script, a payload).
       if (word.length > PATH_MAX) continue;
       // `~/.ssh/id_*`: the home expanded before the glob is matched, as the shell does.
-      for (const file of globMatches(/^(?:~|\$\{?HOME\}?)(?=\/|$)/.test(word) ? wordPath(word, cwdHere) : word, cwdHere, undefined, dotglob)) {
+      for (const file of globMatches(/^(?:~|\$\{?HOME\}?)(?=\/|$)/.test(word) ? wordPath(word, cwdHere) : word, cwdHere, undefined, /[*?[]/.test(word) && dotglob())) {
         const at = path.resolve(cwdHere, file);
         // Where the directory is unknown (`cd "$(…)" && cat id_rsa`), a name is judged as it reads.
         // A glob left as written matched nothing where it was looked for (`~/.ssh/id_*`): judged by name too.
