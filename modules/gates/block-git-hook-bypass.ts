@@ -11,6 +11,7 @@ import { readCode, shellLine } from "../tools/code-reading.ts";
 import { callKind, codeOf, type CodeLanguage } from "../tools/declaration.ts";
 import { codeWriteTargets, commandTargets, isDynamic, readableScripts, walkCall, walkShell, type RunCommand, type Scope } from "./shell-walk.ts";
 import { parseShell } from "./shell-words.ts";
+import { linkSources } from "./shell-writers.ts";
 import { asGit } from "./git-commands.ts";
 import { envConfigFiles, gitAliases, gitConfigEntries, normalizeKey, type GitConfigEntry } from "./git-config.ts";
 import { isLink, projectRoot, realPath, resolvedPath, throughLinks } from "./paths.ts";
@@ -104,13 +105,9 @@ function gitFileChange(who: string, word: string, file: string, links?: Readonly
  * another name, and a later write to that name, which no reader can tie back, changes git's.
  */
 function hardLinked(program: string | undefined, argv: readonly string[], scope: Scope): string | undefined {
-  const args = argv.slice(1);
-  const links =
-    (program === "ln" && !args.some((arg) => arg === "--symbolic" || /^-[A-Za-z]*s/.test(arg))) || program === "link" || (program === "cp" && args.some((arg) => arg === "--link" || /^-[A-Za-z]*l/.test(arg)));
-  if (!links) return undefined;
   const cwd = scope.cwd ?? process.cwd();
-  const source = args.filter((arg) => !arg.startsWith("-")).slice(0, -1).find((arg) => GIT_FILE.test(resolvedPath(cwd, arg)) || GIT_FILE.test(realPath(resolvedPath(cwd, arg))));
-  return source === undefined ? undefined : `${program} ${displayWord(source)} makes a hard link to git's own file, which a write under the new name changes unseen; leave it to git and the project's hook setup, and ${FIX}`;
+  const source = linkSources(argv, true).find(({ word }) => GIT_FILE.test(resolvedPath(cwd, word)) || GIT_FILE.test(realPath(resolvedPath(cwd, word))));
+  return source === undefined ? undefined : `${program} ${displayWord(source.word)} makes a hard link to git's own file, which a write under the new name changes unseen; leave it to git and the project's hook setup, and ${FIX}`;
 }
 
 function checkCommand({ argv, program, dynamic, unknownBinary, env, depth, scope, code, command }: RunCommand, written: ReadonlySet<string>): string | undefined {

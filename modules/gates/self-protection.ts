@@ -16,7 +16,7 @@ import { readCode } from "../tools/code-reading.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
 import { globMatches, isLink, nameGlob, resolvedPath, sessionCwdOf, throughLinks, userHome } from "./paths.ts";
 import { basename, commandTargets, walkCall, walkShell, type RunCommand, type Scope } from "./shell-walk.ts";
-import { isWriter, writeTargets, type WriteTarget } from "./shell-writers.ts";
+import { isWriter, linkSources, writeTargets, type WriteTarget } from "./shell-writers.ts";
 import type { BuiltinGate, GateContext, GateVerdict } from "./types.ts";
 
 export const SELF_PROTECTION_ID = "self-protection";
@@ -598,13 +598,6 @@ function isDirectory(file: string): boolean {
 }
 
 /** `ln TARGET LINK` (hard or symbolic, also `cp -l`/`-s`): a link to a protected file is a way to change it. */
-function linkSources(argv: readonly string[]): WriteTarget[] {
-  const program = argv[0] === undefined ? undefined : basename(argv[0]);
-  const links = program === "ln" || (program === "cp" && argv.some((a) => /^-[A-Za-z]*[ls]/.test(a) || a === "--link" || a === "--symbolic-link"));
-  if (!links) return [];
-  const words = argv.slice(1).filter((a) => !a.startsWith("-"));
-  return words.slice(0, words.length > 1 ? -1 : undefined).map((word) => ({ word, effect: "makes a link to", reachesBelow: false }));
-}
 
 function checkScript(script: string, cwd: string, context: GateContext, protectedList: ProtectedList, depth: number): string | undefined {
   const scope: Scope = { env: new Map(), cwd, home: homeOf(context) };

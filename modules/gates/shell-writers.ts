@@ -437,6 +437,23 @@ export function isWriter(program: string): boolean {
  * Every file `command` changes: its redirections' targets and its writer's targets.
  * `argv` is the command after its wrappers (env, sudo, nohup, …) are taken off.
  */
+/**
+ * The files a link command gives another name: `ln SRC… DEST`, `cp -l`/`-s`; with `hard`,
+ * only hard links (`ln` without `-s`, `cp -l`, `link SRC NAME`), the same file under the new
+ * name, so a later write there changes it wherever it is.
+ */
+export function linkSources(argv: readonly string[], hard = false): WriteTarget[] {
+  const program = argv[0] === undefined ? undefined : basename(argv[0]);
+  const args = argv.slice(1);
+  const symbolic = args.some((a) => a === "--symbolic" || a === "--symbolic-link" || /^-[A-Za-z]*s/.test(a));
+  const links = hard
+    ? (program === "ln" && !symbolic) || program === "link" || (program === "cp" && args.some((a) => a === "--link" || /^-[A-Za-z]*l/.test(a)))
+    : program === "ln" || (program === "cp" && args.some((a) => /^-[A-Za-z]*[ls]/.test(a) || a === "--link" || a === "--symbolic-link"));
+  if (!links) return [];
+  const words = args.filter((a) => !a.startsWith("-"));
+  return words.slice(0, words.length > 1 ? -1 : undefined).map((word) => ({ word, effect: "makes a link to", reachesBelow: false }));
+}
+
 export function writeTargets(command: ShellCommand, argv: readonly string[]): WriteTarget[] {
   const redirected = command.redirects
     .filter((r) => r.op === ">" || r.op === ">>" || r.op === ">|" || r.op === "<>")
