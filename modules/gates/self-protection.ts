@@ -9,7 +9,7 @@
 import { statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { exists, lstatOf, realpathOf, statOf } from "../system/disk-moment.ts";
+import { exists, lstatOf, namesIn, realpathOf, statOf } from "../system/disk-moment.ts";
 import { ompAgentDir } from "../system/paths.ts";
 import { callKind, codeOf, type CodeLanguage } from "../tools/declaration.ts";
 import { readCode } from "../tools/code-reading.ts";
@@ -17,6 +17,8 @@ import type { HookInput } from "../protocol/hook-input.ts";
 import { globMatches, isLink, nameGlob, resolvedPath, sessionCwdOf, throughLinks, userHome } from "./paths.ts";
 import { basename, commandTargets, walkCall, walkShell, type RunCommand, type Scope } from "./shell-walk.ts";
 import { isWriter, linkSources, writeTargets, type WriteTarget } from "./shell-writers.ts";
+import { asGit } from "./git-commands.ts";
+import { gitWorkTreeRewrite, rewrittenFiles } from "./git-worktree.ts";
 import type { BuiltinGate, GateContext, GateVerdict } from "./types.ts";
 
 export const SELF_PROTECTION_ID = "self-protection";
@@ -493,8 +495,52 @@ function visitor(cwd: string, context: GateContext, protectedList: ProtectedList
         return `Tama refused this call: it ${relative.effect} ${relative.word} after \`cd ${run.scope.unknownCwd}\`, a directory built at run time that names Tama's own state. An agent may not change the policy that governs it. ${ASK_PERSON}`;
       }
     }
-    return checkTargets(targets, here, context, protectedList, run.env, run.scope.links) ?? handedProtected(run, here, context, protectedList);
+    return checkTargets(targets, here, context, protectedList, run.env, run.scope.links) ?? handedProtected(run, here, context, protectedList) ?? gitRewrites(run, here, protectedList);
   };
+}
+
+// ---------------------------------------------------------------------------
+// git commands that overwrite or delete work-tree files by their state (git-worktree.ts):
+// `git stash` or `git checkout -- .` throws away a person's uncommitted edit of a hook
+// source, `git clean -f` deletes an untracked one.
+
+/** Files below a protected folder looked at, at most (a hooks folder holds a few). */
+const MAX_TREE_FILES = 256;
+
+function filesOf(protectedPath: ProtectedPath): string[] {
+  const seen = lstatOf(protectedPath.path);
+  if (seen === undefined) return [];
+  if (!seen.isDirectory()) return [protectedPath.path];
+  const files: string[] = [];
+  const pending = [protectedPath.path];
+  while (pending.length > 0 && files.length < MAX_TREE_FILES) {
+    const dir = pending.pop() as string;
+    for (const name of namesIn(dir)) {
+      const file = path.join(dir, name);
+      if (lstatOf(file)?.isDirectory() === true) pending.push(file);
+      else files.push(file);
+      if (files.length >= MAX_TREE_FILES) break;
+    }
+  }
+  return files;
+}
+
+function gitRewrites(run: RunCommand, here: string, protectedList: ProtectedList): string | undefined {
+  const git = asGit(run);
+  if (git === undefined) return undefined;
+  const rewrite = gitWorkTreeRewrite(git.argv.slice(1), here, run.env);
+  if (rewrite === undefined) return undefined;
+  const inTree = protectedList().filter((p) => p.path === rewrite.root || p.path.startsWith(`${rewrite.root}/`));
+  if (inTree.length === 0) return undefined;
+  for (const p of inTree) {
+    const hit = rewrittenFiles(rewrite, filesOf(p))[0];
+    if (hit === undefined) continue;
+    const file = path.join(rewrite.root, hit.relative);
+    const what = hit.state === "untracked" ? `deletes the untracked ${file}` : hit.state === "changed" ? `throws away the uncommitted changes to ${file}` : hit.state === "unknown" ? `may overwrite or delete ${file} (its repository's index could not be read)` : `may overwrite ${file}`;
+    const shown = file === p.path ? "" : ` (${p.path})`;
+    return `Tama refused this call: \`${rewrite.command}\` ${what}${shown}, which is ${p.what}. An agent may not change the policy that governs it. Name the paths you mean and leave it out (\`-- . ':!${path.relative(here, file) || "."}'\`), or ask the person to commit or set aside that change from their own terminal.`;
+  }
+  return undefined;
 }
 
 // ---------------------------------------------------------------------------

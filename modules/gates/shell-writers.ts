@@ -182,6 +182,9 @@ const WRITERS: Readonly<Record<string, WriterRule>> = {
       ...outputs(rest, ["--output"], "writes"),
       ...(sub === "format-patch" ? outputs(rest, ["-o", "--output-directory"], "writes into") : []),
       ...(sub === "archive" ? outputs(rest, ["-o", "--output"], "writes") : []),
+      // `git mv SRC… DST` moves its sources (a folder with all below it); `git rm` removes what it names, from the index only with `--cached`.
+      ...(sub === "mv" ? gitMoves(rest) : []),
+      ...(sub === "rm" ? gitRemoves(rest) : []),
       // `git bundle create FILE`, `git worktree add PATH`, `git init DIR`.
       ...(sub === "bundle" && rest[0] === "create" && rest[1] !== undefined ? [{ word: rest[1], effect: "writes", reachesBelow: false }] : []),
       ...(sub === "worktree" && rest[0] === "add" ? operands(rest.slice(1), ["-b", "-B", "--reason"]).operands.slice(0, 1).map((word) => ({ word, effect: "makes a worktree in", reachesBelow: false })) : []),
@@ -351,6 +354,27 @@ const WRITERS: Readonly<Record<string, WriterRule>> = {
 function renamesIntoPolicy(args: readonly string[]): boolean {
   const expressions = args.flatMap((arg, i) => (arg === "--transform" || arg === "--xform" || arg === "-s" ? [args[i + 1] ?? ""] : /^--(?:transform|xform)=/.test(arg) ? [arg.slice(arg.indexOf("=") + 1)] : []));
   return expressions.some((expression) => /\.(?:omp|claude|codex|gemini|cursor|opencode|tama|git)\b|opencode\.json|[$`]/.test(expression));
+}
+
+/** `git mv [-f] [-k] SRC… DST`: each source moved, the destination written (or each source's name inside it). */
+function gitMoves(args: readonly string[]): WriteTarget[] {
+  if (args.some((a) => a === "-n" || a === "--dry-run" || /^-[a-z]*n/.test(a))) return [];
+  const words = operands(args).operands;
+  const dest = words.at(-1);
+  if (dest === undefined || words.length < 2) return [];
+  const sources = words.slice(0, -1);
+  return [
+    ...sources.map((word) => ({ word, effect: "moves", reachesBelow: true })),
+    { word: dest, effect: "moves a file over", reachesBelow: false },
+    ...sources.map((source) => ({ word: path.join(dest, path.basename(source)), effect: "moves a file over", reachesBelow: false })),
+  ];
+}
+
+/** `git rm [-r] PATH…` without `--cached`: the files (with `-r` the folders) it deletes. */
+function gitRemoves(args: readonly string[]): WriteTarget[] {
+  if (args.some((a) => a === "--cached" || a === "-n" || a === "--dry-run" || /^-[a-z]*n/.test(a))) return [];
+  const recursive = args.some((a) => /^-[a-z]*r/.test(a));
+  return operands(args, ["--pathspec-from-file"]).operands.map((word) => ({ word, effect: "removes", reachesBelow: recursive }));
 }
 
 /** git commands that change the repository they run in (its objects, refs, index or work tree). */

@@ -1,0 +1,319 @@
+// Which work-tree files a git command would overwrite or delete, and under what
+// condition: `git stash`, `git checkout -- .`, `git restore`, `git reset --hard`,
+// `git switch --discard-changes`, `git checkout-index -f` and `git read-tree --reset -u`
+// throw away a file's changes against the index; `git checkout REV -- PATH` and
+// `git restore --source=REV` write any file they cover; `git clean -f` and
+// `git stash -u` delete untracked files. The self-protection gate asks this for the
+// policy files in a repository, so that an agent cannot revert a person's uncommitted
+// hook edit with git; what a command brings from history (a branch switched to, a
+// merge) is git's ordinary work and is not judged here.
+import path from "node:path";
+import { lstatOf, statOf } from "../system/disk-moment.ts";
+import { readRegularFile } from "../system/regular-file.ts";
+import { gitAliases, gitConfigEntries, type GitConfigEntry, normalizeKey } from "./git-config.ts";
+import { fileState, readGitIndex } from "./git-index.ts";
+import { isIgnored } from "./git-ignore.ts";
+
+/**
+ * Which files a command changes: those changed against the index, untracked ones (not
+ * ignored, only ignored, or all), or (`any`) every one it covers, whatever its state.
+ */
+export interface Touches {
+  changed: boolean;
+  untracked?: "unignored" | "ignored" | "all";
+  any?: boolean;
+}
+const CHANGED: Touches = { changed: true };
+const ANY: Touches = { changed: true, any: true };
+
+export interface WorkTreeRewrite {
+  /** The command as the refusal names it (`git stash`, `git checkout -- .`). */
+  command: string;
+  touches: Touches;
+  /** The work tree's root and git directory. */
+  root: string;
+  gitDir: string;
+  /** Whether `relative` (to the root, `/`-separated) is one the command's pathspecs cover. */
+  covers(relative: string): boolean;
+  /** `git clean` without `-d` leaves an untracked directory alone: only files in directories holding tracked files go. */
+  entersUntrackedDirs: boolean;
+  env: ReadonlyMap<string, string>;
+  inline: readonly GitConfigEntry[];
+}
+
+/** A file a rewrite would change, and how it stands against the index. */
+export interface RewrittenFile {
+  relative: string;
+  state: "untracked" | "changed" | "staged" | "unknown";
+}
+
+/** git's own options before the subcommand that take the next word. */
+const GLOBAL_ARG_OPTIONS = new Set(["-C", "-c", "--config-env", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--attr-source"]);
+
+/** Per subcommand, its options that take the next word (so that word is no pathspec). */
+const ARG_OPTIONS: Record<string, ReadonlySet<string>> = {
+  stash: new Set(["-m", "--message", "--pathspec-from-file"]),
+  checkout: new Set(["-b", "-B", "--orphan", "--conflict", "--pathspec-from-file"]),
+  restore: new Set(["-s", "--source", "--conflict", "--pathspec-from-file"]),
+  reset: new Set(["--pathspec-from-file"]),
+  switch: new Set(["-c", "-C", "--create", "--force-create", "--orphan", "--conflict"]),
+  clean: new Set(["-e", "--exclude"]),
+  "checkout-index": new Set(["--prefix", "--stage"]),
+  "read-tree": new Set(["--prefix", "--index-output", "--exclude-per-directory"]),
+};
+
+const STASH_OTHER = new Set(["list", "show", "drop", "pop", "apply", "branch", "clear", "create", "store"]);
+
+interface Parsed {
+  options: string[];
+  words: string[];
+  /** Words after `--` (pathspecs for every command here). */
+  afterDashes: string[] | undefined;
+}
+
+function parseArgs(sub: string, args: readonly string[]): Parsed {
+  const takes = ARG_OPTIONS[sub] ?? new Set<string>();
+  const options: string[] = [];
+  const words: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (arg === "--") return { options, words, afterDashes: args.slice(i + 1) };
+    if (arg.startsWith("-") && arg.length > 1) {
+      options.push(arg);
+      if (takes.has(arg)) options.push(`${arg}=${args[++i] ?? ""}`);
+    } else words.push(arg);
+  }
+  return { options, words, afterDashes: undefined };
+}
+
+/** Whether a short option cluster or a long option is among `options` (`-fd` holds `-f`). */
+function has(options: readonly string[], short: string | undefined, ...long: string[]): boolean {
+  return options.some((o) => long.includes(o) || long.some((l) => o.startsWith(`${l}=`)) || (short !== undefined && /^-[A-Za-z]+$/.test(o) && o.includes(short)));
+}
+
+/** The work tree and git directory a command in `cwd` uses; undefined outside any repository. */
+function repositoryOf(cwd: string, env: ReadonlyMap<string, string>, gitDirOption: string | undefined, workTreeOption: string | undefined): { root: string; gitDir: string } | undefined {
+  const named = gitDirOption ?? env.get("GIT_DIR");
+  const workTree = workTreeOption ?? env.get("GIT_WORK_TREE");
+  if (named !== undefined) {
+    const gitDir = path.resolve(cwd, named);
+    return { gitDir, root: workTree !== undefined ? path.resolve(cwd, workTree) : path.basename(gitDir) === ".git" ? path.dirname(gitDir) : cwd };
+  }
+  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, ".git");
+    const seen = statOf(candidate);
+    if (seen?.isDirectory() === true) return { gitDir: candidate, root: workTree !== undefined ? path.resolve(cwd, workTree) : dir };
+    if (seen?.isFile() === true) {
+      try {
+        const pointer = /^gitdir:\s*(.+)$/m.exec(readRegularFile(candidate))?.[1]?.trim();
+        if (pointer !== undefined) return { gitDir: path.resolve(dir, pointer), root: workTree !== undefined ? path.resolve(cwd, workTree) : dir };
+      } catch {
+        // not a gitdir file
+      }
+    }
+    if (path.dirname(dir) === dir) return undefined;
+  }
+}
+
+/** A name git reads as a revision, not a path: a ref of the repository, an id, or revision syntax. */
+function isRevision(word: string, gitDir: string, root: string, cwd: string): boolean {
+  if (/^(?:HEAD|FETCH_HEAD|ORIG_HEAD|MERGE_HEAD|@|-)$/.test(word) || /[~^]|@\{|^:\/|^[^:]+:/.test(word) || /^[0-9a-f]{7,64}$/.test(word)) return true;
+  // Not a name git allows for a ref (git-check-ref-format): a path.
+  if (/^\.|\/\.|\.\.|\.lock$|\/$|^\/|[\s*?[\\]/.test(word)) return false;
+  const common = (() => {
+    try {
+      return path.resolve(gitDir, readRegularFile(path.join(gitDir, "commondir")).trim());
+    } catch {
+      return gitDir;
+    }
+  })();
+  for (const prefix of ["refs/heads/", "refs/tags/", "refs/remotes/", ""]) {
+    if (lstatOf(path.join(common, prefix + word)) !== undefined && prefix !== "") return true;
+  }
+  try {
+    const packed = readRegularFile(path.join(common, "packed-refs"));
+    if (new RegExp(`\\srefs/(?:heads|tags|remotes)/${word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`, "m").test(packed)) return true;
+  } catch {
+    // no packed refs
+  }
+  // Neither a ref nor a path: git would try it as a branch to make from a remote's (`git checkout feature`).
+  return lstatOf(path.resolve(cwd, word)) === undefined && !word.startsWith(":") && root.length > 0;
+}
+
+/** A pathspec as a test on paths relative to the root (`/`-separated), and whether it excludes. */
+function pathspec(spec: string, cwd: string, root: string): { exclude: boolean; test: (relative: string) => boolean } {
+  let text = spec;
+  let exclude = false;
+  let top = false;
+  let literal = false;
+  const long = /^:\(([^)]*)\)/.exec(text);
+  if (long !== null) {
+    const magic = (long[1] as string).split(",");
+    exclude = magic.includes("exclude");
+    top = magic.includes("top");
+    literal = magic.includes("literal");
+    text = text.slice(long[0].length);
+  } else if (text.startsWith(":") && text.length > 1) {
+    const short = /^:([!^/]*):?/.exec(text)?.[0] ?? ":";
+    exclude = short.includes("!") || short.includes("^");
+    top = short.includes("/");
+    text = text.slice(short.length);
+  }
+  const base = top ? root : cwd;
+  const absolute = path.resolve(base, text);
+  const relative = path.relative(root, absolute).split(path.sep).join("/");
+  // Outside the work tree: git refuses it; it covers nothing here.
+  if (relative.startsWith("..")) return { exclude, test: () => false };
+  if (relative === "") return { exclude, test: () => true };
+  if (literal || !/[*?[]/.test(relative)) return { exclude, test: (p) => p === relative || p.startsWith(`${relative}/`) };
+  // git's pathspec globs are fnmatch without FNM_PATHNAME: `*` crosses `/`.
+  const source = relative.replace(/[.+^${}()|\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".").replace(/\[!/g, "[^");
+  const regex = new RegExp(`^${source}(?:/.*)?$`);
+  return { exclude, test: (p) => regex.test(p) };
+}
+
+function coverage(specs: readonly string[], fromFile: boolean, cwd: string, root: string): (relative: string) => boolean {
+  // Paths read from a file are not known here: every path may be one.
+  if (fromFile) return () => true;
+  const parsed = specs.map((s) => pathspec(s, cwd, root));
+  const include = parsed.filter((p) => !p.exclude);
+  const exclude = parsed.filter((p) => p.exclude);
+  return (relative) => (include.length === 0 || include.some((p) => p.test(relative))) && !exclude.some((p) => p.test(relative));
+}
+
+/**
+ * What a git invocation (`args`: what follows `git`) rewrites in its work tree; undefined
+ * when it changes no file there in a way judged here.
+ */
+export function gitWorkTreeRewrite(args: readonly string[], cwd: string, env: ReadonlyMap<string, string>, aliasDepth = 0): WorkTreeRewrite | undefined {
+  let i = 0;
+  let here = cwd;
+  let gitDirOption: string | undefined;
+  let workTreeOption: string | undefined;
+  const inline: GitConfigEntry[] = [];
+  for (; i < args.length && (args[i] as string).startsWith("-"); i++) {
+    const arg = args[i] as string;
+    const value = GLOBAL_ARG_OPTIONS.has(arg) ? args[++i] : undefined;
+    if (arg === "-C" && value !== undefined) here = path.resolve(here, value);
+    if (arg === "-c" && value !== undefined) inline.push({ key: normalizeKey(value.split("=")[0] as string), value: value.includes("=") ? value.slice(value.indexOf("=") + 1) : "true" });
+    if (arg === "--git-dir" && value !== undefined) gitDirOption = value;
+    if (arg.startsWith("--git-dir=")) gitDirOption = arg.slice("--git-dir=".length);
+    if (arg === "--work-tree" && value !== undefined) workTreeOption = value;
+    if (arg.startsWith("--work-tree=")) workTreeOption = arg.slice("--work-tree=".length);
+  }
+  const sub = args[i];
+  if (sub === undefined) return undefined;
+  const repo = repositoryOf(here, env, gitDirOption, workTreeOption);
+  if (repo === undefined) return undefined;
+  const rest = args.slice(i + 1);
+  if (ARG_OPTIONS[sub] === undefined) {
+    // An alias of one of these commands (`co = checkout`); a `!` alias is a shell line the walker reads.
+    const alias = aliasDepth < 4 ? gitAliases({ cwd: here, env, inline, ...(gitDirOption !== undefined ? { gitDir: gitDirOption } : {}) }).get(sub.toLowerCase()) : undefined;
+    if (alias === undefined || alias.startsWith("!")) return undefined;
+    return gitWorkTreeRewrite([...args.slice(0, i), ...alias.trim().split(/\s+/), ...rest], cwd, env, aliasDepth + 1);
+  }
+  const { options, words, afterDashes } = parseArgs(sub, rest);
+  const fromFile = has(options, undefined, "--pathspec-from-file");
+  const make = (command: string, touches: Touches, specs: readonly string[], entersUntrackedDirs = true): WorkTreeRewrite => ({
+    command,
+    touches,
+    root: repo.root,
+    gitDir: repo.gitDir,
+    covers: coverage(specs, fromFile, here, repo.root),
+    entersUntrackedDirs,
+    env,
+    inline,
+  });
+  const dryRun = has(options, "n", "--dry-run");
+  switch (sub) {
+    case "stash": {
+      const verb = words[0];
+      if (verb !== undefined && STASH_OTHER.has(verb)) return undefined;
+      // `save` takes a message, `push` (or no verb) pathspecs.
+      const specs = verb === "save" ? [] : [...(verb === "push" ? words.slice(1) : words), ...(afterDashes ?? [])];
+      const all = has(options, "a", "--all");
+      const untracked = has(options, "u", "--include-untracked");
+      return make(`git stash`, all ? { changed: true, untracked: "all" } : untracked ? { changed: true, untracked: "unignored" } : CHANGED, specs);
+    }
+    case "checkout": {
+      if (has(options, undefined, "-b", "-B", "--orphan") && afterDashes === undefined) return has(options, "f", "--force") ? make("git checkout -f", CHANGED, []) : undefined;
+      const before = words;
+      const specs = [...(afterDashes ?? [])];
+      let source: string | undefined;
+      if (afterDashes !== undefined) source = before[0];
+      else if (before.length > 0 && isRevision(before[0] as string, repo.gitDir, repo.root, here)) {
+        source = before[0];
+        specs.push(...before.slice(1));
+      } else specs.push(...before);
+      if (specs.length === 0 && !fromFile) {
+        // A branch switch keeps a changed file (or refuses to go); `-f` throws the change away.
+        return has(options, "f", "--force") ? make("git checkout -f", CHANGED, []) : undefined;
+      }
+      return source !== undefined ? make(`git checkout ${source} -- …`, ANY, specs) : make("git checkout -- …", CHANGED, specs);
+    }
+    case "restore": {
+      const staged = has(options, "S", "--staged");
+      const worktree = has(options, "W", "--worktree");
+      if (staged && !worktree) return undefined;
+      const source = options.find((o) => o.startsWith("-s=") || o.startsWith("--source=") || /^-s./.test(o));
+      const specs = [...words, ...(afterDashes ?? [])];
+      return source !== undefined ? make(`git restore --source`, ANY, specs) : make("git restore", CHANGED, specs);
+    }
+    case "reset":
+      return has(options, undefined, "--hard") ? make("git reset --hard", CHANGED, []) : undefined;
+    case "switch":
+      return has(options, "f", "--force", "--discard-changes") ? make("git switch --discard-changes", CHANGED, []) : undefined;
+    case "clean": {
+      if (dryRun) return undefined;
+      const touches: Touches = { changed: false, untracked: has(options, "x") ? "all" : has(options, "X") ? "ignored" : "unignored" };
+      const specs = [...words, ...(afterDashes ?? [])];
+      // An untracked folder is entered with `-d`, or when a pathspec names it or what is in it.
+      return make("git clean", touches, specs, has(options, "d") || specs.length > 0);
+    }
+    case "checkout-index": {
+      if (!has(options, "f", "--force") || has(options, undefined, "--prefix", "-n", "--no-create")) return undefined;
+      return make("git checkout-index -f", CHANGED, has(options, "a", "--all") ? [] : [...words, ...(afterDashes ?? [])].map((w) => `:(literal)${w}`));
+    }
+    case "read-tree":
+      return has(options, undefined, "--reset") && has(options, "u") ? make("git read-tree --reset -u", CHANGED, []) : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** The files among `candidates` (absolute) that `rewrite` would overwrite or delete. */
+export function rewrittenFiles(rewrite: WorkTreeRewrite, candidates: readonly string[]): RewrittenFile[] {
+  const entries = gitConfigEntries({ cwd: rewrite.root, env: rewrite.env, inline: rewrite.inline, gitDir: rewrite.gitDir });
+  const last = (key: string): string | undefined => entries.filter((e) => e.key === key).at(-1)?.value;
+  const format = last("extensions.objectformat")?.toLowerCase() === "sha256" ? "sha256" : "sha1";
+  const index = readGitIndex(rewrite.gitDir, format);
+  const excludesFile = last("core.excludesfile");
+  const found: RewrittenFile[] = [];
+  for (const file of candidates) {
+    const relative = path.relative(rewrite.root, file).split(path.sep).join("/");
+    if (relative === "" || relative.startsWith("..") || path.isAbsolute(relative) || relative.split("/")[0] === ".git" || !rewrite.covers(relative)) continue;
+    const state = fileState(index, rewrite.root, relative);
+    const { touches } = rewrite;
+    if (state === "missing" || (state === "staged" && touches.any !== true)) continue;
+    // An index Tama could not read: the file may be anything the command changes.
+    if (state === "unknown") {
+      found.push({ relative, state });
+      continue;
+    }
+    if (state === "changed" || touches.any === true) {
+      if (touches.changed || touches.any === true) found.push({ relative, state });
+      continue;
+    }
+    if (touches.untracked === undefined) continue;
+    if (touches.untracked === "all") {
+      found.push({ relative, state });
+      continue;
+    }
+    // Without `-d`, a file in a directory git tracks nothing in is left alone.
+    const dir = path.posix.dirname(relative);
+    if (!rewrite.entersUntrackedDirs && dir !== "." && index !== undefined && ![...index.entries.keys()].some((p) => p.startsWith(`${dir}/`))) continue;
+    const ignored = isIgnored(rewrite.root, rewrite.gitDir, relative, excludesFile, rewrite.env);
+    if (ignored === (touches.untracked === "ignored")) found.push({ relative, state });
+  }
+  return found;
+}

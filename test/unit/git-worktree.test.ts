@@ -1,0 +1,225 @@
+// git commands that overwrite or delete work-tree files by their state, against real
+// repositories: the self-protection gate refuses the ones that would throw away a
+// person's uncommitted edit of a hook source or delete an untracked one, and lets the
+// same commands through where no policy file would change. Each refusal row is checked
+// against what git itself says it would do (`git clean -n`, `git stash` in a copy).
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { parseGitIndex, readGitIndex } from "../../modules/gates/git-index.ts";
+import { isIgnored } from "../../modules/gates/git-ignore.ts";
+import { gitWorkTreeRewrite, rewrittenFiles } from "../../modules/gates/git-worktree.ts";
+import { findSelfProtectionBreach } from "../../modules/gates/self-protection.ts";
+import type { GateContext } from "../../modules/gates/types.ts";
+import type { HookInput } from "../../modules/protocol/hook-input.ts";
+
+const root = mkdtempSync(path.join(os.tmpdir(), "tama-git-worktree-"));
+const home = path.join(root, "home");
+const tamaHome = path.join(home, ".tama");
+mkdirSync(tamaHome, { recursive: true });
+const gitEnv = { ...process.env, HOME: home, GIT_CONFIG_NOSYSTEM: "1", GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" };
+const git = (cwd: string, ...args: string[]): string => execFileSync("git", args, { cwd, env: gitEnv, encoding: "utf8" });
+
+/** A repository with a committed `.claude/settings.json`, an ignored local settings file and a `main` branch. */
+function project(name: string, options: { dirty?: boolean; untrackedTama?: boolean } = {}): string {
+  const dir = path.join(root, name);
+  mkdirSync(path.join(dir, ".claude"), { recursive: true });
+  mkdirSync(path.join(dir, "src"));
+  git(dir, "init", "-q", "-b", "topic");
+  writeFileSync(path.join(dir, ".claude", "settings.json"), '{"hooks":{}}\n');
+  writeFileSync(path.join(dir, ".claude", ".gitignore"), "settings.local.json\n");
+  writeFileSync(path.join(dir, "src", "a.txt"), "a\n");
+  git(dir, "add", "-A");
+  git(dir, "commit", "-qm", "init");
+  git(dir, "branch", "main");
+  writeFileSync(path.join(dir, ".claude", "settings.local.json"), "{}\n");
+  writeFileSync(path.join(dir, "src", "a.txt"), "changed\n");
+  if (options.dirty === true) writeFileSync(path.join(dir, ".claude", "settings.json"), '{"hooks":{"PreToolUse":[]}}\n');
+  if (options.untrackedTama === true) {
+    mkdirSync(path.join(dir, ".tama"));
+    writeFileSync(path.join(dir, ".tama", "hooks.json"), "{}\n");
+  }
+  return dir;
+}
+
+const dirty = project("dirty", { dirty: true });
+const clean = project("clean");
+const untracked = project("untracked", { untrackedTama: true });
+
+const context: GateContext = { tamaHome, env: { HOME: home, TAMA_HOME: tamaHome, PI_CODING_AGENT_DIR: path.join(home, ".omp", "agent") } };
+const bash = (cwd: string, command: string): HookInput => ({
+  hook_event_name: "PreToolUse",
+  cwd,
+  tool_name: "Bash",
+  tool_input: { command },
+  omp: { tool_name: "bash", tool_input: { command } },
+});
+const verdict = (cwd: string, command: string) => findSelfProtectionBreach(bash(cwd, command), context);
+
+describe("an uncommitted edit of a hook source", () => {
+  it.each([
+    "git stash",
+    "git stash push",
+    "git stash -u",
+    "git stash save wip",
+    "git stash push -- .claude",
+    "git checkout -- .",
+    "git checkout .",
+    "git checkout -- '*.json'",
+    "git checkout -- '.cl*'",
+    "git -C src checkout -- ..",
+    "git checkout -f main",
+    "git checkout main -- .",
+    "git checkout HEAD -- .claude",
+    "git restore .",
+    "git restore --worktree --staged .",
+    "git restore --source=main .",
+    "git restore -s main -- .claude",
+    "git reset --hard",
+    "git reset --hard HEAD~0",
+    "git switch --discard-changes main",
+    "git switch -f main",
+    "git checkout-index -f -a",
+    "git read-tree --reset -u HEAD",
+    "git -c alias.co=checkout co -- .",
+    "cd src && git checkout -- ../.claude",
+  ])("is thrown away by %s: refused", (command) => {
+    expect(verdict(dirty, command)).toMatch(/throws away the uncommitted changes to .*\.claude\/settings\.json/);
+  });
+
+  it.each([
+    "git stash push -- src",
+    "git stash push -- . ':!.claude'",
+    "git stash push -- . ':(exclude).claude'",
+    "git stash list",
+    "git stash show -p",
+    "git checkout -- src",
+    "git checkout src/a.txt",
+    "git checkout main",
+    "git switch main",
+    "git checkout main -- src",
+    "git restore src",
+    "git restore --staged .",
+    "git reset HEAD -- .",
+    "git reset --soft HEAD",
+    "git clean -n",
+    "git checkout-index -a",
+  ])("is left alone by %s: passes", (command) => {
+    expect(verdict(dirty, command)).toBeUndefined();
+  });
+
+  it("is there: git stash in a copy of the repository really reverts it", () => {
+    const copy = path.join(root, "dirty-copy");
+    cpSync(dirty, copy, { recursive: true });
+    git(copy, "stash");
+    expect(readFileSync(path.join(copy, ".claude", "settings.json"), "utf8")).toBe('{"hooks":{}}\n');
+  });
+});
+
+describe("a hook source as committed", () => {
+  it.each(["git stash", "git checkout -- .", "git restore .", "git reset --hard", "git checkout -f main", "git clean -fd"])("is unchanged by %s: passes", (command) => {
+    expect(verdict(clean, command)).toBeUndefined();
+  });
+
+  it.each(["git checkout main -- .", "git restore --source=main .claude"])("may be overwritten from another revision by %s: refused", (command) => {
+    expect(verdict(clean, command)).toMatch(/may overwrite .*\.claude\/settings\.json/);
+  });
+});
+
+describe("untracked policy files", () => {
+  it.each(["git clean -fd", "git clean -fdx", "git clean -fd -- src/..", "git stash -u", "git stash --all"])("are deleted by %s: refused", (command) => {
+    expect(verdict(untracked, command)).toMatch(/deletes the untracked .*\.tama\/hooks\.json/);
+  });
+
+  // A protected path named to git is refused before its state is looked at.
+  it.each([
+    [untracked, "git clean -f .tama"],
+    [untracked, "git clean -fd -- .tama"],
+    [dirty, "git checkout -- .claude/settings.json"],
+    [dirty, "git checkout-index -f .claude/settings.json"],
+  ])("named to git (%s, %s): refused", (cwd, command) => {
+    expect(verdict(cwd, command)).toMatch(/refused/);
+  });
+
+  it("git clean -f without -d leaves an untracked folder alone, as git does", () => {
+    expect(git(untracked, "clean", "-n")).not.toMatch(/\.tama/);
+    expect(verdict(untracked, "git clean -f")).toBeUndefined();
+  });
+
+  it("an ignored local settings file goes only with -x or -X, as git says", () => {
+    expect(git(clean, "clean", "-nd")).not.toMatch(/settings\.local/);
+    expect(verdict(clean, "git clean -fd")).toBeUndefined();
+    expect(git(clean, "clean", "-ndx")).toMatch(/settings\.local\.json/);
+    expect(verdict(clean, "git clean -fdx")).toMatch(/deletes the untracked .*settings\.local\.json/);
+    expect(verdict(clean, "git clean -fX")).toMatch(/deletes the untracked .*settings\.local\.json/);
+  });
+
+  it("git stash -u keeps ignored files, git stash --all takes them", () => {
+    expect(verdict(clean, "git stash -u")).toBeUndefined();
+    expect(verdict(clean, "git stash --all")).toMatch(/settings\.local\.json/);
+  });
+});
+
+describe("git mv and git rm of a policy folder", () => {
+  it.each(["git mv .claude old", "git mv .claude/settings.json x.json", "git rm -r .claude", "git rm -rf .claude", "git rm .claude/settings.json"])("%s: refused", (command) => {
+    expect(verdict(clean, command)).toMatch(/refused/);
+  });
+  it.each(["git mv src lib", "git rm -r src", "git rm -r --cached .claude", "git mv -n .claude x"])("%s: passes", (command) => {
+    expect(verdict(clean, command)).toBeUndefined();
+  });
+});
+
+describe("the index and ignore readers", () => {
+  it("read the entries git lists, in index versions 2, 3 and 4", () => {
+    for (const version of ["2", "3", "4"]) {
+      const dir = project(`index-v${version}`);
+      git(dir, "update-index", "--index-version", version);
+      const index = readGitIndex(path.join(dir, ".git"));
+      expect([...(index?.entries.keys() ?? [])].sort()).toEqual(git(dir, "ls-files").trim().split("\n").sort());
+    }
+  });
+
+  it("refuse bytes that are no index", () => {
+    expect(parseGitIndex(Buffer.from("not an index"))).toBeUndefined();
+    expect(parseGitIndex(Buffer.concat([Buffer.from("DIRC"), Buffer.from([0, 0, 0, 9, 0, 0, 0, 1])]))).toBeUndefined();
+    expect(parseGitIndex(Buffer.concat([Buffer.from("DIRC"), Buffer.from([0, 0, 0, 2, 0, 0, 0, 5])]))).toBeUndefined();
+  });
+
+  it("an index that cannot be read leaves every covered file at risk", () => {
+    const dir = project("broken-index", { dirty: false });
+    writeFileSync(path.join(dir, ".git", "index"), "DIRC garbage");
+    expect(verdict(dir, "git stash")).toMatch(/index could not be read/);
+  });
+
+  it.each([
+    ["settings.local.json", ".claude/settings.local.json", true],
+    ["*.json\n!settings.json", ".claude/settings.json", false],
+    ["/.claude/", ".claude/settings.json", true],
+    ["**/hooks/", ".claude/hooks/pre/x.sh", true],
+    ["docs/*.md", "docs/a.md", true],
+    ["docs/*.md", "docs/sub/a.md", false],
+    [".clau?e", ".claude/settings.json", true],
+  ])("a .gitignore of %j ignores %s: %s (as git check-ignore says)", (rules, file, expected) => {
+    const dir = path.join(root, `ignore-${Math.random().toString(36).slice(2)}`);
+    mkdirSync(path.join(dir, path.dirname(file)), { recursive: true });
+    git(dir, "init", "-q");
+    writeFileSync(path.join(dir, ".gitignore"), `${rules}\n`);
+    writeFileSync(path.join(dir, file), "x");
+    let byGit = true;
+    try {
+      git(dir, "check-ignore", "-q", file);
+    } catch {
+      byGit = false;
+    }
+    expect(byGit).toBe(expected);
+    expect(isIgnored(dir, path.join(dir, ".git"), file, undefined, new Map([["HOME", home]]))).toBe(expected);
+  });
+
+  it("a rewrite outside any repository is none", () => {
+    expect(gitWorkTreeRewrite(["stash"], os.tmpdir() === "/" ? "/" : path.parse(root).root, new Map())).toBeUndefined();
+    const rewrite = gitWorkTreeRewrite(["checkout", "--", "src"], dirty, new Map());
+    expect(rewrite === undefined ? [] : rewrittenFiles(rewrite, [path.join(dirty, ".claude", "settings.json")])).toEqual([]);
+  });
+});
