@@ -5,12 +5,14 @@
 // literals name them. `options.patterns` replaces the list of names (globs on the
 // file name, or on the path when the pattern holds a `/`); `options.allow` names
 // files that are fine (a test fixture).
+import { type Dirent, readdirSync } from "node:fs";
 import path from "node:path";
 import * as z from "../protocol/schema.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
 import { codeOf, callKind } from "../tools/declaration.ts";
 import { readCode } from "../tools/code-reading.ts";
-import { lstatOf, namesIn } from "../system/disk-moment.ts";
+import { lstatOf, namesIn, statOf } from "../system/disk-moment.ts";
+import { isIgnored } from "./git-ignore.ts";
 import { globMatches, nameGlob, realPath, textPattern, wordPath } from "./paths.ts";
 import { commandTargets, walkCall } from "./shell-walk.ts";
 import { parseShell } from "./shell-words.ts";
@@ -246,6 +248,38 @@ const NAME_CONSUMERS = new Set(["xargs", "parallel", "tar", "bsdtar", "zip", "cp
 /** A secret pattern as a file name it matches (`*.pem` → `x.pem`), for testing what a find selects. */
 const example = (pattern: string): string => path.basename(pattern).replace(/\*/g, "x").replace(/\?/g, "x");
 
+/** Entries of a tree read whole that are looked at, breadth first (a secret file sits near the top; a tree's far corners past this are not looked in). */
+const MAX_TREE_ENTRIES = 4_000;
+const MAX_TREE_DEPTH = 8;
+
+/** The files of the tree at `dir` (resolved from `cwd`), as paths, breadth first and bounded; `.git` is not entered. */
+function treeFiles(dir: string, cwd: string): { at: string; files: string[] } {
+  const at = path.resolve(cwd, dir);
+  const files: string[] = [];
+  let seen = 0;
+  let level = [at];
+  for (let depth = 0; depth < MAX_TREE_DEPTH && level.length > 0 && seen < MAX_TREE_ENTRIES; depth++) {
+    const next: string[] = [];
+    for (const folder of level) {
+      let entries: Dirent[];
+      try {
+        entries = readdirSync(folder, { withFileTypes: true });
+      } catch {
+        continue;
+      }
+      for (const entry of entries) {
+        if (++seen > MAX_TREE_ENTRIES) break;
+        const full = path.join(folder, entry.name);
+        if (entry.isDirectory()) {
+          if (entry.name !== ".git") next.push(full);
+        } else files.push(full);
+      }
+    }
+    level = next;
+  }
+  return { at, files };
+}
+
 /** A directory's place (resolved from `cwd`) and the names directly in it; none when it cannot be read. */
 function listed(dir: string, cwd: string): { at: string; names: readonly string[] } {
   const at = path.resolve(cwd, dir);
@@ -386,6 +420,63 @@ export const protectSecretFiles = gateWithOptions<Options>({
 
 type Found = { file: string; pattern: string; how: string } | { unread: string };
 
+/** A path selector's tail (`:10-20`, `:L5+3`, `:raw`): the file is what comes before it. */
+const SELECTOR = /(:(L?\d+([-+]|\.\.)?L?\d*(,L?\d+([-+]|\.\.)?L?\d*)*|raw|conflicts|img))+$/i;
+
+/**
+ * The files a tool's `path` may name, as OMP reads it: a `;` list, and when the whole is
+ * no file, a `,`, whitespace or mixed list (path-utils' splitDelimitedPathEntry); a
+ * `file:10-20` selector; a member at an archive's root (`backup.tar:.env`); an
+ * address's percent escapes (`ssh://host/x/%2Eenv`).
+ */
+function pathEntries(value: string): string[] {
+  const entries = new Set<string>();
+  const add = (entry: string): void => {
+    const bare = entry.trim().replace(SELECTOR, "");
+    if (bare === "") return;
+    entries.add(bare);
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(bare) && bare.includes("%")) {
+      try {
+        entries.add(decodeURIComponent(bare));
+      } catch {
+        // an escape that is no character names nothing more
+      }
+    }
+    const member = bare.lastIndexOf(":");
+    if (member > 0 && !bare.slice(member).startsWith("://")) entries.add(bare.slice(member + 1));
+  };
+  add(value);
+  for (const part of value.split(/[;,\s]+/)) add(part);
+  return [...entries];
+}
+
+/**
+ * The folders a search tool reads whole (OMP's `grep`, Claude's `Grep`): its path's
+ * folders, the project when it names none; and whether it leaves out what git ignores
+ * (OMP's `gitignore`, on unless set false).
+ */
+function searchedWhole(input: HookInput): { dirs: string[]; gitignore: boolean } | undefined {
+  const omp = input.omp?.tool_name;
+  if (omp !== undefined ? omp !== "grep" : input.tool_name !== "Grep") return undefined;
+  const raw = (omp !== undefined ? input.omp?.tool_input : input.tool_input) as Record<string, unknown> | undefined;
+  const given = typeof raw?.path === "string" && raw.path.trim() !== "" ? pathEntries(raw.path) : ["."];
+  const dirs = given.filter((entry) => statOf(path.resolve(input.cwd, entry))?.isDirectory() === true);
+  return { dirs, gitignore: raw?.gitignore !== false };
+}
+
+/** Whether git ignores `file` in the repository around it (none: not ignored). */
+function ignoredByGit(file: string): boolean {
+  for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
+    const gitDir = path.join(dir, ".git");
+    if (statOf(gitDir) !== undefined) {
+      const env = new Map<string, string>();
+      for (const name of ["HOME", "XDG_CONFIG_HOME"]) if (process.env[name] !== undefined) env.set(name, process.env[name] as string);
+      return isIgnored(dir, gitDir, path.relative(dir, file).split(path.sep).join("/"), undefined, env);
+    }
+    if (path.dirname(dir) === dir) return false;
+  }
+}
+
 function findSecret(input: HookInput, options: Options): Found | undefined {
   const cwd = input.cwd;
   // This reading's resolved directories: a call's words share their parents.
@@ -404,12 +495,21 @@ function findSecret(input: HookInput, options: Options): Found | undefined {
   for (const key of ["file_path", "path", "notebook_path"]) {
     const value = fields[key];
     if (typeof value !== "string") continue;
-    // OMP's search takes `a; b` lists, globs and `file:10-20` selectors in `path`.
-    for (const entry of value.split(";").map((part) => part.trim().replace(/(:(L?\d+([-+]|\.\.)?L?\d*(,L?\d+([-+]|\.\.)?L?\d*)*|raw|conflicts|img))+$/i, ""))) {
+    for (const entry of pathEntries(value)) {
       for (const file of entry === "" ? [] : globMatches(entry, cwd)) {
         const hit = check(file, `${input.tool_name ?? "this tool"} on it`, value);
         if (hit) return hit;
       }
+    }
+  }
+  const searched = searchedWhole(input);
+  for (const dir of searched?.dirs ?? []) {
+    for (const file of treeFiles(dir, cwd).files) {
+      const hit = check(file, `${input.tool_name ?? "a search"} reading ${dir} whole`, dir);
+      if (hit === undefined) continue;
+      // OMP's search leaves out what git ignores unless told not to.
+      if (searched?.gitignore === true && ignoredByGit(file)) continue;
+      return hit;
     }
   }
   const toolName = input.tool_name ?? input.omp?.tool_name ?? "";
@@ -482,10 +582,9 @@ function findSecret(input: HookInput, options: Options): Found | undefined {
     // `grep -r . .`, `tar c .`, `zip -r x.zip .`, `rg --hidden x`: a directory read whole reads the secret files in it.
     const admits = treeFilter(run.program, run.argv.slice(1));
     for (const dir of treeReads(run)) {
-      const { at, names } = listed(dir, cwdHere);
-      for (const name of names) {
-        if (!admits(name)) continue;
-        found = check(path.join(at, name), `${run.program ?? "a command"} reading ${dir} whole`, dir);
+      for (const file of treeFiles(dir, cwdHere).files) {
+        if (!admits(path.basename(file))) continue;
+        found = check(file, `${run.program ?? "a command"} reading ${dir} whole`, dir);
         if (found) return "found";
       }
     }

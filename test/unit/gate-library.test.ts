@@ -25,6 +25,12 @@ mkdirSync(path.join(scratch, "home", ".aws"), { recursive: true });
 writeFileSync(path.join(scratch, "home", ".aws", "credentials"), "[default]\n");
 writeFileSync(path.join(project, ".envrc"), "export KEY=1\n");
 writeFileSync(path.join(scratch, "home", ".aws", "credentials.txt"), "pw\n");
+// A project whose .env git ignores: OMP's search leaves it out unless told not to.
+const ignoring = path.join(scratch, "ignoring");
+mkdirSync(path.join(ignoring, ".git"), { recursive: true });
+mkdirSync(path.join(ignoring, "config"), { recursive: true });
+writeFileSync(path.join(ignoring, ".gitignore"), ".env\n");
+writeFileSync(path.join(ignoring, "config", ".env"), "KEY=1\n");
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 function gate(id: string): BuiltinGate {
@@ -216,6 +222,15 @@ describe("protect-secret-files", () => {
     ["a list of files an option names", bash("du --files0-from=.env")],
     ["an include after an exclude (the last match wins)", bash("grep -r --exclude=.env --include=.env KEY .")],
     ["ripgrep's case-insensitive glob", bash("rg --hidden -g '*.ts' --iglob .ENV KEY")],
+    // OMP's read and search split a path that names no file on commas and spaces (path-utils' splitDelimitedPathEntry).
+    ["a read of a comma list", { tool_name: "Read", tool_input: { file_path: "nope,.env" } }],
+    ["a read of a space list", { tool_name: "Read", tool_input: { file_path: "src .env" } }],
+    ["a search of a comma list", { tool_name: "Grep", tool_input: { pattern: "KEY", path: "nope,.env" } }],
+    ["an archive's member at its root", { tool_name: "Read", tool_input: { file_path: "backup.tar:.env" } }],
+    ["an address's percent escapes", { tool_name: "Read", tool_input: { file_path: `ssh://localhost${project}/%2Eenv` } }],
+    ["OMP's search of the project, which reads it whole", { tool_name: "Grep", tool_input: { pattern: "KEY" }, omp: { tool_name: "grep", tool_input: { pattern: "KEY" } } }],
+    ["OMP's search told to read what git ignores", { cwd: ignoring, tool_name: "Grep", tool_input: { pattern: "KEY" }, omp: { tool_name: "grep", tool_input: { pattern: "KEY", gitignore: false } } }],
+    ["grep -r of a folder above the one holding it", bash(`grep -r KEY ${scratch}`)],
   ])("refuses %s", async (_name, input) => {
     expect(await refused(id, input)).toMatch(/holds secrets/);
   });
@@ -237,6 +252,9 @@ describe("protect-secret-files", () => {
     ["docker -e", bash("docker run -e KEY=value img")],
     ["grep -r of a folder with no secret", bash("grep -rn KEY src")],
     ["ripgrep, which skips hidden files", bash("rg KEY")],
+    ["OMP's search of a project whose .env git ignores", { cwd: ignoring, tool_name: "Grep", tool_input: { pattern: "KEY" }, omp: { tool_name: "grep", tool_input: { pattern: "KEY" } } }],
+    ["OMP's search of a folder with no secret", { tool_name: "Grep", tool_input: { pattern: "KEY", path: "src" }, omp: { tool_name: "grep", tool_input: { pattern: "KEY", path: "src" } } }],
+    ["a read of a file with a selector", { tool_name: "Read", tool_input: { file_path: "src/a.ts:10-20" } }],
   ])("passes %s", async (_name, input) => passes(id, input));
   it("refuses a command line too deep to read", async () => {
     expect(await refused(id, bash("eval eval eval eval eval eval eval eval eval eval cat .env"))).toMatch(/past what Tama reads/);
