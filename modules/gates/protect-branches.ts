@@ -9,7 +9,7 @@ import type { HookInput } from "../protocol/hook-input.ts";
 import { asGit } from "./git-commands.ts";
 import { gitConfigEntries } from "./git-config.ts";
 import { projectRoot } from "./paths.ts";
-import { isDynamic, walkCall, type RunCommand } from "./shell-walk.ts";
+import { commandTargets, isDynamic, walkCall, type RunCommand } from "./shell-walk.ts";
 import { gateWithOptions, type GateVerdict } from "./types.ts";
 import { readRegularFile } from "../system/regular-file.ts";
 
@@ -21,16 +21,22 @@ export const protectBranches = gateWithOptions<Options>({
   description: "Refuses force pushes, direct pushes to protected branches (main, master), deleting them, and reset --hard on them.",
   events: ["pre_tool_use"],
   memoryless: true,
-  tools: "shell",
+  tools: "any",
   onByDefault: true,
   options: { help: "branches: the protected branch names", example: { branches: ["main", "release"] } },
   schema: Options,
   evaluate(input: HookInput, _context, options): GateVerdict {
     // The branch a `git checkout`/`switch` earlier on the line leaves checked out (`git checkout main && git reset --hard`).
     const line: LineState = {};
+    if (input.omp?.tool_name === "github") {
+      const problem = githubToolProblem(input.omp.tool_input, input.cwd, options);
+      return problem === undefined ? { decision: "pass" } : { decision: "block", reason: problem };
+    }
     const reason = walkCall(input, (run) => {
       if (run.program === "gh") return ghApiProblem(run.argv.slice(1), options);
       if (run.program !== undefined && HTTP_CLIENTS.has(run.program)) return httpProblem(run.program, run.argv.slice(1), options);
+      const written = refWrites(run, options);
+      if (written !== undefined) return written;
       const git = asGit(run);
       return git === undefined ? undefined : gitProblem(git, input.cwd, options, line);
     });
@@ -195,6 +201,60 @@ function currentBranch(dir: string): string | undefined {
   }
 }
 
+/** The git directory of the repository at `dir` (a linked worktree's own, and its common one), when there is one. */
+function gitDirsOf(dir: string): string[] {
+  const root = projectRoot(dir);
+  const dotGit = path.join(root, ".git");
+  try {
+    const own = path.resolve(root, readRegularFile(dotGit).match(/^gitdir: (.+)$/m)?.[1]?.trim() ?? ".git");
+    try {
+      return [own, path.resolve(own, readRegularFile(path.join(own, "commondir")).trim())];
+    } catch {
+      return [own];
+    }
+  } catch {
+    return [dotGit];
+  }
+}
+
+/** `echo $id > .git/refs/heads/main`, `cp x .git/packed-refs`: a branch moved by writing git's own files. */
+function refWrites(run: RunCommand, options: Options): string | undefined {
+  const targets = commandTargets(run);
+  if (targets.length === 0) return undefined;
+  const cwd = run.scope.cwd ?? process.cwd();
+  const dirs = gitDirsOf(cwd);
+  for (const target of targets) {
+    const file = path.resolve(cwd, target.word);
+    for (const gitDir of dirs) {
+      if (!file.startsWith(`${gitDir}/`)) continue;
+      const inside = file.slice(gitDir.length + 1);
+      const branch = /^refs\/heads\/(.+)$/.exec(inside)?.[1];
+      if ((branch !== undefined && options.branches.includes(branch)) || inside === "packed-refs" || inside === "refs" || inside === "refs/heads" || (target.reachesBelow && "refs/heads/".startsWith(`${inside}/`))) {
+        return `writing ${inside} in git's own directory moves or deletes branches, the protected ones too (${options.branches.join(", ")}); use git's commands on a branch of your own`;
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * OMP's `github` tool: `pr_push` pushes a local branch to the remote branch its PR
+ * metadata names (`branch.<b>.ompPrHeadRef`, which any `git config` sets), with
+ * `forceWithLease` a force push.
+ */
+function githubToolProblem(raw: unknown, cwd: string, options: Options): string | undefined {
+  const input = (raw ?? {}) as { op?: unknown; branch?: unknown; forceWithLease?: unknown };
+  if (input.op !== "pr_push") return undefined;
+  const list = options.branches.join(", ");
+  if (input.forceWithLease === true) return `github pr_push with forceWithLease rewrites history others have pulled; push a new commit instead (protected: ${list})`;
+  const local = typeof input.branch === "string" && input.branch !== "" ? input.branch : currentBranch(cwd);
+  if (local === undefined) return `github pr_push of a branch Tama cannot tell may push to a protected one (${list}); name the branch`;
+  const entries = gitConfigEntries({ cwd, env: new Map(), inline: [] });
+  const head = entries.filter((e) => e.key.toLowerCase() === `branch.${local}.ompprheadref`.toLowerCase()).at(-1)?.value;
+  if (head !== undefined && options.branches.includes(short(head))) return `github pr_push of ${local} pushes to ${head}, a protected branch (${list}); push a branch of your own and open a pull request`;
+  return undefined;
+}
+
 /** A branch as git names it from a ref (`refs/heads/main`, and `heads/main`, which git expands the same way). */
 const short = (ref: string): string => ref.replace(/^(?:refs\/)?heads\//, "");
 
@@ -247,9 +307,25 @@ function gitProblem(run: RunCommand, sessionCwd: string, options: Options, line:
     if (problem !== undefined) return `git config ${problem} (protected: ${list}); push a branch of your own`;
   }
   if (sub === "checkout" || sub === "switch") {
-    const named = rest.filter((a) => !a.startsWith("-"));
-    if (named.length === 1 && !rest.some((a) => /^-[bBcC]$/.test(a) || a === "--" || a.startsWith("--orphan"))) line.branch = short(named[0] as string);
+    // `git checkout main --` switches too; after `--` come paths.
+    const words = rest.at(-1) === "--" ? rest.slice(0, -1) : rest;
+    const named = words.filter((a) => !a.startsWith("-") || a === "-");
+    if (named.length === 1 && !words.some((a) => /^-[A-Za-z]*[bBcC]/.test(a) || a === "--" || a.startsWith("--orphan"))) {
+      const to = named[0] as string;
+      // `git checkout -` and `@{-1}` go back to a branch the line does not name.
+      line.branch = to === "-" || to.startsWith("@{-") ? RUN_TIME : short(to);
+    }
   }
+  // `git symbolic-ref HEAD refs/heads/main` puts HEAD on main without a checkout.
+  if (sub === "symbolic-ref") {
+    const words = rest.filter((a) => !a.startsWith("-"));
+    if (words[0] === "HEAD" && words[1] !== undefined) line.branch = short(words[1]);
+  }
+  // A mirror remote's fetch writes `+refs/*:refs/*`: every local branch, the protected ones too.
+  if (sub === "remote" && rest[0] === "add" && rest.some((a) => a === "--mirror" || a === "--mirror=fetch")) {
+    return `git remote add --mirror=fetch makes every fetch from it overwrite the local branches, the protected ones too (${list}); add the remote without --mirror`;
+  }
+  const config = (): { key: string; value: string }[] => gitConfigEntries({ cwd: dir, env: run.env, inline: inline.map((c) => ({ key: c.slice(0, c.indexOf("=") === -1 ? c.length : c.indexOf("=")).toLowerCase(), value: c.includes("=") ? c.slice(c.indexOf("=") + 1) : "true" })) });
   if (sub === "push" || sub === "send-pack") {
     const flags = rest.filter((a) => a.startsWith("-"));
     if (flags.some((f) => f === "--force" || longOption(f, "--force-with-lease", 9) || shortLetters([f]).includes("f"))) {
@@ -279,17 +355,27 @@ function gitProblem(run: RunCommand, sessionCwd: string, options: Options, line:
 
     const dynamicRef = refspecs.find((r) => destinationOf(r).includes(RUN_TIME) && !current.test(expansionsAsWritten(r, destinationOf(r))) && mayBeProtected(r));
     if (dynamicRef !== undefined) return `git push ${dynamicRef} pushes to a branch named at run time, which may be protected (${list}); name the branch`;
-    const targets = refspecs.map((r) => (current.test(expansionsAsWritten(r, destinationOf(r))) ? (checkedOut() ?? "") : expansionsAsWritten(r, destinationOf(r))));
-    if (refspecs.length === 0 && !flags.some((f) => f === "--tags" || f === "--delete" || f === "-d")) {
-      targets.push(checkedOut() ?? "");
-      // A plain push goes where the repository's config sends it.
-      for (const { key, value } of gitConfigEntries({ cwd: dir, env: run.env, inline: [] })) {
+    const targets = refspecs.map((r) => (current.test(expansionsAsWritten(r, destinationOf(r))) ? (checkedOut() ?? "") : expansionsAsWritten(r, destinationOf(r)))).map((t) => (t === "@" ? "HEAD" : t));
+    const deleting = flags.some((f) => f === "--delete" || f === "-d");
+    // A plain push, and a refspec with no destination, go where the config sends them
+    // (`remote.<name>.push` maps a named branch too; `push.default=upstream` sends the branch to its upstream).
+    if (!deleting && (refspecs.length === 0 || refspecs.some((r) => !r.includes(":")))) {
+      const entries = config();
+      for (const { key, value } of entries) {
         const problem = pushConfig(key, value);
         if (problem !== undefined) return `git push with ${problem} (protected: ${list}); push a branch of your own by name`;
       }
+      const pushDefault = entries.filter((e) => e.key === "push.default").at(-1)?.value.toLowerCase();
+      const branch = checkedOut();
+      if (refspecs.length === 0 && (pushDefault === "upstream" || pushDefault === "tracking") && branch !== undefined) {
+        const upstream = entries.filter((e) => e.key.toLowerCase() === `branch.${branch}.merge`.toLowerCase()).at(-1)?.value;
+        if (upstream !== undefined) targets.push(upstream);
+      }
     }
-    const hit = targets.find((t) => isProtected(t) || (t === "HEAD" && isProtected(checkedOut())));
-    if (hit !== undefined) return `a direct push to ${hit === "HEAD" ? checkedOut() : short(hit)} is refused (protected: ${list}); push a branch and open a pull request`;
+    if (refspecs.length === 0 && !flags.some((f) => f === "--tags") && !deleting) targets.push(checkedOut() ?? "");
+    const onHead = (t: string): boolean => (t === "HEAD" || t === "@") && isProtected(checkedOut());
+    const hit = targets.find((t) => isProtected(t) || onHead(t));
+    if (hit !== undefined) return `a direct push to ${hit === "HEAD" || hit === "@" ? checkedOut() : short(hit)} is refused (protected: ${list}); push a branch and open a pull request`;
     return undefined;
   }
   if (sub === "branch") {
@@ -318,6 +404,13 @@ function gitProblem(run: RunCommand, sessionCwd: string, options: Options, line:
       .filter((a) => !a.startsWith("-") && a.includes(":"))
       .find((spec) => (forced || spec.startsWith("+")) && writes(spec.slice(spec.lastIndexOf(":") + 1)));
     if (target !== undefined) return `git ${sub} ${target} overwrites a protected branch (protected: ${list}); fetch into a branch of your own`;
+    // `--refmap=+…:refs/heads/main`, and the remote's configured fetch refspecs (`-c remote.origin.fetch=…`, GIT_CONFIG_*, the repository's).
+    const maps = [
+      ...rest.flatMap((a, k) => (a.startsWith("--refmap=") ? [a.slice("--refmap=".length)] : a === "--refmap" ? [rest[k + 1] ?? ""] : [])),
+      ...config().filter((e) => /^remote\..+\.fetch$/i.test(e.key)).map((e) => e.value),
+    ];
+    const mapped = maps.find((spec) => spec.includes(":") && (forced || spec.startsWith("+")) && writes(spec.slice(spec.lastIndexOf(":") + 1)));
+    if (mapped !== undefined) return `git ${sub} with the refspec ${mapped} overwrites a protected branch (protected: ${list}); fetch into a branch of your own`;
     return undefined;
   }
   // `git update-ref [-d] refs/heads/main …` moves or deletes the branch without a commit.
@@ -336,18 +429,23 @@ function gitProblem(run: RunCommand, sessionCwd: string, options: Options, line:
     return undefined;
   }
   // `git checkout -B main` / `git switch -C main` reset the branch to another commit.
-  const forceCreate = (a: string): boolean => /^-[BC]/.test(a) || longOption(a, "--force-create", 9);
-  if ((sub === "checkout" || sub === "switch") && rest.some(forceCreate)) {
-    const at = rest.findIndex(forceCreate);
-    const option = rest[at] ?? "";
+  // In a short cluster (`-fB`, `-qB`) the letter may come after others; what follows it in the word, or the next word, is the name.
+  const forceCreate = (a: string): boolean => /^-[A-Za-z]*[BC]/.test(a) || longOption(a, "--force-create", 9);
+  // `git worktree add -B main DIR REV` resets the branch as checkout -B does.
+  const creating = sub === "worktree" && rest[0] === "add" ? rest.slice(1) : sub === "checkout" || sub === "switch" ? rest : undefined;
+  if (creating !== undefined && creating.some(forceCreate)) {
+    const at = creating.findIndex(forceCreate);
+    const option = creating[at] ?? "";
     // `-Bmain` carries its name; `--force-create=main` too.
-    const named = option.includes("=") ? option.slice(option.indexOf("=") + 1) : /^-[BC]./.test(option) ? option.slice(2) : rest[at + 1];
+    const glued = /^-[A-Za-z]*?[BC](.+)$/.exec(option)?.[1];
+    const named = option.startsWith("--") ? (option.includes("=") ? option.slice(option.indexOf("=") + 1) : creating[at + 1]) : (glued ?? creating[at + 1]);
     if (isProtected(named)) return `git ${sub} ${option} ${named} resets the protected branch ${named} (protected: ${list}); make a branch of your own`;
   }
   // --keep and --merge move the branch and the tree as --hard does (keeping only what they can).
   const hard = rest.find((a) => longOption(a, "--hard", 4) || longOption(a, "--keep", 4) || longOption(a, "--merge", 4));
   if (sub === "reset" && hard !== undefined) {
     const branch = checkedOut();
+    if (branch === RUN_TIME) return `git reset ${hard} after a switch to a branch the line does not name may reset a protected one (${list}); name the branch you switch to`;
     if (isProtected(branch)) return `git reset ${hard} on the protected branch ${branch} throws commits and work away; reset a branch of your own instead`;
   }
   return undefined;

@@ -151,10 +151,11 @@ function writeRegistry(paths: TamaPaths, releaseId: string): InstallReport["regi
 /**
  * The tools a built-in gate's entry matched by default in earlier releases, where this
  * one reads more: block-git-hook-bypass read shell and code calls only until it read a
- * write tool's change to .git/config and .git/hooks. An entry still holding that default
+ * write tool's change to .git/config and .git/hooks, protect-branches until it read OMP's
+ * github tool (its `pr_push`). An entry still holding that default
  * is given this release's (an entry set otherwise is the person's choice, and kept).
  */
-const EARLIER_TOOLS_DEFAULTS: Readonly<Record<string, string>> = { "block-git-hook-bypass": "shell" };
+const EARLIER_TOOLS_DEFAULTS: Readonly<Record<string, string>> = { "block-git-hook-bypass": "shell", "protect-branches": "shell" };
 
 /** Widen, in place, the raw registry's entries that hold an earlier default; whether any did. */
 function widenEarlierDefaults(hooks: unknown): boolean {

@@ -134,7 +134,8 @@ describe("protect-branches", () => {
       await refused(id, bash(command));
     },
   );
-  it.each(["git push origin topic", "git push -u origin feature/x", "git branch -D topic", "git reset --soft HEAD~1", "git log main", "git checkout main", "git push --dry-run origin topic", "git branch -a", "git branch -vv", "git switch -c feature", "git checkout -B topic", "git update-ref refs/heads/topic HEAD", "git reset --soft HEAD~1", "git fetch . topic:main", "git fetch origin '+refs/heads/*:refs/remotes/origin/*'", "git fetch origin +main:topic", "gh api repos/o/r/git/refs/heads/main", "gh api -X DELETE repos/o/r/git/refs/heads/topic", "gh api repos/o/r/branches/main", "curl -s https://api.github.com/repos/o/r/branches/main", "curl -X DELETE https://api.github.com/repos/o/r/git/refs/heads/topic", "gh api graphql -f query='{ viewer { login } }'", 'git push origin "v$VERSION"', 'git push origin "refs/tags/$T"', 'git push origin HEAD:"feature/$X"'])(
+  it.each(["git push origin topic", "git push -u origin feature/x", "git branch -D topic", "git reset --soft HEAD~1", "git log main", "git checkout main", "git push --dry-run origin topic", "git branch -a", "git branch -vv", "git switch -c feature", "git checkout -B topic", "git update-ref refs/heads/topic HEAD", "git reset --soft HEAD~1", "git fetch . topic:main", "git fetch origin '+refs/heads/*:refs/remotes/origin/*'", "git fetch origin +main:topic", "gh api repos/o/r/git/refs/heads/main", "gh api -X DELETE repos/o/r/git/refs/heads/topic", "gh api repos/o/r/branches/main", "curl -s https://api.github.com/repos/o/r/branches/main", "curl -X DELETE https://api.github.com/repos/o/r/git/refs/heads/topic", "gh api graphql -f query='{ viewer { login } }'", 'git push origin "v$VERSION"', 'git push origin "refs/tags/$T"', 'git push origin HEAD:"feature/$X"',
+    "git checkout -B feature origin/feature", "git remote add up ../r.git", "git fetch origin", "echo x > .git/refs/heads/topic", "git checkout topic && git reset --hard other"])(
     "passes %s",
     async (command) => passes(id, bash(command)),
   );
@@ -146,6 +147,33 @@ describe("protect-branches", () => {
     await refused(id, bash("git checkout main && git reset --hard HEAD~1", feature));
     await refused(id, bash("git checkout main && git push", feature));
     await passes(id, bash("git checkout -b other && git push -u origin other", feature));
+  });
+  it.each([
+    // A letter before -B, and worktree add -B.
+    "git checkout -fB main other", "git switch -qC main other", "git worktree add -B main wt other",
+    // A switch the line makes another way, or to a branch it does not name, before reset --hard.
+    "git symbolic-ref HEAD refs/heads/main && git reset --hard other", "git checkout main -- && git reset --hard other", "git checkout - && git reset --hard other", "git checkout @{-1} && git reset --hard other",
+    // git's own files, written.
+    "git rev-parse other > .git/refs/heads/main", "cp refs.txt .git/packed-refs", "rm -rf .git/refs/heads",
+    // Fetch refspecs from config and --refmap, and a mirror remote.
+    "git -c remote.origin.fetch=+refs/heads/other:refs/heads/main fetch origin", "git fetch origin --refmap=+refs/heads/other:refs/heads/main other", "git remote add --mirror=fetch -f up ../r.git",
+    // Where config sends a push: its upstream, a push refspec for a named branch, `@`.
+    "git -c push.default=upstream -c branch.topic.merge=refs/heads/main checkout topic && git -c push.default=upstream -c branch.topic.merge=refs/heads/main push origin",
+    "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.push GIT_CONFIG_VALUE_0=+refs/heads/other:refs/heads/main git push origin other", "git push origin @",
+  ])("refuses %s (on main), a way round the plain forms", async (command) => {
+    await refused(id, bash(command));
+  });
+  it("refuses OMP's github pr_push with forceWithLease, or to a protected branch its PR metadata names", async () => {
+    const github = (input: Record<string, unknown>, cwd = project): Partial<HookInput> => ({ cwd, tool_name: "github", tool_input: input, omp: { tool_name: "github", tool_input: input } });
+    writeFileSync(path.join(project, ".git", "config"), '[branch "feature"]\n\tompPrHeadRef = main\n\tremote = origin\n[branch "topic"]\n\tompPrHeadRef = topic\n');
+    try {
+      await refused(id, github({ op: "pr_push", branch: "topic", forceWithLease: true }));
+      await refused(id, github({ op: "pr_push", branch: "feature" }));
+      await passes(id, github({ op: "pr_push", branch: "topic" }));
+      await passes(id, github({ op: "repo_view" }));
+    } finally {
+      rmSync(path.join(project, ".git", "config"));
+    }
   });
   it("protects the branches named in options", async () => {
     await refused(id, bash("git push origin release"), { branches: ["release"] });
