@@ -13,6 +13,8 @@ import { globBase, isAllowed, isInside, ompAddress, projectRoot, realPath, sessi
 import { isDynamic, MKTEMP_NAME, walkCall, type RunCommand } from "./shell-walk.ts";
 import { withGlobMatches } from "./shell-writers.ts";
 import { gateWithOptions, type GateVerdict } from "./types.ts";
+import { callKind, codeOf, type CodeLanguage } from "../tools/declaration.ts";
+import { readCode } from "../tools/code-reading.ts";
 
 const Options = z.strictObject({ allow: z._default(z.array(z.string().check(z.minLength(1))), []) });
 type Options = z.infer<typeof Options>;
@@ -30,12 +32,34 @@ export const blockDestructiveDeletes = gateWithOptions<Options>({
   options: { help: "allow: paths where recursive deletes are fine", example: { allow: ["/tmp/scratch"] } },
   schema: Options,
   evaluate(input: HookInput, _context, options): GateVerdict {
+    // Code run by the code tool (OMP's eval): the trees it removes.
+    const toolName = input.tool_name ?? input.omp?.tool_name ?? "";
+    const code = (input.omp?.kind ?? callKind(toolName, input.tool_input)) === "code" ? codeOf(toolName, input.tool_input) : undefined;
+    if (code !== undefined) {
+      const where: Where = { cwd: input.cwd, root: realPath(projectRoot(sessionCwdOf(input))) };
+      const problem = codeRemovals(code.code, code.language, where, new Map(), options);
+      if (problem !== undefined) return { decision: "block", reason: problem };
+    }
     const reason = walkCall(input, (run) => destructive(run, input.cwd, sessionCwdOf(input), options));
     return reason === undefined ? { decision: "pass" } : { decision: "block", reason };
   },
 });
 
+/** `shutil.rmtree(".")`, `rmSync(os.homedir(), { recursive: true })`: a tree code removes, judged as `rm -r` of it. */
+function codeRemovals(code: string, language: CodeLanguage, where: Where, env: ReadonlyMap<string, string>, options: Options): string | undefined {
+  for (const write of readCode(code, language).writes) {
+    if (write.tree !== true) continue;
+    const problem = placeProblem(write.path, where, env, options);
+    if (problem !== undefined) return `code removing the tree ${write.path} would delete ${problem}; ${INSTEAD}`;
+  }
+  return undefined;
+}
+
 function destructive(run: RunCommand, callCwd: string, sessionCwd: string, options: Options): string | undefined {
+  for (const { code, language } of run.code) {
+    const problem = codeRemovals(code, language, { cwd: run.scope.cwd ?? callCwd, root: realPath(projectRoot(sessionCwd)) }, run.env, options);
+    if (problem !== undefined) return problem;
+  }
   if (run.program !== "rm" && !run.dynamic && run.program !== "find" && run.program !== "git") return undefined;
   // Paths are read from where the command runs (its cwd, after `cd`); the project is the session's.
   const where: Where = { cwd: run.scope.cwd ?? callCwd, root: realPath(projectRoot(sessionCwd)) };
@@ -76,7 +100,8 @@ function rmProblem(run: RunCommand, where: Where, options: Options): string | un
   let options_ = true;
   for (const arg of args) {
     if (options_ && arg === "--") options_ = false;
-    else if (options_ && arg.startsWith("--")) recursive ||= arg === "--recursive";
+    // GNU rm takes any start of a long option that is no other's (`--rec`, `--r`).
+    else if (options_ && arg.startsWith("--")) recursive ||= arg.length >= 3 && "--recursive".startsWith(arg);
     else if (options_ && arg.startsWith("-") && arg !== "-") recursive ||= /[rR]/.test(arg);
     else operands.push(arg);
   }
@@ -96,7 +121,7 @@ function rmProblem(run: RunCommand, where: Where, options: Options): string | un
 
 function findProblem(run: RunCommand, where: Where, options: Options): string | undefined {
   const args = run.argv.slice(1);
-  const deletes = args.includes("-delete") || args.some((arg, i) => ["-exec", "-execdir", "-ok", "-okdir"].includes(arg) && /(^|\/)rm$/.test(args[i + 1] ?? ""));
+  const deletes = args.includes("-delete") || execRemoves(args);
   if (!deletes) return undefined;
   const selects = args.some((arg) => FIND_TESTS.test(arg));
   // find's start points come before its first expression word.
@@ -116,6 +141,24 @@ function findProblem(run: RunCommand, where: Where, options: Options): string | 
   return undefined;
 }
 
+/** Programs that delete the files they are handed. */
+const REMOVERS = /(?:^|\/)(?:rm|unlink|rmdir|shred)$/;
+
+/**
+ * Whether a command find runs on what it selects deletes it: `-exec rm`, and through a
+ * wrapper or a shell (`-exec env rm -rf {} +`, `-exec busybox rm`, `-exec sh -c 'rm -rf "$@"' _ {} +`).
+ */
+function execRemoves(args: readonly string[]): boolean {
+  for (let i = 0; i < args.length; i++) {
+    if (!["-exec", "-execdir", "-ok", "-okdir"].includes(args[i] as string)) continue;
+    for (let j = i + 1; j < args.length && args[j] !== ";" && args[j] !== "+"; j++) {
+      const word = args[j] as string;
+      if (REMOVERS.test(word) || /(?:^|[\s;&|(`'"])(?:\S*\/)?(?:rm|unlink|shred)\s/.test(word)) return true;
+    }
+  }
+  return false;
+}
+
 /** find's tests: with one of them find deletes what it selects, without any everything it walks. */
 const FIND_TESTS = /^-(i?name|i?path|i?wholename|i?regex|i?lname|type|xtype|newer\w*|[acm]time|[acm]min|size|empty|user|group|nouser|nogroup|uid|gid|perm|links|inum|samefile|prune|maxdepth|mindepth|used|fstype|readable|writable|executable)$/;
 
@@ -127,8 +170,17 @@ function gitCleanProblem(args: string[], cwd: string, options: Options): string 
     else if (args[i] === "-c") i++;
   }
   if (args[i] !== "clean") return undefined;
-  const flags = args.slice(i + 1).filter((arg) => arg.startsWith("-") && !arg.startsWith("--"));
-  const long = args.slice(i + 1).filter((arg) => arg.startsWith("--"));
+  // `-e PATTERN` (`-ePATTERN`, a cluster ending in e) takes a value: an `n` there is no dry run.
+  const flags: string[] = [];
+  const rest = args.slice(i + 1);
+  for (let k = 0; k < rest.length; k++) {
+    const arg = rest[k] as string;
+    if (!arg.startsWith("-") || arg.startsWith("--") || arg === "-") continue;
+    const e = arg.indexOf("e");
+    flags.push(e === -1 ? arg : arg.slice(0, e));
+    if (e === arg.length - 1) k++;
+  }
+  const long = rest.filter((arg) => arg.startsWith("--"));
   const dryRun = flags.some((f) => f.includes("n")) || long.includes("--dry-run");
   const ignored = flags.some((f) => /[xX]/.test(f));
   if (dryRun || !ignored) return undefined;

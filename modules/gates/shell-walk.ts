@@ -477,7 +477,9 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         const links = new Map(here.links ?? []);
         for (const { link, target } of codeLinks) {
           const at = path.resolve(cwdHere ?? "/", link);
-          links.set(at, path.resolve(path.dirname(at), target));
+          // `os.symlink(os.path.expanduser("~"), "l")`, `symlinkSync(homedir(), "l")`: code reads `~` as the home.
+          const named = /^~(?=\/|$)/.test(target) ? (here.home ?? process.env.HOME ?? "/") + target.slice(1) : target;
+          links.set(at, path.resolve(path.dirname(at), named));
         }
         here = { ...here, links };
       }

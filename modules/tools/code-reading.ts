@@ -10,6 +10,8 @@ export interface CodeWrite {
   path: string;
   /** The text written, when it is a literal. */
   content?: string;
+  /** A removal of the whole tree at the path (`shutil.rmtree`, `rmSync(p, { recursive: true })`, `remove_tree`). */
+  tree?: true;
 }
 
 export interface CodeReading {
@@ -191,6 +193,11 @@ const WRITE_FIRST = new Set([
   "os.chown",
   "os.lchown",
 ]);
+
+/** Calls that remove a whole tree: Python's shutil, Perl's File::Path, Ruby's FileUtils. */
+const TREE_REMOVERS = new Set(["rmtree", "remove_tree", "rm_rf", "rm_r"]);
+/** Node's removals, which take a tree with `{ recursive: true }`. */
+const RECURSIVE_REMOVERS = new Set(["rm", "rmSync", "rmdir", "rmdirSync"]);
 
 /** Calls that open a file in a mode given as a literal: Python's and PHP's, Node's fs, Ruby's File, Lua's io, Perl's `open(F, ">f")`. */
 const OPENERS = new Set(["open", "fopen", "openSync", "File.open", "File.new", "io.open"]);
@@ -500,8 +507,25 @@ function argumentOf(group: readonly Token[], computedParts = false, dotJoins = f
     const listed = readListOption(group, "args");
     return { options: true, ...(cmd ? { cmdList: cmd } : {}), ...(listed ? { argsList: listed } : {}) };
   }
+  const place = placeOf(group);
+  if (place !== undefined) return { str: place };
   const text = joinedText(group, computedParts, dotJoins);
   return text === undefined || (!computedParts && text.includes(COMPUTED)) ? {} : { str: text };
+}
+
+/** The home directory as the languages ask for it: `os.homedir()`, `Path.home()`, `os.environ["HOME"]`, Perl's `$ENV{HOME}`, Ruby's `Dir.home`. */
+const HOME_EXPRESSION =
+  /^(?:(?:require\(["']os["']\)|os|pathlib\.Path|Path|Dir)\.)?(?:homedir|home)\(\)$|^(?:os\.environ\[["']HOME["']\]|os\.environ\.get\(["']HOME["'].*\)|os\.getenv\(["']HOME["'].*\)|process\.env\.HOME|process\.env\[["']HOME["']\]|\$ENV\{["']?HOME["']?\}|ENV\[["']HOME["']\]|ENV\.fetch\(["']HOME["'].*\)|Dir\.home|getenv\(["']HOME["']\))$/;
+/** The working directory: `os.getcwd()`, `process.cwd()`, `Path.cwd()`, `Dir.pwd`, PHP's `getcwd()`. */
+const CWD_EXPRESSION = /^(?:(?:os|process|pathlib\.Path|Path|Dir|Deno)\.)?(?:getcwd|cwd)\(\)$|^Dir\.pwd$/;
+
+/** `~` or `.` for an expression that is the home or the working directory, which a removal of it deletes whole. */
+function placeOf(group: readonly Token[]): string | undefined {
+  if (group.length < 2 || group.length > 12) return undefined;
+  const text = group.map((token) => (token.type === "str" ? `"${token.value}"` : token.value)).join("");
+  if (HOME_EXPRESSION.test(text)) return "~";
+  if (CWD_EXPRESSION.test(text)) return ".";
+  return undefined;
 }
 
 /**
@@ -859,7 +883,8 @@ function readCodeOnce(code: string, language: CodeLanguage): CodeReading {
     const isPreludeWrite = last === "write" && !qualified;
     if (isPreludeWrite || (last !== "write" && WRITE_FIRST.has(last)) || (name !== "write" && WRITE_FIRST.has(name))) {
       const [target, content] = readArguments(tokens, j + 1);
-      if (target?.str !== undefined) wrote({ path: target.str, ...(content?.str !== undefined ? { content: content.str } : {}) });
+      const tree = TREE_REMOVERS.has(last) || (RECURSIVE_REMOVERS.has(last) && tokens.slice(j + 1, closingParen(tokens, j + 1)).some((t) => t.value === "recursive"));
+      if (target?.str !== undefined) wrote({ path: target.str, ...(content?.str !== undefined && !tree ? { content: content.str } : {}), ...(tree ? { tree: true as const } : {}) });
       else if (target !== undefined && readsArgv) givenWrites = true;
       continue;
     }

@@ -60,6 +60,27 @@ const passes = async (id: string, input: Partial<HookInput>, options?: unknown):
 describe("block-destructive-deletes", () => {
   const id = "block-destructive-deletes";
   it.each([
+    // rm's long option as GNU rm takes it, any unambiguous start.
+    "rm --rec -f ~", "rm --r -f /etc",
+    // Trees code removes: the project, the home, as the languages ask for them; and a link code makes to the home.
+    `python3 -c 'import shutil; shutil.rmtree(".")'`, `perl -MFile::Path=rmtree -e 'rmtree(".")'`, `node -e 'require("fs").rmSync(process.cwd(),{recursive:true})'`,
+    `python3 -c 'import shutil,os; shutil.rmtree(os.environ["HOME"])'`, `perl -MFile::Path=remove_tree -e 'remove_tree($ENV{HOME})'`, `node -e 'require("fs").rmSync(require("os").homedir(),{recursive:true,force:true})'`,
+    `python3 -c 'import os; os.symlink(os.path.expanduser("~"),"l")' && rm -rf l/`, `node -e 'require("fs").symlinkSync(require("os").homedir(),"l")' && rm -rf l/`,
+    // git clean's -e takes a value: an n in it is no dry run.
+    "git clean -fdxen", "git clean -fdx -e -n",
+    // find running rm through a wrapper or a shell.
+    "find / -maxdepth 1 -exec env rm -rf {} +", "find ~ -exec busybox rm -rf {} +", `find /etc -exec sh -c 'rm -rf "$@"' _ {} +`,
+  ])("refuses %s, a way round the plain forms", async (command) => {
+    await refused(id, bash(command));
+  });
+  it("refuses the code tool's removal of the project", async () => {
+    const code = "import shutil; shutil.rmtree('.')";
+    await refused(id, { tool_name: "eval", tool_input: { language: "python", code }, omp: { tool_name: "eval", tool_input: { language: "python", code }, kind: "code" } });
+  });
+  it.each([`python3 -c 'import shutil; shutil.rmtree("build")'`, `node -e 'require("fs").rmSync("dist",{recursive:true,force:true})'`, "git clean -n -e x", `python3 -c 'import shutil,tempfile; d=tempfile.mkdtemp(); shutil.rmtree(d)'`, "rm --force build.log"])("passes %s", async (command) => {
+    await passes(id, bash(command));
+  });
+  it.each([
     "rm -rf /",
     "rm -rf /*",
     "rm -fr ~",
