@@ -1,7 +1,9 @@
 // block-pipe-to-shell: refuses running what a download returns without reading it —
 // `curl … | sh`, `wget -O- … | sudo bash`, `bash <(curl …)`, `sh -c "$(curl …)"`,
 // `python3 <(wget -qO- …)`. Download to a file, read it, then run it.
+import path from "node:path";
 import type { HookInput } from "../protocol/hook-input.ts";
+import { callKind, codeOf } from "../tools/declaration.ts";
 import { parseShell } from "./shell-words.ts";
 import { basename, isDynamic, unwrapped, walkCall, type RunCommand } from "./shell-walk.ts";
 import type { BuiltinGate, GateVerdict } from "./types.ts";
@@ -9,13 +11,19 @@ import { STDIN_FILES } from "./stdin-files.ts";
 import { DOWNLOADERS } from "./downloaders.ts";
 
 const SHELLS = new Set(["sh", "bash", "rbash", "zsh", "dash", "ksh", "ksh93", "mksh", "ash", "yash", "posh", "fish", "tcsh", "csh", "busybox"]);
-const RUNNERS = new Set([...SHELLS, "python", "python2", "python3", "pypy", "pypy3", "perl", "ruby", "node", "bun", "deno", "php", "pwsh", "lua", "luajit", "Rscript", "julia", "tclsh", "source", ".", "eval", "parallel"]);
-/** Shell options that take the next word (`bash -o pipefail`, `-O extglob`, `+o x`): not a script file. */
-const SHELL_VALUED = /^[-+][A-Za-z]*[oO]$/;
-/** Interpreter options that take the next word (`python3 -W ignore`, `-X dev`, `node -r mod`). */
-const INTERPRETER_VALUED = new Set(["-W", "-X", "-r", "--require", "--import", "-I", "--loader", "--env-file", "-M"]);
-/** Code that runs text it was handed: what a download fed to it would be run by. */
-const RUNS_TEXT = /\b(?:exec|eval|compile|execfile|system|popen|spawn|execSync|spawnSync|Function|run_path|dofile|loadstring)\s*\(|\/dev\/stdin|\/dev\/fd\/0|\/proc\/(?:self|thread-self|\d+)\/fd\/0/;
+const RUNNERS = new Set([...SHELLS, "python", "python2", "python3", "pypy", "pypy3", "ipython", "ipython3", "perl", "ruby", "irb", "node", "bun", "deno", "php", "pwsh", "lua", "luajit", "Rscript", "julia", "tclsh", "source", ".", "eval", "parallel"]);
+/** Shell options that take the next word (`bash -o pipefail`, `-O extglob`, `+o x`, `--rcfile F`): not a script file. */
+const SHELL_VALUED = /^[-+][A-Za-z]*[oO]$|^--(?:rcfile|init-file)$/;
+/** Interpreter options that take the next word (`python3 -W ignore`, `-X dev`, `node -r mod`, `ruby -C dir`, `php -d x=1`). */
+const INTERPRETER_VALUED = new Set(["-W", "-X", "-r", "--require", "--import", "-I", "--loader", "--env-file", "-M", "--check-hash-based-pycs", "-C", "-d"]);
+/** Python modules that run what they read from stdin (`python3 -m code`, an interactive console). */
+const STDIN_MODULES = new Set(["code", "IPython", "ptpython", "bpython", "idlelib", "pdb"]);
+/** Code that runs text it was handed: what a download fed to it would be run by (Perl's and Ruby's `eval` take no parentheses). */
+const RUNS_TEXT = /\b(?:exec|eval|compile|execfile|system|popen|spawn|execSync|spawnSync|Function|run_path|dofile|loadstring)\s*\(|\b(?:eval|instance_eval)\s+[\w$<"'@]|\/dev\/stdin|\/dev\/fd\/0|\/proc\/(?:self|thread-self|\d+)\/fd\/0/;
+/** Calls that fetch from the network, in code (`urllib.request.urlopen`, `fetch`, Perl's LWP, Ruby's open-uri). */
+const FETCHES = /\burlopen\s*\(|\burlretrieve\s*\(|\brequests\.(?:get|post)\s*\(|\bhttpx\.(?:get|post|Client)|\bfetch\s*\(|\bhttps?\.get\s*\(|\bLWP::|\bget(?:store)?\s*\(\s*["']https?:\/\/|\bHTTP::Tiny\b|\bNet::HTTP\b|\bopen-uri\b|\bURI\.open\b|\bfile_get_contents\s*\(\s*["']https?:/;
+/** Code that runs code or hands text to a process: with a fetch, what was fetched may be what runs. */
+const RUNS_FETCHED = /\b(?:exec|eval|compile)\s*\(|\bnew\s+Function\b|\bFunction\s*\(|\bvm\.run\w*\s*\(|\b(?:eval|instance_eval)\s+[\w$<"'@]|\binput\s*[=:]|\bstdin\.write\s*\(/;
 /** Shell code that runs text built at run time: a substitution, `"$@"`, a variable where a command starts, eval, source. */
 const SHELL_RUNS_TEXT = /\$\(|`|\$\{?[@*]|(?:^|[;&|({]|\b(?:then|do|else)\b)\s*"?\$\{?\w|\b(?:eval|source)\b|(?:^|[;&|({]\s*)\.\s/;
 const INSTEAD = "download it to a file, read it, then run that file";
@@ -35,6 +43,12 @@ export const blockPipeToShell: BuiltinGate = {
   tools: "shell",
   onByDefault: true,
   evaluate(input: HookInput): GateVerdict {
+    // The code tool's code (OMP's eval) that fetches and runs what it got.
+    const toolName = input.tool_name ?? input.omp?.tool_name ?? "";
+    const code = (input.omp?.kind ?? callKind(toolName, input.tool_input)) === "code" ? codeOf(toolName, input.tool_input) : undefined;
+    if (code !== undefined && FETCHES.test(code.code) && RUNS_FETCHED.test(code.code)) {
+      return { decision: "block", reason: `code fetching from the network and running code or a program on what it gets runs a download unread; ${INSTEAD}` };
+    }
     // Commands come in source order; a piped command reads what the pipeline before it wrote,
     // so a download anywhere upstream (`curl … | tee log | sh`) feeds it.
     // Each nesting depth has its own pipelines: a script nested in a command is read before that command.
@@ -93,14 +107,16 @@ function readsStdin(run: Pick<RunCommand, "program" | "argv">): boolean {
   // In a shell's code, text built at run time where a command runs (`$(cat)`, `` `cat` ``, `"$@"`, `$x` first, eval);
   // in another language's, `$` is its own syntax (`perl -ne 'print $1'`, a template string).
   if (code !== undefined) return RUNS_TEXT.test(code) || /^\{\}$/.test(code) || (shell && (SHELL_RUNS_TEXT.test(code) || parseShell(code).some((c) => c.argv[0] !== undefined && RUNNERS.has(basename(c.argv[0])) && c.argv.length === 1)));
-  // `python3 -m mod` runs a module.
-  if (!shell && args.includes("-m")) return false;
+  // `python3 -m mod` runs a module; an interactive console (`-m code`) runs what it reads.
+  const moduleAt = shell ? -1 : args.indexOf("-m");
+  if (moduleAt !== -1) return STDIN_MODULES.has(args[moduleAt + 1] ?? "");
   // The script file: the first word that is no option and no option's value (`bash -o pipefail`, `python3 -W ignore`).
   let first: string | undefined;
   for (let i = 0; i < args.length; i++) {
     const word = args[i] as string;
-    // A descriptor (`bash /dev/fd/3` after `exec 3< <(curl …)` or `3<&0`) is what was fed to it.
-    if (STDIN_FILES.has(word) || /^\/dev\/fd\/\d+$|^\/proc\/(?:self|thread-self)\/fd\/\d+$/.test(word)) return true;
+    // A descriptor (`bash /dev/fd/3` after `exec 3< <(curl …)` or `3<&0`) is what was fed to it; `/dev//stdin` and `/dev/./stdin` are the same file.
+    const file = word.startsWith("/") ? path.posix.normalize(word).replace(/(?<=.)\/$/, "") : word;
+    if (STDIN_FILES.has(file) || /^\/dev\/fd\/\d+$|^\/proc\/(?:self|thread-self)\/fd\/\d+$/.test(file)) return true;
     if (word.startsWith("-") || (shell && word.startsWith("+"))) {
       if ((shell && SHELL_VALUED.test(word)) || (!shell && INTERPRETER_VALUED.has(word))) i++;
       continue;
@@ -167,7 +183,31 @@ function functionRunsStdin(name: string, functions: ReadonlyMap<string, string> 
   });
 }
 
+/**
+ * Programs that run what they read on stdin in a language of their own: `make -f -`
+ * (recipes), `awk -f /dev/stdin` (a program), GNU sed's `e` (lines as commands), vim's
+ * and ex's `-e`/`-s` and ed (editor commands, `!cmd` among them).
+ */
+function runsStdinOtherwise(program: string, args: readonly string[]): boolean {
+  const stdinFile = (word: string | undefined): boolean => word !== undefined && (STDIN_FILES.has(word.startsWith("/") ? path.posix.normalize(word) : word) || /^\/dev\/fd\/0$/.test(word));
+  if (program === "make" || program === "gmake") return args.some((a, i) => (a === "-f" || a === "--file" || a === "--makefile") && stdinFile(args[i + 1])) || args.some((a) => /^(?:-f|--(?:make)?file=)(.+)$/.test(a) && stdinFile(/^(?:-f|--(?:make)?file=)(.+)$/.exec(a)?.[1]));
+  if (AWKS.has(program)) return args.some((a, i) => a === "-f" && stdinFile(args[i + 1]));
+  if (program === "sed" || program === "gsed") {
+    const scripts = args.filter((a, i) => !a.startsWith("-") || args[i - 1] === "-e" || args[i - 1] === "--expression").slice(0, 1).concat(args.filter((_a, i) => args[i - 1] === "-e" || args[i - 1] === "--expression"));
+    return scripts.some((script) => /(?:^|[;{}\n]\s*)\d*[,$\d]*\s*e(?:\s|;|$)|s(.).*\1.*\1[gpIiMm\d]*e/.test(script));
+  }
+  if (program === "ed" || program === "red") return true;
+  if (program === "ex" || program === "vim" || program === "vi" || program === "nvim") return program === "ex" || args.some((a) => /^-[A-Za-z]*[es]/.test(a));
+  return false;
+}
+
 function check(run: RunCommand, feeding: string | undefined): string | undefined {
+  if (feeding !== undefined && run.program !== undefined && runsStdinOtherwise(run.program, run.argv.slice(1))) {
+    return `piping ${feeding} into ${run.program}, which runs what it reads as commands, runs whatever the download holds; ${INSTEAD}`;
+  }
+  for (const { code } of run.code) {
+    if (FETCHES.test(code) && RUNS_FETCHED.test(code)) return `${run.program ?? "code"} fetching from the network and running code or a program on what it gets runs a download unread; ${INSTEAD}`;
+  }
   if (feeding !== undefined && run.shellFunction && run.program !== undefined && functionRunsStdin(run.program, run.scope.functions)) {
     return `piping ${feeding} into the shell function ${run.program}, which runs what it reads, runs whatever the download holds; ${INSTEAD}`;
   }
