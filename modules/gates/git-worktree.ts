@@ -62,6 +62,11 @@ const ARG_OPTIONS: Record<string, ReadonlySet<string>> = {
   "read-tree": new Set(["--prefix", "--index-output", "--exclude-per-directory"]),
 };
 
+/** git's commands that are none of the above: a name among them is never an alias (git runs the command). */
+const OTHER_BUILTINS = new Set(
+  "add am annotate apply archive bisect blame branch bundle cat-file check-ignore cherry cherry-pick clone commit config describe diff fetch format-patch fsck gc grep hash-object init log ls-files ls-remote ls-tree merge merge-base mv notes pull push range-diff rebase reflog remote rev-list rev-parse revert rm shortlog show show-ref sparse-checkout status submodule symbolic-ref tag update-index update-ref worktree".split(" "),
+);
+
 const STASH_OTHER = new Set(["list", "show", "drop", "pop", "apply", "branch", "clear", "create", "store"]);
 
 interface Parsed {
@@ -202,13 +207,14 @@ export function gitWorkTreeRewrite(args: readonly string[], cwd: string, env: Re
     if (arg.startsWith("--work-tree=")) workTreeOption = arg.slice("--work-tree=".length);
   }
   const sub = args[i];
-  if (sub === undefined) return undefined;
+  // git's own other commands (status, log, commit, …) rewrite no work-tree file here: nothing more is read for them.
+  if (sub === undefined || (ARG_OPTIONS[sub] === undefined && (OTHER_BUILTINS.has(sub) || aliasDepth >= 4))) return undefined;
   const repo = repositoryOf(here, env, gitDirOption, workTreeOption);
   if (repo === undefined) return undefined;
   const rest = args.slice(i + 1);
   if (ARG_OPTIONS[sub] === undefined) {
     // An alias of one of these commands (`co = checkout`); a `!` alias is a shell line the walker reads.
-    const alias = aliasDepth < 4 ? gitAliases({ cwd: here, env, inline, ...(gitDirOption !== undefined ? { gitDir: gitDirOption } : {}) }).get(sub.toLowerCase()) : undefined;
+    const alias = gitAliases({ cwd: here, env, inline, ...(gitDirOption !== undefined ? { gitDir: gitDirOption } : {}) }).get(sub.toLowerCase());
     if (alias === undefined || alias.startsWith("!")) return undefined;
     return gitWorkTreeRewrite([...args.slice(0, i), ...alias.trim().split(/\s+/), ...rest], cwd, env, aliasDepth + 1);
   }
