@@ -33,7 +33,7 @@ export const protectBranches = gateWithOptions<Options>({
       return problem === undefined ? { decision: "pass" } : { decision: "block", reason: problem };
     }
     const reason = walkCall(input, (run) => {
-      if (run.program === "gh") return ghApiProblem(run.argv.slice(1), options);
+      if (run.program === "gh") return ghApiProblem(run.argv.slice(1), options, run.scope.cwd ?? input.cwd);
       if (run.program !== undefined && HTTP_CLIENTS.has(run.program)) return httpProblem(run.program, run.argv.slice(1), options);
       const written = refWrites(run, options);
       if (written !== undefined) return written;
@@ -50,23 +50,60 @@ export const protectBranches = gateWithOptions<Options>({
  * takes its protection off. A request that writes (any method but GET, or fields, which
  * make gh send POST) to one of a protected branch's refs is refused.
  */
-function ghApiProblem(args: readonly string[], options: Options): string | undefined {
+function ghApiProblem(args: readonly string[], options: Options, cwd: string): string | undefined {
+  const list = options.branches.join(", ");
+  // `gh repo sync --force` resets the branch (the default branch when none is named) to the upstream's.
+  if (args[0] === "repo" && args[1] === "sync" && args.some((a) => a === "--force")) {
+    const at = args.findIndex((a) => a === "--branch" || a === "-b" || a.startsWith("--branch="));
+    const branch = at === -1 ? undefined : (args[at] as string).includes("=") ? (args[at] as string).slice((args[at] as string).indexOf("=") + 1) : args[at + 1];
+    if (branch === undefined || options.branches.includes(branch)) return `gh repo sync --force resets ${branch ?? "the default branch"}, which may be protected (${list}); sync without --force, or a branch of your own`;
+  }
   if (args[0] !== "api") return undefined;
   let method: string | undefined;
   let fields = false;
+  const values: string[] = [];
   for (let i = 1; i < args.length; i++) {
     const arg = args[i] as string;
     const glued = /^(?:-X|--method=?)(.+)$/.exec(arg);
     if (glued) method = glued[1];
     else if (arg === "-X" || arg === "--method") method = args[++i];
-    else if (/^(?:-[fF]|--field|--raw-field|--input)$/.test(arg) || /^(?:-[fF].|--(?:raw-)?field=|--input=)/.test(arg)) fields = true;
+    else if (/^(?:-[fF]|--field|--raw-field|--input)$/.test(arg)) {
+      fields = true;
+      values.push(args[++i] ?? "");
+    } else if (/^(?:-[fF].|--(?:raw-)?field=|--input=)/.test(arg)) {
+      fields = true;
+      values.push(arg.replace(/^(?:-[fF]|--(?:raw-)?field=|--input=)/, ""));
+    }
   }
-  const graphql = args.slice(1).includes("graphql") ? graphqlProblem(args.slice(1).join(" "), options) : undefined;
+  // A field's value, or the input, read from a file (`-F query=@q.graphql`, `--input body.json`): its text is what is sent.
+  let unread: string | undefined;
+  const sent = values.map((v) => {
+    const file = /^(?:[\w.-]+=)?@(.+)$/.exec(v)?.[1] ?? (args.includes("--input") || args.some((a) => a.startsWith("--input=")) ? v : undefined);
+    if (file === undefined) return v;
+    try {
+      if (file === "-") throw new Error("stdin");
+      return `${v} ${readRegularFile(path.resolve(cwd, file))}`;
+    } catch {
+      unread = file;
+      return v;
+    }
+  });
+  const text = [...args.slice(1), ...sent].join(" ");
+  // A query in a file not there yet (written on the same line) or read from stdin is not known here: it may be any mutation.
+  if (args.slice(1).includes("graphql") && unread !== undefined) return `gh api graphql with a query read from ${unread}, which Tama cannot read before it runs, may move or delete a protected branch (${list}); write the query out`;
+  const graphql = args.slice(1).includes("graphql") ? graphqlProblem(text, options) : undefined;
   if (graphql !== undefined) return `gh api graphql ${graphql}`;
   const writes = method !== undefined ? method.toUpperCase() !== "GET" : fields;
   if (!writes) return undefined;
   const endpoint = args.slice(1).find((a) => branchEndpoint(a, options));
-  return endpoint === undefined ? undefined : `gh api ${method?.toUpperCase() ?? "POST"} ${endpoint} moves, deletes or unprotects a protected branch (protected: ${options.branches.join(", ")}); push a branch and open a pull request`;
+  if (endpoint !== undefined) return `gh api ${method?.toUpperCase() ?? "POST"} ${endpoint} moves, deletes or unprotects a protected branch (protected: ${list}); push a branch and open a pull request`;
+  // A file written through the contents API, or a merge through the merges API, is a commit on the branch it names (the default branch when none).
+  const commits = args.slice(1).find((a) => /(?:^|\/)repos\/[^/]+\/[^/]+\/(?:contents(?:\/|$)|merges$)/.test(a));
+  if (commits !== undefined) {
+    const named = /(?:^|\s)(?:branch|base)=([^\s"']+)/.exec(text)?.[1];
+    if (named === undefined || options.branches.includes(named)) return `gh api ${method?.toUpperCase() ?? "PUT"} ${commits} commits to ${named ?? "the default branch"}, which may be protected (${list}); commit on a branch of your own and open a pull request`;
+  }
+  return undefined;
 }
 
 /** A GitHub API path to one of a protected branch's refs or its protection, its escapes (`ma%69n`, `heads%2Fmain`) decoded. */

@@ -156,7 +156,8 @@ describe("protect-branches", () => {
     },
   );
   it.each(["git push origin topic", "git push -u origin feature/x", "git branch -D topic", "git reset --soft HEAD~1", "git log main", "git checkout main", "git push --dry-run origin topic", "git branch -a", "git branch -vv", "git switch -c feature", "git checkout -B topic", "git update-ref refs/heads/topic HEAD", "git reset --soft HEAD~1", "git fetch . topic:main", "git fetch origin '+refs/heads/*:refs/remotes/origin/*'", "git fetch origin +main:topic", "gh api repos/o/r/git/refs/heads/main", "gh api -X DELETE repos/o/r/git/refs/heads/topic", "gh api repos/o/r/branches/main", "curl -s https://api.github.com/repos/o/r/branches/main", "curl -X DELETE https://api.github.com/repos/o/r/git/refs/heads/topic", "gh api graphql -f query='{ viewer { login } }'", 'git push origin "v$VERSION"', 'git push origin "refs/tags/$T"', 'git push origin HEAD:"feature/$X"',
-    "git checkout -B feature origin/feature", "git remote add up ../r.git", "git fetch origin", "echo x > .git/refs/heads/topic", "git checkout topic && git reset --hard other"])(
+    "git checkout -B feature origin/feature", "git remote add up ../r.git", "git fetch origin", "echo x > .git/refs/heads/topic", "git checkout topic && git reset --hard other",
+    "gh repo sync --branch main", "gh repo sync --force --branch topic", "gh api -X PUT repos/o/r/contents/f -f branch=topic -f message=x -f content=eA==", "gh api repos/o/r/contents/README.md"])(
     "passes %s",
     async (command) => passes(id, bash(command)),
   );
@@ -181,6 +182,9 @@ describe("protect-branches", () => {
     // Where config sends a push: its upstream, a push refspec for a named branch, `@`.
     "git -c push.default=upstream -c branch.topic.merge=refs/heads/main checkout topic && git -c push.default=upstream -c branch.topic.merge=refs/heads/main push origin",
     "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.push GIT_CONFIG_VALUE_0=+refs/heads/other:refs/heads/main git push origin other", "git push origin @",
+    // GitHub: a forced sync, a commit or merge through the API, a mutation read from a file.
+    "gh repo sync --force --branch main", "gh repo sync --force", "gh api -X PUT repos/o/r/contents/f -f branch=main -f message=x -f content=eA==", "gh api -X PUT repos/o/r/contents/f -f message=x -f content=eA==",
+    "gh api repos/o/r/merges -f base=main -f head=topic", "echo 'mutation { deleteRef(input: {refId: \"X\"}) { clientMutationId } }' > q.graphql && gh api graphql -F query=@q.graphql",
   ])("refuses %s (on main), a way round the plain forms", async (command) => {
     await refused(id, bash(command));
   });
