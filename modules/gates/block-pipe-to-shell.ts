@@ -3,7 +3,8 @@
 // `python3 <(wget -qO- …)`. Download to a file, read it, then run it.
 import path from "node:path";
 import type { HookInput } from "../protocol/hook-input.ts";
-import { callKind, codeOf } from "../tools/declaration.ts";
+import { callKind, codeOf, type CodeLanguage } from "../tools/declaration.ts";
+import { readCode } from "../tools/code-reading.ts";
 import { parseShell } from "./shell-words.ts";
 import { basename, isDynamic, unwrapped, walkCall, type RunCommand } from "./shell-walk.ts";
 import type { BuiltinGate, GateVerdict } from "./types.ts";
@@ -46,7 +47,7 @@ export const blockPipeToShell: BuiltinGate = {
     // The code tool's code (OMP's eval) that fetches and runs what it got.
     const toolName = input.tool_name ?? input.omp?.tool_name ?? "";
     const code = (input.omp?.kind ?? callKind(toolName, input.tool_input)) === "code" ? codeOf(toolName, input.tool_input) : undefined;
-    if (code !== undefined && FETCHES.test(code.code) && RUNS_FETCHED.test(code.code)) {
+    if (code !== undefined && fetchesAndRuns(code.code, code.language)) {
       return { decision: "block", reason: `code fetching from the network and running code or a program on what it gets runs a download unread; ${INSTEAD}` };
     }
     // Commands come in source order; a piped command reads what the pipeline before it wrote,
@@ -184,6 +185,15 @@ function functionRunsStdin(name: string, functions: ReadonlyMap<string, string> 
 }
 
 /**
+ * Code that fetches from the network and runs code, hands text to a process, or starts a
+ * command it computes (`os.system(urlopen(u).read())`): what it fetched may be what runs.
+ * A fetch beside a command spelled out (`subprocess.run(["tar", "xf", "a.tgz"])`) passes.
+ */
+function fetchesAndRuns(code: string, language: CodeLanguage): boolean {
+  return FETCHES.test(code) && (RUNS_FETCHED.test(code) || readCode(code, language).runsComputed);
+}
+
+/**
  * Programs that run what they read on stdin in a language of their own: `make -f -`
  * (recipes), `awk -f /dev/stdin` (a program), GNU sed's `e` (lines as commands), vim's
  * and ex's `-e`/`-s` and ed (editor commands, `!cmd` among them).
@@ -205,8 +215,8 @@ function check(run: RunCommand, feeding: string | undefined): string | undefined
   if (feeding !== undefined && run.program !== undefined && runsStdinOtherwise(run.program, run.argv.slice(1))) {
     return `piping ${feeding} into ${run.program}, which runs what it reads as commands, runs whatever the download holds; ${INSTEAD}`;
   }
-  for (const { code } of run.code) {
-    if (FETCHES.test(code) && RUNS_FETCHED.test(code)) return `${run.program ?? "code"} fetching from the network and running code or a program on what it gets runs a download unread; ${INSTEAD}`;
+  for (const { code, language } of run.code) {
+    if (fetchesAndRuns(code, language)) return `${run.program ?? "code"} fetching from the network and running code or a program on what it gets runs a download unread; ${INSTEAD}`;
   }
   if (feeding !== undefined && run.shellFunction && run.program !== undefined && functionRunsStdin(run.program, run.scope.functions)) {
     return `piping ${feeding} into the shell function ${run.program}, which runs what it reads, runs whatever the download holds; ${INSTEAD}`;

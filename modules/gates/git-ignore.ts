@@ -54,8 +54,8 @@ function parsePatterns(text: string, base: string): Pattern[] {
   for (const raw of text.split("\n")) {
     let line = raw.replace(/\r$/, "");
     if (line.length === 0 || line.startsWith("#")) continue;
-    // Trailing spaces go unless escaped.
-    line = line.replace(/(?<!\\)\s+$/, "");
+    // Trailing spaces go unless escaped (spaces only: a tab stays part of the pattern, as git keeps it).
+    line = line.replace(/(?<!\\) +$/, "");
     const negated = line.startsWith("!");
     if (negated) line = line.slice(1);
     if (line.startsWith("\\")) line = line.slice(1);

@@ -94,6 +94,12 @@ export function parseGitIndex(bytes: Buffer, hash: "sha1" | "sha256" = "sha1"): 
     // Stage 0 only: a path mid-merge has stages 1-3, and is changed either way.
     if (((flags >> 12) & 0x3) === 0) entries.set(name, { id, mode });
   }
+  // Extensions follow, up to the trailing checksum. A split index (`link`) keeps most entries in another file: not read here.
+  while (at + 8 <= bytes.length - idBytes) {
+    const signature = bytes.toString("latin1", at, at + 4);
+    if (signature === "link") return undefined;
+    at += 8 + bytes.readUInt32BE(at + 4);
+  }
   return { entries, hash };
 }
 
@@ -118,4 +124,30 @@ export function fileState(index: GitIndex | undefined, root: string, relative: s
   const entry = index.entries.get(relative);
   if (entry === undefined) return "untracked";
   return workTreeId(file, index.hash) === entry.id ? "staged" : "changed";
+}
+
+/** The repository around `file` (absolute): its work tree's root and git directory; undefined outside one. */
+export function repositoryAround(file: string): { root: string; gitDir: string } | undefined {
+  for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
+    const dotGit = path.join(dir, ".git");
+    const seen = lstatOf(dotGit);
+    if (seen?.isDirectory() === true) return { root: dir, gitDir: dotGit };
+    if (seen?.isFile() === true) {
+      try {
+        const pointer = /^gitdir:\s*(.+)$/m.exec(readRegularFileBytes(dotGit, 4096).toString("utf8"))?.[1]?.trim();
+        if (pointer !== undefined) return { root: dir, gitDir: path.resolve(dir, pointer) };
+      } catch {
+        // not a gitdir file
+      }
+    }
+    if (path.dirname(dir) === dir) return undefined;
+  }
+}
+
+/** Whether git tracks `file` (absolute) in the repository around it; false outside one or when its index cannot be read. */
+export function isTracked(file: string): boolean {
+  const repo = repositoryAround(file);
+  if (repo === undefined) return false;
+  const relative = path.relative(repo.root, file).split(path.sep).join("/");
+  return readGitIndex(repo.gitDir)?.entries.has(relative) === true;
 }

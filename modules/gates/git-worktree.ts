@@ -7,10 +7,11 @@
 // policy files in a repository, so that an agent cannot revert a person's uncommitted
 // hook edit with git; what a command brings from history (a branch switched to, a
 // merge) is git's ordinary work and is not judged here.
+import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { lstatOf, statOf } from "../system/disk-moment.ts";
 import { readRegularFile } from "../system/regular-file.ts";
-import { gitAliases, gitConfigEntries, type GitConfigEntry, normalizeKey } from "./git-config.ts";
+import { gitAliases, gitConfigEntries, type GitConfigEntry, normalizeKey, parseGitConfig } from "./git-config.ts";
 import { fileState, readGitIndex } from "./git-index.ts";
 import { isIgnored } from "./git-ignore.ts";
 
@@ -20,10 +21,13 @@ import { isIgnored } from "./git-ignore.ts";
  */
 export interface Touches {
   changed: boolean;
+  /** Changes staged and not committed go too (the index is put back to HEAD's: `reset --hard`, `stash`, `checkout -f`). */
+  staged?: boolean;
   untracked?: "unignored" | "ignored" | "all";
   any?: boolean;
 }
 const CHANGED: Touches = { changed: true };
+const DISCARDS: Touches = { changed: true, staged: true };
 const ANY: Touches = { changed: true, any: true };
 
 export interface WorkTreeRewrite {
@@ -44,6 +48,7 @@ export interface WorkTreeRewrite {
 /** A file a rewrite would change, and how it stands against the index. */
 export interface RewrittenFile {
   relative: string;
+  /** `staged`: as in the index, which holds a change not committed (or, with `any`, the index's whatever it holds). */
   state: "untracked" | "changed" | "staged" | "unknown";
 }
 
@@ -60,11 +65,12 @@ const ARG_OPTIONS: Record<string, ReadonlySet<string>> = {
   clean: new Set(["-e", "--exclude"]),
   "checkout-index": new Set(["--prefix", "--stage"]),
   "read-tree": new Set(["--prefix", "--index-output", "--exclude-per-directory"]),
+  apply: new Set(["--exclude", "--include", "--directory", "--whitespace", "--build-fake-ancestor"]),
 };
 
 /** git's commands that are none of the above: a name among them is never an alias (git runs the command). */
 const OTHER_BUILTINS = new Set(
-  "add am annotate apply archive bisect blame branch bundle cat-file check-ignore cherry cherry-pick clone commit config describe diff fetch format-patch fsck gc grep hash-object init log ls-files ls-remote ls-tree merge merge-base mv notes pull push range-diff rebase reflog remote rev-list rev-parse revert rm shortlog show show-ref sparse-checkout status submodule symbolic-ref tag update-index update-ref worktree".split(" "),
+  "add am annotate archive bisect blame branch bundle cat-file check-ignore cherry cherry-pick clone commit config describe diff fetch format-patch fsck gc grep hash-object init log ls-files ls-remote ls-tree merge merge-base mv notes pull push range-diff rebase reflog remote rev-list rev-parse revert rm shortlog show show-ref sparse-checkout status submodule symbolic-ref tag update-index update-ref worktree".split(" "),
 );
 
 const STASH_OTHER = new Set(["list", "show", "drop", "pop", "apply", "branch", "clear", "create", "store"]);
@@ -93,11 +99,33 @@ function parseArgs(sub: string, args: readonly string[]): Parsed {
 
 /** Whether a short option cluster or a long option is among `options` (`-fd` holds `-f`). */
 function has(options: readonly string[], short: string | undefined, ...long: string[]): boolean {
-  return options.some((o) => long.includes(o) || long.some((l) => o.startsWith(`${l}=`)) || (short !== undefined && /^-[A-Za-z]+$/.test(o) && o.includes(short)));
+  // git takes any start of a long option that is no other's (`--har`, `--discard`): two letters at least are read as it.
+  const named = (o: string, l: string): boolean => {
+    const word = o.includes("=") ? o.slice(0, o.indexOf("=")) : o;
+    return word === l || (l.startsWith("--") && word.startsWith("--") && word.length >= 4 && l.startsWith(word));
+  };
+  return options.some((o) => long.some((l) => named(o, l)) || (short !== undefined && /^-[A-Za-z]+$/.test(o) && o.includes(short)));
+}
+
+/** `core.worktree` of a git directory's own config: the work tree it names, wherever the command runs. */
+function configuredWorkTree(gitDir: string): string | undefined {
+  try {
+    const value = parseGitConfig(readRegularFile(path.join(gitDir, "config"))).filter((e) => e.key === "core.worktree").at(-1)?.value;
+    return value === undefined ? undefined : path.resolve(gitDir, value);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The work tree and git directory a command in `cwd` uses; undefined outside any repository. */
 function repositoryOf(cwd: string, env: ReadonlyMap<string, string>, gitDirOption: string | undefined, workTreeOption: string | undefined): { root: string; gitDir: string } | undefined {
+  const found = discoveredRepository(cwd, env, gitDirOption, workTreeOption);
+  if (found === undefined || workTreeOption !== undefined || env.get("GIT_WORK_TREE") !== undefined) return found;
+  const configured = configuredWorkTree(found.gitDir);
+  return configured === undefined ? found : { ...found, root: configured };
+}
+
+function discoveredRepository(cwd: string, env: ReadonlyMap<string, string>, gitDirOption: string | undefined, workTreeOption: string | undefined): { root: string; gitDir: string } | undefined {
   const named = gitDirOption ?? env.get("GIT_DIR");
   const workTree = workTreeOption ?? env.get("GIT_WORK_TREE");
   if (named !== undefined) {
@@ -146,17 +174,19 @@ function isRevision(word: string, gitDir: string, root: string, cwd: string): bo
 }
 
 /** A pathspec as a test on paths relative to the root (`/`-separated), and whether it excludes. */
-function pathspec(spec: string, cwd: string, root: string): { exclude: boolean; test: (relative: string) => boolean } {
+function pathspec(spec: string, cwd: string, root: string, caseless: boolean): { exclude: boolean; test: (relative: string) => boolean } {
   let text = spec;
   let exclude = false;
   let top = false;
   let literal = false;
+  let icase = caseless;
   const long = /^:\(([^)]*)\)/.exec(text);
   if (long !== null) {
     const magic = (long[1] as string).split(",");
     exclude = magic.includes("exclude");
     top = magic.includes("top");
     literal = magic.includes("literal");
+    icase ||= magic.includes("icase");
     text = text.slice(long[0].length);
   } else if (text.startsWith(":") && text.length > 1) {
     const short = /^:([!^/]*):?/.exec(text)?.[0] ?? ":";
@@ -166,21 +196,24 @@ function pathspec(spec: string, cwd: string, root: string): { exclude: boolean; 
   }
   const base = top ? root : cwd;
   const absolute = path.resolve(base, text);
-  const relative = path.relative(root, absolute).split(path.sep).join("/");
+  const written = path.relative(root, absolute).split(path.sep).join("/");
   // Outside the work tree: git refuses it; it covers nothing here.
-  if (relative.startsWith("..")) return { exclude, test: () => false };
-  if (relative === "") return { exclude, test: () => true };
-  if (literal || !/[*?[]/.test(relative)) return { exclude, test: (p) => p === relative || p.startsWith(`${relative}/`) };
+  if (written.startsWith("..")) return { exclude, test: () => false };
+  if (written === "") return { exclude, test: () => true };
+  // `:(icase)` and `--icase-pathspecs`: `.CLAUDE` names `.claude`.
+  const relative = icase ? written.toLowerCase() : written;
+  const fold = (p: string): string => (icase ? p.toLowerCase() : p);
+  if (literal || !/[*?[]/.test(relative)) return { exclude, test: (p) => fold(p) === relative || fold(p).startsWith(`${relative}/`) };
   // git's pathspec globs are fnmatch without FNM_PATHNAME: `*` crosses `/`.
   const source = relative.replace(/[.+^${}()|\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".").replace(/\[!/g, "[^");
   const regex = new RegExp(`^${source}(?:/.*)?$`);
-  return { exclude, test: (p) => regex.test(p) };
+  return { exclude, test: (p) => regex.test(fold(p)) };
 }
 
-function coverage(specs: readonly string[], fromFile: boolean, cwd: string, root: string): (relative: string) => boolean {
+function coverage(specs: readonly string[], fromFile: boolean, cwd: string, root: string, caseless: boolean): (relative: string) => boolean {
   // Paths read from a file are not known here: every path may be one.
   if (fromFile) return () => true;
-  const parsed = specs.map((s) => pathspec(s, cwd, root));
+  const parsed = specs.map((s) => pathspec(s, cwd, root, caseless));
   const include = parsed.filter((p) => !p.exclude);
   const exclude = parsed.filter((p) => p.exclude);
   return (relative) => (include.length === 0 || include.some((p) => p.test(relative))) && !exclude.some((p) => p.test(relative));
@@ -195,6 +228,7 @@ export function gitWorkTreeRewrite(args: readonly string[], cwd: string, env: Re
   let here = cwd;
   let gitDirOption: string | undefined;
   let workTreeOption: string | undefined;
+  let icase = /^(?:1|true|yes|on)$/i.test(env.get("GIT_ICASE_PATHSPECS") ?? "");
   const inline: GitConfigEntry[] = [];
   for (; i < args.length && (args[i] as string).startsWith("-"); i++) {
     const arg = args[i] as string;
@@ -203,6 +237,7 @@ export function gitWorkTreeRewrite(args: readonly string[], cwd: string, env: Re
     if (arg === "-c" && value !== undefined) inline.push({ key: normalizeKey(value.split("=")[0] as string), value: value.includes("=") ? value.slice(value.indexOf("=") + 1) : "true" });
     if (arg === "--git-dir" && value !== undefined) gitDirOption = value;
     if (arg.startsWith("--git-dir=")) gitDirOption = arg.slice("--git-dir=".length);
+    if (arg === "--icase-pathspecs") icase = true;
     if (arg === "--work-tree" && value !== undefined) workTreeOption = value;
     if (arg.startsWith("--work-tree=")) workTreeOption = arg.slice("--work-tree=".length);
   }
@@ -225,7 +260,8 @@ export function gitWorkTreeRewrite(args: readonly string[], cwd: string, env: Re
     touches,
     root: repo.root,
     gitDir: repo.gitDir,
-    covers: coverage(specs, fromFile, here, repo.root),
+    // Run from outside its work tree (`--git-dir` with core.worktree), git reads paths from the tree's top.
+    covers: coverage(specs, fromFile, here === repo.root || here.startsWith(`${repo.root}/`) ? here : repo.root, repo.root, icase),
     entersUntrackedDirs,
     env,
     inline,
@@ -239,10 +275,12 @@ export function gitWorkTreeRewrite(args: readonly string[], cwd: string, env: Re
       const specs = verb === "save" ? [] : [...(verb === "push" ? words.slice(1) : words), ...(afterDashes ?? [])];
       const all = has(options, "a", "--all");
       const untracked = has(options, "u", "--include-untracked");
-      return make(`git stash`, all ? { changed: true, untracked: "all" } : untracked ? { changed: true, untracked: "unignored" } : CHANGED, specs);
+      // `--staged` stashes (and takes back) only what is staged.
+      if (has(options, "S", "--staged")) return make("git stash --staged", { changed: false, staged: true }, specs);
+      return make(`git stash`, all ? { ...DISCARDS, untracked: "all" } : untracked ? { ...DISCARDS, untracked: "unignored" } : DISCARDS, specs);
     }
     case "checkout": {
-      if (has(options, undefined, "-b", "-B", "--orphan") && afterDashes === undefined) return has(options, "f", "--force") ? make("git checkout -f", CHANGED, []) : undefined;
+      if (has(options, undefined, "-b", "-B", "--orphan") && afterDashes === undefined) return has(options, "f", "--force") ? make("git checkout -f", DISCARDS, []) : undefined;
       const before = words;
       const specs = [...(afterDashes ?? [])];
       let source: string | undefined;
@@ -252,8 +290,10 @@ export function gitWorkTreeRewrite(args: readonly string[], cwd: string, env: Re
         specs.push(...before.slice(1));
       } else specs.push(...before);
       if (specs.length === 0 && !fromFile) {
+        // `git checkout -p` with no paths offers every change to throw away.
+        if (has(options, "p", "--patch")) return source !== undefined ? make(`git checkout -p ${source}`, ANY, []) : make("git checkout -p", CHANGED, []);
         // A branch switch keeps a changed file (or refuses to go); `-f` throws the change away.
-        return has(options, "f", "--force") ? make("git checkout -f", CHANGED, []) : undefined;
+        return has(options, "f", "--force") ? make("git checkout -f", DISCARDS, []) : undefined;
       }
       return source !== undefined ? make(`git checkout ${source} -- …`, ANY, specs) : make("git checkout -- …", CHANGED, specs);
     }
@@ -266,24 +306,82 @@ export function gitWorkTreeRewrite(args: readonly string[], cwd: string, env: Re
       return source !== undefined ? make(`git restore --source`, ANY, specs) : make("git restore", CHANGED, specs);
     }
     case "reset":
-      return has(options, undefined, "--hard") ? make("git reset --hard", CHANGED, []) : undefined;
+      return has(options, undefined, "--hard") ? make("git reset --hard", DISCARDS, []) : undefined;
     case "switch":
-      return has(options, "f", "--force", "--discard-changes") ? make("git switch --discard-changes", CHANGED, []) : undefined;
+      return has(options, "f", "--force", "--discard-changes") ? make("git switch --discard-changes", DISCARDS, []) : undefined;
     case "clean": {
       if (dryRun) return undefined;
-      const touches: Touches = { changed: false, untracked: has(options, "x") ? "all" : has(options, "X") ? "ignored" : "unignored" };
+      // `-e PATTERN` adds to the ignore rules, and `-e '!name'` takes a file out of them: with one, an ignored file may go too.
+      const touches: Touches = { changed: false, untracked: has(options, "x") || has(options, "e", "--exclude") ? "all" : has(options, "X") ? "ignored" : "unignored" };
       const specs = [...words, ...(afterDashes ?? [])];
       // An untracked folder is entered with `-d`, or when a pathspec names it or what is in it.
       return make("git clean", touches, specs, has(options, "d") || specs.length > 0);
     }
     case "checkout-index": {
-      if (!has(options, "f", "--force") || has(options, undefined, "--prefix", "-n", "--no-create")) return undefined;
+      // `--prefix=DIR/` writes the files under DIR instead; an empty or `./` prefix is the work tree itself.
+      const prefix = options.find((o) => o.startsWith("--prefix="))?.slice("--prefix=".length);
+      const elsewhere = prefix !== undefined && path.resolve(here, prefix) !== repo.root && !(prefix === "" || /^(?:\.\/?)+$/.test(prefix));
+      if (!has(options, "f", "--force") || elsewhere || has(options, "n", "--no-create")) return undefined;
       return make("git checkout-index -f", CHANGED, has(options, "a", "--all") ? [] : [...words, ...(afterDashes ?? [])].map((w) => `:(literal)${w}`));
     }
+    case "apply": {
+      // Read-only forms, and `--cached` (the index alone).
+      if (has(options, undefined, "--check", "--stat", "--numstat", "--summary", "--cached")) return undefined;
+      const strip = Number(/^-p(\d+)$/.exec(options.find((o) => /^-p\d+$/.test(o)) ?? "")?.[1] ?? 1);
+      const patches = [...words, ...(afterDashes ?? [])];
+      const targets = patches.length === 0 || patches.includes("-") ? undefined : patchTargets(patches.map((p) => path.resolve(here, p)), strip);
+      // A patch Tama cannot read (from a pipe, `git diff | git apply -R`) may undo any change: what is uncommitted is at stake.
+      if (targets === undefined) return make("git apply", DISCARDS, []);
+      const relativeToHere = targets.map((t) => `:(top,literal)${path.relative(repo.root, path.resolve(here, t)).split(path.sep).join("/")}`);
+      return targets.length === 0 ? undefined : make("git apply", ANY, relativeToHere);
+    }
     case "read-tree":
-      return has(options, undefined, "--reset") && has(options, "u") ? make("git read-tree --reset -u", CHANGED, []) : undefined;
+      return has(options, undefined, "--reset") && has(options, "u") ? make("git read-tree --reset -u", DISCARDS, []) : undefined;
     default:
       return undefined;
+  }
+}
+
+/** The files a patch changes (`diff --git a/X b/Y`, `---`/`+++`, renames), with `strip` leading parts taken off; undefined when one cannot be read. */
+function patchTargets(files: readonly string[], strip: number): string[] | undefined {
+  const targets = new Set<string>();
+  for (const file of files) {
+    let text: string;
+    try {
+      text = readRegularFile(file);
+    } catch {
+      return undefined;
+    }
+    const stripped = (name: string): string => name.replace(/\t.*$/, "").split("/").slice(strip).join("/");
+    for (const line of text.split("\n")) {
+      const header = /^diff --git (\S+) (\S+)/.exec(line);
+      if (header) {
+        targets.add(stripped(header[1] as string));
+        targets.add(stripped(header[2] as string));
+        continue;
+      }
+      const side = /^(?:---|\+\+\+) (.+)$/.exec(line)?.[1];
+      if (side !== undefined && side !== "/dev/null") targets.add(stripped(side));
+      const renamed = /^(?:rename|copy) (?:from|to) (.+)$/.exec(line)?.[1];
+      if (renamed !== undefined) targets.add(renamed);
+    }
+  }
+  return [...targets].filter((t) => t !== "");
+}
+
+/** The object ids HEAD's tree gives `relatives` (paths from the root); none for a path it lacks, undefined when HEAD cannot be read. */
+function headIds(gitDir: string, relatives: readonly string[]): Map<string, string> | undefined {
+  try {
+    // ls-tree reads objects only: no hook, filter or fsmonitor runs; bounded so a file made to block cannot hold OMP.
+    const out = execFileSync("git", ["--git-dir", gitDir, "ls-tree", "-z", "--full-tree", "HEAD", "--", ...relatives], { encoding: "utf8", timeout: 2_000, stdio: ["ignore", "pipe", "ignore"], maxBuffer: 1 << 20 });
+    const ids = new Map<string, string>();
+    for (const entry of out.split("\0")) {
+      const match = /^\d+ \w+ ([0-9a-f]+)\t(.+)$/s.exec(entry);
+      if (match) ids.set(match[2] as string, match[1] as string);
+    }
+    return ids;
+  } catch {
+    return undefined;
   }
 }
 
@@ -295,12 +393,18 @@ export function rewrittenFiles(rewrite: WorkTreeRewrite, candidates: readonly st
   const index = readGitIndex(rewrite.gitDir, format);
   const excludesFile = last("core.excludesfile");
   const found: RewrittenFile[] = [];
+  const staged: string[] = [];
   for (const file of candidates) {
     const relative = path.relative(rewrite.root, file).split(path.sep).join("/");
     if (relative === "" || relative.startsWith("..") || path.isAbsolute(relative) || relative.split("/")[0] === ".git" || !rewrite.covers(relative)) continue;
     const state = fileState(index, rewrite.root, relative);
     const { touches } = rewrite;
-    if (state === "missing" || (state === "staged" && touches.any !== true)) continue;
+    if (state === "missing") continue;
+    if (state === "staged" && touches.any !== true) {
+      // As staged: at stake only where the command puts the index back to HEAD's, and HEAD holds other bytes.
+      if (touches.staged === true) staged.push(relative);
+      continue;
+    }
     // An index Tama could not read: the file may be anything the command changes.
     if (state === "unknown") {
       found.push({ relative, state });
@@ -320,6 +424,12 @@ export function rewrittenFiles(rewrite: WorkTreeRewrite, candidates: readonly st
     if (!rewrite.entersUntrackedDirs && dir !== "." && index !== undefined && ![...index.entries.keys()].some((p) => p.startsWith(`${dir}/`))) continue;
     const ignored = isIgnored(rewrite.root, rewrite.gitDir, relative, excludesFile, rewrite.env);
     if (ignored === (touches.untracked === "ignored")) found.push({ relative, state });
+  }
+  if (staged.length > 0) {
+    const head = headIds(rewrite.gitDir, staged);
+    for (const relative of staged) {
+      if (head === undefined || head.get(relative) !== index?.entries.get(relative)?.id) found.push({ relative, state: "staged" });
+    }
   }
   return found;
 }

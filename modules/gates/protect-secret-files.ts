@@ -13,6 +13,7 @@ import { codeOf, callKind } from "../tools/declaration.ts";
 import { readCode } from "../tools/code-reading.ts";
 import { lstatOf, namesIn, statOf } from "../system/disk-moment.ts";
 import { isIgnored } from "./git-ignore.ts";
+import { isTracked, repositoryAround } from "./git-index.ts";
 import { globMatches, nameGlob, realPath, textPattern, wordPath } from "./paths.ts";
 import { commandTargets, walkCall } from "./shell-walk.ts";
 import { parseShell } from "./shell-words.ts";
@@ -44,8 +45,8 @@ export const DEFAULT_SECRET_PATTERNS = [
   ".kube/config",
   "gh/hosts.yml",
 ];
-/** Siblings that document a secret file's shape and hold none. */
-const HARMLESS = /\.(example|sample|template|dist|defaults?)(\.(bak|orig|old|copy))?$|\.pub$/;
+/** Siblings that document a secret file's shape and hold none, and source code named like one (`src/auth/credentials.ts`). */
+const HARMLESS = /\.(example|sample|template|dist|defaults?)(\.(bak|orig|old|copy))?$|\.pub$|\.(?:[cm]?[jt]sx?|py|rb|go|rs|java|kts?|cs|php|swift|scala|c|cc|cpp|h|hpp|vue|svelte|d\.ts)$/;
 
 const Options = z.strictObject({
   patterns: z._default(z.array(z.string().check(z.minLength(1))), DEFAULT_SECRET_PATTERNS),
@@ -252,7 +253,7 @@ const example = (pattern: string): string => path.basename(pattern).replace(/\*/
 const MAX_TREE_ENTRIES = 4_000;
 const MAX_TREE_DEPTH = 8;
 
-/** The files of the tree at `dir` (resolved from `cwd`), as paths, breadth first and bounded; `.git` is not entered. */
+/** The files of the tree at `dir` (resolved from `cwd`), as paths, breadth first and bounded; `.git` and `node_modules` are not entered. */
 function treeFiles(dir: string, cwd: string): { at: string; files: string[] } {
   const at = path.resolve(cwd, dir);
   const files: string[] = [];
@@ -270,8 +271,9 @@ function treeFiles(dir: string, cwd: string): { at: string; files: string[] } {
       for (const entry of entries) {
         if (++seen > MAX_TREE_ENTRIES) break;
         const full = path.join(folder, entry.name);
+        // A dependency folder is the packages', not the project's: a test key a package ships is no secret of the project.
         if (entry.isDirectory()) {
-          if (entry.name !== ".git") next.push(full);
+          if (entry.name !== ".git" && entry.name !== "node_modules") next.push(full);
         } else files.push(full);
       }
     }
@@ -464,17 +466,21 @@ function searchedWhole(input: HookInput): { dirs: string[]; gitignore: boolean }
   return { dirs, gitignore: raw?.gitignore !== false };
 }
 
-/** Whether git ignores `file` in the repository around it (none: not ignored). */
+/**
+ * Whether OMP's search leaves `file` out as git-ignored: git ignores it in the repository
+ * around it, and no `.ignore` or `.rgignore` (which OMP's search also reads, and which
+ * may take it back in) lies on the way to it.
+ */
 function ignoredByGit(file: string): boolean {
+  const repo = repositoryAround(file);
+  if (repo === undefined) return false;
   for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
-    const gitDir = path.join(dir, ".git");
-    if (statOf(gitDir) !== undefined) {
-      const env = new Map<string, string>();
-      for (const name of ["HOME", "XDG_CONFIG_HOME"]) if (process.env[name] !== undefined) env.set(name, process.env[name] as string);
-      return isIgnored(dir, gitDir, path.relative(dir, file).split(path.sep).join("/"), undefined, env);
-    }
-    if (path.dirname(dir) === dir) return false;
+    if (lstatOf(path.join(dir, ".ignore")) !== undefined || lstatOf(path.join(dir, ".rgignore")) !== undefined) return false;
+    if (dir === repo.root || path.dirname(dir) === dir) break;
   }
+  const env = new Map<string, string>();
+  for (const name of ["HOME", "XDG_CONFIG_HOME"]) if (process.env[name] !== undefined) env.set(name, process.env[name] as string);
+  return isIgnored(repo.root, repo.gitDir, path.relative(repo.root, file).split(path.sep).join("/"), undefined, env);
 }
 
 function findSecret(input: HookInput, options: Options): Found | undefined {
@@ -506,7 +512,8 @@ function findSecret(input: HookInput, options: Options): Found | undefined {
   for (const dir of searched?.dirs ?? []) {
     for (const file of treeFiles(dir, cwd).files) {
       const hit = check(file, `${input.tool_name ?? "a search"} reading ${dir} whole`, dir);
-      if (hit === undefined) continue;
+      // What the repository holds is no secret to a search of it (a committed `credentials.ts`, a test key).
+      if (hit === undefined || isTracked(file)) continue;
       // OMP's search leaves out what git ignores unless told not to.
       if (searched?.gitignore === true && ignoredByGit(file)) continue;
       return hit;
@@ -585,6 +592,8 @@ function findSecret(input: HookInput, options: Options): Found | undefined {
       for (const file of treeFiles(dir, cwdHere).files) {
         if (!admits(path.basename(file))) continue;
         found = check(file, `${run.program ?? "a command"} reading ${dir} whole`, dir);
+        // What the repository holds is no secret to a read of it whole.
+        if (found !== undefined && isTracked(file)) found = undefined;
         if (found) return "found";
       }
     }

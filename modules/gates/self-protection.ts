@@ -536,7 +536,16 @@ function gitRewrites(run: RunCommand, here: string, protectedList: ProtectedList
     const hit = rewrittenFiles(rewrite, filesOf(p))[0];
     if (hit === undefined) continue;
     const file = path.join(rewrite.root, hit.relative);
-    const what = hit.state === "untracked" ? `deletes the untracked ${file}` : hit.state === "changed" ? `throws away the uncommitted changes to ${file}` : hit.state === "unknown" ? `may overwrite or delete ${file} (its repository's index could not be read)` : `may overwrite ${file}`;
+    const what =
+      hit.state === "untracked"
+        ? `deletes the untracked ${file}`
+        : hit.state === "changed"
+          ? `throws away the uncommitted changes to ${file}`
+          : hit.state === "unknown"
+            ? `may overwrite or delete ${file} (its repository's index could not be read)`
+            : rewrite.touches.any === true
+              ? `may overwrite ${file}`
+              : `throws away the staged, uncommitted changes to ${file}`;
     const shown = file === p.path ? "" : ` (${p.path})`;
     return `Tama refused this call: \`${rewrite.command}\` ${what}${shown}, which is ${p.what}. An agent may not change the policy that governs it. Name the paths you mean and leave it out (\`-- . ':!${path.relative(here, file) || "."}'\`), or ask the person to commit or set aside that change from their own terminal.`;
   }

@@ -342,13 +342,78 @@ const WRITERS: Readonly<Record<string, WriterRule>> = {
       if (arg.startsWith("-") || arg === "(" || arg === "!") break;
       starts.push(arg);
     }
-    // `-name GLOB` tests joined by -o (and nothing else that selects) limit what it changes to those names.
-    const names = args.flatMap((arg, i) => (arg === "-name" || arg === "-iname" ? [args[i + 1] ?? "*"] : []));
-    // Only when nothing else can select (`-name x -o -type f` selects every file).
-    const onlyNames = names.length > 0 && !args.some((arg) => /^-(i?path|i?wholename|i?regex|not|o|or)$/.test(arg) || arg === "!" || arg === ",");
-    return [...printed, ...(starts.length > 0 ? starts : ["."]).map((word) => ({ word, effect: "changes files under", reachesBelow: true, ...(onlyNames ? { names } : {}) }))];
+    // What the branches that act select, by name: `-name '*.tmp' -delete`, `-name node_modules -prune -o -name '*.log' -delete`.
+    const names = findActingNames(args.slice(starts.length));
+    return [...printed, ...(starts.length > 0 ? starts : ["."]).map((word) => ({ word, effect: "changes files under", reachesBelow: true, ...(names !== undefined ? { names } : {}) }))];
   },
 };
+
+/** find's actions that change or hand on what a branch selects. */
+const FIND_ACTIONS = new Set(["-delete", "-exec", "-execdir", "-ok", "-okdir"]);
+
+/** A find expression split at its top-level `-o` (parentheses kept whole). */
+function findBranches(tokens: readonly string[]): string[][] {
+  const branches: string[][] = [[]];
+  let depth = 0;
+  for (const token of tokens) {
+    if (token === "(") depth++;
+    else if (token === ")") depth--;
+    if (depth === 0 && (token === "-o" || token === "-or")) branches.push([]);
+    else branches.at(-1)?.push(token);
+  }
+  return branches;
+}
+
+/**
+ * The names an expression limits what it selects to (globs on a file's name; a `-path`
+ * test by its last part), or undefined when a branch selects by something else too
+ * (`-name x -o -type f` selects every file). Each branch must limit it; in one branch
+ * (tests joined by and) any limit will do, so they are all kept.
+ */
+function findNames(tokens: readonly string[]): string[] | undefined {
+  const branches = findBranches(tokens);
+  if (branches.length > 1) {
+    const each = branches.map(findNames);
+    return each.some((names) => names === undefined) ? undefined : each.flat() as string[];
+  }
+  const chain = branches[0] ?? [];
+  const found: string[] = [];
+  let limited = false;
+  for (let i = 0; i < chain.length; i++) {
+    const token = chain[i] as string;
+    const negated = i > 0 && (chain[i - 1] === "!" || chain[i - 1] === "-not");
+    if (token === "(") {
+      // The group's tokens, to its matching parenthesis.
+      let depth = 1;
+      let j = i + 1;
+      for (; j < chain.length && depth > 0; j++) depth += chain[j] === "(" ? 1 : chain[j] === ")" ? -1 : 0;
+      const inner = negated ? undefined : findNames(chain.slice(i + 1, j - 1));
+      if (inner !== undefined) {
+        found.push(...inner);
+        limited = true;
+      }
+      i = j - 1;
+      continue;
+    }
+    if (negated) continue;
+    if (token === "-name" || token === "-iname") {
+      found.push(chain[i + 1] ?? "*");
+      limited = true;
+    } else if (/^-i?(?:path|wholename)$/.test(token)) {
+      found.push((chain[i + 1] ?? "*").split("/").at(-1) || "*");
+      limited = true;
+    }
+  }
+  return limited ? found : undefined;
+}
+
+/** The names the acting branches of a find expression (those that delete or run a command) are limited to; undefined when any is not. */
+function findActingNames(expression: readonly string[]): string[] | undefined {
+  const acting = findBranches(expression).filter((branch) => branch.some((token) => FIND_ACTIONS.has(token)));
+  if (acting.length === 0) return undefined;
+  const each = acting.map(findNames);
+  return each.some((names) => names === undefined) ? undefined : (each.flat() as string[]);
+}
 
 /** tar's `--transform`/`--xform`/`-s` expressions that rename members into a folder OMP or Tama loads code and policy from. */
 function renamesIntoPolicy(args: readonly string[]): boolean {

@@ -515,14 +515,18 @@ function argumentOf(group: readonly Token[], computedParts = false, dotJoins = f
 
 /** The home directory as the languages ask for it: `os.homedir()`, `Path.home()`, `os.environ["HOME"]`, Perl's `$ENV{HOME}`, Ruby's `Dir.home`. */
 const HOME_EXPRESSION =
-  /^(?:(?:require\(["']os["']\)|os|pathlib\.Path|Path|Dir)\.)?(?:homedir|home)\(\)$|^(?:os\.environ\[["']HOME["']\]|os\.environ\.get\(["']HOME["'].*\)|os\.getenv\(["']HOME["'].*\)|process\.env\.HOME|process\.env\[["']HOME["']\]|\$ENV\{["']?HOME["']?\}|ENV\[["']HOME["']\]|ENV\.fetch\(["']HOME["'].*\)|Dir\.home|getenv\(["']HOME["']\))$/;
+  /^(?:(?:require\(["']os["']\)|os|pathlib\.Path|Path|Dir)\.)?(?:homedir|home)\(\)$|^(?:os\.environ\[["']HOME["']\]|os\.environ\.get\(["']HOME["'].*\)|os\.getenv\(["']HOME["'].*\)|process\.env\.HOME|process\.env\[["']HOME["']\]|\$ENV\{["']?HOME["']?\}|ENV\[["']HOME["']\]|ENV\.fetch\(["']HOME["'].*\)|Dir\.home|getenv\(["']HOME["']\)|glob\(["']~\/?["']\))$/;
 /** The working directory: `os.getcwd()`, `process.cwd()`, `Path.cwd()`, `Dir.pwd`, PHP's `getcwd()`. */
-const CWD_EXPRESSION = /^(?:(?:os|process|pathlib\.Path|Path|Dir|Deno)\.)?(?:getcwd|cwd)\(\)$|^Dir\.pwd$/;
+const CWD_EXPRESSION = /^(?:(?:os|process|pathlib\.Path|Path|Dir|Deno)\.)?(?:getcwd|cwd)\(\)$|^Dir\.pwd$|^(?:os\.path\.)?(?:abspath|realpath)\((?:os\.curdir|["']\.\/?["'])\)$|^os\.curdir$|^(?:require\(["'](?:node:)?path["']\)|path)\.resolve\((?:["']\.\/?["'])?\)$/;
 
 /** `~` or `.` for an expression that is the home or the working directory, which a removal of it deletes whole. */
 function placeOf(group: readonly Token[]): string | undefined {
-  if (group.length < 2 || group.length > 12) return undefined;
-  const text = group.map((token) => (token.type === "str" ? `"${token.value}"` : token.value)).join("");
+  if (group.length < 2 || group.length > 16) return undefined;
+  // `__import__("os").getcwd()` is `os.getcwd()`.
+  const text = group
+    .map((token) => (token.type === "str" ? `"${token.value}"` : token.value))
+    .join("")
+    .replace(/^__import__\(["']os["']\)\./, "os.");
   if (HOME_EXPRESSION.test(text)) return "~";
   if (CWD_EXPRESSION.test(text)) return ".";
   return undefined;
@@ -608,8 +612,8 @@ function readList(tokens: readonly Token[], open: number): { items: string[]; en
   const close = (): void => {
     if (item.length === 0) return;
     const only = item.length === 1 ? item[0] : undefined;
-    // `"-" + x`, `"--no-" + x`: a word with a computed part.
-    items.push(only?.type === "str" ? only.value : (joinedText(item, true) ?? COMPUTED));
+    // `"-" + x`, `"--no-" + x`: a word with a computed part; `os.getcwd()`, `os.homedir()`: the place it is.
+    items.push(only?.type === "str" ? only.value : (placeOf(item) ?? joinedText(item, true) ?? COMPUTED));
     item = [];
   };
   for (let j = open + 1; j < tokens.length; j++) {

@@ -4,7 +4,7 @@
 // same commands through where no policy file would change. Each refusal row is checked
 // against what git itself says it would do (`git clean -n`, `git stash` in a copy).
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -118,6 +118,59 @@ describe("an uncommitted edit of a hook source", () => {
   });
 });
 
+describe("the forms the second red-team pass found", () => {
+  it.each([
+    // git's abbreviations of long options, -p with no paths, a prefix that is the work tree, case-folded pathspecs, a patch applied in reverse.
+    "git reset --har", "git switch --discard main", "git checkout --forc main", "git checkout-index --forc -a", "git read-tree --rese -u HEAD",
+    "git checkout-index -f -a --prefix=", "git checkout-index -f -a --prefix=./", "git checkout -p", "git checkout -p HEAD",
+    "git diff .claude/settings.json | git apply -R", "git --icase-pathspecs checkout -- .CLAUDE", "git checkout -- ':(icase).CLAUDE'", "GIT_ICASE_PATHSPECS=1 git restore .CLAUDE",
+  ])("%s: refused", (command) => {
+    expect(verdict(dirty, command)).toMatch(/refused/);
+  });
+
+  it.each(["git checkout-index -f -a --prefix=out/", "git restore --stag .", "git stash push --staged", "git apply --check -R p.patch", "git apply --stat p.patch"])("%s: passes", (command) => {
+    expect(verdict(dirty, command)).toBeUndefined();
+  });
+
+  it("a patch file is read for the files it changes", () => {
+    const dir = project("patched", { dirty: true });
+    writeFileSync(path.join(dir, "p.patch"), git(dir, "diff", ".claude/settings.json"));
+    writeFileSync(path.join(dir, "src.patch"), "--- a/src/a.txt\n+++ b/src/a.txt\n@@ -1 +1 @@\n-a\n+b\n");
+    expect(verdict(dir, "git apply -R p.patch")).toMatch(/\.claude\/settings\.json/);
+    expect(verdict(dir, "git apply src.patch")).toBeUndefined();
+  });
+
+  it("an edit staged and not committed goes with reset --hard, checkout -f and stash; as committed, it does not", () => {
+    const dir = project("staged", { dirty: true });
+    git(dir, "add", ".claude/settings.json");
+    for (const command of ["git reset --hard", "git checkout -f main", "git stash", "git read-tree --reset -u HEAD", "git stash push --staged"]) {
+      expect(verdict(dir, command), command).toMatch(/throws away the staged, uncommitted changes to .*settings\.json/);
+    }
+    expect(verdict(dir, "git checkout -- .")).toBeUndefined();
+    git(dir, "commit", "-qm", "hooks");
+    expect(verdict(dir, "git reset --hard")).toBeUndefined();
+  });
+
+  it("a split index, which keeps its entries in another file, leaves every covered file at risk", () => {
+    const dir = project("split", { dirty: false });
+    git(dir, "update-index", "--split-index");
+    expect(verdict(dir, "git stash")).toMatch(/index could not be read/);
+  });
+
+  it("core.worktree names the work tree wherever git runs, through a git directory not named .git", () => {
+    const dir = project("worktree-config", { dirty: true });
+    git(dir, "config", "core.worktree", dir);
+    const elsewhere = path.join(root, "elsewhere");
+    mkdirSync(elsewhere);
+    symlinkSync(path.join(dir, ".git"), path.join(elsewhere, "g"));
+    expect(verdict(dir, `cd ${elsewhere} && git --git-dir=g checkout -- .`)).toMatch(/throws away the uncommitted changes/);
+  });
+
+  it("git clean -e takes a file out of the ignore rules: ignored files may go", () => {
+    expect(verdict(clean, "git clean -f -e '!.claude/settings.local.json'")).toMatch(/settings\.local\.json/);
+  });
+});
+
 describe("a hook source as committed", () => {
   it.each(["git stash", "git checkout -- .", "git restore .", "git reset --hard", "git checkout -f main", "git clean -fd"])("is unchanged by %s: passes", (command) => {
     expect(verdict(clean, command)).toBeUndefined();
@@ -200,6 +253,8 @@ describe("the index and ignore readers", () => {
     ["**/hooks/", ".claude/hooks/pre/x.sh", true],
     ["docs/*.md", "docs/a.md", true],
     ["docs/*.md", "docs/sub/a.md", false],
+    // git trims trailing spaces, not tabs: `.tama<TAB>` is no rule for .tama.
+    [".tama\t", ".tama/hooks.json", false],
     [".clau?e", ".claude/settings.json", true],
   ])("a .gitignore of %j ignores %s: %s (as git check-ignore says)", (rules, file, expected) => {
     const dir = path.join(root, `ignore-${Math.random().toString(36).slice(2)}`);

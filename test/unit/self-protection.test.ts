@@ -200,6 +200,12 @@ describe("self-protection refuses", () => {
 describe("self-protection lets through", () => {
   const commands = [
     `find . -type f -name '*.pyc' -delete`,
+    // Branches that act only on names no policy file has; the others only prune or print.
+    `find . -name node_modules -prune -o -name '*.tmp' -print -delete`,
+    `find . -path ./node_modules -prune -o -name '*.log' -exec rm {} +`,
+    `find . \\( -name '*.tmp' -o -name '*.bak' \\) -delete`,
+    `find . -type f \\( -name '*.orig' -o -name '*.rej' \\) -delete`,
+    `find . -not -path './node_modules/*' -name '*.log' -delete`,
     // A recursive change of the project reaches its .omp/extensions only where that is there (here it is not).
     `find . -type d -empty -delete`,
     "chmod -R u+w .",
