@@ -498,6 +498,10 @@ describe("git's own ways to change a hook source, OMP's other readers of .env, a
       expect(await call(command), command).toMatch(/throws away the uncommitted changes to .*\.claude\/settings\.json/);
     }
     expect(await call("git clean -fd")).toMatch(/deletes the untracked .*\.tama\/hooks\.json/);
+    expect(await call("git diff .claude/settings.json | git apply -R")).toMatch(/\.claude\/settings\.json/);
+    // Staged by the person and not committed, it goes with reset --hard as well.
+    git("add", ".claude/settings.json");
+    expect(await call("git reset --har")).toMatch(/throws away the staged, uncommitted changes to .*\.claude\/settings\.json/);
     expect(await call("git mv .claude old")).toMatch(/Claude Code settings Tama reads hooks from/);
     expect(readFileSync(settings, "utf8")).toBe(edited);
     expect(readdirSync(path.join(env.cwd, ".tama"))).toEqual(["hooks.json"]);
