@@ -207,6 +207,8 @@ function runsStdinOtherwise(program: string, args: readonly string[]): boolean {
     return scripts.some((script) => /(?:^|[;{}\n]\s*)\d*[,$\d]*\s*e(?:\s|;|$)|s(.).*\1.*\1[gpIiMm\d]*e/.test(script));
   }
   if (program === "ed" || program === "red") return true;
+  // Database shells run a dot- or backslash-command from what they read: sqlite3's `.shell`, psql's and mysql's `\!`.
+  if (program === "sqlite3" || program === "psql" || program === "mysql" || program === "mariadb") return !args.some((a) => a === "-c" || a === "--command" || a === "-e" || a === "--execute" || a === "-f" || a === "--file");
   if (program === "ex" || program === "vim" || program === "vi" || program === "nvim") return program === "ex" || args.some((a) => /^-[A-Za-z]*[es]/.test(a));
   return false;
 }

@@ -14,6 +14,7 @@ import { readRegularFile } from "../system/regular-file.ts";
 import { gitAliases, gitConfigEntries, type GitConfigEntry, normalizeKey, parseGitConfig } from "./git-config.ts";
 import { fileState, readGitIndex } from "./git-index.ts";
 import { isIgnored } from "./git-ignore.ts";
+import { isDynamic } from "./shell-words.ts";
 
 /**
  * Which files a command changes: those changed against the index, untracked ones (not
@@ -25,6 +26,10 @@ export interface Touches {
   staged?: boolean;
   untracked?: "unignored" | "ignored" | "all";
   any?: boolean;
+  /** A revision checked out or merged: an untracked (or ignored) file its tree also holds is overwritten by it (git does that to ignored files unasked). */
+  overwritesFrom?: string;
+  /** The command records the changes instead of throwing them away (`git add`, `git commit -a`): the person's to record. */
+  records?: boolean;
 }
 const CHANGED: Touches = { changed: true };
 const DISCARDS: Touches = { changed: true, staged: true };
@@ -48,6 +53,8 @@ export interface WorkTreeRewrite {
 /** A file a rewrite would change, and how it stands against the index. */
 export interface RewrittenFile {
   relative: string;
+  /** Untracked, and the revision checked out holds a file there (`overwritesFrom`). */
+  overwritten?: boolean;
   /** `staged`: as in the index, which holds a change not committed (or, with `any`, the index's whatever it holds). */
   state: "untracked" | "changed" | "staged" | "unknown";
 }
@@ -65,12 +72,15 @@ const ARG_OPTIONS: Record<string, ReadonlySet<string>> = {
   clean: new Set(["-e", "--exclude"]),
   "checkout-index": new Set(["--prefix", "--stage"]),
   "read-tree": new Set(["--prefix", "--index-output", "--exclude-per-directory"]),
+  merge: new Set(["-m", "-F", "--file", "-s", "--strategy", "-X", "--strategy-option", "--into-name", "--cleanup"]),
+  add: new Set(["--chmod", "--pathspec-from-file"]),
+  commit: new Set(["-m", "--message", "-F", "--file", "-C", "--reuse-message", "-c", "--reedit-message", "--author", "--date", "--fixup", "--squash", "-t", "--template", "--cleanup", "--trailer", "--pathspec-from-file", "-S", "--gpg-sign"]),
   apply: new Set(["--exclude", "--include", "--directory", "--whitespace", "--build-fake-ancestor"]),
 };
 
 /** git's commands that are none of the above: a name among them is never an alias (git runs the command). */
 const OTHER_BUILTINS = new Set(
-  "add am annotate archive bisect blame branch bundle cat-file check-ignore cherry cherry-pick clone commit config describe diff fetch format-patch fsck gc grep hash-object init log ls-files ls-remote ls-tree merge merge-base mv notes pull push range-diff rebase reflog remote rev-list rev-parse revert rm shortlog show show-ref sparse-checkout status submodule symbolic-ref tag update-index update-ref worktree".split(" "),
+  "am annotate archive bisect blame branch bundle cat-file check-ignore cherry cherry-pick clone config describe diff fetch format-patch fsck gc grep hash-object init log ls-files ls-remote ls-tree merge-base mv notes pull push range-diff rebase reflog remote rev-list rev-parse revert rm shortlog show show-ref sparse-checkout status submodule symbolic-ref tag update-index update-ref worktree".split(" "),
 );
 
 const STASH_OTHER = new Set(["list", "show", "drop", "pop", "apply", "branch", "clear", "create", "store"]);
@@ -91,7 +101,9 @@ function parseArgs(sub: string, args: readonly string[]): Parsed {
     if (arg === "--") return { options, words, afterDashes: args.slice(i + 1) };
     if (arg.startsWith("-") && arg.length > 1) {
       options.push(arg);
-      if (takes.has(arg)) options.push(`${arg}=${args[++i] ?? ""}`);
+      // A short cluster whose last letter takes a value (`-am MSG`) takes the next word as that option's.
+      const last = /^-[A-Za-z]{2,}$/.test(arg) ? `-${arg.at(-1) as string}` : arg;
+      if (takes.has(arg) || takes.has(last)) options.push(`${last}=${args[++i] ?? ""}`);
     } else words.push(arg);
   }
   return { options, words, afterDashes: undefined };
@@ -150,7 +162,9 @@ function discoveredRepository(cwd: string, env: ReadonlyMap<string, string>, git
 
 /** A name git reads as a revision, not a path: a ref of the repository, an id, or revision syntax. */
 function isRevision(word: string, gitDir: string, root: string, cwd: string): boolean {
-  if (/^(?:HEAD|FETCH_HEAD|ORIG_HEAD|MERGE_HEAD|@|-)$/.test(word) || /[~^]|@\{|^:\/|^[^:]+:/.test(word) || /^[0-9a-f]{7,64}$/.test(word)) return true;
+  // `:/text` names a commit by its message, or, when none matches, the path from the top: read as the path.
+  if (word.startsWith(":")) return false;
+  if (/^(?:HEAD|FETCH_HEAD|ORIG_HEAD|MERGE_HEAD|@|-)$/.test(word) || /[~^]|@\{|^[^:]+:/.test(word) || /^[0-9a-f]{7,64}$/.test(word)) return true;
   // Not a name git allows for a ref (git-check-ref-format): a path.
   if (/^\.|\/\.|\.\.|\.lock$|\/$|^\/|[\s*?[\\]/.test(word)) return false;
   const common = (() => {
@@ -223,7 +237,7 @@ function coverage(specs: readonly string[], fromFile: boolean, cwd: string, root
  * What a git invocation (`args`: what follows `git`) rewrites in its work tree; undefined
  * when it changes no file there in a way judged here.
  */
-export function gitWorkTreeRewrite(args: readonly string[], cwd: string, env: ReadonlyMap<string, string>, aliasDepth = 0): WorkTreeRewrite | undefined {
+export function gitWorkTreeRewrite(args: readonly string[], cwd: string, env: ReadonlyMap<string, string>, aliasDepth = 0, unreadArgs = false): WorkTreeRewrite | undefined {
   let i = 0;
   let here = cwd;
   let gitDirOption: string | undefined;
@@ -251,10 +265,11 @@ export function gitWorkTreeRewrite(args: readonly string[], cwd: string, env: Re
     // An alias of one of these commands (`co = checkout`); a `!` alias is a shell line the walker reads.
     const alias = gitAliases({ cwd: here, env, inline, ...(gitDirOption !== undefined ? { gitDir: gitDirOption } : {}) }).get(sub.toLowerCase());
     if (alias === undefined || alias.startsWith("!")) return undefined;
-    return gitWorkTreeRewrite([...args.slice(0, i), ...alias.trim().split(/\s+/), ...rest], cwd, env, aliasDepth + 1);
+    return gitWorkTreeRewrite([...args.slice(0, i), ...alias.trim().split(/\s+/), ...rest], cwd, env, aliasDepth + 1, unreadArgs);
   }
   const { options, words, afterDashes } = parseArgs(sub, rest);
-  const fromFile = has(options, undefined, "--pathspec-from-file");
+  // Paths read from a file, built at run time (`$(git ls-files -m)`), or handed on by xargs from input no reader saw: any path.
+  const fromFile = has(options, undefined, "--pathspec-from-file") || unreadArgs || [...words, ...(afterDashes ?? [])].some(isDynamic);
   const make = (command: string, touches: Touches, specs: readonly string[], entersUntrackedDirs = true): WorkTreeRewrite => ({
     command,
     touches,
@@ -280,7 +295,12 @@ export function gitWorkTreeRewrite(args: readonly string[], cwd: string, env: Re
       return make(`git stash`, all ? { ...DISCARDS, untracked: "all" } : untracked ? { ...DISCARDS, untracked: "unignored" } : DISCARDS, specs);
     }
     case "checkout": {
-      if (has(options, undefined, "-b", "-B", "--orphan") && afterDashes === undefined) return has(options, "f", "--force") ? make("git checkout -f", DISCARDS, []) : undefined;
+      if (has(options, undefined, "-b", "-B", "--orphan") && afterDashes === undefined) {
+        // `-b NEW START`: START is what the tree becomes.
+        const start = words[0];
+        const from = start === undefined ? {} : { overwritesFrom: start };
+        return make("git checkout -b", has(options, "f", "--force") ? { ...DISCARDS, ...from } : { changed: false, ...from }, []);
+      }
       const before = words;
       const specs = [...(afterDashes ?? [])];
       let source: string | undefined;
@@ -292,8 +312,9 @@ export function gitWorkTreeRewrite(args: readonly string[], cwd: string, env: Re
       if (specs.length === 0 && !fromFile) {
         // `git checkout -p` with no paths offers every change to throw away.
         if (has(options, "p", "--patch")) return source !== undefined ? make(`git checkout -p ${source}`, ANY, []) : make("git checkout -p", CHANGED, []);
-        // A branch switch keeps a changed file (or refuses to go); `-f` throws the change away.
-        return has(options, "f", "--force") ? make("git checkout -f", DISCARDS, []) : undefined;
+        // A branch switch keeps a changed file (or refuses to go); `-f` throws the change away. Either overwrites an ignored file the branch holds.
+        const from = source === undefined ? {} : { overwritesFrom: source };
+        return make(`git checkout${has(options, "f", "--force") ? " -f" : ""} ${source ?? ""}`.trim(), has(options, "f", "--force") ? { ...DISCARDS, ...from } : { changed: false, ...from }, []);
       }
       return source !== undefined ? make(`git checkout ${source} -- …`, ANY, specs) : make("git checkout -- …", CHANGED, specs);
     }
@@ -306,9 +327,32 @@ export function gitWorkTreeRewrite(args: readonly string[], cwd: string, env: Re
       return source !== undefined ? make(`git restore --source`, ANY, specs) : make("git restore", CHANGED, specs);
     }
     case "reset":
-      return has(options, undefined, "--hard") ? make("git reset --hard", DISCARDS, []) : undefined;
-    case "switch":
-      return has(options, "f", "--force", "--discard-changes") ? make("git switch --discard-changes", DISCARDS, []) : undefined;
+      return has(options, undefined, "--hard") ? make("git reset --hard", { ...DISCARDS, overwritesFrom: words[0] ?? "HEAD" }, []) : undefined;
+    case "switch": {
+      // `git switch BRANCH`, `-c NEW [START]`, `--detach REV`: the revision the tree becomes.
+      const target = options.find((o) => /^--(?:create|force-create|orphan)=|^-[cC]=/.test(o)) !== undefined ? (words[0] ?? "HEAD") : (words[0] ?? undefined);
+      const from = target === undefined ? {} : { overwritesFrom: target };
+      return make("git switch", has(options, "f", "--force", "--discard-changes") ? { ...DISCARDS, ...from } : { changed: false, ...from }, []);
+    }
+    case "merge": {
+      if (has(options, undefined, "--abort", "--quit", "--continue") || words.length === 0) return undefined;
+      return make(`git merge ${words[0] as string}`, { changed: false, overwritesFrom: words[0] as string }, []);
+    }
+    case "add": {
+      if (dryRun) return undefined;
+      const specs = [...words, ...(afterDashes ?? [])];
+      const all = has(options, "A", "--all") || has(options, undefined, "--no-ignore-removal");
+      const update = has(options, "u", "--update");
+      if (specs.length === 0 && !all && !update && !fromFile) return undefined;
+      const force = has(options, "f", "--force");
+      return make("git add", { changed: true, records: true, ...(update ? {} : { untracked: force ? "all" : "unignored" }) }, specs);
+    }
+    case "commit": {
+      // `-a` records every changed tracked file; paths name what it records; otherwise the index alone, as it was staged.
+      const specs = [...words, ...(afterDashes ?? [])];
+      if (!has(options, "a", "--all") && specs.length === 0 && !fromFile) return undefined;
+      return make("git commit", { changed: true, records: true }, specs);
+    }
     case "clean": {
       if (dryRun) return undefined;
       // `-e PATTERN` adds to the ignore rules, and `-e '!name'` takes a file out of them: with one, an ignored file may go too.
@@ -329,7 +373,8 @@ export function gitWorkTreeRewrite(args: readonly string[], cwd: string, env: Re
       if (has(options, undefined, "--check", "--stat", "--numstat", "--summary", "--cached")) return undefined;
       const strip = Number(/^-p(\d+)$/.exec(options.find((o) => /^-p\d+$/.test(o)) ?? "")?.[1] ?? 1);
       const patches = [...words, ...(afterDashes ?? [])];
-      const targets = patches.length === 0 || patches.includes("-") ? undefined : patchTargets(patches.map((p) => path.resolve(here, p)), strip);
+      const directory = options.find((o) => o.startsWith("--directory="))?.slice("--directory=".length) ?? "";
+      const targets = patches.length === 0 || patches.includes("-") || patches.some(isDynamic) ? undefined : patchTargets(patches.map((p) => path.resolve(here, p)), strip, directory);
       // A patch Tama cannot read (from a pipe, `git diff | git apply -R`) may undo any change: what is uncommitted is at stake.
       if (targets === undefined) return make("git apply", DISCARDS, []);
       const relativeToHere = targets.map((t) => `:(top,literal)${path.relative(repo.root, path.resolve(here, t)).split(path.sep).join("/")}`);
@@ -343,7 +388,7 @@ export function gitWorkTreeRewrite(args: readonly string[], cwd: string, env: Re
 }
 
 /** The files a patch changes (`diff --git a/X b/Y`, `---`/`+++`, renames), with `strip` leading parts taken off; undefined when one cannot be read. */
-function patchTargets(files: readonly string[], strip: number): string[] | undefined {
+export function patchTargets(files: readonly string[], strip: number, directory = ""): string[] | undefined {
   const targets = new Set<string>();
   for (const file of files) {
     let text: string;
@@ -352,9 +397,11 @@ function patchTargets(files: readonly string[], strip: number): string[] | undef
     } catch {
       return undefined;
     }
-    const stripped = (name: string): string => name.replace(/\t.*$/, "").split("/").slice(strip).join("/");
+    // A name in quotes is C-quoted (`"b/a\\tb"`); `--directory=D` puts D before every name.
+    const unquoted = (name: string): string => (/^".*"$/.test(name) ? name.slice(1, -1).replace(/\\([0-7]{3}|.)/g, (_m, c: string) => (c.length === 3 ? String.fromCharCode(parseInt(c, 8)) : ({ n: "\n", t: "\t" } as Record<string, string>)[c] ?? c)) : name);
+    const stripped = (name: string): string => path.posix.join(directory, unquoted(name.replace(/\t.*$/, "")).split("/").slice(strip).join("/"));
     for (const line of text.split("\n")) {
-      const header = /^diff --git (\S+) (\S+)/.exec(line);
+      const header = /^diff --git ("(?:[^"\\]|\\.)*"|\S+) ("(?:[^"\\]|\\.)*"|\S+)/.exec(line);
       if (header) {
         targets.add(stripped(header[1] as string));
         targets.add(stripped(header[2] as string));
@@ -363,17 +410,17 @@ function patchTargets(files: readonly string[], strip: number): string[] | undef
       const side = /^(?:---|\+\+\+) (.+)$/.exec(line)?.[1];
       if (side !== undefined && side !== "/dev/null") targets.add(stripped(side));
       const renamed = /^(?:rename|copy) (?:from|to) (.+)$/.exec(line)?.[1];
-      if (renamed !== undefined) targets.add(renamed);
+      if (renamed !== undefined) targets.add(path.posix.join(directory, unquoted(renamed)));
     }
   }
   return [...targets].filter((t) => t !== "");
 }
 
 /** The object ids HEAD's tree gives `relatives` (paths from the root); none for a path it lacks, undefined when HEAD cannot be read. */
-function headIds(gitDir: string, relatives: readonly string[]): Map<string, string> | undefined {
+function headIds(gitDir: string, relatives: readonly string[], revision = "HEAD"): Map<string, string> | undefined {
   try {
     // ls-tree reads objects only: no hook, filter or fsmonitor runs; bounded so a file made to block cannot hold OMP.
-    const out = execFileSync("git", ["--git-dir", gitDir, "ls-tree", "-z", "--full-tree", "HEAD", "--", ...relatives], { encoding: "utf8", timeout: 2_000, stdio: ["ignore", "pipe", "ignore"], maxBuffer: 1 << 20 });
+    const out = execFileSync("git", ["--git-dir", gitDir, "ls-tree", "-z", "--full-tree", revision, "--", ...relatives], { encoding: "utf8", timeout: 2_000, stdio: ["ignore", "pipe", "ignore"], maxBuffer: 1 << 20 });
     const ids = new Map<string, string>();
     for (const entry of out.split("\0")) {
       const match = /^\d+ \w+ ([0-9a-f]+)\t(.+)$/s.exec(entry);
@@ -394,6 +441,7 @@ export function rewrittenFiles(rewrite: WorkTreeRewrite, candidates: readonly st
   const excludesFile = last("core.excludesfile");
   const found: RewrittenFile[] = [];
   const staged: string[] = [];
+  const overwritable: string[] = [];
   for (const file of candidates) {
     const relative = path.relative(rewrite.root, file).split(path.sep).join("/");
     if (relative === "" || relative.startsWith("..") || path.isAbsolute(relative) || relative.split("/")[0] === ".git" || !rewrite.covers(relative)) continue;
@@ -414,6 +462,7 @@ export function rewrittenFiles(rewrite: WorkTreeRewrite, candidates: readonly st
       if (touches.changed || touches.any === true) found.push({ relative, state });
       continue;
     }
+    if (touches.overwritesFrom !== undefined && state === "untracked") overwritable.push(relative);
     if (touches.untracked === undefined) continue;
     if (touches.untracked === "all") {
       found.push({ relative, state });
@@ -424,6 +473,11 @@ export function rewrittenFiles(rewrite: WorkTreeRewrite, candidates: readonly st
     if (!rewrite.entersUntrackedDirs && dir !== "." && index !== undefined && ![...index.entries.keys()].some((p) => p.startsWith(`${dir}/`))) continue;
     const ignored = isIgnored(rewrite.root, rewrite.gitDir, relative, excludesFile, rewrite.env);
     if (ignored === (touches.untracked === "ignored")) found.push({ relative, state });
+  }
+  if (overwritable.length > 0 && rewrite.touches.overwritesFrom !== undefined) {
+    // A revision that cannot be read (not there yet, built at run time) may hold anything.
+    const into = isDynamic(rewrite.touches.overwritesFrom) ? undefined : headIds(rewrite.gitDir, overwritable, rewrite.touches.overwritesFrom);
+    for (const relative of overwritable) if (into === undefined || into.has(relative)) found.push({ relative, state: "untracked", overwritten: true });
   }
   if (staged.length > 0) {
     const head = headIds(rewrite.gitDir, staged);

@@ -466,15 +466,40 @@ function searchedWhole(input: HookInput): { dirs: string[]; gitignore: boolean }
   return { dirs, gitignore: raw?.gitignore !== false };
 }
 
+/** `git add -f PATHS` (`-A -f`, `--force`): the first ignored secret file it would stage. */
+function forceStaged(args: readonly string[], cwd: string, options: Options): { file: string; pattern: string } | undefined {
+  let i = 0;
+  let here = cwd;
+  for (; i < args.length && (args[i] as string).startsWith("-"); i++) {
+    if (args[i] === "-C" && args[i + 1] !== undefined) here = path.resolve(here, args[++i] as string);
+    else if (args[i] === "-c") i++;
+  }
+  if (args[i] !== "add") return undefined;
+  const rest = args.slice(i + 1);
+  const force = rest.some((a) => a === "--force" || (/^-[A-Za-z]+$/.test(a) && a.includes("f")));
+  if (!force) return undefined;
+  const paths = rest.filter((a) => !a.startsWith("-"));
+  const all = rest.some((a) => a === "--all" || (/^-[A-Za-z]+$/.test(a) && a.includes("A")));
+  for (const dir of paths.length > 0 ? paths : all ? ["."] : []) {
+    const at = path.resolve(here, dir);
+    const files = statOf(at)?.isDirectory() === true ? treeFiles(at, here).files : [at];
+    for (const file of files) {
+      const pattern = secretPattern(file, options);
+      if (pattern !== undefined && !isTracked(file) && ignoredByGit(file, false)) return { file: path.relative(here, file) || file, pattern };
+    }
+  }
+  return undefined;
+}
+
 /**
  * Whether OMP's search leaves `file` out as git-ignored: git ignores it in the repository
  * around it, and no `.ignore` or `.rgignore` (which OMP's search also reads, and which
  * may take it back in) lies on the way to it.
  */
-function ignoredByGit(file: string): boolean {
+function ignoredByGit(file: string, searchIgnores = true): boolean {
   const repo = repositoryAround(file);
   if (repo === undefined) return false;
-  for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
+  for (let dir = path.dirname(file); searchIgnores; dir = path.dirname(dir)) {
     if (lstatOf(path.join(dir, ".ignore")) !== undefined || lstatOf(path.join(dir, ".rgignore")) !== undefined) return false;
     if (dir === repo.root || path.dirname(dir) === dir) break;
   }
@@ -548,6 +573,12 @@ function findSecret(input: HookInput, options: Options): Found | undefined {
       return "found";
     }
     if (!run.command.piped || run.program === undefined || !NAME_PIPES.has(run.program)) selecting = undefined;
+    // `git add -f .`: a secret file git ignores, staged, is then printed by `git diff --cached`, `git show`, a search of the index.
+    const staged = run.program === "git" ? forceStaged(run.argv.slice(1), run.scope.cwd ?? cwd, options) : undefined;
+    if (staged !== undefined) {
+      found = { file: staged.file, pattern: staged.pattern, how: "git add -f, which stages a file git ignores (git diff --cached would then print it)," };
+      return "found";
+    }
     // `ls -a | while read f; do cat "$f"; done`: the names ls prints of a folder holding a secret file go down the pipe as find's do.
     if (run.program === "ls") {
       const listed = lsLists(run.argv.slice(1), run.scope.cwd ?? cwd, options);

@@ -15,10 +15,10 @@ import { callKind, codeOf, type CodeLanguage } from "../tools/declaration.ts";
 import { readCode } from "../tools/code-reading.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
 import { globMatches, isLink, nameGlob, resolvedPath, sessionCwdOf, throughLinks, userHome } from "./paths.ts";
-import { basename, commandTargets, walkCall, walkShell, type RunCommand, type Scope } from "./shell-walk.ts";
+import { basename, commandTargets, isDynamic, walkCall, walkShell, type RunCommand, type Scope } from "./shell-walk.ts";
 import { isWriter, linkSources, writeTargets, type WriteTarget } from "./shell-writers.ts";
 import { asGit } from "./git-commands.ts";
-import { gitWorkTreeRewrite, rewrittenFiles } from "./git-worktree.ts";
+import { gitWorkTreeRewrite, patchTargets, rewrittenFiles } from "./git-worktree.ts";
 import type { BuiltinGate, GateContext, GateVerdict } from "./types.ts";
 
 export const SELF_PROTECTION_ID = "self-protection";
@@ -495,7 +495,7 @@ function visitor(cwd: string, context: GateContext, protectedList: ProtectedList
         return `Tama refused this call: it ${relative.effect} ${relative.word} after \`cd ${run.scope.unknownCwd}\`, a directory built at run time that names Tama's own state. An agent may not change the policy that governs it. ${ASK_PERSON}`;
       }
     }
-    return checkTargets(targets, here, context, protectedList, run.env, run.scope.links) ?? handedProtected(run, here, context, protectedList) ?? gitRewrites(run, here, protectedList);
+    return checkTargets(targets, here, context, protectedList, run.env, run.scope.links) ?? handedProtected(run, here, context, protectedList) ?? gitRewrites(run, here, protectedList) ?? patchProgram(run, here, context, protectedList);
   };
 }
 
@@ -525,10 +525,35 @@ function filesOf(protectedPath: ProtectedPath): string[] {
   return files;
 }
 
+/**
+ * `patch -p1 < fix.diff`, `patch -i fix.diff`: the files the patch names, judged as writes;
+ * a patch no reader saw (`curl … | patch -p1`) may undo any uncommitted change, as `git
+ * apply` of one may.
+ */
+function patchProgram(run: RunCommand, here: string, context: GateContext, protectedList: ProtectedList): string | undefined {
+  if (run.program !== "patch") return undefined;
+  const args = run.argv.slice(1);
+  if (args.some((a) => a === "--dry-run" || a === "-C" || a === "--check")) return undefined;
+  const valueOf = (short: string, long: string): string | undefined => {
+    const at = args.findIndex((a) => a === short || a === long || a.startsWith(`${long}=`) || (a.startsWith(short) && a.length > short.length && !a.startsWith("--")));
+    if (at === -1) return undefined;
+    const arg = args[at] as string;
+    return arg === short || arg === long ? args[at + 1] : arg.startsWith(`${long}=`) ? arg.slice(long.length + 1) : arg.slice(short.length);
+  };
+  const given = valueOf("-p", "--strip");
+  const dir = path.resolve(here, valueOf("-d", "--directory") ?? ".");
+  const input = valueOf("-i", "--input") ?? run.command.redirects.find((r) => r.op === "<")?.target;
+  const read = (strip: number): string[] | undefined => (input === undefined || isDynamic(input) ? undefined : patchTargets([path.resolve(here, input)], strip));
+  // Without -p, GNU patch takes a git diff's `a/` off itself, and otherwise the bare name: each is read.
+  const targets = given !== undefined ? read(Number(given)) : read(0)?.flatMap((t) => [t, t.split("/").slice(1).join("/"), path.basename(t)]).filter((t) => t !== "");
+  if (targets !== undefined) return checkTargets(targets.map((t) => ({ word: path.resolve(dir, t), effect: "patches", reachesBelow: false })), here, context, protectedList, run.env, run.scope.links);
+  return gitRewrites({ ...run, argv: ["git", "apply"], program: "git" }, dir, protectedList);
+}
+
 function gitRewrites(run: RunCommand, here: string, protectedList: ProtectedList): string | undefined {
   const git = asGit(run);
   if (git === undefined) return undefined;
-  const rewrite = gitWorkTreeRewrite(git.argv.slice(1), here, run.env);
+  const rewrite = gitWorkTreeRewrite(git.argv.slice(1), here, run.env, 0, run.unreadArgs);
   if (rewrite === undefined) return undefined;
   const inTree = protectedList().filter((p) => p.path === rewrite.root || p.path.startsWith(`${rewrite.root}/`));
   if (inTree.length === 0) return undefined;
@@ -536,8 +561,11 @@ function gitRewrites(run: RunCommand, here: string, protectedList: ProtectedList
     const hit = rewrittenFiles(rewrite, filesOf(p))[0];
     if (hit === undefined) continue;
     const file = path.join(rewrite.root, hit.relative);
-    const what =
-      hit.state === "untracked"
+    const what = hit.overwritten === true
+      ? `overwrites the untracked ${file} with what ${rewrite.touches.overwritesFrom ?? "that revision"} holds there`
+      : rewrite.touches.records === true
+        ? `records the person's uncommitted ${hit.state === "untracked" ? "new file" : "change to"} ${file}, which is theirs to commit`
+        : hit.state === "untracked"
         ? `deletes the untracked ${file}`
         : hit.state === "changed"
           ? `throws away the uncommitted changes to ${file}`

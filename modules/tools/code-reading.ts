@@ -517,7 +517,7 @@ function argumentOf(group: readonly Token[], computedParts = false, dotJoins = f
 const HOME_EXPRESSION =
   /^(?:(?:require\(["']os["']\)|os|pathlib\.Path|Path|Dir)\.)?(?:homedir|home)\(\)$|^(?:os\.environ\[["']HOME["']\]|os\.environ\.get\(["']HOME["'].*\)|os\.getenv\(["']HOME["'].*\)|process\.env\.HOME|process\.env\[["']HOME["']\]|\$ENV\{["']?HOME["']?\}|ENV\[["']HOME["']\]|ENV\.fetch\(["']HOME["'].*\)|Dir\.home|getenv\(["']HOME["']\)|glob\(["']~\/?["']\))$/;
 /** The working directory: `os.getcwd()`, `process.cwd()`, `Path.cwd()`, `Dir.pwd`, PHP's `getcwd()`. */
-const CWD_EXPRESSION = /^(?:(?:os|process|pathlib\.Path|Path|Dir|Deno)\.)?(?:getcwd|cwd)\(\)$|^Dir\.pwd$|^(?:os\.path\.)?(?:abspath|realpath)\((?:os\.curdir|["']\.\/?["'])\)$|^os\.curdir$|^(?:require\(["'](?:node:)?path["']\)|path)\.resolve\((?:["']\.\/?["'])?\)$/;
+const CWD_EXPRESSION = /^(?:(?:os|process|pathlib\.Path|Path|Dir|Deno)\.)?(?:getcwd|cwd)\(\)$|^Dir\.pwd$|^(?:os\.environ\[["']PWD["']\]|os\.environ\.get\(["']PWD["'].*\)|os\.getenv\(["']PWD["'].*\)|process\.env\.PWD|process\.env\[["']PWD["']\]|\$ENV\{["']?PWD["']?\}|ENV\[["']PWD["']\])$|^(?:os\.path\.)?(?:abspath|realpath)\((?:os\.curdir|["']\.\/?["'])\)$|^os\.curdir$|^(?:require\(["'](?:node:)?path["']\)|path)\.resolve\((?:["']\.\/?["'])?\)$/;
 
 /** `~` or `.` for an expression that is the home or the working directory, which a removal of it deletes whole. */
 function placeOf(group: readonly Token[]): string | undefined {

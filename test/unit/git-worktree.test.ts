@@ -171,6 +171,41 @@ describe("the forms the second red-team pass found", () => {
   });
 });
 
+describe("the forms the third red-team pass found", () => {
+  it.each([
+    // `:/path` is the path from the top when no commit message matches it; names printed at run time or handed on by xargs may be any.
+    "git checkout :/.claude", "git checkout --ignore-skip-worktree-bits :/.claude", "git ls-files -m | xargs git checkout --", "git checkout -- $(git ls-files -m)", "for f in $(git ls-files -m); do git checkout HEAD -- $f; done",
+    // patch(1) of a patch that names it, or of one no reader saw; the person's change recorded by the agent.
+    "git diff -R > r.patch; patch -p1 < r.patch", "cat r.patch | patch -p1", "git add -A", "git add .", "git commit -am wip", "git commit -a -m wip",
+  ])("%s: refused", (command) => {
+    expect(verdict(dirty, command)).toMatch(/refused/);
+  });
+
+  it("a patch with quoted names, or one put under --directory, is read for the file it changes", () => {
+    const dir = project("quoted", { dirty: true });
+    const body = "@@ -1 +1 @@\n-x\n+y\n";
+    writeFileSync(path.join(dir, "q.patch"), `diff --git "a/.claude/settings.json" "b/.claude/settings.json"\n--- "a/.claude/settings.json"\n+++ "b/.claude/settings.json"\n${body}`);
+    writeFileSync(path.join(dir, "d.patch"), `--- a/settings.json\n+++ b/settings.json\n${body}`);
+    writeFileSync(path.join(dir, "r.patch"), `--- a/.claude/settings.json\n+++ b/.claude/settings.json\n${body}`);
+    expect(verdict(dir, "git apply q.patch")).toMatch(/settings\.json/);
+    expect(verdict(dir, "git apply --directory=.claude d.patch")).toMatch(/settings\.json/);
+    expect(verdict(dir, "patch -p1 -i r.patch")).toMatch(/settings\.json/);
+    expect(verdict(clean, "git add src")).toBeUndefined();
+    expect(verdict(clean, "git commit -m wip src/a.txt")).toBeUndefined();
+  });
+
+  it("a branch that holds an ignored policy file overwrites it on checkout: refused; one that does not passes", () => {
+    const dir = project("overwrite");
+    const blob = execFileSync("git", ["hash-object", "-w", "--stdin"], { cwd: dir, input: '{"hooks":{"x":1}}\n', encoding: "utf8" }).trim();
+    git(dir, "read-tree", "--index-output=evil.idx", "HEAD");
+    execFileSync("git", ["update-index", "--add", "--cacheinfo", `100644,${blob},.claude/settings.local.json`], { cwd: dir, env: { ...gitEnv, GIT_INDEX_FILE: path.join(dir, "evil.idx") } });
+    const tree = execFileSync("git", ["write-tree"], { cwd: dir, env: { ...gitEnv, GIT_INDEX_FILE: path.join(dir, "evil.idx") }, encoding: "utf8" }).trim();
+    git(dir, "branch", "evil", git(dir, "commit-tree", tree, "-p", "HEAD", "-m", "evil").trim());
+    for (const command of ["git checkout evil", "git switch evil", "git merge evil"]) expect(verdict(dir, command), command).toMatch(/overwrites the untracked .*settings\.local\.json with what evil holds/);
+    expect(verdict(dir, "git checkout main")).toBeUndefined();
+  });
+});
+
 describe("a hook source as committed", () => {
   it.each(["git stash", "git checkout -- .", "git restore .", "git reset --hard", "git checkout -f main", "git clean -fd"])("is unchanged by %s: passes", (command) => {
     expect(verdict(clean, command)).toBeUndefined();
