@@ -8,6 +8,7 @@
 // hook edit with git; what a command brings from history (a branch switched to, a
 // merge) is git's ordinary work and is not judged here.
 import { execFileSync } from "node:child_process";
+import { readdirSync } from "node:fs";
 import path from "node:path";
 import { lstatOf, statOf } from "../system/disk-moment.ts";
 import { readRegularFile } from "../system/regular-file.ts";
@@ -432,6 +433,28 @@ function headIds(gitDir: string, relatives: readonly string[], revision = "HEAD"
   }
 }
 
+/** The repository's remotes, by their refs (`refs/remotes/<name>/…`, loose or packed). */
+function remoteNames(gitDir: string): string[] {
+  let common = gitDir;
+  try {
+    common = path.resolve(gitDir, readRegularFile(path.join(gitDir, "commondir")).trim());
+  } catch {
+    // not a linked worktree
+  }
+  const names = new Set<string>();
+  try {
+    for (const name of readdirSync(path.join(common, "refs", "remotes"))) names.add(name);
+  } catch {
+    // none loose
+  }
+  try {
+    for (const match of readRegularFile(path.join(common, "packed-refs")).matchAll(/ refs\/remotes\/([^/\s]+)\//g)) names.add(match[1] as string);
+  } catch {
+    // none packed
+  }
+  return [...names].slice(0, 8);
+}
+
 /** The files among `candidates` (absolute) that `rewrite` would overwrite or delete. */
 export function rewrittenFiles(rewrite: WorkTreeRewrite, candidates: readonly string[]): RewrittenFile[] {
   const entries = gitConfigEntries({ cwd: rewrite.root, env: rewrite.env, inline: rewrite.inline, gitDir: rewrite.gitDir });
@@ -475,9 +498,14 @@ export function rewrittenFiles(rewrite: WorkTreeRewrite, candidates: readonly st
     if (ignored === (touches.untracked === "ignored")) found.push({ relative, state });
   }
   if (overwritable.length > 0 && rewrite.touches.overwritesFrom !== undefined) {
-    // A revision that cannot be read (not there yet, built at run time) may hold anything.
-    const into = isDynamic(rewrite.touches.overwritesFrom) ? undefined : headIds(rewrite.gitDir, overwritable, rewrite.touches.overwritesFrom);
-    for (const relative of overwritable) if (into === undefined || into.has(relative)) found.push({ relative, state: "untracked", overwritten: true });
+    const revision = rewrite.touches.overwritesFrom;
+    // A revision built at run time may be any. `-` is the branch before; a name only a remote has is the one checkout makes from it.
+    const candidates = revision === "-" ? ["@{-1}"] : [revision, ...remoteNames(rewrite.gitDir).map((remote) => `refs/remotes/${remote}/${revision}`)];
+    let into: Map<string, string> | undefined;
+    for (const candidate of isDynamic(revision) ? [] : candidates) if ((into = headIds(rewrite.gitDir, overwritable, candidate)) !== undefined) break;
+    // One git cannot read either is no revision: the command fails and overwrites nothing.
+    if (isDynamic(revision)) for (const relative of overwritable) found.push({ relative, state: "untracked", overwritten: true });
+    else for (const relative of overwritable) if (into?.has(relative) === true) found.push({ relative, state: "untracked", overwritten: true });
   }
   if (staged.length > 0) {
     const head = headIds(rewrite.gitDir, staged);
