@@ -499,6 +499,8 @@ describe("git's own ways to change a hook source, OMP's other readers of .env, a
     }
     expect(await call("git clean -fd")).toMatch(/deletes the untracked .*\.tama\/hooks\.json/);
     expect(await call("git diff .claude/settings.json | git apply -R")).toMatch(/\.claude\/settings\.json/);
+    expect(await call("git add -A && git commit -qm wip")).toMatch(/records the person's uncommitted (?:change to|new file)/);
+    expect(git("log", "--oneline").trim().split("\n")).toHaveLength(1);
     // Staged by the person and not committed, it goes with reset --hard as well.
     git("add", ".claude/settings.json");
     expect(await call("git reset --har")).toMatch(/throws away the staged, uncommitted changes to .*\.claude\/settings\.json/);
