@@ -555,11 +555,16 @@ function gitRewrites(run: RunCommand, here: string, protectedList: ProtectedList
   if (git === undefined) return undefined;
   const rewrite = gitWorkTreeRewrite(git.argv.slice(1), here, run.env, 0, run.unreadArgs);
   if (rewrite === undefined) return undefined;
-  const inTree = protectedList().filter((p) => p.path === rewrite.root || p.path.startsWith(`${rewrite.root}/`));
-  if (inTree.length === 0) return undefined;
-  for (const p of inTree) {
-    const hit = rewrittenFiles(rewrite, filesOf(p))[0];
-    if (hit === undefined) continue;
+  // The policy files there now, each with the protected path it belongs to; the repository is read once for all of them.
+  const owner = new Map<string, ProtectedPath>();
+  for (const p of protectedList()) {
+    if (p.path !== rewrite.root && !p.path.startsWith(`${rewrite.root}/`)) continue;
+    for (const file of filesOf(p)) if (!owner.has(file)) owner.set(file, p);
+  }
+  if (owner.size === 0) return undefined;
+  for (const hit of rewrittenFiles(rewrite, [...owner.keys()])) {
+    const p = owner.get(path.join(rewrite.root, hit.relative));
+    if (p === undefined) continue;
     const file = path.join(rewrite.root, hit.relative);
     const what = hit.overwritten === true
       ? `overwrites the untracked ${file} with what ${rewrite.touches.overwritesFrom ?? "that revision"} holds there`
