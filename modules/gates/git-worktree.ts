@@ -465,6 +465,7 @@ export function rewrittenFiles(rewrite: WorkTreeRewrite, candidates: readonly st
   const found: RewrittenFile[] = [];
   const staged: string[] = [];
   const overwritable: string[] = [];
+  let headOfStaged: Map<string, string> | undefined;
   for (const file of candidates) {
     const relative = path.relative(rewrite.root, file).split(path.sep).join("/");
     if (relative === "" || relative.startsWith("..") || path.isAbsolute(relative) || relative.split("/")[0] === ".git" || !rewrite.covers(relative)) continue;
@@ -502,13 +503,16 @@ export function rewrittenFiles(rewrite: WorkTreeRewrite, candidates: readonly st
     // A revision built at run time may be any. `-` is the branch before; a name only a remote has is the one checkout makes from it.
     const candidates = revision === "-" ? ["@{-1}"] : [revision, ...remoteNames(rewrite.gitDir).map((remote) => `refs/remotes/${remote}/${revision}`)];
     let into: Map<string, string> | undefined;
-    for (const candidate of isDynamic(revision) ? [] : candidates) if ((into = headIds(rewrite.gitDir, overwritable, candidate)) !== undefined) break;
+    // HEAD is read once for what is staged too (`reset --hard`): one git run, not two.
+    const asked = revision === "HEAD" ? [...overwritable, ...staged] : overwritable;
+    for (const candidate of isDynamic(revision) ? [] : candidates) if ((into = headIds(rewrite.gitDir, asked, candidate)) !== undefined) break;
+    if (revision === "HEAD" && into !== undefined) headOfStaged = into;
     // One git cannot read either is no revision: the command fails and overwrites nothing.
     if (isDynamic(revision)) for (const relative of overwritable) found.push({ relative, state: "untracked", overwritten: true });
     else for (const relative of overwritable) if (into?.has(relative) === true) found.push({ relative, state: "untracked", overwritten: true });
   }
   if (staged.length > 0) {
-    const head = headIds(rewrite.gitDir, staged);
+    const head = headOfStaged ?? headIds(rewrite.gitDir, staged);
     for (const relative of staged) {
       if (head === undefined || head.get(relative) !== index?.entries.get(relative)?.id) found.push({ relative, state: "staged" });
     }
