@@ -10,6 +10,7 @@ import { asGit } from "./git-commands.ts";
 import { gitConfigEntries } from "./git-config.ts";
 import { projectRoot } from "./paths.ts";
 import { commandTargets, isDynamic, walkCall, type RunCommand } from "./shell-walk.ts";
+import { isWriter } from "./shell-writers.ts";
 import { gateWithOptions, type GateVerdict } from "./types.ts";
 import { readRegularFile } from "../system/regular-file.ts";
 
@@ -256,12 +257,13 @@ function gitDirsOf(dir: string): string[] {
 
 /** `echo $id > .git/refs/heads/main`, `cp x .git/packed-refs`: a branch moved by writing git's own files. */
 function refWrites(run: RunCommand, options: Options): string | undefined {
-  const targets = commandTargets(run);
-  if (targets.length === 0) return undefined;
+  // Most commands write nothing; of those that do, only a target in a git directory is read further.
+  if (run.command.redirects.length === 0 && run.otherWrites.length === 0 && (run.program === undefined || !isWriter(run.program))) return undefined;
   const cwd = run.scope.cwd ?? process.cwd();
+  const files = commandTargets(run).map((target) => ({ target, file: path.resolve(cwd, target.word) })).filter(({ file }) => file.includes("/.git"));
+  if (files.length === 0) return undefined;
   const dirs = gitDirsOf(cwd);
-  for (const target of targets) {
-    const file = path.resolve(cwd, target.word);
+  for (const { target, file } of files) {
     for (const gitDir of dirs) {
       if (!file.startsWith(`${gitDir}/`)) continue;
       const inside = file.slice(gitDir.length + 1);
