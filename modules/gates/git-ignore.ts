@@ -115,3 +115,13 @@ export function isIgnored(root: string, gitDir: string, relative: string, exclud
   }
   return false;
 }
+
+/** Whether rules given on the command line (`git clean -e PATTERN`, read as a .gitignore at the root) match `relative` or a folder above it. */
+export function matchesRules(rules: readonly string[], relative: string): boolean {
+  const patterns = parsePatterns(rules.join("\n"), "");
+  const parts = relative.split("/");
+  for (let depth = 0; depth < parts.length; depth++) {
+    if (verdictOf(patterns, parts.slice(0, depth + 1).join("/"), depth < parts.length - 1) === true) return true;
+  }
+  return false;
+}

@@ -105,15 +105,27 @@ export function parseGitIndex(bytes: Buffer, hash: "sha1" | "sha256" = "sha1"): 
 
 /** The id git gives `file`'s content (a blob: a regular file's bytes, a link's target); undefined when it cannot be read. */
 export function workTreeId(file: string, hash: "sha1" | "sha256"): string | undefined {
+  return workTreeIds(file, hash)[0];
+}
+
+const blobId = (content: Buffer, hash: "sha1" | "sha256"): string => createHash(hash).update(`blob ${content.length}\0`).update(content).digest("hex");
+
+/**
+ * The ids git may give `file`'s content: its bytes as they are, and, where they hold
+ * CRLF line ends, with LF ones (what `eol=crlf`, `text=auto` and `core.autocrlf` store).
+ */
+export function workTreeIds(file: string, hash: "sha1" | "sha256"): string[] {
   const seen = lstatOf(file);
-  if (seen === undefined) return undefined;
+  if (seen === undefined) return [];
   let content: Buffer;
   try {
     content = seen.isSymbolicLink() ? Buffer.from(readlinkSync(file)) : readRegularFileBytes(file);
   } catch {
-    return undefined;
+    return [];
   }
-  return createHash(hash).update(`blob ${content.length}\0`).update(content).digest("hex");
+  const ids = [blobId(content, hash)];
+  if (!seen.isSymbolicLink() && content.includes("\r\n")) ids.push(blobId(Buffer.from(content.toString("latin1").replace(/\r\n/g, "\n"), "latin1"), hash));
+  return ids;
 }
 
 /** How the work tree's `relative` stands against the index: missing, untracked, changed, as staged, or unknown (no index read). */
@@ -123,7 +135,7 @@ export function fileState(index: GitIndex | undefined, root: string, relative: s
   if (index === undefined) return "unknown";
   const entry = index.entries.get(relative);
   if (entry === undefined) return "untracked";
-  return workTreeId(file, index.hash) === entry.id ? "staged" : "changed";
+  return workTreeIds(file, index.hash).includes(entry.id) ? "staged" : "changed";
 }
 
 /** The repository around `file` (absolute): its work tree's root and git directory; undefined outside one. */

@@ -13,8 +13,8 @@ import path from "node:path";
 import { lstatOf, statOf } from "../system/disk-moment.ts";
 import { readRegularFile } from "../system/regular-file.ts";
 import { gitAliases, gitConfigEntries, type GitConfigEntry, normalizeKey, parseGitConfig } from "./git-config.ts";
-import { fileState, readGitIndex } from "./git-index.ts";
-import { isIgnored } from "./git-ignore.ts";
+import { fileState, readGitIndex, workTreeIds } from "./git-index.ts";
+import { isIgnored, matchesRules } from "./git-ignore.ts";
 import { isDynamic } from "./shell-words.ts";
 
 /**
@@ -31,6 +31,12 @@ export interface Touches {
   overwritesFrom?: string;
   /** The command records the changes instead of throwing them away (`git add`, `git commit -a`): the person's to record. */
   records?: boolean;
+  /** With `any`: the revision the files are written from; a file it holds as the work tree does is left as it is. */
+  source?: string;
+  /** `git restore --source` removes a tracked file the source lacks (checkout with paths does not). */
+  removesAbsent?: boolean;
+  /** `git clean -e RULE`: files a rule matches are kept. */
+  kept?: string[];
 }
 const CHANGED: Touches = { changed: true };
 const DISCARDS: Touches = { changed: true, staged: true };
@@ -74,6 +80,10 @@ const ARG_OPTIONS: Record<string, ReadonlySet<string>> = {
   "checkout-index": new Set(["--prefix", "--stage"]),
   "read-tree": new Set(["--prefix", "--index-output", "--exclude-per-directory"]),
   merge: new Set(["-m", "-F", "--file", "-s", "--strategy", "-X", "--strategy-option", "--into-name", "--cleanup"]),
+  pull: new Set(["-s", "--strategy", "-X", "--strategy-option", "--depth", "--deepen", "--shallow-since", "--shallow-exclude", "-j", "--jobs", "-o", "--server-option", "--upload-pack", "--recurse-submodules"]),
+  rebase: new Set(["--onto", "-s", "--strategy", "-X", "--strategy-option", "-x", "--exec", "-C", "--whitespace", "--empty"]),
+  "cherry-pick": new Set(["-m", "--mainline", "-s", "--strategy", "-X", "--strategy-option", "--cleanup"]),
+  revert: new Set(["-m", "--mainline", "-s", "--strategy", "-X", "--strategy-option", "--cleanup"]),
   add: new Set(["--chmod", "--pathspec-from-file"]),
   commit: new Set(["-m", "--message", "-F", "--file", "-C", "--reuse-message", "-c", "--reedit-message", "--author", "--date", "--fixup", "--squash", "-t", "--template", "--cleanup", "--trailer", "--pathspec-from-file", "-S", "--gpg-sign"]),
   apply: new Set(["--exclude", "--include", "--directory", "--whitespace", "--build-fake-ancestor"]),
@@ -81,7 +91,7 @@ const ARG_OPTIONS: Record<string, ReadonlySet<string>> = {
 
 /** git's commands that are none of the above: a name among them is never an alias (git runs the command). */
 const OTHER_BUILTINS = new Set(
-  "am annotate archive bisect blame branch bundle cat-file check-ignore cherry cherry-pick clone config describe diff fetch format-patch fsck gc grep hash-object init log ls-files ls-remote ls-tree merge-base mv notes pull push range-diff rebase reflog remote rev-list rev-parse revert rm shortlog show show-ref sparse-checkout status submodule symbolic-ref tag update-index update-ref worktree".split(" "),
+  "am annotate archive bisect blame branch bundle cat-file check-ignore cherry clone config describe diff fetch format-patch fsck gc grep hash-object init log ls-files ls-remote ls-tree merge-base mv notes push range-diff reflog remote rev-list rev-parse rm shortlog show show-ref sparse-checkout status submodule symbolic-ref tag update-index update-ref worktree".split(" "),
 );
 
 const STASH_OTHER = new Set(["list", "show", "drop", "pop", "apply", "branch", "clear", "create", "store"]);
@@ -102,9 +112,13 @@ function parseArgs(sub: string, args: readonly string[]): Parsed {
     if (arg === "--") return { options, words, afterDashes: args.slice(i + 1) };
     if (arg.startsWith("-") && arg.length > 1) {
       options.push(arg);
-      // A short cluster whose last letter takes a value (`-am MSG`) takes the next word as that option's.
+      // A short cluster whose last letter takes a value (`-am MSG`) takes the next word as that option's; so does a long
+      // option git would take for one that does (`--cre NEW` is `--create NEW`).
       const last = /^-[A-Za-z]{2,}$/.test(arg) ? `-${arg.at(-1) as string}` : arg;
-      if (takes.has(arg) || takes.has(last)) options.push(`${last}=${args[++i] ?? ""}`);
+      const long = arg.startsWith("--") && !arg.includes("=") && arg.length >= 4 ? [...takes].filter((t) => t.startsWith(arg)) : [];
+      const named = takes.has(arg) ? arg : takes.has(last) ? last : long.length === 1 ? (long[0] as string) : undefined;
+      if (named !== undefined) options.push(`${named}=${args[++i] ?? ""}`);
+      else if (long.length > 1) i++;
     } else words.push(arg);
   }
   return { options, words, afterDashes: undefined };
@@ -317,47 +331,74 @@ export function gitWorkTreeRewrite(args: readonly string[], cwd: string, env: Re
         const from = source === undefined ? {} : { overwritesFrom: source };
         return make(`git checkout${has(options, "f", "--force") ? " -f" : ""} ${source ?? ""}`.trim(), has(options, "f", "--force") ? { ...DISCARDS, ...from } : { changed: false, ...from }, []);
       }
-      return source !== undefined ? make(`git checkout ${source} -- …`, ANY, specs) : make("git checkout -- …", CHANGED, specs);
+      return source !== undefined ? make(`git checkout ${source} -- …`, { ...ANY, source }, specs) : make("git checkout -- …", CHANGED, specs);
     }
     case "restore": {
       const staged = has(options, "S", "--staged");
       const worktree = has(options, "W", "--worktree");
       if (staged && !worktree) return undefined;
-      const source = options.find((o) => o.startsWith("-s=") || o.startsWith("--source=") || /^-s./.test(o));
+      const option = options.find((o) => o.startsWith("-s=") || o.startsWith("--source=") || /^-s./.test(o));
+      const source = option === undefined ? undefined : option.startsWith("--source=") ? option.slice("--source=".length) : option.replace(/^-s=?/, "");
       const specs = [...words, ...(afterDashes ?? [])];
-      return source !== undefined ? make(`git restore --source`, ANY, specs) : make("git restore", CHANGED, specs);
+      return source !== undefined ? make(`git restore --source`, { ...ANY, source, removesAbsent: !has(options, undefined, "--overlay") }, specs) : make("git restore", CHANGED, specs);
     }
     case "reset":
-      return has(options, undefined, "--hard") ? make("git reset --hard", { ...DISCARDS, overwritesFrom: words[0] ?? "HEAD" }, []) : undefined;
+      if (has(options, undefined, "--hard")) return make("git reset --hard", { ...DISCARDS, overwritesFrom: words[0] ?? "HEAD" }, []);
+      // --keep and --merge keep changed files (or refuse), but write the revision's files where an ignored one lies.
+      return has(options, undefined, "--keep", "--merge") ? make("git reset --keep", { changed: false, overwritesFrom: words[0] ?? "HEAD" }, []) : undefined;
     case "switch": {
       // `git switch BRANCH`, `-c NEW [START]`, `--detach REV`: the revision the tree becomes.
+      // With -c/-C/--orphan the new branch's name went with the option; what is left is its start point.
       const target = options.find((o) => /^--(?:create|force-create|orphan)=|^-[cC]=/.test(o)) !== undefined ? (words[0] ?? "HEAD") : (words[0] ?? undefined);
       const from = target === undefined ? {} : { overwritesFrom: target };
       return make("git switch", has(options, "f", "--force", "--discard-changes") ? { ...DISCARDS, ...from } : { changed: false, ...from }, []);
     }
     case "merge": {
-      if (has(options, undefined, "--abort", "--quit", "--continue") || words.length === 0) return undefined;
-      return make(`git merge ${words[0] as string}`, { changed: false, overwritesFrom: words[0] as string }, []);
+      if (has(options, undefined, "--abort", "--quit", "--continue")) return undefined;
+      // With no name, the branch's upstream.
+      const from = words[0] ?? "@{u}";
+      return make(`git merge ${from}`, { changed: false, overwritesFrom: from }, []);
+    }
+    case "pull": {
+      // `git pull . BRANCH` merges a local branch; `git pull REMOTE BRANCH` what the remote's branch holds (its tracking ref, as last fetched); none, the upstream.
+      const [remote, branch] = words;
+      const from = remote === undefined ? "@{u}" : branch === undefined ? `refs/remotes/${remote}/HEAD` : remote === "." ? branch : `refs/remotes/${remote}/${branch.replace(/^.*:/, "")}`;
+      return make(`git pull`, { changed: false, overwritesFrom: from }, []);
+    }
+    case "rebase": {
+      if (has(options, undefined, "--abort", "--quit", "--continue", "--skip", "--edit-todo", "--show-current-patch")) return undefined;
+      const onto = options.find((o) => o.startsWith("--onto="))?.slice("--onto=".length);
+      const from = onto ?? words[0] ?? "@{u}";
+      return make(`git rebase ${from}`, { changed: false, overwritesFrom: from }, []);
+    }
+    case "cherry-pick":
+    case "revert": {
+      if (has(options, undefined, "--abort", "--quit", "--continue", "--skip") || words.length === 0) return undefined;
+      return make(`git ${sub} ${words[0] as string}`, { changed: false, overwritesFrom: words[0] as string }, []);
     }
     case "add": {
       if (dryRun) return undefined;
       const specs = [...words, ...(afterDashes ?? [])];
       const all = has(options, "A", "--all") || has(options, undefined, "--no-ignore-removal");
       const update = has(options, "u", "--update");
-      if (specs.length === 0 && !all && !update && !fromFile) return undefined;
+      // Hunks picked or edited by what is typed (`-p`, `-i`, `-e`) may be any of them.
+      const picked = has(options, "p", "--patch", "--interactive", "--edit") || has(options, "i") || has(options, "e");
+      if (specs.length === 0 && !all && !update && !fromFile && !picked) return undefined;
       const force = has(options, "f", "--force");
-      return make("git add", { changed: true, records: true, ...(update ? {} : { untracked: force ? "all" : "unignored" }) }, specs);
+      return make("git add", { changed: true, records: true, ...(update ? {} : { untracked: force ? "all" : "unignored" }) }, picked ? [] : specs);
     }
     case "commit": {
       // `-a` records every changed tracked file; paths name what it records; otherwise the index alone, as it was staged.
       const specs = [...words, ...(afterDashes ?? [])];
-      if (!has(options, "a", "--all") && specs.length === 0 && !fromFile) return undefined;
-      return make("git commit", { changed: true, records: true }, specs);
+      const picked = has(options, "p", "--patch", "--interactive");
+      if (!has(options, "a", "--all") && !picked && specs.length === 0 && !fromFile) return undefined;
+      return make("git commit", { changed: true, records: true }, picked ? [] : specs);
     }
     case "clean": {
       if (dryRun) return undefined;
-      // `-e PATTERN` adds to the ignore rules, and `-e '!name'` takes a file out of them: with one, an ignored file may go too.
-      const touches: Touches = { changed: false, untracked: has(options, "x") || has(options, "e", "--exclude") ? "all" : has(options, "X") ? "ignored" : "unignored" };
+      // `-e RULE` keeps what it matches; `-e '!name'` takes a file out of the ignore rules, so an ignored one may go too.
+      const rules = options.filter((o) => o.startsWith("-e=") || o.startsWith("--exclude=")).map((o) => o.slice(o.indexOf("=") + 1));
+      const touches: Touches = { changed: false, untracked: has(options, "x") || rules.some((r) => r.startsWith("!")) ? "all" : has(options, "X") ? "ignored" : "unignored", kept: rules.filter((r) => !r.startsWith("!")) };
       const specs = [...words, ...(afterDashes ?? [])];
       // An untracked folder is entered with `-d`, or when a pathspec names it or what is in it.
       return make("git clean", touches, specs, has(options, "d") || specs.length > 0);
@@ -382,7 +423,9 @@ export function gitWorkTreeRewrite(args: readonly string[], cwd: string, env: Re
       return targets.length === 0 ? undefined : make("git apply", ANY, relativeToHere);
     }
     case "read-tree":
-      return has(options, undefined, "--reset") && has(options, "u") ? make("git read-tree --reset -u", DISCARDS, []) : undefined;
+      if (has(options, undefined, "--reset") && has(options, "u")) return make("git read-tree --reset -u", DISCARDS, []);
+      // `-m -u A [B [C]]`: the tree the merge leaves, where an ignored file lies.
+      return has(options, "u") && words.length > 0 ? make("git read-tree -m -u", { changed: false, overwritesFrom: words.at(-1) as string }, []) : undefined;
     default:
       return undefined;
   }
@@ -402,13 +445,14 @@ export function patchTargets(files: readonly string[], strip: number, directory 
     const unquoted = (name: string): string => (/^".*"$/.test(name) ? name.slice(1, -1).replace(/\\([0-7]{3}|.)/g, (_m, c: string) => (c.length === 3 ? String.fromCharCode(parseInt(c, 8)) : ({ n: "\n", t: "\t" } as Record<string, string>)[c] ?? c)) : name);
     const stripped = (name: string): string => path.posix.join(directory, unquoted(name.replace(/\t.*$/, "")).split("/").slice(strip).join("/"));
     for (const line of text.split("\n")) {
-      const header = /^diff --git ("(?:[^"\\]|\\.)*"|\S+) ("(?:[^"\\]|\\.)*"|\S+)/.exec(line);
+      const header = /^diff --git ("(?:[^"\\]|\\.)*"|\S+) ("(?:[^"\\]|\\.)*"|[^\s\r]+)/.exec(line);
       if (header) {
         targets.add(stripped(header[1] as string));
         targets.add(stripped(header[2] as string));
         continue;
       }
-      const side = /^(?:---|\+\+\+) (.+)$/.exec(line)?.[1];
+      // Unified (`---`/`+++`), context (`***`/`---`) and `Index:` names; a CRLF patch's names end before the CR.
+      const side = /^(?:---|\+\+\+|\*\*\*(?!\*)|Index:) (.+?)\r?$/.exec(line)?.[1];
       if (side !== undefined && side !== "/dev/null") targets.add(stripped(side));
       const renamed = /^(?:rename|copy) (?:from|to) (.+)$/.exec(line)?.[1];
       if (renamed !== undefined) targets.add(path.posix.join(directory, unquoted(renamed)));
@@ -465,13 +509,21 @@ export function rewrittenFiles(rewrite: WorkTreeRewrite, candidates: readonly st
   const found: RewrittenFile[] = [];
   const staged: string[] = [];
   const overwritable: string[] = [];
+  const fromSource: RewrittenFile[] = [];
   let headOfStaged: Map<string, string> | undefined;
   for (const file of candidates) {
     const relative = path.relative(rewrite.root, file).split(path.sep).join("/");
     if (relative === "" || relative.startsWith("..") || path.isAbsolute(relative) || relative.split("/")[0] === ".git" || !rewrite.covers(relative)) continue;
-    const state = fileState(index, rewrite.root, relative);
     const { touches } = rewrite;
+    // `git clean -e RULE` keeps what a rule matches.
+    if (touches.kept !== undefined && touches.kept.length > 0 && matchesRules(touches.kept, relative)) continue;
+    const state = fileState(index, rewrite.root, relative);
     if (state === "missing") continue;
+    // Written from a revision: only where the revision holds other bytes (or, for restore, lacks a tracked file).
+    if (touches.any === true && touches.source !== undefined && state !== "unknown") {
+      fromSource.push({ relative, state });
+      continue;
+    }
     if (state === "staged" && touches.any !== true) {
       // As staged: at stake only where the command puts the index back to HEAD's, and HEAD holds other bytes.
       if (touches.staged === true) staged.push(relative);
@@ -510,6 +562,17 @@ export function rewrittenFiles(rewrite: WorkTreeRewrite, candidates: readonly st
     // One git cannot read either is no revision: the command fails and overwrites nothing.
     if (isDynamic(revision)) for (const relative of overwritable) found.push({ relative, state: "untracked", overwritten: true });
     else for (const relative of overwritable) if (into?.has(relative) === true) found.push({ relative, state: "untracked", overwritten: true });
+  }
+  const source = rewrite.touches.source;
+  if (fromSource.length > 0 && source !== undefined) {
+    const ids = isDynamic(source) ? undefined : headIds(rewrite.gitDir, fromSource.map((f) => f.relative), source);
+    for (const file of fromSource) {
+      const held = ids?.get(file.relative);
+      if (ids === undefined) found.push(file);
+      else if (held === undefined) {
+        if (rewrite.touches.removesAbsent === true && file.state !== "untracked") found.push(file);
+      } else if (!workTreeIds(path.join(rewrite.root, file.relative), index?.hash ?? "sha1").includes(held)) found.push(file);
+    }
   }
   if (staged.length > 0) {
     const head = headOfStaged ?? headIds(rewrite.gitDir, staged);

@@ -206,13 +206,78 @@ describe("the forms the third red-team pass found", () => {
   });
 });
 
+describe("the forms the fourth pass found", () => {
+  it("CRLF line ends git stores as LF leave a file as committed", () => {
+    const dir = path.join(root, "crlf");
+    mkdirSync(path.join(dir, ".claude"), { recursive: true });
+    git(dir, "init", "-q", "-b", "topic");
+    writeFileSync(path.join(dir, ".gitattributes"), "* text=auto eol=crlf\n");
+    writeFileSync(path.join(dir, ".claude", "settings.json"), '{"hooks":{}}\n');
+    git(dir, "add", "-A");
+    git(dir, "commit", "-qm", "init");
+    // git writes the file back with CRLF, and holds it as committed.
+    writeFileSync(path.join(dir, ".claude", "settings.json"), "");
+    git(dir, "checkout", "--", ".claude/settings.json");
+    expect(readFileSync(path.join(dir, ".claude", "settings.json"), "utf8")).toContain("\r\n");
+    expect(git(dir, "status", "--porcelain", "--", ".claude")).toBe("");
+    for (const command of ["git stash", "git add -A", "git checkout -- .", "git reset --hard"]) expect(verdict(dir, command), command).toBeUndefined();
+  });
+
+  it("git clean -e keeps what its rule matches; only a '!' rule lets an ignored file go", () => {
+    expect(verdict(clean, "git clean -fd -e dist")).toBeUndefined();
+    expect(verdict(clean, "git clean -fdx -e .claude")).toBeUndefined();
+    expect(verdict(clean, "git clean -fdx -e .claude/")).toBeUndefined();
+    expect(verdict(clean, "git clean -fdx -e .env")).toMatch(/settings\.local\.json/);
+  });
+
+  it.each([
+    "git commit -p -m x", "git commit --interactive", "git add -p", "git add --edit",
+  ])("%s may record any hunk: refused", (command) => {
+    expect(verdict(dirty, command)).toMatch(/records the person's uncommitted/);
+  });
+
+  it("a revision reached another way (abbreviated --create, --keep, a merge of the upstream, pull, rebase, cherry-pick) overwrites an ignored policy file it holds", () => {
+    const dir = project("reached");
+    const blob = execFileSync("git", ["hash-object", "-w", "--stdin"], { cwd: dir, input: '{"hooks":{"x":1}}\n', encoding: "utf8" }).trim();
+    git(dir, "read-tree", "--index-output=evil.idx", "HEAD");
+    execFileSync("git", ["update-index", "--add", "--cacheinfo", `100644,${blob},.claude/settings.local.json`], { cwd: dir, env: { ...gitEnv, GIT_INDEX_FILE: path.join(dir, "evil.idx") } });
+    const tree = execFileSync("git", ["write-tree"], { cwd: dir, env: { ...gitEnv, GIT_INDEX_FILE: path.join(dir, "evil.idx") }, encoding: "utf8" }).trim();
+    git(dir, "branch", "evil", git(dir, "commit-tree", tree, "-p", "HEAD", "-m", "evil").trim());
+    for (const command of ["git switch --cre new evil", "git checkout --orph o evil", "git reset --keep evil", "git reset --merge evil", "git pull . evil", "git rebase --autostash evil", "git cherry-pick -n evil", "git read-tree -m -u HEAD evil"]) {
+      expect(verdict(dir, command), command).toMatch(/overwrites the untracked .*settings\.local\.json/);
+    }
+    git(dir, "branch", "-u", "evil");
+    expect(verdict(dir, "git merge")).toMatch(/overwrites the untracked .*settings\.local\.json/);
+  });
+
+  it("a context diff, an Index: line and a CRLF patch name the file they change", () => {
+    const dir = project("ctx", { dirty: true });
+    writeFileSync(path.join(dir, "ctx.diff"), "*** .claude/settings.json\n--- src/zz/none.ts\n***************\n*** 1 ****\n! x\n--- 1 ----\n! y\n");
+    writeFileSync(path.join(dir, "crlf.diff"), "--- a/.claude/settings.json\r\n+++ b/src/nonexist/x.ts\r\n@@ -1 +1 @@\r\n-x\r\n+y\r\n");
+    expect(verdict(dir, "patch -p0 < ctx.diff")).toMatch(/settings\.json/);
+    expect(verdict(dir, "patch -p1 < crlf.diff")).toMatch(/settings\.json/);
+  });
+});
+
 describe("a hook source as committed", () => {
   it.each(["git stash", "git checkout -- .", "git restore .", "git reset --hard", "git checkout -f main", "git clean -fd"])("is unchanged by %s: passes", (command) => {
     expect(verdict(clean, command)).toBeUndefined();
   });
 
-  it.each(["git checkout main -- .", "git restore --source=main .claude"])("may be overwritten from another revision by %s: refused", (command) => {
-    expect(verdict(clean, command)).toMatch(/may overwrite .*\.claude\/settings\.json/);
+  it.each(["git checkout main -- .", "git restore --source=main .claude", "git checkout HEAD -- ."])("is left as it is by %s where that revision holds the same bytes: passes", (command) => {
+    expect(verdict(clean, command)).toBeUndefined();
+  });
+
+  it("is overwritten from a revision that holds other bytes: refused", () => {
+    const dir = project("diverged");
+    git(dir, "checkout", "-q", "-b", "older");
+    writeFileSync(path.join(dir, ".claude", "settings.json"), '{"hooks":"older"}\n');
+    git(dir, "commit", "-qam", "older");
+    git(dir, "checkout", "-q", "topic");
+    for (const command of ["git checkout older -- .", "git restore --source=older .claude", "git checkout older -- '*.json'"]) {
+      expect(verdict(dir, command), command).toMatch(/may overwrite .*\.claude\/settings\.json/);
+    }
+    expect(verdict(dir, "git checkout older -- src")).toBeUndefined();
   });
 });
 
