@@ -5,8 +5,8 @@
 // A file that cannot be read contributes nothing: the gate reads what is readable.
 import { homedir } from "node:os";
 import path from "node:path";
-import { statOf } from "../system/disk-moment.ts";
 import { readRegularFile } from "../system/regular-file.ts";
+import { commonDir, repositoryAt } from "./git-index.ts";
 
 export interface GitConfigEntry {
   /** `section.key` or `section.subsection.key`; section and key lower-cased, as git compares them. */
@@ -80,35 +80,16 @@ function readEntries(file: string): GitConfigEntry[] {
   }
 }
 
-/** The git directory for `cwd`: GIT_DIR, else the nearest `.git` directory or `gitdir:` file. */
+/** The git directory for `cwd`: GIT_DIR, else the one git finds from it (a `.git` directory or `gitdir:` file). */
 function gitDirOf(cwd: string, env: ReadonlyMap<string, string>, gitDir: string | undefined): string | undefined {
   const named = gitDir ?? env.get("GIT_DIR");
   if (named !== undefined) return path.resolve(cwd, named);
-  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
-    const candidate = path.join(dir, ".git");
-    const seen = statOf(candidate);
-    if (seen?.isDirectory() === true) return candidate;
-    if (seen !== undefined) {
-      try {
-        const pointer = /^gitdir:\s*(.+)$/m.exec(readRegularFile(candidate))?.[1]?.trim();
-        if (pointer !== undefined) return path.resolve(dir, pointer);
-      } catch {
-        // not a readable gitdir file: no .git here
-      }
-    }
-    if (path.dirname(dir) === dir) return undefined;
-  }
+  return repositoryAt(cwd)?.gitDir;
 }
 
 /** The repository's config file; a linked worktree's lives in the common directory. */
 function repoConfigFile(gitDir: string): string {
-  try {
-    const common = readRegularFile(path.join(gitDir, "commondir")).trim();
-    if (common.length > 0) return path.join(path.resolve(gitDir, common), "config");
-  } catch {
-    // not a linked worktree
-  }
-  return path.join(gitDir, "config");
+  return path.join(commonDir(gitDir), "config");
 }
 
 /** GIT_CONFIG_COUNT/KEY_n/VALUE_n and GIT_CONFIG_PARAMETERS, as git reads them from the environment. */

@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import path from "node:path";
 import { readlinkSync } from "node:fs";
-import { lstatOf } from "../system/disk-moment.ts";
+import { lstatOf, statOf } from "../system/disk-moment.ts";
 import { readRegularFileBytes } from "../system/regular-file.ts";
 
 export interface GitIndex {
@@ -140,9 +140,14 @@ export function fileState(index: GitIndex | undefined, root: string, relative: s
 
 /** The repository around `file` (absolute): its work tree's root and git directory; undefined outside one. */
 export function repositoryAround(file: string): { root: string; gitDir: string } | undefined {
-  for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
+  return repositoryAt(path.dirname(file));
+}
+
+/** The repository git finds from `dir`: the nearest `.git` directory, or a `gitdir:` file's (a linked worktree's). */
+export function repositoryAt(start: string): { root: string; gitDir: string } | undefined {
+  for (let dir = path.resolve(start); ; dir = path.dirname(dir)) {
     const dotGit = path.join(dir, ".git");
-    const seen = lstatOf(dotGit);
+    const seen = statOf(dotGit);
     if (seen?.isDirectory() === true) return { root: dir, gitDir: dotGit };
     if (seen?.isFile() === true) {
       try {
@@ -153,6 +158,16 @@ export function repositoryAround(file: string): { root: string; gitDir: string }
       }
     }
     if (path.dirname(dir) === dir) return undefined;
+  }
+}
+
+/** A git directory's common one: a linked worktree's `commondir`, else itself (refs, config and objects live there). */
+export function commonDir(gitDir: string): string {
+  try {
+    const common = readRegularFileBytes(path.join(gitDir, "commondir"), 4096).toString("utf8").trim();
+    return common.length > 0 ? path.resolve(gitDir, common) : gitDir;
+  } catch {
+    return gitDir;
   }
 }
 

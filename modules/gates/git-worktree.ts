@@ -10,10 +10,10 @@
 import { execFileSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 import path from "node:path";
-import { lstatOf, statOf } from "../system/disk-moment.ts";
+import { lstatOf } from "../system/disk-moment.ts";
 import { readRegularFile } from "../system/regular-file.ts";
 import { gitAliases, gitConfigEntries, type GitConfigEntry, normalizeKey, parseGitConfig } from "./git-config.ts";
-import { fileState, readGitIndex, workTreeIds } from "./git-index.ts";
+import { commonDir, fileState, readGitIndex, repositoryAt, workTreeIds } from "./git-index.ts";
 import { isIgnored, matchesRules } from "./git-ignore.ts";
 import { isDynamic } from "./shell-words.ts";
 
@@ -159,20 +159,8 @@ function discoveredRepository(cwd: string, env: ReadonlyMap<string, string>, git
     const gitDir = path.resolve(cwd, named);
     return { gitDir, root: workTree !== undefined ? path.resolve(cwd, workTree) : path.basename(gitDir) === ".git" ? path.dirname(gitDir) : cwd };
   }
-  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
-    const candidate = path.join(dir, ".git");
-    const seen = statOf(candidate);
-    if (seen?.isDirectory() === true) return { gitDir: candidate, root: workTree !== undefined ? path.resolve(cwd, workTree) : dir };
-    if (seen?.isFile() === true) {
-      try {
-        const pointer = /^gitdir:\s*(.+)$/m.exec(readRegularFile(candidate))?.[1]?.trim();
-        if (pointer !== undefined) return { gitDir: path.resolve(dir, pointer), root: workTree !== undefined ? path.resolve(cwd, workTree) : dir };
-      } catch {
-        // not a gitdir file
-      }
-    }
-    if (path.dirname(dir) === dir) return undefined;
-  }
+  const found = repositoryAt(cwd);
+  return found === undefined || workTree === undefined ? found : { ...found, root: path.resolve(cwd, workTree) };
 }
 
 /** A name git reads as a revision, not a path: a ref of the repository, an id, or revision syntax. */
@@ -182,13 +170,7 @@ function isRevision(word: string, gitDir: string, root: string, cwd: string): bo
   if (/^(?:HEAD|FETCH_HEAD|ORIG_HEAD|MERGE_HEAD|@|-)$/.test(word) || /[~^]|@\{|^[^:]+:/.test(word) || /^[0-9a-f]{7,64}$/.test(word)) return true;
   // Not a name git allows for a ref (git-check-ref-format): a path.
   if (/^\.|\/\.|\.\.|\.lock$|\/$|^\/|[\s*?[\\]/.test(word)) return false;
-  const common = (() => {
-    try {
-      return path.resolve(gitDir, readRegularFile(path.join(gitDir, "commondir")).trim());
-    } catch {
-      return gitDir;
-    }
-  })();
+  const common = commonDir(gitDir);
   for (const prefix of ["refs/heads/", "refs/tags/", "refs/remotes/", ""]) {
     if (lstatOf(path.join(common, prefix + word)) !== undefined && prefix !== "") return true;
   }
@@ -479,12 +461,7 @@ function headIds(gitDir: string, relatives: readonly string[], revision = "HEAD"
 
 /** The repository's remotes, by their refs (`refs/remotes/<name>/…`, loose or packed). */
 function remoteNames(gitDir: string): string[] {
-  let common = gitDir;
-  try {
-    common = path.resolve(gitDir, readRegularFile(path.join(gitDir, "commondir")).trim());
-  } catch {
-    // not a linked worktree
-  }
+  const common = commonDir(gitDir);
   const names = new Set<string>();
   try {
     for (const name of readdirSync(path.join(common, "refs", "remotes"))) names.add(name);

@@ -8,9 +8,9 @@ import * as z from "../protocol/schema.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
 import { asGit } from "./git-commands.ts";
 import { gitConfigEntries } from "./git-config.ts";
-import { projectRoot } from "./paths.ts";
 import { commandTargets, isDynamic, walkCall, type RunCommand } from "./shell-walk.ts";
 import { isWriter } from "./shell-writers.ts";
+import { commonDir, repositoryAt } from "./git-index.ts";
 import { gateWithOptions, type GateVerdict } from "./types.ts";
 import { readRegularFile } from "../system/regular-file.ts";
 
@@ -222,37 +222,19 @@ const GLOBAL_WITH_VALUE = new Set(["-C", "-c", "--git-dir", "--work-tree", "--na
 
 /** The branch HEAD names in the repository at `dir`, when it can be read. */
 function currentBranch(dir: string): string | undefined {
-  const root = projectRoot(dir);
+  const repo = repositoryAt(dir);
+  if (repo === undefined) return undefined;
   try {
-    let gitDir = path.join(root, ".git");
-    const pointer = readRegularFile(gitDir).match(/^gitdir: (.+)$/m);
-    if (pointer?.[1]) gitDir = path.resolve(root, pointer[1].trim());
-    return readRegularFile(path.join(gitDir, "HEAD")).match(/^ref: refs\/heads\/(.+)$/m)?.[1]?.trim();
-  } catch (error) {
-    // `.git` is a directory (EISDIR above): read HEAD inside it.
-    if ((error as NodeJS.ErrnoException).code !== "EISDIR") return undefined;
-    try {
-      return readRegularFile(path.join(root, ".git", "HEAD")).match(/^ref: refs\/heads\/(.+)$/m)?.[1]?.trim();
-    } catch {
-      return undefined;
-    }
+    return readRegularFile(path.join(repo.gitDir, "HEAD")).match(/^ref: refs\/heads\/(.+)$/m)?.[1]?.trim();
+  } catch {
+    return undefined;
   }
 }
 
 /** The git directory of the repository at `dir` (a linked worktree's own, and its common one), when there is one. */
 function gitDirsOf(dir: string): string[] {
-  const root = projectRoot(dir);
-  const dotGit = path.join(root, ".git");
-  try {
-    const own = path.resolve(root, readRegularFile(dotGit).match(/^gitdir: (.+)$/m)?.[1]?.trim() ?? ".git");
-    try {
-      return [own, path.resolve(own, readRegularFile(path.join(own, "commondir")).trim())];
-    } catch {
-      return [own];
-    }
-  } catch {
-    return [dotGit];
-  }
+  const repo = repositoryAt(dir);
+  return repo === undefined ? [] : [...new Set([repo.gitDir, commonDir(repo.gitDir)])];
 }
 
 /** `echo $id > .git/refs/heads/main`, `cp x .git/packed-refs`: a branch moved by writing git's own files. */

@@ -44,6 +44,16 @@ function project(name: string, options: { dirty?: boolean; untrackedTama?: boole
   return dir;
 }
 
+/** A branch `name` on HEAD with one file added at `file`, made without touching the work tree (as a fetched branch would be). */
+function branchHolding(dir: string, name: string, file: string): void {
+  const blob = execFileSync("git", ["hash-object", "-w", "--stdin"], { cwd: dir, input: '{"hooks":{"x":1}}\n', encoding: "utf8" }).trim();
+  const index = { ...gitEnv, GIT_INDEX_FILE: path.join(dir, `${name}.idx`) };
+  git(dir, "read-tree", `--index-output=${name}.idx`, "HEAD");
+  execFileSync("git", ["update-index", "--add", "--cacheinfo", `100644,${blob},${file}`], { cwd: dir, env: index });
+  const tree = execFileSync("git", ["write-tree"], { cwd: dir, env: index, encoding: "utf8" }).trim();
+  git(dir, "branch", name, git(dir, "commit-tree", tree, "-p", "HEAD", "-m", name).trim());
+}
+
 const dirty = project("dirty", { dirty: true });
 const clean = project("clean");
 const untracked = project("untracked", { untrackedTama: true });
@@ -196,11 +206,7 @@ describe("the forms the third red-team pass found", () => {
 
   it("a branch that holds an ignored policy file overwrites it on checkout: refused; one that does not passes", () => {
     const dir = project("overwrite");
-    const blob = execFileSync("git", ["hash-object", "-w", "--stdin"], { cwd: dir, input: '{"hooks":{"x":1}}\n', encoding: "utf8" }).trim();
-    git(dir, "read-tree", "--index-output=evil.idx", "HEAD");
-    execFileSync("git", ["update-index", "--add", "--cacheinfo", `100644,${blob},.claude/settings.local.json`], { cwd: dir, env: { ...gitEnv, GIT_INDEX_FILE: path.join(dir, "evil.idx") } });
-    const tree = execFileSync("git", ["write-tree"], { cwd: dir, env: { ...gitEnv, GIT_INDEX_FILE: path.join(dir, "evil.idx") }, encoding: "utf8" }).trim();
-    git(dir, "branch", "evil", git(dir, "commit-tree", tree, "-p", "HEAD", "-m", "evil").trim());
+    branchHolding(dir, "evil", ".claude/settings.local.json");
     for (const command of ["git checkout evil", "git switch evil", "git merge evil"]) expect(verdict(dir, command), command).toMatch(/overwrites the untracked .*settings\.local\.json with what evil holds/);
     expect(verdict(dir, "git checkout main")).toBeUndefined();
   });
@@ -238,11 +244,7 @@ describe("the forms the fourth pass found", () => {
 
   it("a revision reached another way (abbreviated --create, --keep, a merge of the upstream, pull, rebase, cherry-pick) overwrites an ignored policy file it holds", () => {
     const dir = project("reached");
-    const blob = execFileSync("git", ["hash-object", "-w", "--stdin"], { cwd: dir, input: '{"hooks":{"x":1}}\n', encoding: "utf8" }).trim();
-    git(dir, "read-tree", "--index-output=evil.idx", "HEAD");
-    execFileSync("git", ["update-index", "--add", "--cacheinfo", `100644,${blob},.claude/settings.local.json`], { cwd: dir, env: { ...gitEnv, GIT_INDEX_FILE: path.join(dir, "evil.idx") } });
-    const tree = execFileSync("git", ["write-tree"], { cwd: dir, env: { ...gitEnv, GIT_INDEX_FILE: path.join(dir, "evil.idx") }, encoding: "utf8" }).trim();
-    git(dir, "branch", "evil", git(dir, "commit-tree", tree, "-p", "HEAD", "-m", "evil").trim());
+    branchHolding(dir, "evil", ".claude/settings.local.json");
     for (const command of ["git switch --cre new evil", "git checkout --orph o evil", "git reset --keep evil", "git reset --merge evil", "git pull . evil", "git rebase --autostash evil", "git cherry-pick -n evil", "git read-tree -m -u HEAD evil"]) {
       expect(verdict(dir, command), command).toMatch(/overwrites the untracked .*settings\.local\.json/);
     }
