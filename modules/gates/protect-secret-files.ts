@@ -253,9 +253,13 @@ const example = (pattern: string): string => path.basename(pattern).replace(/\*/
 const MAX_TREE_ENTRIES = 4_000;
 const MAX_TREE_DEPTH = 8;
 
-/** The files of the tree at `dir` (resolved from `cwd`), as paths, breadth first and bounded; `.git` and `node_modules` are not entered. */
-function treeFiles(dir: string, cwd: string): { at: string; files: string[] } {
+/** The files of the tree at `dir` (resolved from `cwd`) that may be secret, as paths, breadth first and bounded; `.git` and `node_modules` are not entered. */
+function treeFiles(dir: string, cwd: string, options: Options): { at: string; files: string[] } {
   const at = path.resolve(cwd, dir);
+  // Only what may be secret is handed on: a name or path a pattern matches (here, or where the tree really lies, the
+  // folders below being real), or a link. Resolving every file of the tree cost a search of this project 5 ms.
+  const real = realPath(at);
+  const mayBeSecret = (full: string, link: boolean): boolean => link || secretPattern(full, options) !== undefined || (real !== at && secretPattern(real + full.slice(at.length), options) !== undefined);
   const files: string[] = [];
   let seen = 0;
   let level = [at];
@@ -274,7 +278,7 @@ function treeFiles(dir: string, cwd: string): { at: string; files: string[] } {
         // A dependency folder is the packages', not the project's: a test key a package ships is no secret of the project.
         if (entry.isDirectory()) {
           if (entry.name !== ".git" && entry.name !== "node_modules") next.push(full);
-        } else files.push(full);
+        } else if (mayBeSecret(full, entry.isSymbolicLink())) files.push(full);
       }
     }
     level = next;
@@ -482,7 +486,7 @@ function forceStaged(args: readonly string[], cwd: string, options: Options): { 
   const all = rest.some((a) => a === "--all" || (/^-[A-Za-z]+$/.test(a) && a.includes("A")));
   for (const dir of paths.length > 0 ? paths : all ? ["."] : []) {
     const at = path.resolve(here, dir);
-    const files = statOf(at)?.isDirectory() === true ? treeFiles(at, here).files : [at];
+    const files = statOf(at)?.isDirectory() === true ? treeFiles(at, here, options).files : [at];
     for (const file of files) {
       const pattern = secretPattern(file, options);
       if (pattern !== undefined && !isTracked(file) && ignoredByGit(file, false)) return { file: path.relative(here, file) || file, pattern };
@@ -535,7 +539,7 @@ function findSecret(input: HookInput, options: Options): Found | undefined {
   }
   const searched = searchedWhole(input);
   for (const dir of searched?.dirs ?? []) {
-    for (const file of treeFiles(dir, cwd).files) {
+    for (const file of treeFiles(dir, cwd, options).files) {
       const hit = check(file, `${input.tool_name ?? "a search"} reading ${dir} whole`, dir);
       // What the repository holds is no secret to a search of it (a committed `credentials.ts`, a test key).
       if (hit === undefined || isTracked(file)) continue;
@@ -620,7 +624,7 @@ function findSecret(input: HookInput, options: Options): Found | undefined {
     // `grep -r . .`, `tar c .`, `zip -r x.zip .`, `rg --hidden x`: a directory read whole reads the secret files in it.
     const admits = treeFilter(run.program, run.argv.slice(1));
     for (const dir of treeReads(run)) {
-      for (const file of treeFiles(dir, cwdHere).files) {
+      for (const file of treeFiles(dir, cwdHere, options).files) {
         if (!admits(path.basename(file))) continue;
         found = check(file, `${run.program ?? "a command"} reading ${dir} whole`, dir);
         // What the repository holds is no secret to a read of it whole.
