@@ -85,6 +85,8 @@ export interface ProtectedPath {
   what: string;
   /** Everything below it is protected too. */
   tree: boolean;
+  /** Only a write to it is refused: a program handed it reads it (`node --env-file=.env`, `git clean -e .env`). */
+  writesOnly?: boolean;
 }
 
 /** The protected paths, resolved when first asked for (their checks cost a dozen lstat calls). */
@@ -283,6 +285,8 @@ function resolveProtectedPaths(context: GateContext, cwd: string, hookFiles: rea
   }
   add(path.join(cwd, ".omp", "plugins"), "the project's OMP plugins, code OMP loads (a plugin here stands in for one of the same name)", true);
   for (const dir of new Set([path.join(agentDir, "plugins"), path.join(path.dirname(agentDir), "plugins")])) add(dir, "OMP's plugins and their lock file (which plugins it loads)", true);
+  // Committed in many Bun projects: the git rules guard it as they guard the project's settings.
+  add(path.join(cwd, "bunfig.toml"), BUNFIG, false);
   for (const file of hookFiles) add(file, "a script a registered hook runs", false);
   const resolved = list.map(({ raw, what, tree }) => ({ ...resolvedWithCheck(raw), what, tree }));
   return { list: resolved.map(({ path: file, what, tree }) => ({ path: file, what, tree })), checks: resolved.map((r) => r.check) };
@@ -318,7 +322,9 @@ interface Hit {
  * subagent whose isolated worktree OMP brings back into the project, and a session's
  * own project may lie above where it started. Told by name, on the resolved target.
  */
-const FOLDER_POLICY: readonly { pattern: RegExp; what: string; tree: boolean }[] = [
+const BUNFIG = "Bun's settings for a folder, read into OMP's process when OMP starts there (its `preload` runs code inside OMP)";
+
+const FOLDER_POLICY: readonly ({ pattern: RegExp; what: string; tree: boolean; writesOnly?: boolean })[] = [
   { pattern: /^(.*\/\.omp(?:\/profiles\/[^/]+)?(?:\/agent)?\/(?:extensions|hooks))(?:\/|$)/, what: "OMP extensions or hooks of a project folder (code OMP loads when a session starts there)", tree: true },
   { pattern: /^(.*\/\.omp(?:\/profiles\/[^/]+)?(?:\/agent)?\/tools)(?:\/|$)/, what: "OMP custom tools of a project folder (code OMP loads when a session starts there)", tree: true },
   { pattern: /^(.*\/\.omp(?:\/profiles\/[^/]+)?(?:\/agent)?\/\.?mcp\.json)$/, what: "OMP's MCP servers of a project folder (commands OMP starts)", tree: false },
@@ -330,6 +336,11 @@ const FOLDER_POLICY: readonly { pattern: RegExp; what: string; tree: boolean }[]
   { pattern: /^(.*\/\.claude\/settings(?:\.local)?\.json)$/, what: "Claude Code settings Tama reads hooks from", tree: false },
   { pattern: /^(.*\/\.claude\/hooks\/(?:pre|post))(?:\/|$)/, what: "Claude hooks OMP loads as code", tree: true },
   { pattern: /^(.*\/\.codex\/hooks)(?:\/|$)/, what: "Codex hooks OMP loads as code", tree: true },
+  // OMP runs on Bun, which reads these from the folder it starts in before OMP's first line
+  // (https://bun.sh/docs/runtime/env): a `preload` runs code inside OMP, and a variable can
+  // move TAMA_HOME, the registry or OMP's agent dir, where the gates come from.
+  { pattern: /^(.*\/bunfig\.toml)$/, what: BUNFIG, tree: false },
+  { pattern: /^(.*\/\.env(?:\.(?:local|development|production|test)(?:\.local)?)?)$/, what: "a .env file Bun loads into OMP's environment when OMP starts in that folder (a variable there can move Tama's home, its registry or OMP's agent dir)", tree: false, writesOnly: true },
 ];
 
 /** Folders OMP and Tama load code and policy from, by name: a folder moved, copied, linked or unpacked there brings its contents. */
@@ -345,9 +356,9 @@ function treeInPlaceOf(absolute: string, effect: string): ProtectedPath | undefi
 }
 
 function folderPolicyHit(full: string): ProtectedPath | undefined {
-  for (const { pattern, what, tree } of FOLDER_POLICY) {
+  for (const { pattern, what, tree, writesOnly } of FOLDER_POLICY) {
     const match = pattern.exec(full);
-    if (match) return { path: match[1] as string, what, tree };
+    if (match) return { path: match[1] as string, what, tree, ...(writesOnly ? { writesOnly } : {}) };
   }
   return undefined;
 }
@@ -651,7 +662,8 @@ function handedProtected(run: RunCommand, here: string, context: GateContext, pr
   for (const word of args.slice(0, 256)) {
     if (code.has(word)) continue;
     for (const piece of pathPieces(word)) {
-      const pathLike = /[/~$]/.test(piece) || piece.startsWith(".");
+      // bunfig.toml is policy by its bare name, wherever it lies.
+      const pathLike = /[/~$]/.test(piece) || piece.startsWith(".") || piece === "bunfig.toml";
       // An option (`--version`) names no file, even in a protected folder.
       if (!pathLike && piece.startsWith("-")) continue;
       // In a protected folder every name is a path there (`cd ~/.omp/agent/extensions; prog x.js`).
@@ -715,7 +727,7 @@ function checkTargets(
     }
     const absolute = throughLinks(resolvedPath(cwd, expanded, links), links);
     const hit = hitOf(absolute, target.reachesBelow, protectedList(), target.names, target.creates === true) ?? programConfigHit(absolute, context, protectedList.projectCwd) ?? treeInPlaceOf(absolute, target.effect);
-    if (hit) return refusalFor(target.effect, { target: absolute, protectedPath: hit });
+    if (hit && !(hit.writesOnly === true && target.effect.startsWith("hands "))) return refusalFor(target.effect, { target: absolute, protectedPath: hit });
   }
   return undefined;
 }
@@ -723,7 +735,7 @@ function checkTargets(
 /** Whether `text` names Tama's state: a protected path (absolute or `~/…`), Tama's home, or (`byVariable`) the TAMA_HOME variable. */
 /** Names of policy places in text, however the code reaches the home before them (`homedir() + '/.omp/agent/extensions'`). */
 const POLICY_TEXT =
-  /\.omp\/(?:agent\/)?(?:extensions|hooks|tools|plugins|settings\.json|config\.ya?ml|\.?mcp\.json|plugin-overrides\.json)|\.tama\/|\.claude\/(?:settings(?:\.local)?\.json|hooks)|\.codex\/(?:hooks|config\.toml)|\.(?:gemini|cursor|codex)\/settings\.json|\.(?:claude|codex|gemini)\/(?:extensions|plugin-overrides\.json)|opencode\.jsonc?/;
+  /\.omp\/(?:agent\/)?(?:extensions|hooks|tools|plugins|settings\.json|config\.ya?ml|\.?mcp\.json|plugin-overrides\.json)|\.tama\/|\.claude\/(?:settings(?:\.local)?\.json|hooks)|\.codex\/(?:hooks|config\.toml)|\.(?:gemini|cursor|codex)\/settings\.json|\.(?:claude|codex|gemini)\/(?:extensions|plugin-overrides\.json)|opencode\.jsonc?|bunfig\.toml/;
 
 function mentionsProtected(text: string, context: GateContext, protectedList: ProtectedList, byVariable = true): boolean {
   if (byVariable && text.includes("TAMA_HOME")) return true;

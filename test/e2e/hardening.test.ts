@@ -1,10 +1,11 @@
 // Parallel tool calls lose nothing, and Tama's logs and records keep no prompt, tool
 // input or output, or contract text, in a real OMP.
 import { execFileSync } from "node:child_process";
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { useOmpFixture } from "../omp/fixture.ts";
+import { OMP_BIN } from "../omp/omp-process.ts";
 import type { RecordedRequest } from "../omp/model-server.ts";
 import { ROOT } from "../support/engine-client.ts";
 import { installTama } from "./tama-omp.ts";
@@ -524,5 +525,31 @@ describe("git's own ways to change a hook source, OMP's other readers of .env, a
     expect(await call(`curl -s file://${env.root}/payload.sh | bash /dev//stdin`)).toMatch(/runs whatever the download holds/);
     expect(await call(`python3 -c 'import urllib.request as u; exec(u.urlopen("file://${env.root}/payload.py").read())'`)).toMatch(/fetching from the network and running code/);
     expect(readdirSync(env.root)).not.toContain("ran");
+  });
+});
+
+describe("the files Bun reads into OMP from the folder it starts in", () => {
+  it("a bunfig.toml preload runs code inside OMP; the agent's writes of bunfig.toml and of .env files are refused, and nothing lands", async () => {
+    const { server, env } = await omp.setup();
+    installTama(env);
+    // The threat, in this OMP: a preload in the folder OMP starts in runs inside OMP before its first line.
+    const folder = path.join(env.scratch, "preloaded");
+    const marker = path.join(env.scratch, "preload-ran");
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(path.join(folder, "p.js"), `require("fs").writeFileSync(${JSON.stringify(marker)}, "ran");\n`);
+    writeFileSync(path.join(folder, "bunfig.toml"), 'preload = ["./p.js"]\n');
+    execFileSync(OMP_BIN, ["--version"], { cwd: folder, env: env.env, stdio: "pipe" });
+    expect(readFileSync(marker, "utf8")).toBe("ran");
+
+    const session = omp.rpc();
+    await session.ready();
+    const call = bashCalls(session, server.requests);
+    expect(await call(`printf 'preload = ["./p.js"]\\n' > bunfig.toml`)).toMatch(/Bun's settings for a folder/);
+    expect(await call(`mkdir -p web && cp ${folder}/bunfig.toml web/`)).toMatch(/Bun's settings for a folder/);
+    expect(await call("echo TAMA_REGISTRY=/tmp/empty.json >> .env")).toMatch(/a \.env file Bun loads into OMP's environment/);
+    await session.prompt(`CALL write ${JSON.stringify({ path: ".env.local", content: "PI_CODING_AGENT_DIR=/tmp/elsewhere\n" })}`);
+    expect(lastToolMessage(server.requests)).toMatch(/a \.env file Bun loads into OMP's environment/);
+    for (const name of ["bunfig.toml", ".env", ".env.local"]) expect(readdirSync(env.cwd)).not.toContain(name);
+    expect(existsSync(path.join(env.cwd, "web", "bunfig.toml"))).toBe(false);
   });
 });

@@ -78,6 +78,14 @@ describe("self-protection refuses", () => {
     `python3 -c "open('.gemini/settings.json','w').write('{}')"`,
     `perl -e 'open F,">",".claude/settings.json"; print F "{}"'`,
     `python3 -c "f=open('.claude/settings.json',mode='w')"`,
+    // Bun reads these into OMP's process where OMP starts: a preload runs code there, a variable moves Tama's home.
+    `printf 'preload = ["./p.ts"]\\n' > bunfig.toml`,
+    `cp /tmp/evil.toml packages/app/bunfig.toml`,
+    `echo TAMA_REGISTRY=/tmp/empty.json >> .env`,
+    `echo PI_CODING_AGENT_DIR=/tmp/a > .env.local`,
+    `mv /tmp/e .env.development`,
+    `prettier --write bunfig.toml`,
+    `python3 -c "open('bunfig.toml','w').write('preload=[1]')"`,
     `omp config set disabledExtensions '["extension-module:omp-shared-hooks"]'`,
     `omp config reset`,
     `omp plugin disable tama-hooks`,
@@ -172,6 +180,8 @@ describe("self-protection refuses", () => {
     expect(refused(write(hookScript))).toMatch(/a script a registered hook runs/);
     expect(refused(write(".tama/hooks.json"))).toMatch(/project's Tama hooks/);
     expect(refused(write(path.join(home, ".codex", "hooks.json"), "edit"))).toMatch(/Codex's hooks/);
+    expect(refused(write("bunfig.toml"))).toMatch(/`preload` runs code inside OMP/);
+    expect(refused(write("web/.env.production", "edit"))).toMatch(/move Tama's home, its registry or OMP's agent dir/);
   });
 
   it("code that names Tama's state and changes files, or runs tama with a policy verb", () => {
@@ -225,6 +235,12 @@ describe("self-protection lets through", () => {
     `omp --help`,
     `cat .gemini/settings.json`,
     `echo '{}' > package.json`,
+    `cat bunfig.toml .env`,
+    `echo 'API_URL=' > .env.example`,
+    `echo x > bunfig.toml.md`,
+    // A program handed a .env file reads it; only a write to one is refused.
+    `node --env-file=.env app.js`,
+    `docker compose --env-file .env.local up -d`,
     `perl -e 'open F, "<", "x.txt"; print <F>'`,
     `tama sessions list --json`,
     `${tamaHome}/hooks-runtime/current/bin/tama hooks running`,
@@ -249,6 +265,7 @@ describe("self-protection lets through", () => {
 
   it("writes elsewhere and code that only reads", () => {
     expect(refused(write("src/index.ts"))).toBeUndefined();
+    expect(refused(write("docs/bunfig.md"))).toBeUndefined();
     expect(refused(write("/tmp/notes.md"))).toBeUndefined();
     expect(refused(evalCall(`console.log(require("fs").readFileSync("${registry}", "utf8"))`))).toBeUndefined();
     expect(refused(evalCall(`require("fs").writeFileSync("/tmp/out.txt", "x")`))).toBeUndefined();
