@@ -285,8 +285,17 @@ function resolveProtectedPaths(context: GateContext, cwd: string, hookFiles: rea
   }
   add(path.join(cwd, ".omp", "plugins"), "the project's OMP plugins, code OMP loads (a plugin here stands in for one of the same name)", true);
   for (const dir of new Set([path.join(agentDir, "plugins"), path.join(path.dirname(agentDir), "plugins")])) add(dir, "OMP's plugins and their lock file (which plugins it loads)", true);
-  // Committed in many Bun projects: the git rules guard it as they guard the project's settings.
+  // Committed in many projects: the git rules guard these as they guard the project's settings.
   add(path.join(cwd, "bunfig.toml"), BUNFIG, false);
+  for (const file of [".mcp.json", "mcp.json", ".cursor/mcp.json", ".vscode/mcp.json", ".claude/.mcp.json", ".claude/mcp.json", ".windsurf/mcp_config.json"]) add(path.join(cwd, file), MCP_SERVERS, false);
+  add(path.join(cwd, ".codex", "config.toml"), "Codex's settings in the project, which OMP reads (the MCP servers it starts)", false);
+  for (const dir of [".claude", ".codex"]) add(path.join(cwd, dir, "tools"), "the project's custom tools, code OMP imports", true);
+  // Claude plugins the registry names for a project: their MCP servers, hooks and tools load with no question asked.
+  for (const dir of claudeDirs) add(path.join(dir, "plugins"), "Claude plugins OMP loads (their MCP servers, hooks and tools)", true);
+  // The shell startup file OMP's bash runs as a session's first bash call starts (utils/shell-snapshot.ts).
+  for (const name of [".bashrc", ".zshrc", ".profile"]) add(path.join(home, name), "your shell's startup file, which OMP's bash runs when a session's first bash call starts", false);
+  // Its `!command` API keys and headers are run by a shell.
+  for (const name of ["models.yml", "models.yaml", "models.json"]) add(path.join(agentDir, name), "OMP's model settings (a `!command` value there is run)", false);
   for (const file of hookFiles) add(file, "a script a registered hook runs", false);
   const resolved = list.map(({ raw, what, tree }) => ({ ...resolvedWithCheck(raw), what, tree }));
   return { list: resolved.map(({ path: file, what, tree }) => ({ path: file, what, tree })), checks: resolved.map((r) => r.check) };
@@ -322,6 +331,11 @@ interface Hit {
  * subagent whose isolated worktree OMP brings back into the project, and a session's
  * own project may lie above where it started. Told by name, on the resolved target.
  */
+const MCP_SERVERS = "a list of MCP servers OMP starts when a session starts in that folder (their commands run outside every gate)";
+const TS_COMMAND = "a TypeScript slash command OMP imports (when a session starts, and again each time a subagent starts)";
+/** `<folder>/.claude/commands/<name>/index.ts`: OMP imports it; a `<name>.md` beside it is a prompt and stays the agent's to write. */
+const COMMAND_MODULE = /^(.*\/\.(?:omp|claude|codex|gemini)\/commands\/[^/]+\/index\.(?:ts|js|mjs|cjs))$/;
+
 const BUNFIG = "Bun's settings for a folder, read into OMP's process when OMP starts there (its `preload` runs code inside OMP)";
 
 const FOLDER_POLICY: readonly ({ pattern: RegExp; what: string; tree: boolean; writesOnly?: boolean })[] = [
@@ -336,6 +350,12 @@ const FOLDER_POLICY: readonly ({ pattern: RegExp; what: string; tree: boolean; w
   { pattern: /^(.*\/\.claude\/settings(?:\.local)?\.json)$/, what: "Claude Code settings Tama reads hooks from", tree: false },
   { pattern: /^(.*\/\.claude\/hooks\/(?:pre|post))(?:\/|$)/, what: "Claude hooks OMP loads as code", tree: true },
   { pattern: /^(.*\/\.codex\/hooks)(?:\/|$)/, what: "Codex hooks OMP loads as code", tree: true },
+  // MCP servers OMP starts from the folder it starts in, with no question asked (mcp.enableProjectConfig):
+  // their commands, and `!command` values in their env and headers, run outside every gate.
+  { pattern: /^(.*\/\.?mcp\.json|.*\/\.windsurf\/mcp_config\.json)$/, what: MCP_SERVERS, tree: false },
+  { pattern: /^(.*\/\.codex\/config\.toml)$/, what: "Codex's settings in a project folder, which OMP reads (the MCP servers it starts, and settings it merges into the session's)", tree: false },
+  { pattern: /^(.*\/\.(?:claude|codex|gemini)\/tools)(?:\/|$)/, what: "custom tools OMP loads from a project folder (code it imports at its start, even with --no-extensions)", tree: true },
+  { pattern: COMMAND_MODULE, what: TS_COMMAND, tree: false },
   // OMP runs on Bun, which reads these from the folder it starts in before OMP's first line
   // (https://bun.sh/docs/runtime/env): a `preload` runs code inside OMP, and a variable can
   // move TAMA_HOME, the registry or OMP's agent dir, where the gates come from.
@@ -350,10 +370,21 @@ const BRINGS_TREE = /^(copies over|installs over|syncs over|moves a file over|li
 
 /** `mv d .omp`, `ln -s /tmp/x sub/.claude`, `cp -r d pkg/.omp`: a tree put in place of a policy folder. */
 function treeInPlaceOf(absolute: string, effect: string): ProtectedPath | undefined {
+  if (!BRINGS_TREE.test(effect)) return undefined;
   // Told by the name it lands under; resolved only then (most targets are not such a folder).
-  if (!BRINGS_TREE.test(effect) || !POLICY_FOLDERS.has(path.basename(absolute))) return undefined;
-  return { path: canonicalPath(absolute), what: "a folder OMP or Tama loads code and policy from (its extensions, hooks and settings), put in place whole", tree: true };
+  const name = path.basename(absolute);
+  if (POLICY_FOLDERS.has(name)) return { path: canonicalPath(absolute), what: "a folder OMP or Tama loads code and policy from (its extensions, hooks and settings), put in place whole", tree: true };
+  // A commands or tools folder, or one command's folder, brings the modules OMP imports from it.
+  const parent = path.basename(path.dirname(absolute));
+  const grand = path.basename(path.dirname(path.dirname(absolute)));
+  if (((name === "commands" || name === "tools") && CODE_FOLDERS.has(parent)) || (parent === "commands" && CODE_FOLDERS.has(grand))) {
+    return { path: canonicalPath(absolute), what: name === "tools" ? "a folder of custom tools OMP imports, put in place whole" : "a folder of TypeScript slash commands OMP imports (when a session starts, and again each time a subagent starts), put in place whole", tree: true };
+  }
+  return undefined;
 }
+
+/** Folders whose `commands/` and `tools/` OMP imports modules from. */
+const CODE_FOLDERS = new Set([".omp", ".claude", ".codex", ".gemini"]);
 
 function folderPolicyHit(full: string): ProtectedPath | undefined {
   for (const { pattern, what, tree, writesOnly } of FOLDER_POLICY) {
@@ -735,7 +766,7 @@ function checkTargets(
 /** Whether `text` names Tama's state: a protected path (absolute or `~/…`), Tama's home, or (`byVariable`) the TAMA_HOME variable. */
 /** Names of policy places in text, however the code reaches the home before them (`homedir() + '/.omp/agent/extensions'`). */
 const POLICY_TEXT =
-  /\.omp\/(?:agent\/)?(?:extensions|hooks|tools|plugins|settings\.json|config\.ya?ml|\.?mcp\.json|plugin-overrides\.json)|\.tama\/|\.claude\/(?:settings(?:\.local)?\.json|hooks)|\.codex\/(?:hooks|config\.toml)|\.(?:gemini|cursor|codex)\/settings\.json|\.(?:claude|codex|gemini)\/(?:extensions|plugin-overrides\.json)|opencode\.jsonc?|bunfig\.toml/;
+  /\.omp\/(?:agent\/)?(?:extensions|hooks|tools|plugins|settings\.json|config\.ya?ml|\.?mcp\.json|plugin-overrides\.json)|\.tama\/|\.claude\/(?:settings(?:\.local)?\.json|hooks)|\.codex\/(?:hooks|config\.toml)|\.(?:gemini|cursor|codex)\/settings\.json|\.(?:claude|codex|gemini)\/(?:extensions|plugin-overrides\.json)|opencode\.jsonc?|bunfig\.toml|\.(?:cursor|vscode|claude)\/\.?mcp\.json|mcp_config\.json|\.(?:claude|codex|gemini)\/tools\//;
 
 function mentionsProtected(text: string, context: GateContext, protectedList: ProtectedList, byVariable = true): boolean {
   if (byVariable && text.includes("TAMA_HOME")) return true;

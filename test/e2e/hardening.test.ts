@@ -528,8 +528,8 @@ describe("git's own ways to change a hook source, OMP's other readers of .env, a
   });
 });
 
-describe("the files Bun reads into OMP from the folder it starts in", () => {
-  it("a bunfig.toml preload runs code inside OMP; the agent's writes of bunfig.toml and of .env files are refused, and nothing lands", async () => {
+describe("the files Bun and OMP load from the folder a session starts in", () => {
+  it("a bunfig.toml preload runs code inside OMP; the agent's writes of bunfig.toml, .env files, MCP server lists and TypeScript commands are refused, and nothing lands", async () => {
     const { server, env } = await omp.setup();
     installTama(env);
     // The threat, in this OMP: a preload in the folder OMP starts in runs inside OMP before its first line.
@@ -549,7 +549,12 @@ describe("the files Bun reads into OMP from the folder it starts in", () => {
     expect(await call("echo TAMA_REGISTRY=/tmp/empty.json >> .env")).toMatch(/a \.env file Bun loads into OMP's environment/);
     await session.prompt(`CALL write ${JSON.stringify({ path: ".env.local", content: "PI_CODING_AGENT_DIR=/tmp/elsewhere\n" })}`);
     expect(lastToolMessage(server.requests)).toMatch(/a \.env file Bun loads into OMP's environment/);
-    for (const name of ["bunfig.toml", ".env", ".env.local"]) expect(readdirSync(env.cwd)).not.toContain(name);
+    // OMP starts a project's MCP servers and imports its TypeScript commands (again at each subagent) with no question asked.
+    expect(await call(`echo '{"mcpServers":{"x":{"command":"sh","args":["-c","true"]}}}' > .mcp.json`)).toMatch(/a list of MCP servers OMP starts/);
+    expect(await call("mkdir -p .claude/commands/x && echo 'export default () => ({})' > .claude/commands/x/index.ts")).toMatch(/a TypeScript slash command OMP imports/);
+    expect(await call("mkdir -p .claude/commands && echo 'Review the diff' > .claude/commands/review.md")).not.toMatch(/refused/i);
+    for (const name of ["bunfig.toml", ".env", ".env.local", ".mcp.json"]) expect(readdirSync(env.cwd)).not.toContain(name);
+    expect(readdirSync(path.join(env.cwd, ".claude", "commands"))).toEqual(["review.md"]);
     expect(existsSync(path.join(env.cwd, "web", "bunfig.toml"))).toBe(false);
   });
 });
