@@ -55,6 +55,8 @@ export interface WorkTreeRewrite {
   entersUntrackedDirs: boolean;
   env: ReadonlyMap<string, string>;
   inline: readonly GitConfigEntry[];
+  /** The files it writes, where they are known by name whatever their state (a patch's, new ones too). */
+  writes?: readonly string[];
 }
 
 /** A file a rewrite would change, and how it stands against the index. */
@@ -402,7 +404,9 @@ export function gitWorkTreeRewrite(args: readonly string[], cwd: string, env: Re
       // A patch Tama cannot read (from a pipe, `git diff | git apply -R`) may undo any change: what is uncommitted is at stake.
       if (targets === undefined) return make("git apply", DISCARDS, []);
       const relativeToHere = targets.map((t) => `:(top,literal)${path.relative(repo.root, path.resolve(here, t)).split(path.sep).join("/")}`);
-      return targets.length === 0 ? undefined : make("git apply", ANY, relativeToHere);
+      if (targets.length === 0) return undefined;
+      const rewrite = make("git apply", ANY, relativeToHere);
+      return rewrite === undefined ? undefined : { ...rewrite, writes: targets.map((t) => path.resolve(here, t)) };
     }
     case "read-tree":
       if (has(options, undefined, "--reset") && has(options, "u")) return make("git read-tree --reset -u", DISCARDS, []);

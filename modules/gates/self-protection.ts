@@ -6,7 +6,7 @@
 // allowed. What a static reading cannot see (obfuscation, code that detaches) is
 // held by the CLI's own refusal and by the adapter digest check; the README says
 // what remains.
-import { statSync } from "node:fs";
+import { readlinkSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { exists, lstatOf, namesIn, realpathOf, statOf } from "../system/disk-moment.ts";
@@ -151,12 +151,20 @@ const identityOf = (file: string): string => {
   return stat === undefined ? "absent" : `${stat.dev}:${stat.ino}:${stat.mode}`;
 };
 
-function resolvedWithCheck(file: string): { path: string; check?: ResolutionCheck } {
+/** Links followed on the way to a name that does not exist yet, at most (the kernel's own bound). */
+const MAX_DANGLING_HOPS = 40;
+
+function resolvedWithCheck(file: string, hops = 0): { path: string; check?: ResolutionCheck } {
   const resolved = path.resolve(file);
   let existing = resolved;
   let next: string | undefined;
   // exists does not throw: finding the existing prefix costs no exceptions.
   while (!exists(existing)) {
+    // A link to a name not there yet (`x -> mcp.json`): a write through it creates that name.
+    if (hops < MAX_DANGLING_HOPS && lstatOf(existing)?.isSymbolicLink() === true) {
+      const target = readlinkOf(existing);
+      if (target !== undefined) return resolvedWithCheck(path.join(path.resolve(path.dirname(existing), target), path.relative(existing, resolved)), hops + 1);
+    }
     const parent = path.dirname(existing);
     if (parent === existing) return { path: resolved };
     next = existing;
@@ -168,6 +176,14 @@ function resolvedWithCheck(file: string): { path: string; check?: ResolutionChec
     return { path: path.join(realpathOf(existing), path.relative(existing, resolved)), ...(check !== undefined ? { check } : {}) };
   } catch {
     return { path: resolved };
+  }
+}
+
+function readlinkOf(file: string): string | undefined {
+  try {
+    return readlinkSync(file);
+  } catch {
+    return undefined;
   }
 }
 
@@ -234,9 +250,9 @@ function resolveProtectedPaths(context: GateContext, cwd: string, hookFiles: rea
   const env = context.env ?? process.env;
   const home = env.HOME || os.homedir();
   const agentDir = ompAgentDir({}, env);
-  const list: { raw: string; what: string; tree: boolean }[] = [];
-  const add = (raw: string, what: string, tree: boolean): void => {
-    list.push({ raw, what, tree });
+  const list: { raw: string; what: string; tree: boolean; writesOnly?: boolean }[] = [];
+  const add = (raw: string, what: string, tree: boolean, writesOnly = false): void => {
+    list.push({ raw, what, tree, ...(writesOnly ? { writesOnly } : {}) });
   };
   add(context.tamaHome, "Tama's home (its release, registry, adapter, session and grant records)", true);
   if (context.registry !== undefined) add(context.registry, "Tama's hook registry", false);
@@ -287,9 +303,11 @@ function resolveProtectedPaths(context: GateContext, cwd: string, hookFiles: rea
   for (const dir of new Set([path.join(agentDir, "plugins"), path.join(path.dirname(agentDir), "plugins")])) add(dir, "OMP's plugins and their lock file (which plugins it loads)", true);
   // Committed in many projects: the git rules guard these as they guard the project's settings.
   add(path.join(cwd, "bunfig.toml"), BUNFIG, false);
-  for (const file of [".mcp.json", "mcp.json", ".cursor/mcp.json", ".vscode/mcp.json", ".claude/.mcp.json", ".claude/mcp.json", ".windsurf/mcp_config.json"]) add(path.join(cwd, file), MCP_SERVERS, false);
+  // Programs handed one read it (an MCP inspector's --config, a validator).
+  for (const file of [".mcp.json", "mcp.json", ".cursor/mcp.json", ".vscode/mcp.json", ".claude/.mcp.json", ".claude/mcp.json", ".windsurf/mcp_config.json"]) add(path.join(cwd, file), MCP_SERVERS, false, true);
   add(path.join(cwd, ".codex", "config.toml"), "Codex's settings in the project, which OMP reads (the MCP servers it starts)", false);
   for (const dir of [".claude", ".codex"]) add(path.join(cwd, dir, "tools"), "the project's custom tools, code OMP imports", true);
+  add(path.join(env.XDG_CONFIG_HOME || path.join(home, ".config"), "opencode", "plugins"), "OpenCode plugins, which OMP imports as extensions", true);
   // Claude plugins the registry names for a project: their MCP servers, hooks and tools load with no question asked.
   for (const dir of claudeDirs) add(path.join(dir, "plugins"), "Claude plugins OMP loads (their MCP servers, hooks and tools)", true);
   // The shell startup file OMP's bash runs as a session's first bash call starts (utils/shell-snapshot.ts).
@@ -297,8 +315,8 @@ function resolveProtectedPaths(context: GateContext, cwd: string, hookFiles: rea
   // Its `!command` API keys and headers are run by a shell.
   for (const name of ["models.yml", "models.yaml", "models.json"]) add(path.join(agentDir, name), "OMP's model settings (a `!command` value there is run)", false);
   for (const file of hookFiles) add(file, "a script a registered hook runs", false);
-  const resolved = list.map(({ raw, what, tree }) => ({ ...resolvedWithCheck(raw), what, tree }));
-  return { list: resolved.map(({ path: file, what, tree }) => ({ path: file, what, tree })), checks: resolved.map((r) => r.check) };
+  const resolved = list.map(({ raw, what, tree, writesOnly }) => ({ ...resolvedWithCheck(raw), what, tree, writesOnly }));
+  return { list: resolved.map(({ path: file, what, tree, writesOnly }) => ({ path: file, what, tree, ...(writesOnly ? { writesOnly } : {}) })), checks: resolved.map((r) => r.check) };
 }
 
 // ---------------------------------------------------------------------------
@@ -352,7 +370,9 @@ const FOLDER_POLICY: readonly ({ pattern: RegExp; what: string; tree: boolean; w
   { pattern: /^(.*\/\.codex\/hooks)(?:\/|$)/, what: "Codex hooks OMP loads as code", tree: true },
   // MCP servers OMP starts from the folder it starts in, with no question asked (mcp.enableProjectConfig):
   // their commands, and `!command` values in their env and headers, run outside every gate.
-  { pattern: /^(.*\/\.?mcp\.json|.*\/\.windsurf\/mcp_config\.json)$/, what: MCP_SERVERS, tree: false },
+  // A bare mcp.json is often an MCP server's own example: only the project's (protectedPaths) is guarded.
+  { pattern: /^(.*\/\.mcp\.json|.*\/\.(?:cursor|vscode|claude)\/mcp\.json|.*\/\.windsurf\/mcp_config\.json)$/, what: MCP_SERVERS, tree: false, writesOnly: true },
+  { pattern: /^(.*\/\.opencode\/plugins)(?:\/|$)/, what: "OpenCode plugins of a project folder, which OMP imports as extensions", tree: true },
   { pattern: /^(.*\/\.codex\/config\.toml)$/, what: "Codex's settings in a project folder, which OMP reads (the MCP servers it starts, and settings it merges into the session's)", tree: false },
   { pattern: /^(.*\/\.(?:claude|codex|gemini)\/tools)(?:\/|$)/, what: "custom tools OMP loads from a project folder (code it imports at its start, even with --no-extensions)", tree: true },
   { pattern: COMMAND_MODULE, what: TS_COMMAND, tree: false },
@@ -370,16 +390,24 @@ const BRINGS_TREE = /^(copies over|installs over|syncs over|moves a file over|li
 
 /** `mv d .omp`, `ln -s /tmp/x sub/.claude`, `cp -r d pkg/.omp`: a tree put in place of a policy folder. */
 function treeInPlaceOf(absolute: string, effect: string): ProtectedPath | undefined {
-  if (!BRINGS_TREE.test(effect)) return undefined;
+  // Code's writes (`shutil.copytree`, `cpSync`, `os.symlink`) may put a whole tree there too.
+  const brings = BRINGS_TREE.test(effect);
+  if (!brings && effect !== "writes") return undefined;
   // Told by the name it lands under; resolved only then (most targets are not such a folder).
-  const name = path.basename(absolute);
-  if (POLICY_FOLDERS.has(name)) return { path: canonicalPath(absolute), what: "a folder OMP or Tama loads code and policy from (its extensions, hooks and settings), put in place whole", tree: true };
-  // A commands or tools folder, or one command's folder, brings the modules OMP imports from it.
-  const parent = path.basename(path.dirname(absolute));
-  const grand = path.basename(path.dirname(path.dirname(absolute)));
-  if (((name === "commands" || name === "tools") && CODE_FOLDERS.has(parent)) || (parent === "commands" && CODE_FOLDERS.has(grand))) {
-    return { path: canonicalPath(absolute), what: name === "tools" ? "a folder of custom tools OMP imports, put in place whole" : "a folder of TypeScript slash commands OMP imports (when a session starts, and again each time a subagent starts), put in place whole", tree: true };
-  }
+  if (brings && POLICY_FOLDERS.has(path.basename(absolute))) return { path: canonicalPath(absolute), what: "a folder OMP or Tama loads code and policy from (its extensions, hooks and settings), put in place whole", tree: true };
+  // A commands or tools folder, or one command's folder, brings the modules OMP imports from it:
+  // told by the names it is written under, and by those it resolves to (a link to the folder).
+  const codeFolder = codeFolderOf(absolute) ?? (path.basename(absolute).endsWith(".md") ? undefined : codeFolderOf(canonicalPath(absolute)));
+  if (codeFolder === undefined) return undefined;
+  return { path: canonicalPath(absolute), what: codeFolder === "tools" ? "a folder of custom tools OMP imports, put in place whole" : "a folder of TypeScript slash commands OMP imports (when a session starts, and again each time a subagent starts), put in place whole", tree: true };
+}
+
+/** `.claude/commands`, `.claude/tools` or `.claude/commands/<name>` (not a `.md` prompt): which of the two it is. */
+function codeFolderOf(file: string): "commands" | "tools" | undefined {
+  const name = path.basename(file);
+  const parent = path.basename(path.dirname(file));
+  if ((name === "commands" || name === "tools") && CODE_FOLDERS.has(parent)) return name;
+  if (parent === "commands" && !name.endsWith(".md") && CODE_FOLDERS.has(path.basename(path.dirname(path.dirname(file))))) return "commands";
   return undefined;
 }
 
@@ -537,7 +565,7 @@ function visitor(cwd: string, context: GateContext, protectedList: ProtectedList
         return `Tama refused this call: it ${relative.effect} ${relative.word} after \`cd ${run.scope.unknownCwd}\`, a directory built at run time that names Tama's own state. An agent may not change the policy that governs it. ${ASK_PERSON}`;
       }
     }
-    return checkTargets(targets, here, context, protectedList, run.env, run.scope.links) ?? handedProtected(run, here, context, protectedList) ?? gitRewrites(run, here, protectedList) ?? patchProgram(run, here, context, protectedList);
+    return checkTargets(targets, here, context, protectedList, run.env, run.scope.links) ?? handedProtected(run, here, context, protectedList) ?? gitRewrites(run, here, context, protectedList) ?? patchProgram(run, here, context, protectedList);
   };
 }
 
@@ -589,14 +617,17 @@ function patchProgram(run: RunCommand, here: string, context: GateContext, prote
   // Without -p, GNU patch takes a git diff's `a/` off itself, and otherwise the bare name: each is read.
   const targets = given !== undefined ? read(Number(given)) : read(0)?.flatMap((t) => [t, t.split("/").slice(1).join("/"), path.basename(t)]).filter((t) => t !== "");
   if (targets !== undefined) return checkTargets(targets.map((t) => ({ word: path.resolve(dir, t), effect: "patches", reachesBelow: false })), here, context, protectedList, run.env, run.scope.links);
-  return gitRewrites({ ...run, argv: ["git", "apply"], program: "git" }, dir, protectedList);
+  return gitRewrites({ ...run, argv: ["git", "apply"], program: "git" }, dir, context, protectedList);
 }
 
-function gitRewrites(run: RunCommand, here: string, protectedList: ProtectedList): string | undefined {
+function gitRewrites(run: RunCommand, here: string, context: GateContext, protectedList: ProtectedList): string | undefined {
   const git = asGit(run);
   if (git === undefined) return undefined;
   const rewrite = gitWorkTreeRewrite(git.argv.slice(1), here, run.env, 0, run.unreadArgs);
   if (rewrite === undefined) return undefined;
+  // Files it writes by name are judged as any writer's, a new one too (`git apply` of a patch making .mcp.json).
+  const written = rewrite.writes === undefined ? undefined : checkTargets(rewrite.writes.map((file) => ({ word: file, effect: "patches", reachesBelow: false })), here, context, protectedList, run.env, run.scope.links);
+  if (written !== undefined) return written;
   // The policy files there now, each with the protected path it belongs to; the repository is read once for all of them.
   const owner = new Map<string, ProtectedPath>();
   for (const p of protectedList()) {

@@ -203,7 +203,7 @@ const RECURSIVE_REMOVERS = new Set(["rm", "rmSync", "rmdir", "rmdirSync"]);
 const OPENERS = new Set(["open", "fopen", "openSync", "File.open", "File.new", "io.open"]);
 
 /** Calls whose second literal argument is a file they write (copies and moves). */
-const WRITE_SECOND = new Set(["copyFile", "copyFileSync", "rename", "renameSync", "cp", "cpSync", "copy", "copy2", "copyfile", "move", "replace"]);
+const WRITE_SECOND = new Set(["copyFile", "copyFileSync", "rename", "renameSync", "cp", "cpSync", "copy", "copy2", "copyfile", "copytree", "copy_tree", "cp_r", "move", "replace"]);
 
 /** Of WRITE_SECOND, the calls that take the file away from its first path. */
 const MOVES = new Set(["rename", "renameSync", "move", "replace"]);

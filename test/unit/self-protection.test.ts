@@ -1,5 +1,6 @@
 // The self-protection gate on the forms an agent uses to change Tama's policy, and
 // on look-alikes that only read it or write elsewhere.
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -87,7 +88,7 @@ describe("self-protection refuses", () => {
     `prettier --write bunfig.toml`,
     // Files OMP starts processes or imports code from, with no question asked, when a session starts in that folder.
     `echo '{"mcpServers":{"x":{"command":"sh"}}}' > .mcp.json`,
-    `echo '{}' > packages/api/mcp.json`,
+    `echo '{}' > packages/api/.mcp.json`,
     `echo '{}' > .cursor/mcp.json`,
     `echo '{}' > .vscode/mcp.json`,
     `echo '{}' > .windsurf/mcp_config.json`,
@@ -311,5 +312,40 @@ describe("a link the agent makes between two calls", () => {
     symlinkSync("elsewhere", path.join(project, ".omp"));
     expect(findSelfProtectionBreach(at(".omp/extensions/x.ts"), context)).toMatch(/the project's OMP extensions/);
     expect(findSelfProtectionBreach(at("elsewhere/extensions/y.ts"), context)).toMatch(/the project's OMP extensions/);
+  });
+
+  it("a link to a name not there yet is judged by that name: a write through it creates it", () => {
+    const project = path.join(root, "dangling-project");
+    mkdirSync(path.join(project, ".claude", "commands"), { recursive: true });
+    symlinkSync(".mcp.json", path.join(project, "notes.json"));
+    symlinkSync(".claude/commands/w/index.ts", path.join(project, "helper.ts"));
+    symlinkSync(".claude/commands", path.join(project, "cmds"));
+    const inProject = (command: string): HookInput => ({ ...bash(command), cwd: project });
+    expect(refused(inProject("echo '{}' > notes.json"))).toMatch(/notes\.json \(.*\/\.mcp\.json\), which is a list of MCP servers/);
+    expect(refused(inProject("cp /tmp/x.ts helper.ts"))).toMatch(/a TypeScript slash command OMP imports/);
+    expect(refused(inProject("cp -r /tmp/staged cmds/q"))).toMatch(/a folder of TypeScript slash commands/);
+    expect(refused(inProject("echo 'Review' > cmds/review.md"))).toBeUndefined();
+  });
+});
+
+describe("what OMP imports or starts, however it is put in place", () => {
+  it("code copying or linking a commands folder, git apply of a patch making an MCP list, and OpenCode plugins", () => {
+    expect(refused(bash(`python3 -c "import shutil; shutil.copytree('/tmp/c', '.claude/commands', dirs_exist_ok=True)"`))).toMatch(/a folder of TypeScript slash commands/);
+    expect(refused(evalCall(`require("fs").cpSync("/tmp/c", ".claude/commands", { recursive: true })`))).toMatch(/a folder of TypeScript slash commands/);
+    expect(refused(evalCall(`import os\nos.symlink("/tmp/c/x", ".codex/commands/q")`, "python"))).toMatch(/a folder of TypeScript slash commands/);
+    expect(refused(bash(`python3 -c "import shutil; shutil.copytree('src', 'build')"`))).toBeUndefined();
+    const patch = path.join(root, "new-mcp.patch");
+    writeFileSync(patch, "diff --git a/.mcp.json b/.mcp.json\nnew file mode 100644\n--- /dev/null\n+++ b/.mcp.json\n@@ -0,0 +1 @@\n+{}\n");
+    const gitRepo = path.join(root, "git-project");
+    mkdirSync(gitRepo, { recursive: true });
+    execFileSync("git", ["init", "-q", gitRepo]);
+    const inRepo = (command: string): HookInput => ({ ...bash(command), cwd: gitRepo });
+    expect(refused(inRepo(`git apply ${patch}`))).toMatch(/it patches .*\/\.mcp\.json, which is a list of MCP servers/);
+    expect(refused(inRepo(`git apply --check ${patch}`))).toBeUndefined();
+    expect(refused(bash("echo 'export default {}' > .opencode/plugins/p.ts"))).toMatch(/OpenCode plugins/);
+    // A program handed an MCP list reads it; an example mcp.json of an MCP server's own is its project's.
+    expect(refused(bash("npx @modelcontextprotocol/inspector --config .mcp.json"))).toBeUndefined();
+    expect(refused(bash(`echo '{"mcpServers":{}}' > examples/mcp.json`))).toBeUndefined();
+    expect(refused(bash(`echo '{}' > mcp.json`))).toMatch(/a list of MCP servers/);
   });
 });
