@@ -82,6 +82,54 @@ function destination(args: readonly string[], withValue: readonly string[]): { d
 
 type WriterRule = (args: string[]) => WriteTarget[];
 
+/**
+ * `rename 's/evil/.mcp/' evil.json` (Perl's rename) and `rename FROM TO FILES` (util-linux's):
+ * each file moves to the name the expression makes of its path. A Perl expression other than
+ * a plain `s///` or `y///` cannot be worked out here, and leaves the new names unread.
+ */
+function renameTargets(args: readonly string[], form?: "perl" | "util-linux"): WriteTarget[] {
+  const { operands: ops } = operands(args, ["-e", "-E"]);
+  if (hasShort(args, "n") || hasLong(args, "--no-act", "--nono", "--dry-run")) return [];
+  const expression = args.find((arg, i) => (args[i - 1] === "-e" || args[i - 1] === "-E")) ?? undefined;
+  const perl = form === "perl" || (form === undefined && (expression !== undefined || /^(?:s|y|tr)(\W)/.test(ops[0] ?? "")));
+  let rename: ((file: string) => string | undefined) | undefined;
+  let files: readonly string[];
+  if (perl) {
+    const code = expression ?? ops[0] ?? "";
+    files = expression !== undefined ? ops : ops.slice(1);
+    rename = perlSubstitution(code);
+  } else {
+    const [from, to, ...rest] = ops;
+    files = rest;
+    rename = from === undefined || to === undefined ? undefined : (file) => file.replace(from, () => to);
+  }
+  return files.flatMap((file) => {
+    const moved = rename?.(file);
+    return [{ word: file, effect: "moves", reachesBelow: true }, ...(moved !== undefined && moved !== file ? [{ word: moved, effect: "moves a file over", reachesBelow: false }] : [])];
+  });
+}
+
+/** A Perl `s/A/B/flags` or `y/A/B/` as a function of a path; undefined for any other code. */
+function perlSubstitution(code: string): ((file: string) => string | undefined) | undefined {
+  const match = /^(s|y|tr)(\W)(.*)$/s.exec(code.trim());
+  if (match === null) return undefined;
+  const [, op, delimiter, rest] = match as unknown as [string, string, string, string];
+  const parts = rest.split(delimiter);
+  if (parts.length !== 3 || /[^gimsx]/.test(op === "s" ? (parts[2] as string) : "")) return undefined;
+  const [from, to, flags] = parts as [string, string, string];
+  if (op !== "s") {
+    // y/abc/xyz/: each character for the one at its place.
+    return (file) => [...file].map((c) => { const at = from.indexOf(c); return at === -1 ? c : (to[Math.min(at, to.length - 1)] ?? c); }).join("");
+  }
+  try {
+    const pattern = new RegExp(from, flags.replace(/x/g, ""));
+    // Perl's $1 is JavaScript's; \1 in the replacement too.
+    return (file) => file.replace(pattern, to.replace(/\\(\d)/g, "$$$1"));
+  } catch {
+    return undefined;
+  }
+}
+
 const WRITERS: Readonly<Record<string, WriterRule>> = {
   tee: (args) => all(operands(args).operands, "writes", false),
   cp: (args) => {
@@ -108,6 +156,11 @@ const WRITERS: Readonly<Record<string, WriterRule>> = {
     const { dest } = destination(args, ["-S", "--suffix"]);
     return dest === undefined ? [] : [{ word: dest, effect: "links over", reachesBelow: false }];
   },
+  rename: (args) => renameTargets(args),
+  "rename.ul": (args) => renameTargets(args, "util-linux"),
+  prename: (args) => renameTargets(args, "perl"),
+  "file-rename": (args) => renameTargets(args, "perl"),
+  "perl-rename": (args) => renameTargets(args, "perl"),
   // `link FILE NAME`: a hard link at NAME.
   link: (args) => operands(args).operands.slice(1, 2).map((word) => ({ word, effect: "links over", reachesBelow: false })),
   // `ar rcs LIB.a FILES`: the archive (the first operand after the key letters).

@@ -211,6 +211,9 @@ const MOVES = new Set(["rename", "renameSync", "move", "replace"]);
 /** `Path("p").write_text(…)` and friends. */
 const PATH_METHODS = new Set(["write_text", "write_bytes", "touch", "unlink", "rename", "replace"]);
 
+/** Perl's and PHP's builtins that make a file at their second argument. */
+const FILE_MAKERS = new Set(["rename", "link", "symlink"]);
+
 /** `os.symlink(target, link)`, `fs.symlinkSync(target, link)`, `File.symlink`, Perl's and PHP's `symlink`. */
 const SYMLINKERS = new Set(["symlink", "symlinkSync"]);
 
@@ -843,6 +846,16 @@ function readCodeOnce(code: string, language: CodeLanguage): CodeReading {
       const opened = openedForWriting(bare);
       if (opened !== undefined) wrote({ path: opened });
       else if (readsArgv && bare.some((arg) => arg !== undefined && /^\s*(?:\+?>|>>)\s*$/.test(arg))) givenWrites = true;
+      continue;
+    }
+    // Perl's and PHP's rename, link and symlink builtins, with or without parentheses: the second argument is made.
+    if (language === "unknown" && token.type === "id" && FILE_MAKERS.has(token.value) && ![".", ">", ":", "$", "&"].includes(tokens[j - 1]?.value ?? "")) {
+      const args = (tokens[j + 1]?.value === "(" ? readArguments(tokens, j + 1) : bareArguments(tokens, j + 1)).map((argument) => argument?.str);
+      const [from, to] = args;
+      if (to !== undefined) wrote({ path: to });
+      // A rename takes the file away from where it was.
+      if (token.value === "rename" && from !== undefined) wrote({ path: from });
+      if (token.value === "symlink" && from !== undefined && to !== undefined) links.push({ link: afterChdir(to, chdir), target: from });
       continue;
     }
     if (token.type !== "id" || tokens[j + 1]?.value !== "(") continue;
