@@ -294,6 +294,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       }
       const program = argv[0] === undefined ? undefined : basename(argv[0]);
       let unreadArgs = false;
+      let xargsWrites: WriteTarget[] = [];
       const textAt = (given: string): string | undefined => {
         // `~/f` as the shell expands it, also where a program joins it with its own words (`make -C ~/d -f mk`).
         const word = given.replace(/^~(?=\/|$)/, known.get("HOME") ?? "~");
@@ -316,6 +317,11 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         const fed = argFile !== undefined ? fromArgFile : xargsInput({ ...expandedCommand, stdin: [...expandedCommand.stdin, ...redirectedIn] }, previous);
         if (fed === undefined) unreadArgs = true;
         else argv = xargsRun(words.slice(words.findIndex((word) => basename(word) === "xargs")), argv, fed);
+        // `find . -name '*.json' | xargs sed -i …`: a writer handed what find prints changes what it selects, as `-exec` would.
+        const finder = previous?.argv[0] === undefined ? undefined : basename(previous.argv[0]);
+        if (fed === undefined && finder === "find" && program !== undefined && isWriter(program) && previous !== undefined) {
+          xargsWrites = writeTargets({ ...expandedCommand, redirects: [] }, [...previous.argv, "-exec", ...argv, "{}", "+"]);
+        }
       }
       // A function runs after `time`, `coproc` and `!` too (not after `env` or `command`, which run a program).
       const lead = commandStart(words);
@@ -397,6 +403,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         ...(code.some((c) => readCode(c.code, c.language).givenWrites) ? givenWords(argv, code, fromFile.files).words.filter((word) => !word.startsWith("-")).map((word): WriteTarget => ({ word, effect: "may write (a path its code is given)", reachesBelow: true })) : []),
         ...(wrapped ? languageWrites(first, words, stdin, fileText) : []),
         ...(wrapped && first !== "find" ? writeTargets({ ...expandedCommand, redirects: [] }, words) : []),
+        ...xargsWrites,
       ];
       const shellFunction = program !== undefined && functions.has(program) && words[lead] === argv[0];
       const run: RunCommand = { argv, program, dynamic: argv[0] !== undefined && isDynamic(argv[0]), ...(behind === "unknown" ? { unknownBinary: true } : {}), unreadArgs, code, shellFunction, otherWrites, env, command: expandedCommand, depth, scope: inner };

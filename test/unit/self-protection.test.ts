@@ -273,6 +273,11 @@ describe("self-protection lets through", () => {
     `perl -e 'rename "a.txt", "b.txt"'`,
     `rename 's/\\.jpeg$/.jpg/' *.jpeg`,
     `rename -n s/evil/.mcp/ evil.json`,
+    // find running a program that only reads what it is named changes nothing.
+    `find . -name '*.json' -exec cat {} +`,
+    `find . -name '*.json' -exec grep -l version {} +`,
+    `find . -name '*.json' | xargs cat`,
+    `find . -name '*.ts' | xargs sed -i s/a/b/`,
     `docker compose --env-file .env.local up -d`,
     `perl -e 'open F, "<", "x.txt"; print <F>'`,
     `tama sessions list --json`,
@@ -336,6 +341,21 @@ describe("a link the agent makes between two calls", () => {
     expect(refused(inProject("cp /tmp/x.ts helper.ts"))).toMatch(/a TypeScript slash command OMP imports/);
     expect(refused(inProject("cp -r /tmp/staged cmds/q"))).toMatch(/a folder of TypeScript slash commands/);
     expect(refused(inProject("echo 'Review' > cmds/review.md"))).toBeUndefined();
+  });
+});
+
+describe("what find selects", () => {
+  it("handed by xargs to a writer changes as with -exec; handed to a reader, or -exec of one, changes nothing", () => {
+    const project = path.join(root, "find-project");
+    mkdirSync(path.join(project, ".claude"), { recursive: true });
+    writeFileSync(path.join(project, ".claude", "settings.json"), "{}");
+    const inProject = (command: string): HookInput => ({ ...bash(command), cwd: project });
+    expect(refused(inProject("find . -name '*.json' | xargs sed -i s/a/b/"))).toMatch(/changes files under .*settings\.json/);
+    expect(refused(inProject("find . -name '*.json' -print0 | xargs -0 sed -i s/a/b/"))).toMatch(/changes files under .*settings\.json/);
+    expect(refused(inProject("find . -name '*.json' -exec sed -i s/a/b/ {} +"))).toMatch(/changes files under .*settings\.json/);
+    expect(refused(inProject("find . -name '*.json' -exec cat {} +"))).toBeUndefined();
+    expect(refused(inProject("find . -name '*.json' | xargs cat"))).toBeUndefined();
+    expect(refused(inProject("find . -name '*.ts' | xargs sed -i s/a/b/"))).toBeUndefined();
   });
 });
 
