@@ -163,7 +163,7 @@ function resolvedWithCheck(file: string, hops = 0): { path: string; check?: Reso
     // A link to a name not there yet (`x -> mcp.json`): a write through it creates that name.
     if (hops < MAX_DANGLING_HOPS && lstatOf(existing)?.isSymbolicLink() === true) {
       const target = readlinkOf(existing);
-      if (target !== undefined) return resolvedWithCheck(path.join(path.resolve(path.dirname(existing), target), path.relative(existing, resolved)), hops + 1);
+      if (target !== undefined) return resolvedWithCheck(path.join(throughParts(realpathOf(path.dirname(existing)), target, hops + 1), path.relative(existing, resolved)), hops + 1);
     }
     const parent = path.dirname(existing);
     if (parent === existing) return { path: resolved };
@@ -177,6 +177,32 @@ function resolvedWithCheck(file: string, hops = 0): { path: string; check?: Reso
   } catch {
     return { path: resolved };
   }
+}
+
+/**
+ * `relative` walked from the real folder `from` one name at a time, as the kernel walks it:
+ * a link on the way is followed before a `..` after it (`s/../mcp.json` with `s` a link
+ * leads to the parent of where `s` points, not back to `from`).
+ */
+function throughParts(from: string, relative: string, hops: number): string {
+  let at = path.isAbsolute(relative) ? "/" : from;
+  const parts = relative.split("/").filter((part) => part !== "" && part !== ".");
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i] as string;
+    if (part === "..") {
+      at = path.dirname(at);
+      continue;
+    }
+    const next = path.join(at, part);
+    const link = hops < MAX_DANGLING_HOPS && lstatOf(next)?.isSymbolicLink() === true ? readlinkOf(next) : undefined;
+    if (link === undefined) {
+      at = next;
+      continue;
+    }
+    hops += 1;
+    at = exists(next) ? realpathOf(next) : throughParts(at, link, hops);
+  }
+  return at;
 }
 
 function readlinkOf(file: string): string | undefined {
@@ -399,6 +425,10 @@ function treeInPlaceOf(absolute: string, effect: string): ProtectedPath | undefi
   // told by the names it is written under, and by those it resolves to (a link to the folder).
   const codeFolder = codeFolderOf(absolute) ?? (path.basename(absolute).endsWith(".md") ? undefined : codeFolderOf(canonicalPath(absolute)));
   if (codeFolder === undefined) return undefined;
+  // `cp review.md .claude/commands/`: into a folder that is there, a shell writer puts what it brings
+  // inside it, judged by the name it lands under. Code (`copytree(…, dirs_exist_ok=True)`) may merge into it.
+  const name = path.basename(absolute);
+  if (brings && (name === "commands" || name === "tools") && statOf(absolute)?.isDirectory() === true) return undefined;
   return { path: canonicalPath(absolute), what: codeFolder === "tools" ? "a folder of custom tools OMP imports, put in place whole" : "a folder of TypeScript slash commands OMP imports (when a session starts, and again each time a subagent starts), put in place whole", tree: true };
 }
 
@@ -623,7 +653,11 @@ function patchProgram(run: RunCommand, here: string, context: GateContext, prote
 function gitRewrites(run: RunCommand, here: string, context: GateContext, protectedList: ProtectedList): string | undefined {
   const git = asGit(run);
   if (git === undefined) return undefined;
-  const rewrite = gitWorkTreeRewrite(git.argv.slice(1), here, run.env, 0, run.unreadArgs);
+  // `git apply < fix.patch`: the patch is that file, read as an operand is.
+  const patchIn = run.command.redirects.find((r) => r.op === "<")?.target;
+  const args = git.argv.slice(1);
+  const readsStdin = patchIn !== undefined && !isDynamic(patchIn) && args.find((arg) => !arg.startsWith("-")) === "apply" && args.slice(args.indexOf("apply") + 1).every((arg) => arg.startsWith("-"));
+  const rewrite = gitWorkTreeRewrite(readsStdin ? [...args, path.resolve(here, patchIn)] : args, here, run.env, 0, run.unreadArgs);
   if (rewrite === undefined) return undefined;
   // Files it writes by name are judged as any writer's, a new one too (`git apply` of a patch making .mcp.json).
   const written = rewrite.writes === undefined ? undefined : checkTargets(rewrite.writes.map((file) => ({ word: file, effect: "patches", reachesBelow: false })), here, context, protectedList, run.env, run.scope.links);

@@ -319,7 +319,9 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         else argv = xargsRun(words.slice(words.findIndex((word) => basename(word) === "xargs")), argv, fed);
         // `find . -name '*.json' | xargs sed -i …`: a writer handed what find prints changes what it selects, as `-exec` would.
         const finder = previous?.argv[0] === undefined ? undefined : basename(previous.argv[0]);
-        if (fed === undefined && finder === "find" && program !== undefined && isWriter(program) && previous !== undefined) {
+        // Only where the names handed on are what the writer writes (`sed -i`, `chmod`), not its sources (`cp -t DIR`, `tar czf A`).
+        const writesHanded = program !== undefined && isWriter(program) && writeTargets({ ...expandedCommand, redirects: [] }, [...argv, HANDED]).some((target) => target.word === HANDED);
+        if (fed === undefined && finder === "find" && writesHanded && previous !== undefined) {
           xargsWrites = writeTargets({ ...expandedCommand, redirects: [] }, [...previous.argv, "-exec", ...argv, "{}", "+"]);
         }
       }
@@ -1484,6 +1486,9 @@ function listedName(argv: readonly string[]): string | undefined {
   }
   return undefined;
 }
+
+/** A name xargs hands on, standing in to see whether the command writes what it is handed. */
+const HANDED = "\u0000handed";
 
 /** The text xargs reads from a stdin the walker can read (`echo a b | xargs …`, `<<< "a b"`); undefined when it cannot. */
 function xargsInput(command: ShellCommand, previous: PipedFrom | undefined): string | undefined {

@@ -90,41 +90,51 @@ type WriterRule = (args: string[]) => WriteTarget[];
 function renameTargets(args: readonly string[], form?: "perl" | "util-linux"): WriteTarget[] {
   const { operands: ops } = operands(args, ["-e", "-E"]);
   if (hasShort(args, "n") || hasLong(args, "--no-act", "--nono", "--dry-run")) return [];
-  const expression = args.find((arg, i) => (args[i - 1] === "-e" || args[i - 1] === "-E")) ?? undefined;
-  const perl = form === "perl" || (form === undefined && (expression !== undefined || /^(?:s|y|tr)(\W)/.test(ops[0] ?? "")));
+  const expressions = args.filter((arg, i) => args[i - 1] === "-e" || args[i - 1] === "-E");
+  // A bare `rename` is Perl's on some systems and util-linux's on others: code-like text is read as Perl's.
+  const perl = form === "perl" || (form === undefined && (expressions.length > 0 || ops.length < 3 || /^(?:s|y|tr)\W|[$;=(){}\s"'\\]/.test(ops[0] ?? "")));
   let rename: ((file: string) => string | undefined) | undefined;
   let files: readonly string[];
   if (perl) {
-    const code = expression ?? ops[0] ?? "";
-    files = expression !== undefined ? ops : ops.slice(1);
-    rename = perlSubstitution(code);
+    files = expressions.length > 0 ? ops : ops.slice(1);
+    const code = expressions.length > 0 ? expressions : [ops[0] ?? ""];
+    rename = code.length === 1 ? perlSubstitution(code[0] as string) : undefined;
   } else {
     const [from, to, ...rest] = ops;
     files = rest;
-    rename = from === undefined || to === undefined ? undefined : (file) => file.replace(from, () => to);
+    // `-s` renames a link's target, which the words do not name.
+    rename = from === undefined || to === undefined || hasShort(args, "s") || hasLong(args, "--symlink") ? undefined : (file) => file.replace(from, () => to);
+  }
+  // Names read from stdin (Perl's rename with no file), or an expression not worked out here: any name in their folders.
+  if (rename === undefined || files.length === 0) {
+    const folders = files.length === 0 ? ["."] : [...new Set(files.map((file) => path.dirname(file)))];
+    return [...all(files, "moves", true), ...folders.map((word) => ({ word, effect: "renames files to names built at run time in", reachesBelow: true, creates: true }))];
   }
   return files.flatMap((file) => {
-    const moved = rename?.(file);
+    const moved = rename(file);
     return [{ word: file, effect: "moves", reachesBelow: true }, ...(moved !== undefined && moved !== file ? [{ word: moved, effect: "moves a file over", reachesBelow: false }] : [])];
   });
 }
 
 /** A Perl `s/A/B/flags` or `y/A/B/` as a function of a path; undefined for any other code. */
 function perlSubstitution(code: string): ((file: string) => string | undefined) | undefined {
-  const match = /^(s|y|tr)(\W)(.*)$/s.exec(code.trim());
+  // One plain delimiter, no escape of it, no code in the replacement (`\.`, `$x`, `/e`, a second statement).
+  const match = /^(s|y|tr)([/|#,!:@%])(.*)$/s.exec(code);
   if (match === null) return undefined;
   const [, op, delimiter, rest] = match as unknown as [string, string, string, string];
+  if (rest.includes(`\\${delimiter}`)) return undefined;
   const parts = rest.split(delimiter);
-  if (parts.length !== 3 || /[^gimsx]/.test(op === "s" ? (parts[2] as string) : "")) return undefined;
+  if (parts.length !== 3 || /[^gi]/.test(parts[2] as string)) return undefined;
   const [from, to, flags] = parts as [string, string, string];
+  if (/\\|\$(?!\d)|@/.test(to) || (op !== "s" && /[-\\]/.test(from + to)) || /\\[AzZGKQEl-u]|\(\?[{<#?]/.test(from)) return undefined;
   if (op !== "s") {
     // y/abc/xyz/: each character for the one at its place.
     return (file) => [...file].map((c) => { const at = from.indexOf(c); return at === -1 ? c : (to[Math.min(at, to.length - 1)] ?? c); }).join("");
   }
   try {
     const pattern = new RegExp(from, flags.replace(/x/g, ""));
-    // Perl's $1 is JavaScript's; \1 in the replacement too.
-    return (file) => file.replace(pattern, to.replace(/\\(\d)/g, "$$$1"));
+    // Perl's $1 is JavaScript's.
+    return (file) => file.replace(pattern, to);
   } catch {
     return undefined;
   }
@@ -388,7 +398,8 @@ const WRITERS: Readonly<Record<string, WriterRule>> = {
   find: (args) => {
     // `-exec cat {} +`, `-exec grep -l x {} \;`: a program that only reads what it is named changes nothing.
     const execs = args.flatMap((arg, i) => (["-exec", "-execdir", "-ok", "-okdir"].includes(arg) ? [args[i + 1] ?? ""] : []));
-    const acts = args.some((arg) => ["-delete", "-fprint", "-fprint0", "-fprintf", "-fls"].includes(arg)) || execs.some((program) => !FIND_EXEC_READERS.has(basename(program)));
+    // By its bare name only: `./cat` may be anything.
+    const acts = args.some((arg) => ["-delete", "-fprint", "-fprint0", "-fprintf", "-fls"].includes(arg)) || execs.some((program) => !FIND_EXEC_READERS.has(program));
     // `-fprint FILE`, `-fprint0 FILE`, `-fprintf FILE FMT`, `-fls FILE`: a file it writes.
     const printed = args.flatMap((arg, i) => (["-fprint", "-fprint0", "-fprintf", "-fls"].includes(arg) && args[i + 1] !== undefined ? [{ word: args[i + 1] as string, effect: "writes", reachesBelow: false }] : []));
     if (!acts) return [];
@@ -404,7 +415,7 @@ const WRITERS: Readonly<Record<string, WriterRule>> = {
 };
 
 /** Programs `find -exec` may run that only read the files they are named. */
-const FIND_EXEC_READERS = new Set(["cat", "head", "tail", "grep", "egrep", "fgrep", "rg", "wc", "ls", "stat", "file", "du", "md5sum", "sha1sum", "sha256sum", "sha512sum", "cksum", "jq", "diff", "cmp", "readlink", "realpath", "basename", "dirname", "echo", "printf", "test", "["]);
+const FIND_EXEC_READERS = new Set(["cat", "head", "tail", "grep", "egrep", "fgrep", "wc", "ls", "stat", "file", "du", "md5sum", "sha1sum", "sha256sum", "sha512sum", "cksum", "jq", "diff", "cmp", "readlink", "realpath", "basename", "dirname", "echo", "printf", "test", "["]);
 
 /** find's actions that change or hand on what a branch selects. */
 const FIND_ACTIONS = new Set(["-delete", "-exec", "-execdir", "-ok", "-okdir"]);

@@ -211,8 +211,8 @@ const MOVES = new Set(["rename", "renameSync", "move", "replace"]);
 /** `Path("p").write_text(…)` and friends. */
 const PATH_METHODS = new Set(["write_text", "write_bytes", "touch", "unlink", "rename", "replace"]);
 
-/** Perl's and PHP's builtins that make a file at their second argument. */
-const FILE_MAKERS = new Set(["rename", "link", "symlink"]);
+/** Perl's and PHP's builtins (and File::Copy's) that make a file at their second argument. */
+const FILE_MAKERS = new Set(["rename", "link", "symlink", "copy", "move", "cp", "mv"]);
 
 /** `os.symlink(target, link)`, `fs.symlinkSync(target, link)`, `File.symlink`, Perl's and PHP's `symlink`. */
 const SYMLINKERS = new Set(["symlink", "symlinkSync"]);
@@ -475,6 +475,9 @@ function readArguments(tokens: readonly Token[], open: number, computedParts = f
   return args.length === 0 && keywordCommand !== undefined ? [keywordCommand] : args;
 }
 
+/** Perl's statement modifiers: what follows one is no argument. */
+const STATEMENT_MODIFIERS = new Set(["if", "unless", "while", "until", "for", "foreach", "or", "and"]);
+
 /** A call's arguments written without parentheses (Perl's `open F, ">", "f";`): to the end of the statement. */
 function bareArguments(tokens: readonly Token[], from: number): Argument[] {
   const groups: Token[][] = [[]];
@@ -486,7 +489,11 @@ function bareArguments(tokens: readonly Token[], from: number): Argument[] {
       if (depth === 0) break;
       depth--;
     } else if (depth === 0 && token.type === "punct" && (token.value === ";" || (token.value === "|" && tokens[j + 1]?.value === "|"))) break;
-    else if (depth === 0 && token.type === "punct" && token.value === ",") {
+    // A statement modifier ends the arguments (`rename "a", "b" if -e "a"`).
+    else if (depth === 0 && token.type === "id" && STATEMENT_MODIFIERS.has(token.value)) break;
+    else if (depth === 0 && token.type === "punct" && (token.value === "," || (token.value === "=" && tokens[j + 1]?.value === ">"))) {
+      // `=>` is Perl's comma too.
+      if (token.value === "=") j++;
       groups.push([]);
       continue;
     }
@@ -849,13 +856,16 @@ function readCodeOnce(code: string, language: CodeLanguage): CodeReading {
       continue;
     }
     // Perl's and PHP's rename, link and symlink builtins, with or without parentheses: the second argument is made.
-    if (language === "unknown" && token.type === "id" && FILE_MAKERS.has(token.value) && ![".", ">", ":", "$", "&"].includes(tokens[j - 1]?.value ?? "")) {
+    // `CORE::rename` too; PHP's names in any case.
+    const coreQualified = tokens[j - 1]?.value === ":" && tokens[j - 2]?.value === ":" && tokens[j - 3]?.value === "CORE";
+    if (language === "unknown" && token.type === "id" && FILE_MAKERS.has(token.value.toLowerCase()) && (coreQualified || ![".", ">", ":", "$", "&"].includes(tokens[j - 1]?.value ?? ""))) {
       const args = (tokens[j + 1]?.value === "(" ? readArguments(tokens, j + 1) : bareArguments(tokens, j + 1)).map((argument) => argument?.str);
       const [from, to] = args;
       if (to !== undefined) wrote({ path: to });
       // A rename takes the file away from where it was.
-      if (token.value === "rename" && from !== undefined) wrote({ path: from });
-      if (token.value === "symlink" && from !== undefined && to !== undefined) links.push({ link: afterChdir(to, chdir), target: from });
+      const maker = token.value.toLowerCase();
+      if ((maker === "rename" || maker === "move" || maker === "mv") && from !== undefined) wrote({ path: from });
+      if (maker === "symlink" && from !== undefined && to !== undefined) links.push({ link: afterChdir(to, chdir), target: from });
       continue;
     }
     if (token.type !== "id" || tokens[j + 1]?.value !== "(") continue;

@@ -104,20 +104,20 @@ describe("code execution reaches the gates in real OMP", () => {
     const { server, env } = await omp.setup();
     const tama = installTama(env);
     const writes = logHook(env, "writes", "write");
-    const denyEnv = path.join(env.scratch, "deny-env.py");
+    const denySecret = path.join(env.scratch, "deny-secret.py");
     writeFileSync(
-      denyEnv,
+      denySecret,
       [
         "import json, sys",
         "event = json.load(sys.stdin)",
         "target = (event.get('tool_input') or {}).get('file_path') or ''",
-        "if target.endswith('/.env'):",
+        "if target.endswith('/deploy.secret'):",
         "    print(target + ' holds secrets; do not write it', file=sys.stderr); sys.exit(2)",
         "if event.get('unnamed_writes') and 'strict' in sys.argv:",
         "    print('code that writes files no hook can name is not allowed here', file=sys.stderr); sys.exit(2)",
       ].join("\n"),
     );
-    addHooks(tama, [writes.entry, { id: "deny-env", events: ["pre_tool_use"], tools: "write", failMode: "closed", command: ["python3", denyEnv] }]);
+    addHooks(tama, [writes.entry, { id: "deny-secret", events: ["pre_tool_use"], tools: "write", failMode: "closed", command: ["python3", denySecret] }]);
     // This test is about what a command write hook sees: the built-in secret-file gate would answer first.
     const withoutSecretGate = tama.readRegistry();
     withoutSecretGate.hooks = withoutSecretGate.hooks.filter((h) => h.id !== "protect-secret-files");
@@ -125,15 +125,15 @@ describe("code execution reaches the gates in real OMP", () => {
     const session = omp.rpc();
     await session.ready();
 
-    const refused = await call(session, server, "eval", { language: "js", code: "await write('.env', 'TOKEN=1'); return 'wrote'" });
-    expect(refused).toMatch(/\.env holds secrets/);
-    expect(existsSync(path.join(env.cwd, ".env"))).toBe(false);
+    const refused = await call(session, server, "eval", { language: "js", code: "await write('deploy.secret', 'TOKEN=1'); return 'wrote'" });
+    expect(refused).toMatch(/deploy\.secret holds secrets/);
+    expect(existsSync(path.join(env.cwd, "deploy.secret"))).toBe(false);
     const allowed = await call(session, server, "eval", { language: "py", code: "write('notes.txt', 'hello')\nprint('py-wrote')" });
     expect(allowed).toMatch(/py-wrote/);
     expect(readFileSync(path.join(env.cwd, "notes.txt"), "utf8")).toBe("hello");
 
     const seen = writes.read();
-    expect(seen.find((e) => e.tool_name === "Write" && (e.tool_input as Record<string, unknown>).file_path === path.join(env.cwd, ".env"))).toMatchObject({
+    expect(seen.find((e) => e.tool_name === "Write" && (e.tool_input as Record<string, unknown>).file_path === path.join(env.cwd, "deploy.secret"))).toMatchObject({
       tool_input: { content: "TOKEN=1" },
       omp: { tool_name: "eval", kind: "write" },
     });
@@ -150,8 +150,8 @@ describe("code execution reaches the gates in real OMP", () => {
 
     // the same hook, told to refuse code it cannot read for writes
     const registry = tama.readRegistry();
-    const strict = registry.hooks.find((h) => h.id === "deny-env") as { command: string[] };
-    strict.command = ["python3", denyEnv, "strict"];
+    const strict = registry.hooks.find((h) => h.id === "deny-secret") as { command: string[] };
+    strict.command = ["python3", denySecret, "strict"];
     tama.writeRegistry(registry);
     const strictAnswer = await call(session, server, "eval", { language: "py", code: "print('should-not-run')" });
     expect(strictAnswer).toMatch(/code that writes files no hook can name is not allowed here/);

@@ -110,6 +110,15 @@ describe("self-protection refuses", () => {
     `rename s/evil/.mcp/ evil.json`,
     `rename 's/main/index/' .claude/commands/w/main.ts`,
     `rename.ul evil settings .claude/evil.json`,
+    // A rename whose new names are not worked out here (code, escapes, names from stdin) may make any name.
+    `rename 's/x/"."/e' xmcp.json`,
+    `rename 's{x}{.}' xmcp.json`,
+    `rename '$_ = ".mcp.json"' xmcp.json`,
+    `ls | rename 's/x/./'`,
+    `perl -e 'CORE::rename "x", ".mcp.json"'`,
+    `perl -e 'rename "x" => ".claude/settings.json" if 1'`,
+    `perl -MFile::Copy -e 'copy "x", ".claude/settings.json"'`,
+    `php -r 'RENAME("x", ".mcp.json");'`,
     `python3 -c "open('bunfig.toml','w').write('preload=[1]')"`,
     `omp config set disabledExtensions '["extension-module:omp-shared-hooks"]'`,
     `omp config reset`,
@@ -273,6 +282,8 @@ describe("self-protection lets through", () => {
     `perl -e 'rename "a.txt", "b.txt"'`,
     `rename 's/\\.jpeg$/.jpg/' *.jpeg`,
     `rename -n s/evil/.mcp/ evil.json`,
+    `rename .jpeg .jpg *.jpeg`,
+    `perl -e 'rename "a.txt", "b.txt" if -e "a.txt"'`,
     // find running a program that only reads what it is named changes nothing.
     `find . -name '*.json' -exec cat {} +`,
     `find . -name '*.json' -exec grep -l version {} +`,
@@ -341,6 +352,14 @@ describe("a link the agent makes between two calls", () => {
     expect(refused(inProject("cp /tmp/x.ts helper.ts"))).toMatch(/a TypeScript slash command OMP imports/);
     expect(refused(inProject("cp -r /tmp/staged cmds/q"))).toMatch(/a folder of TypeScript slash commands/);
     expect(refused(inProject("echo 'Review' > cmds/review.md"))).toBeUndefined();
+    // A link through a link, then `..`: where the kernel's walk ends, not where the text's does.
+    mkdirSync(path.join(project, "src"), { recursive: true });
+    mkdirSync(path.join(project, "lnk"), { recursive: true });
+    symlinkSync(path.join(project, "src"), path.join(project, "lnk", "s"));
+    symlinkSync("s/../.mcp.json", path.join(project, "lnk", "x"));
+    expect(refused(inProject("echo '{}' > lnk/x"))).toMatch(/lnk\/x \(.*dangling-project\/\.mcp\.json\), which is a list of MCP servers/);
+    // Into a commands folder that is there, a prompt lands under its own name.
+    expect(refused(inProject("cp docs/review.md .claude/commands/"))).toBeUndefined();
   });
 });
 
@@ -356,6 +375,11 @@ describe("what find selects", () => {
     expect(refused(inProject("find . -name '*.json' -exec cat {} +"))).toBeUndefined();
     expect(refused(inProject("find . -name '*.json' | xargs cat"))).toBeUndefined();
     expect(refused(inProject("find . -name '*.ts' | xargs sed -i s/a/b/"))).toBeUndefined();
+    // The names are what cp copies from and tar packs, not what they write.
+    expect(refused(inProject("find . -name '*.json' | xargs cp -t /tmp/out"))).toBeUndefined();
+    expect(refused(inProject("find . -name '*.json' | xargs tar czf /tmp/a.tgz"))).toBeUndefined();
+    // A program named by a path may be anything, `./cat` too.
+    expect(refused(inProject("find . -name '*.json' -exec ./cat {} +"))).toMatch(/changes files under .*settings\.json/);
   });
 });
 
@@ -373,6 +397,7 @@ describe("what OMP imports or starts, however it is put in place", () => {
     const inRepo = (command: string): HookInput => ({ ...bash(command), cwd: gitRepo });
     expect(refused(inRepo(`git apply ${patch}`))).toMatch(/it patches .*\/\.mcp\.json, which is a list of MCP servers/);
     expect(refused(inRepo(`git apply --check ${patch}`))).toBeUndefined();
+    expect(refused(inRepo(`git apply < ${patch}`))).toMatch(/it patches .*\/\.mcp\.json/);
     expect(refused(bash("echo 'export default {}' > .opencode/plugins/p.ts"))).toMatch(/OpenCode plugins/);
     // A program handed an MCP list reads it; an example mcp.json of an MCP server's own is its project's.
     expect(refused(bash("npx @modelcontextprotocol/inspector --config .mcp.json"))).toBeUndefined();
