@@ -382,7 +382,7 @@ const COMMAND_MODULE = /^(.*\/\.(?:omp|claude|codex|gemini)\/commands\/[^/]+\/in
 
 const BUNFIG = "Bun's settings for a folder, read into OMP's process when OMP starts there (its `preload` runs code inside OMP)";
 
-const FOLDER_POLICY: readonly ({ pattern: RegExp; what: string; tree: boolean; writesOnly?: boolean })[] = [
+const FOLDER_POLICY: readonly { pattern: RegExp; what: string; tree: boolean; writesOnly?: boolean }[] = [
   { pattern: /^(.*\/\.omp(?:\/profiles\/[^/]+)?(?:\/agent)?\/(?:extensions|hooks))(?:\/|$)/, what: "OMP extensions or hooks of a project folder (code OMP loads when a session starts there)", tree: true },
   { pattern: /^(.*\/\.omp(?:\/profiles\/[^/]+)?(?:\/agent)?\/tools)(?:\/|$)/, what: "OMP custom tools of a project folder (code OMP loads when a session starts there)", tree: true },
   { pattern: /^(.*\/\.omp(?:\/profiles\/[^/]+)?(?:\/agent)?\/\.?mcp\.json)$/, what: "OMP's MCP servers of a project folder (commands OMP starts)", tree: false },

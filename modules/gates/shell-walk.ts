@@ -1512,7 +1512,8 @@ function xargsRun(options: readonly string[], argv: readonly string[], input: st
   for (let i = 1; i < options.length - argv.length; i++) {
     const word = options[i] as string;
     if (word === "--") break;
-    if (word === "-I" || word === "--replace") replace = options[++i] ?? "{}";
+    if (word === "-I") replace = options[++i] ?? "{}";
+    else if (word === "--replace") replace = "{}";
     else if (word.startsWith("-I")) replace = word.slice(2);
     else if (word === "-i") replace = "{}";
     else if (word.startsWith("--replace=")) replace = word.slice("--replace=".length);
@@ -1997,7 +1998,8 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   numactl: { argOptions: ["-C", "-N", "-m", "-i", "-p", "-P", "--cpunodebind", "--membind", "--physcpubind", "--interleave", "--preferred", "--preferred-many"] },
   timeout: { argOptions: ["-s", "--signal", "-k", "--kill-after"], operands: 1 },
   stdbuf: { argOptions: ["-i", "-o", "-e", "--input", "--output", "--error"] },
-  xargs: { argOptions: ["-I", "-n", "-P", "-L", "-d", "-s", "-a", "-E", "--max-args", "--max-procs", "--delimiter", "--arg-file", "--max-lines", "--max-chars", "--eof", "--replace", "--process-slot-var"] },
+  // `--replace` takes its value only after `=` (`--replace` alone is `{}`), as `-i` does.
+  xargs: { argOptions: ["-I", "-n", "-P", "-L", "-d", "-s", "-a", "-E", "--max-args", "--max-procs", "--delimiter", "--arg-file", "--max-lines", "--max-chars", "--eof", "--process-slot-var"] },
   flock: { argOptions: ["-w", "--wait", "--timeout", "-E", "--conflict-exit-code"], operands: 1, scriptOptions: ["-c", "--command"] },
   strace: { argOptions: ["-o", "-e", "-p", "-s", "-u", "-a", "-b", "-I", "-E", "-S", "-P", "-O", "-X", "--output", "--trace", "--signal", "--status", "--attach", "--user", "--env", "--trace-path", "--string-limit", "--columns"] },
   ltrace: { argOptions: ["-o", "-e", "-p", "-s", "-u", "-a", "-A", "-D", "-F", "-l", "-n", "-w", "-x", "--output", "--library", "--indent", "--where"] },

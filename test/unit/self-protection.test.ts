@@ -119,6 +119,8 @@ describe("self-protection refuses", () => {
     `perl -e 'rename "x" => ".claude/settings.json" if 1'`,
     `perl -MFile::Copy -e 'copy "x", ".claude/settings.json"'`,
     `php -r 'RENAME("x", ".mcp.json");'`,
+    // xargs's --replace takes no value of its own: the word after it is the command.
+    `echo .claude/settings.json | xargs --replace cp /tmp/e {}`,
     `python3 -c "open('bunfig.toml','w').write('preload=[1]')"`,
     `omp config set disabledExtensions '["extension-module:omp-shared-hooks"]'`,
     `omp config reset`,
