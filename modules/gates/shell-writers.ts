@@ -85,7 +85,7 @@ type WriterRule = (args: string[]) => WriteTarget[];
 /**
  * `rename 's/evil/.mcp/' evil.json` (Perl's rename) and `rename FROM TO FILES` (util-linux's):
  * each file moves to the name the expression makes of its path. A Perl expression other than
- * a plain `s///` or `y///` cannot be worked out here, and leaves the new names unread.
+ * a plain `s///` or `y///` is not worked out here: the files may then take any name in their folders.
  */
 function renameTargets(args: readonly string[], form?: "perl" | "util-linux"): WriteTarget[] {
   const { operands: ops } = operands(args, ["-e", "-E"]);

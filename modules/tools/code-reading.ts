@@ -864,8 +864,8 @@ function readCodeOnce(code: string, language: CodeLanguage): CodeReading {
       if (to !== undefined) wrote({ path: to });
       // A rename takes the file away from where it was.
       const maker = token.value.toLowerCase();
-      if ((maker === "rename" || maker === "move" || maker === "mv") && from !== undefined) wrote({ path: from });
-      if (maker === "symlink" && from !== undefined && to !== undefined) links.push({ link: afterChdir(to, chdir), target: from });
+      if ((MOVES.has(maker) || maker === "mv") && from !== undefined) wrote({ path: from });
+      if (SYMLINKERS.has(maker) && from !== undefined && to !== undefined) links.push({ link: afterChdir(to, chdir), target: from });
       continue;
     }
     if (token.type !== "id" || tokens[j + 1]?.value !== "(") continue;
