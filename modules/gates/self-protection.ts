@@ -15,7 +15,7 @@ import { callKind, codeOf, type CodeLanguage } from "../tools/declaration.ts";
 import { readCode } from "../tools/code-reading.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
 import { globMatches, isLink, nameGlob, resolvedPath, sessionCwdOf, throughLinks, userHome } from "./paths.ts";
-import { basename, commandTargets, isDynamic, walkCall, walkShell, type RunCommand, type Scope } from "./shell-walk.ts";
+import { basename, commandTargets, isDynamic, LISTED, LISTED_VISIBLE, walkCall, walkShell, type RunCommand, type Scope } from "./shell-walk.ts";
 import { isWriter, linkSources, writeTargets, type WriteTarget } from "./shell-writers.ts";
 import { asGit } from "./git-commands.ts";
 import { gitWorkTreeRewrite, patchTargets, rewrittenFiles } from "./git-worktree.ts";
@@ -453,7 +453,7 @@ function folderPolicyHit(full: string): ProtectedPath | undefined {
 }
 
 /** The protected path `target` (absolute) changes, if any. */
-function hitOf(target: string, reachesBelow: boolean, protectedList: readonly ProtectedPath[], names?: readonly string[], creates = false): ProtectedPath | undefined {
+function hitOf(target: string, reachesBelow: boolean, protectedList: readonly ProtectedPath[], names?: readonly string[], creates = false, visibleOnly = false): ProtectedPath | undefined {
   const glob = GLOB.exec(target);
   // A glob changes whatever it matches: anything that starts with the text before it.
   const prefix = glob ? target.slice(0, glob.index) : undefined;
@@ -486,7 +486,14 @@ function hitOf(target: string, reachesBelow: boolean, protectedList: readonly Pr
     // project's `.omp/extensions` that is not there is not changed by `chmod -R u+w .`; a copy or
     // an extraction into it may make it), and for `find -name GLOB` only a name the glob matches
     // (a protected directory's files have any name).
-    if (reachesBelow && (p.path.startsWith(`${full}/`) || full === "/") && (creates || lstatOf(p.path) !== undefined) && (names === undefined || p.tree || names.some((glob) => nameGlob(glob, { leadingDot: true }).test(path.basename(p.path))))) return p;
+    if (
+      reachesBelow &&
+      (p.path.startsWith(`${full}/`) || full === "/") &&
+      (creates || lstatOf(p.path) !== undefined) &&
+      (names === undefined || p.tree || names.some((glob) => nameGlob(glob, { leadingDot: true }).test(path.basename(p.path)))) &&
+      // A listing that skips hidden names (rg, fd) never reaches `.claude/settings.json` below the folder it lists.
+      !(visibleOnly && p.path.slice(full === "/" ? 1 : full.length + 1).split("/").some((part) => part.startsWith(".")))
+    ) return p;
   }
   return folderPolicyHit(full);
 }
@@ -812,7 +819,7 @@ function checkTargets(
   commandEnv?: ReadonlyMap<string, string>,
   links?: ReadonlyMap<string, string>,
 ): string | undefined {
-  for (const target of targets) {
+  for (const target of targets.map(listedUnder)) {
     const expanded = expandWord(target.word, cwd, context, commandEnv);
     if (expanded === undefined) {
       // A target built by an expansion Tama does not perform: refused when it names Tama's state.
@@ -822,10 +829,32 @@ function checkTargets(
       continue;
     }
     const absolute = throughLinks(resolvedPath(cwd, expanded, links), links);
-    const hit = hitOf(absolute, target.reachesBelow, protectedList(), target.names, target.creates === true) ?? programConfigHit(absolute, context, protectedList.projectCwd) ?? treeInPlaceOf(absolute, target.effect);
+    const hit = hitOf(absolute, target.reachesBelow, protectedList(), target.names, target.creates === true, target.visibleOnly === true) ?? programConfigHit(absolute, context, protectedList.projectCwd) ?? treeInPlaceOf(absolute, target.effect);
     if (hit && !(hit.writesOnly === true && target.effect.startsWith("hands "))) return refusalFor(target.effect, { target: absolute, protectedPath: hit });
   }
   return undefined;
+}
+
+/**
+ * A name a listing printed (`git ls-files | xargs sed -i …`, `ls .claude | while read f;
+ * do cp x ".claude/$f"`) may be any name under the place listed: the write reaches every
+ * file there, as `find DIR -exec` does, and is judged by what is there.
+ */
+function listedUnder(target: WriteTarget): WriteTarget {
+  const parts = target.word.split("/");
+  const at = parts.findIndex((part) => part === LISTED || part.startsWith(`${LISTED}:`));
+  if (at === -1) return target;
+  // `listed-name:*.ts`: only names the listing's globs match (`git ls-files '*.ts'`); `:!hidden`: none with a hidden part (rg, fd).
+  const marks = (parts[at] as string).split(":").slice(1);
+  const globs = marks.filter((mark) => mark !== LISTED_VISIBLE);
+  return {
+    ...target,
+    word: at === 0 ? "." : parts.slice(0, at).join("/") || "/",
+    effect: `${target.effect} what a listing names under`,
+    reachesBelow: true,
+    ...(globs.length > 0 ? { names: globs } : {}),
+    ...(marks.includes(LISTED_VISIBLE) ? { visibleOnly: true } : {}),
+  };
 }
 
 /** Whether `text` names Tama's state: a protected path (absolute or `~/…`), Tama's home, or (`byVariable`) the TAMA_HOME variable. */

@@ -196,7 +196,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
     const fromPipeFor = (words: readonly string[]): string[] | undefined => {
       if (words[0] !== "read" || previous === undefined) return undefined;
       if (pipeText !== undefined) return [pipeText];
-      const listed = listedName(previous.argv);
+      const listed = listedName(previous.argv, previous.env);
       return listed === undefined ? undefined : [listed];
     };
     if (command.argv.length === 0 || (["export", "declare", "typeset", "local", "readonly"].includes(command.argv[0] as string) && command.argv.length > 1)) {
@@ -300,6 +300,8 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         const word = given.replace(/^~(?=\/|$)/, known.get("HOME") ?? "~");
         return cwdHere === undefined && !path.isAbsolute(word) ? undefined : fileTextOf(path.resolve(cwdHere ?? "/", word), written, inner.links);
       };
+      // A file not there, where the line wrote none before: it reads as nothing.
+      const absent = (given: string): boolean => written.isEmpty() && !isDynamic(given) && (cwdHere !== undefined || path.isAbsolute(given)) && lstatOf(path.resolve(cwdHere ?? "/", given.replace(/^~(?=\/|$)/, known.get("HOME") ?? "~"))) === undefined;
       // `bash < f.sh`, `python3 < f.py`, `xargs cmd < list`: the file is its stdin.
       const redirectedIn = expandedCommand.redirects.filter((r) => r.op === "<" && !STDIN_FILES.has(r.target)).flatMap((r) => {
         // `bash < <(echo …)`: what the substitution prints.
@@ -313,16 +315,28 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         // `xargs -a FILE`, `--arg-file=FILE`: its input is that file.
         const argFile = words.flatMap((word, i) => (word === "-a" || word === "--arg-file" ? [words[i + 1] ?? ""] : word.startsWith("--arg-file=") ? [word.slice("--arg-file=".length)] : []))[0];
         // `xargs -a <(echo …)`: the file is what the substitution prints.
-        const fromArgFile = argFile === undefined ? undefined : argFile.startsWith("<(") ? substitutionText(argFile, printer) : textAt(argFile);
-        const fed = argFile !== undefined ? fromArgFile : xargsInput({ ...expandedCommand, stdin: [...expandedCommand.stdin, ...redirectedIn] }, previous);
-        if (fed === undefined) unreadArgs = true;
-        else argv = xargsRun(words.slice(words.findIndex((word) => basename(word) === "xargs")), argv, fed);
-        // `find . -name '*.json' | xargs sed -i …`: a writer handed what find prints changes what it selects, as `-exec` would.
-        const finder = previous?.argv[0] === undefined ? undefined : basename(previous.argv[0]);
-        // Only where the names handed on are what the writer writes (`sed -i`, `chmod`), not its sources (`cp -t DIR`, `tar czf A`).
-        const writesHanded = program !== undefined && isWriter(program) && writeTargets({ ...expandedCommand, redirects: [] }, [...argv, HANDED]).some((target) => target.word === HANDED);
-        if (fed === undefined && finder === "find" && writesHanded && previous !== undefined) {
-          xargsWrites = writeTargets({ ...expandedCommand, redirects: [] }, [...previous.argv, "-exec", ...argv, "{}", "+"]);
+        const fromArgFile = argFile === undefined ? undefined : argFile.startsWith("<(") ? substitutionText(argFile, printer) : textAt(argFile) ?? (absent(argFile) ? "" : undefined);
+        // `xargs rm < list` with no list: the shell runs nothing.
+        const inFile = expandedCommand.redirects.find((r) => r.op === "<" && !r.target.startsWith("<(") && !STDIN_FILES.has(r.target))?.target;
+        const fed = argFile !== undefined ? fromArgFile : inFile !== undefined && absent(inFile) ? "" : xargsInput({ ...expandedCommand, stdin: [...expandedCommand.stdin, ...redirectedIn] }, previous);
+        const xargsOptions = words.slice(words.findIndex((word) => basename(word) === "xargs"));
+        if (fed !== undefined) argv = xargsRun(xargsOptions, argv, fed);
+        else {
+          unreadArgs = true;
+          // `find . -name '*.json' | xargs sed -i …`: a writer handed what find prints changes what it selects, as `-exec` would.
+          const finder = previous?.argv[0] === undefined ? undefined : basename(previous.argv[0]);
+          // Only where the names handed on are what the writer writes (`sed -i`, `chmod`), not its sources (`cp -t DIR`, `tar czf A`).
+          const writesHanded = program !== undefined && isWriter(program) && writeTargets({ ...expandedCommand, redirects: [] }, xargsPlaced(xargsOptions, argv, HANDED)).some((target) => target.word.includes(HANDED));
+          if (finder === "find" && writesHanded && previous !== undefined) {
+            xargsWrites = writeTargets({ ...expandedCommand, redirects: [] }, [...previous.argv, "-exec", ...argv, "{}", "+"]);
+          } else if (writesHanded) {
+            // `git ls-files | xargs sed -i …`, `ls .claude | xargs -I{} cp f .claude/{}`: a name the listing prints
+            // stands for every name under the place it lists (self-protection reads it so); any other input
+            // is a name built at run time, as `sed -i … $(tool)` is.
+            const listed = previous !== undefined && command.piped ? listedName(previous.argv, previous.env) : undefined;
+            const source = argFile !== undefined ? ["cat", argFile] : inFile !== undefined ? ["cat", inFile] : command.piped ? previous?.argv : undefined;
+            argv = xargsPlaced(xargsOptions, argv, listed ?? runTimeName(source));
+          }
         }
       }
       // A function runs after `time`, `coproc` and `!` too (not after `env` or `command`, which run a program).
@@ -496,6 +510,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       let printedHere: { text: string | undefined } | undefined;
       lastAt.set(command.level, {
         argv,
+        env,
         setup: !shellFunction && systemSetup(argv),
         download: (program !== undefined && DOWNLOADERS.has(program)) || previous?.download === true,
         printed: () => (printedHere ??= { text: printedOrRead(argv, expandedCommand, cwdHere, written, pipeText, true) }).text,
@@ -1450,7 +1465,9 @@ function carriedLinks(placed: { sources: string[]; into?: string; as?: string },
 }
 
 /** What `listedName` stands for: one name a listing printed, a file in the place it listed. */
-const LISTED = "listed-name";
+export const LISTED = "listed-name";
+/** The mark after LISTED (`listed-name:!hidden`) of a listing that skips hidden names, as rg and fd do unless told. */
+export const LISTED_VISIBLE = "!hidden";
 
 /**
  * A name a program listing files prints, as a path: under the root it lists (`grep -rl x
@@ -1458,7 +1475,7 @@ const LISTED = "listed-name";
  * `git ls-files`, `git diff --name-only`). None of them follows a link out by default.
  * Undefined for any other program, for one told to follow links, and for roots built at run time.
  */
-function listedName(argv: readonly string[]): string | undefined {
+function listedName(argv: readonly string[], env?: ReadonlyMap<string, string>): string | undefined {
   const program = argv[0] === undefined ? undefined : basename(argv[0]);
   const args = argv.slice(1);
   const operands = args.filter((word) => !word.startsWith("-"));
@@ -1466,7 +1483,28 @@ function listedName(argv: readonly string[]): string | undefined {
     const root = roots.length === 1 ? roots[0] : roots.length === 0 ? "." : undefined;
     return root === undefined || isDynamic(root) || /[*?[]/.test(root) ? undefined : root === "." ? LISTED : path.join(root, LISTED);
   };
-  if (program === "ls" || (program === "git" && (operands[0] === "ls-files" || (operands[0] === "diff" && args.some((a) => a === "--name-only"))))) return LISTED;
+  if (program === "ls") return LISTED;
+  if (program === "git" && (operands[0] === "ls-files" || (operands[0] === "diff" && args.some((a) => a === "--name-only")) || (operands[0] === "grep" && args.some((a) => /^-[a-zA-Z]*l/.test(a) || a === "--name-only" || a === "--files-with-matches")))) {
+    // git prints paths from the current folder: the pathspecs narrow them (`git ls-files src`, `git ls-files '*.ts'`).
+    const dashes = args.indexOf("--");
+    const specs = dashes !== -1 ? args.slice(dashes + 1) : operands.slice(operands[0] === "grep" && !args.includes("-e") ? 2 : operands[0] === "ls-files" ? 1 : operands.length);
+    return listedIn(specs);
+  }
+  if (program === "fd" || program === "fdfind") {
+    // fd PATTERN [PATH…]: names under the paths; `-e EXT` only names ending .EXT.
+    const words: string[] = [];
+    const extensions: string[] = [];
+    for (let i = 0; i < args.length; i++) {
+      const word = args[i] as string;
+      if (word === "-e" || word === "--extension") extensions.push(args[++i] ?? "");
+      else if (FD_VALUED.has(word)) i++;
+      else if (word === "--search-path") words.push("", args[++i] ?? "");
+      else if (!word.startsWith("-")) words.push(word);
+    }
+    const listed = under(words.slice(1).filter(Boolean));
+    const marks = [...(extensions.length > 0 && extensions.every((ext) => /^[\w.-]+$/.test(ext)) ? extensions.map((ext) => `*.${ext.replace(/^\./, "")}`) : []), ...(showsHidden(args, ["--hidden", "-H", "--unrestricted"], "uH", 1) ? [] : [LISTED_VISIBLE])];
+    return listed === undefined || marks.length === 0 ? listed : listed.replace(new RegExp(`${LISTED}$`), [LISTED, ...marks].join(":"));
+  }
   if (program === "find") {
     if (args.some((a) => a === "-L" || a === "-follow")) return undefined;
     const firstTest = args.findIndex((a) => a.startsWith("-") || a === "(" || a === "!");
@@ -1482,13 +1520,74 @@ function listedName(argv: readonly string[]): string | undefined {
   }
   if ((program === "grep" || program === "egrep" || program === "rg") && args.some((a) => /^-[a-zA-Z]*l/.test(a) || a === "--files-with-matches" || a === "--files")) {
     if (args.some((a) => /^-[a-zA-Z]*R/.test(a) || a === "--dereference-recursive" || a === "--follow" || (program === "rg" && a === "-L"))) return undefined;
-    return under(program === "rg" && args.includes("--files") ? operands : operands.slice(1));
+    // The operands past the options' values: the pattern (unless -e or -f gives it, or rg --files), then the roots.
+    const words: string[] = [];
+    const globs: string[] = [];
+    let patternGiven = program === "rg" && args.includes("--files");
+    for (let i = 0; i < args.length; i++) {
+      const word = args[i] as string;
+      if (word === "-e" || word === "--regexp" || word === "-f" || word === "--file") (patternGiven = true), i++;
+      else if (program === "rg" && (word === "-g" || word === "--glob" || word === "--iglob")) globs.push(args[++i] ?? "");
+      else if (program === "rg" && (word === "-t" || word === "--type")) globs.push(...(RG_TYPES[args[++i] ?? ""] ?? ["*"]));
+      else if (word.startsWith("--include=")) globs.push(word.slice("--include=".length));
+      else if (SEARCH_VALUED.has(word)) i++;
+      else if (!word.startsWith("-")) words.push(word);
+    }
+    const listed = under(patternGiven ? words : words.slice(1));
+    // Only names the globs take in (`rg -l x -g '*.ts'`, `grep -rl x --include='*.py'`); one that leaves names out narrows nothing.
+    const taking = globs.filter((glob) => !glob.startsWith("!") && !glob.includes("/") && /^[\w.*?[\]-]+$/.test(glob));
+    const marks = [...(taking.length > 0 && taking.length === globs.length ? taking : []), ...(program === "rg" && !showsHidden(args, ["--hidden", "-."], "u", 2) && !env?.get("RIPGREP_CONFIG_PATH") ? [LISTED_VISIBLE] : [])];
+    return listed === undefined || marks.length === 0 ? listed : listed.replace(new RegExp(`${LISTED}$`), [LISTED, ...marks].join(":"));
   }
   return undefined;
 }
 
+/** Some of rg's file types, by the globs it gives them (`rg --type-list`); any other type may name any file. */
+const RG_TYPES: Readonly<Record<string, readonly string[]>> = {
+  py: ["*.py", "*.pyi"],
+  ts: ["*.ts", "*.tsx", "*.cts", "*.mts"],
+  js: ["*.js", "*.jsx", "*.mjs", "*.cjs", "*.vue"],
+  rust: ["*.rs"],
+  go: ["*.go"],
+  c: ["*.c", "*.h", "*.H", "*.cats"],
+  java: ["*.java", "*.jsp", "*.jspx", "*.properties"],
+  rb: ["*.rb", "*.gemspec", "Gemfile", "config.ru", ".irbrc", "Rakefile"],
+  css: ["*.css", "*.scss"],
+  html: ["*.htm", "*.html", "*.ejs"],
+};
+
+/** grep's and rg's options that take a separate value (besides the pattern's and the globs', read apart). */
+const SEARCH_VALUED = new Set(["-m", "--max-count", "-A", "-B", "-C", "--after-context", "--before-context", "--context", "-d", "-D", "--directories", "--devices", "-t", "--type", "-T", "--type-not", "-M", "--max-columns", "-j", "--threads", "--max-depth", "--maxdepth", "--pre", "--pre-glob", "-E", "--encoding", "--sort", "--sortr", "--type-add", "--colors", "--color", "--context-separator", "-r", "--replace", "--path-separator", "--max-filesize", "--engine", "--ignore-file", "--label", "--exclude-dir", "--exclude", "--include"]);
+
+/**
+ * Whether a listing is told to show hidden names: one of `options`, or a cluster of short
+ * options (`-uu`, `-Hi`) with `count` of the `letters` (rg: two u's; fd: an H or a u).
+ */
+function showsHidden(args: readonly string[], options: readonly string[], letters: string, count: number): boolean {
+  return args.some((arg) => options.includes(arg) || (/^-[a-zA-Z.]+$/.test(arg) && [...arg.slice(1)].filter((c) => letters.includes(c)).length >= count));
+}
+
+/** fd's options that take a value (besides `-e` and `--search-path`, read apart). */
+const FD_VALUED = new Set(["-t", "--type", "-d", "--max-depth", "--min-depth", "--exact-depth", "-E", "--exclude", "-S", "--size", "--changed-within", "--changed-before", "-o", "--owner", "-j", "--threads", "-c", "--color", "--base-directory", "--path-separator", "--ignore-file", "--max-results", "--format"]);
+
+/**
+ * A name git lists under its pathspecs: under the one folder or file named, or, where every
+ * pathspec is a name glob (`'*.ts'`), a name those globs match (`listed-name:*.ts`), anywhere.
+ */
+function listedIn(specs: readonly string[]): string {
+  if (specs.length === 0 || specs.some((spec) => isDynamic(spec) || spec.startsWith(":"))) return LISTED;
+  if (specs.every((spec) => /[*?[]/.test(spec) && !spec.includes("/"))) return [LISTED, ...specs].join(":");
+  return specs.length === 1 && !/[*?[]/.test(specs[0] as string) ? path.join(specs[0] as string, LISTED) : LISTED;
+}
+
 /** A name xargs hands on, standing in to see whether the command writes what it is handed. */
 const HANDED = "\u0000handed";
+
+/** The names xargs reads from input no reader saw, as a word built at run time: `$(tool …)`, `$(cat list)` where that is plain words. */
+function runTimeName(source: readonly string[] | undefined): string {
+  const words = source ?? [];
+  return words.length > 0 && words.every((word) => /^[\w./=:@%+,-]+$/.test(word)) ? `$(${words.join(" ")})` : "$(cat)";
+}
 
 /** The text xargs reads from a stdin the walker can read (`echo a b | xargs …`, `<<< "a b"`); undefined when it cannot. */
 function xargsInput(command: ShellCommand, previous: PipedFrom | undefined): string | undefined {
@@ -1507,9 +1606,29 @@ function xargsInput(command: ShellCommand, previous: PipedFrom | undefined): str
  * the words from `xargs` on; `argv`: the command it runs.
  */
 function xargsRun(options: readonly string[], argv: readonly string[], input: string): string[] {
+  const { replace, delimiter } = xargsModes(options, argv.length);
+  const items = delimiter !== undefined
+    ? input.split(delimiter).filter((item, i, all) => item !== "" || i < all.length - 1)
+    : replace !== undefined
+      ? input.split("\n").map((line) => line.trim()).filter(Boolean)
+      : input.split(/\s+/).filter(Boolean);
+  if (replace === undefined || replace === "") return [...argv, ...items];
+  // Each line runs the command once; put in together, one a line, a shell handed them (`bash -c {}`) reads every one.
+  const item = items.join("\n");
+  return argv.map((word) => word.split(replace).join(item));
+}
+
+/** The command xargs runs with one item, unsplit, where its items go. */
+function xargsPlaced(options: readonly string[], argv: readonly string[], item: string): string[] {
+  const { replace } = xargsModes(options, argv.length);
+  return replace === undefined || replace === "" ? [...argv, item] : argv.map((word) => word.split(replace).join(item));
+}
+
+/** How xargs places its items (`-I R`: where R stands) and splits its input (`-0`, `-d`), from the words before the command (`commandLength` words). */
+function xargsModes(options: readonly string[], commandLength: number): { replace?: string; delimiter?: string } {
   let replace: string | undefined;
   let delimiter: string | undefined;
-  for (let i = 1; i < options.length - argv.length; i++) {
+  for (let i = 1; i < options.length - commandLength; i++) {
     const word = options[i] as string;
     if (word === "--") break;
     if (word === "-I") replace = options[++i] ?? "{}";
@@ -1522,20 +1641,14 @@ function xargsRun(options: readonly string[], argv: readonly string[], input: st
     else if (word.startsWith("--delimiter=")) delimiter = word.slice("--delimiter=".length).replace(/^\\n$/, "\n");
     else if (/^-d./.test(word)) delimiter = word.slice(2).replace(/^\\n$/, "\n");
   }
-  const items = delimiter !== undefined
-    ? input.split(delimiter).filter((item, i, all) => item !== "" || i < all.length - 1)
-    : replace !== undefined
-      ? input.split("\n").map((line) => line.trim()).filter(Boolean)
-      : input.split(/\s+/).filter(Boolean);
-  if (replace === undefined || replace === "") return [...argv, ...items];
-  // Each line runs the command once; put in together, one a line, a shell handed them (`bash -c {}`) reads every one.
-  const item = items.join("\n");
-  return argv.map((word) => word.split(replace as string).join(item));
+  return { ...(replace !== undefined ? { replace } : {}), ...(delimiter !== undefined ? { delimiter } : {}) };
 }
 
 /** A command done on the line, for the one its output is piped into: its words, and what it printed when the walker can tell. */
 interface PipedFrom {
   argv: readonly string[];
+  /** Its environment, where the walker can tell it (a program's own settings: `RIPGREP_CONFIG_PATH`). */
+  env?: ReadonlyMap<string, string>;
   printed: () => string | undefined;
   /** A download is upstream (`curl … | tee f`): block-pipe-to-shell names what a shell fed it runs. */
   download?: boolean;
@@ -2093,6 +2206,11 @@ function unwrap(start: readonly string[], env: Map<string, string>): { argv: str
       scripts.push(...findExecScripts(argv.slice(1)));
       return { argv, scripts, xargs, chdir };
     }
+    if (program === "fd" || program === "fdfind") {
+      // fd runs each -x/-X command itself, with the names it lists (as find's -exec).
+      scripts.push(...fdExecScripts(argv));
+      return { argv, scripts, xargs, chdir };
+    }
     if (program === "parallel") {
       // `parallel CMD ::: ARGS` runs CMD with each ARG; `parallel ::: 'CMD'` runs each ARG as a command.
       const sep = argv.findIndex((w) => w === ":::" || w === "::::" || w === ":::+");
@@ -2214,6 +2332,34 @@ function skipWrapper(program: string, spec: WrapperSpec, input: string[], env: M
     return undefined;
   }
   return rest;
+}
+
+/** fd's options that run a command with the names it lists. */
+const FD_EXEC = new Set(["-x", "--exec", "-X", "--exec-batch"]);
+/** fd's placeholders for a listed name: the path, its base name, its folder, either without its extension. */
+const FD_PLACEHOLDER = /\{(?:\/\/|\/\.|\/|\.)?\}/g;
+
+/**
+ * `fd … -x CMD ARGS ;` (and -X): CMD runs with each name fd lists, where a placeholder
+ * (`{}`, `{/}`, `{//}`, `{.}`, `{/.}`) stands or else after ARGS. The name is the listing's
+ * (listedName), or one built at run time where the listing cannot be told.
+ */
+function fdExecScripts(argv: readonly string[]): string[] {
+  const scripts: string[] = [];
+  const at = argv.findIndex((word, i) => i > 0 && FD_EXEC.has(word));
+  if (at === -1) return scripts;
+  const end = argv.indexOf(";", at + 1) === -1 ? argv.length : argv.indexOf(";", at + 1);
+  const command = argv.slice(at + 1, end);
+  if (command.length === 0) return scripts;
+  const listed = listedName([...argv.slice(0, at), ...argv.slice(end + 1)]);
+  const name = listed === undefined ? '"$(fd)"' : shellLine([listed]);
+  const folder = listed === undefined ? '"$(fd)"' : shellLine([path.dirname(listed)]);
+  const base = listed === undefined ? '"$(fd)"' : shellLine([path.basename(listed)]);
+  const placed = command.some((word) => FD_PLACEHOLDER.test(word));
+  FD_PLACEHOLDER.lastIndex = 0;
+  const marked = placed ? command.map((word) => word.replace(FD_PLACEHOLDER, (p) => (p === "{//}" ? "FdFolder0" : p === "{/}" || p === "{/.}" ? "FdBase0" : "FdName0"))) : [...command, "FdName0"];
+  scripts.push(shellLine(marked).replace(/FdFolder0/g, folder).replace(/FdBase0/g, base).replace(/FdName0/g, name));
+  return scripts;
 }
 
 /** `find … -exec CMD {} ;` (and -execdir, -ok, -okdir): each runs CMD per file. */

@@ -19,6 +19,8 @@ export interface WriteTarget {
   creates?: boolean;
   /** Only what exists below it, with a name one of these globs matches (`find … -name '*.log' -delete`). */
   names?: string[];
+  /** Only what lies below it by a path with no hidden part (a listing that skips hidden names, `rg -l x | xargs sed -i`). */
+  visibleOnly?: boolean;
 }
 
 /**

@@ -558,3 +558,36 @@ describe("the files Bun and OMP load from the folder a session starts in", () =>
     expect(existsSync(path.join(env.cwd, "web", "bunfig.toml"))).toBe(false);
   });
 });
+
+describe("names a listing prints, handed to a writer", () => {
+  it("git ls-files, git grep -l, ls and fd -x handing a tracked Claude settings file to sed or cp are refused and it stays; a listing narrowed to *.ts edits the sources", async () => {
+    const { server, env } = await omp.setup();
+    installTama(env);
+    const git = (...args: string[]): string => execFileSync("git", ["-C", env.cwd, "-c", "user.email=t@t", "-c", "user.name=t", ...args], { encoding: "utf8" });
+    git("init", "-q", "-b", "topic");
+    mkdirSync(path.join(env.cwd, ".claude"));
+    mkdirSync(path.join(env.cwd, "src"));
+    const settings = path.join(env.cwd, ".claude", "settings.json");
+    const hooks = '{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"./gate.sh"}]}]}}\n';
+    writeFileSync(settings, hooks);
+    writeFileSync(path.join(env.cwd, "src", "a.ts"), "export const PreToolUse = 1;\n");
+    git("add", "-A");
+    git("commit", "-qm", "init");
+    const session = omp.rpc();
+    await session.ready();
+    const call = bashCalls(session, server.requests);
+    for (const command of [
+      "git ls-files | xargs sed -i s/PreToolUse/Off/",
+      "git grep -l PreToolUse | xargs sed -i s/PreToolUse/Off/",
+      `ls .claude | while read f; do printf '{}' > ".claude/$f"; done`,
+      "ls .claude | xargs -I{} cp /dev/null .claude/{}",
+      "fd -H settings .claude -x sed -i s/PreToolUse/Off/",
+    ]) {
+      expect(await call(command), command).toMatch(/what a listing names under .*\.claude\/settings\.json/);
+    }
+    expect(readFileSync(settings, "utf8")).toBe(hooks);
+    expect(await call("git ls-files '*.ts' | xargs sed -i s/PreToolUse/Renamed/")).not.toMatch(/refused/i);
+    expect(readFileSync(path.join(env.cwd, "src", "a.ts"), "utf8")).toBe("export const Renamed = 1;\n");
+    expect(readFileSync(settings, "utf8")).toBe(hooks);
+  });
+});
