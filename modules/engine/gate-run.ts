@@ -2,6 +2,7 @@
 // registry entry, what it threw read as a failure. The engine's runner and a decision
 // taken in OMP's own process (local-decision.ts) run gates through this one path.
 import { builtinGate } from "../gates/index.ts";
+import { shownListed } from "../gates/shell-walk.ts";
 import { withDiskMoment } from "../system/disk-moment.ts";
 import type { GateContext, GateVerdict, OptionsParse } from "../gates/types.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
@@ -37,7 +38,7 @@ export class GateRuns {
 }
 
 function answerOf(verdict: GateVerdict): HookAnswer {
-  if (verdict.decision === "block") return { verdict: "block", reason: verdict.reason };
+  if (verdict.decision === "block") return { verdict: "block", reason: shownListed(verdict.reason) };
   return {
     verdict: "pass",
     ...(verdict.additionalContext !== undefined ? { additionalContext: verdict.additionalContext } : {}),

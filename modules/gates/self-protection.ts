@@ -15,7 +15,7 @@ import { callKind, codeOf, type CodeLanguage } from "../tools/declaration.ts";
 import { readCode } from "../tools/code-reading.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
 import { globMatches, isLink, nameGlob, resolvedPath, sessionCwdOf, throughLinks, userHome } from "./paths.ts";
-import { basename, commandTargets, isDynamic, LISTED, LISTED_VISIBLE, walkCall, walkShell, type RunCommand, type Scope } from "./shell-walk.ts";
+import { basename, commandTargets, isDynamic, LISTED_IN_WORD, LISTED_VISIBLE, walkCall, walkShell, type RunCommand, type Scope } from "./shell-walk.ts";
 import { isWriter, linkSources, writeTargets, type WriteTarget } from "./shell-writers.ts";
 import { asGit } from "./git-commands.ts";
 import { gitWorkTreeRewrite, patchTargets, rewrittenFiles } from "./git-worktree.ts";
@@ -490,7 +490,7 @@ function hitOf(target: string, reachesBelow: boolean, protectedList: readonly Pr
       reachesBelow &&
       (p.path.startsWith(`${full}/`) || full === "/") &&
       (creates || lstatOf(p.path) !== undefined) &&
-      (names === undefined || p.tree || names.some((glob) => nameGlob(glob, { leadingDot: true }).test(path.basename(p.path)))) &&
+      (names === undefined || namesReach(full, p, names)) &&
       // A listing that skips hidden names (rg, fd) never reaches `.claude/settings.json` below the folder it lists.
       !(visibleOnly && p.path.slice(full === "/" ? 1 : full.length + 1).split("/").some((part) => part.startsWith(".")))
     ) return p;
@@ -498,6 +498,48 @@ function hitOf(target: string, reachesBelow: boolean, protectedList: readonly Pr
   return folderPolicyHit(full);
 }
 
+
+/**
+ * Whether a change of only the names `globs` match below `full` (`find … -name G -exec`, a
+ * listing's globs) reaches protected path `p`: its own name or a folder's on the way to it
+ * matches (`-name '.claude' -exec rm -rf`), or, for a protected tree, a file in it does.
+ */
+function namesReach(full: string, p: ProtectedPath, globs: readonly string[]): boolean {
+  const patterns = globs.map((glob) => nameGlob(glob, { leadingDot: true }));
+  const parts = p.path.slice(full === "/" ? 1 : full.length + 1).split("/");
+  if (parts.some((part) => patterns.some((pattern) => pattern.test(part)))) return true;
+  return p.tree === true && treeHoldsName(p.path, globs);
+}
+
+/** Entries looked at in a protected tree for a name a glob takes in; past them, it is taken to hold one. */
+const TREE_LOOK_LIMIT = 2_000;
+
+/**
+ * Whether a protected tree (a project's `.tama/`, `.omp/extensions/`) holds a file whose
+ * name one of `globs` matches: a change of only such names (`find . -name '*.ts' -exec
+ * sed -i`, `git ls-files '*.ts' | xargs sed -i`) reaches it only then. A tree too large
+ * to look through, or one that cannot be read, is taken to hold one.
+ */
+function treeHoldsName(tree: string, globs: readonly string[]): boolean {
+  const patterns = globs.map((glob) => nameGlob(glob, { leadingDot: true }));
+  const folders = [tree];
+  let looked = 0;
+  for (let folder = folders.shift(); folder !== undefined; folder = folders.shift()) {
+    let names: readonly string[];
+    try {
+      names = namesIn(folder);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT" || (error as NodeJS.ErrnoException).code === "ENOTDIR") continue;
+      return true;
+    }
+    for (const name of names) {
+      if (++looked > TREE_LOOK_LIMIT || patterns.some((pattern) => pattern.test(name))) return true;
+      const entry = path.join(folder, name);
+      if (lstatOf(entry)?.isDirectory() === true) folders.push(entry);
+    }
+  }
+  return false;
+}
 
 function refusalFor(effect: string, hit: Hit): string {
   const shown = hit.target === hit.protectedPath.path ? hit.target : `${hit.target} (${hit.protectedPath.path})`;
@@ -766,13 +808,18 @@ function handedProtected(run: RunCommand, here: string, context: GateContext, pr
     if (code.has(word)) continue;
     for (const piece of pathPieces(word)) {
       // bunfig.toml is policy by its bare name, wherever it lies.
-      const pathLike = /[/~$]/.test(piece) || piece.startsWith(".") || piece === "bunfig.toml";
+      // A name a listing prints may be any path under the place listed. Handed to a program the agent may have
+      // placed (`git ls-files | xargs ./fmt`) it is judged so; a program found on PATH (`… | xargs npx eslint`) is
+      // the person's tool, each of whose named files would still be refused.
+      const listed = LISTED_IN_WORD.test(piece);
+      if (listed && !(run.argv[0] ?? "").includes("/") && run.unknownBinary !== true) continue;
+      const pathLike = /[/~$]/.test(piece) || piece.startsWith(".") || piece === "bunfig.toml" || listed;
       // An option (`--version`) names no file, even in a protected folder.
       if (!pathLike && piece.startsWith("-")) continue;
       // In a protected folder every name is a path there (`cd ~/.omp/agent/extensions; prog x.js`).
       if (!pathLike && !(insideProtected ??= inProtectedFolder(here, context))) continue;
       // A glob names what it matches in its folder: told by that folder (`prog ~/.tama/*`), not by what lies below the text before it.
-      const glob = piece.search(/[*?[]/);
+      const glob = listed ? -1 : piece.search(/[*?[]/);
       const named = glob === -1 ? piece : `${piece.slice(0, glob)}x`;
       const reason = checkTargets([{ word: named, effect: `hands ${program}`, reachesBelow: false }], here, context, protectedList, run.env, run.scope.links);
       if (reason !== undefined) return `${reason.replace(/\. An agent may not/, `, a program Tama cannot tell only reads it. An agent may not`)}`;
@@ -842,11 +889,14 @@ function checkTargets(
  */
 function listedUnder(target: WriteTarget): WriteTarget {
   const parts = target.word.split("/");
-  const at = parts.findIndex((part) => part === LISTED || part.startsWith(`${LISTED}:`));
+  const at = parts.findIndex((part) => LISTED_IN_WORD.test(part));
   if (at === -1) return target;
-  // `listed-name:*.ts`: only names the listing's globs match (`git ls-files '*.ts'`); `:!hidden`: none with a hidden part (rg, fd).
-  const marks = (parts[at] as string).split(":").slice(1);
-  const globs = marks.filter((mark) => mark !== LISTED_VISIBLE);
+  const part = parts[at] as string;
+  const found = LISTED_IN_WORD.exec(part);
+  const marks = (found?.[1] ?? "").split(":").slice(1);
+  // Text around the listed name (`settings{}json`): the names it makes; else the listing's own globs (`git ls-files '*.ts'`).
+  const around = part.replace(LISTED_IN_WORD, "*");
+  const globs = around !== "*" ? [around] : marks.filter((mark) => mark !== LISTED_VISIBLE);
   return {
     ...target,
     word: at === 0 ? "." : parts.slice(0, at).join("/") || "/",

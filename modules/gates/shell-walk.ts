@@ -15,7 +15,7 @@ import type { HookInput } from "../protocol/hook-input.ts";
 import { commandsInText, literalRuns, makeDirectory, runnerScripts } from "./command-runners.ts";
 import { runnerEnv } from "./git-commands.ts";
 import { languageWrites } from "./language-writes.ts";
-import { isWriter, withGlobMatches, writeTargets, writerNames, type WriteTarget } from "./shell-writers.ts";
+import { isWriter, NAME_READERS, withGlobMatches, writeTargets, writerNames, type WriteTarget } from "./shell-writers.ts";
 import { copiedProgram } from "./program-identity.ts";
 import { runnerCommand } from "./package-runners.ts";
 import { STDIN_FILES } from "./stdin-files.ts";
@@ -329,10 +329,10 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
           const writesHanded = program !== undefined && isWriter(program) && writeTargets({ ...expandedCommand, redirects: [] }, xargsPlaced(xargsOptions, argv, HANDED)).some((target) => target.word.includes(HANDED));
           if (finder === "find" && writesHanded && previous !== undefined) {
             xargsWrites = writeTargets({ ...expandedCommand, redirects: [] }, [...previous.argv, "-exec", ...argv, "{}", "+"]);
-          } else if (writesHanded) {
-            // `git ls-files | xargs sed -i …`, `ls .claude | xargs -I{} cp f .claude/{}`: a name the listing prints
-            // stands for every name under the place it lists (self-protection reads it so); any other input
-            // is a name built at run time, as `sed -i … $(tool)` is.
+          } else if (program !== undefined && !(argv[0] === program && NAME_READERS.has(program))) {
+            // `git ls-files | xargs sed -i …`, `ls .claude | xargs -I{} cp f .claude/{}`, `… | xargs bash -c '…' _`: a name
+            // the listing prints stands for every name under the place it lists (self-protection reads it so); any
+            // other input is a name built at run time, as `sed -i … $(tool)` is. A program that only reads is handed nothing.
             const listed = previous !== undefined && command.piped ? listedName(previous.argv, previous.env) : undefined;
             const source = argFile !== undefined ? ["cat", argFile] : inFile !== undefined ? ["cat", inFile] : command.piped ? previous?.argv : undefined;
             argv = xargsPlaced(xargsOptions, argv, listed ?? runTimeName(source));
@@ -1464,10 +1464,23 @@ function carriedLinks(placed: { sources: string[]; into?: string; as?: string },
   return links;
 }
 
-/** What `listedName` stands for: one name a listing printed, a file in the place it listed. */
-export const LISTED = "listed-name";
-/** The mark after LISTED (`listed-name:!hidden`) of a listing that skips hidden names, as rg and fd do unless told. */
+/**
+ * What `listedName` stands for: one name a listing printed, a file in the place it listed.
+ * It starts with a NUL, which no word of a command can hold, so no path typed into one
+ * (`.claude/x/../settings.json` with such a part) is read as a listing; its marks
+ * (`:*.ts` name globs, `:!hidden`) end at a second NUL, so text around it stays apart.
+ */
+export const LISTED = "\u0000listed";
+/** The mark of a listing that skips hidden names, as rg and fd do unless told. */
 export const LISTED_VISIBLE = "!hidden";
+/** A listed name in a word: its marks, and the word's text before and after it. */
+export const LISTED_IN_WORD = /\u0000listed((?::[^\u0000]*)?)\u0000/;
+
+/** The listed name with its marks. */
+const listedToken = (marks: readonly string[] = []): string => `${LISTED}${marks.map((mark) => `:${mark}`).join("")}\u0000`;
+
+/** `text` with each listed name shown as words, for a refusal. */
+export const shownListed = (text: string): string => text.replace(new RegExp(LISTED_IN_WORD.source, "g"), "<a name the listing prints>");
 
 /**
  * A name a program listing files prints, as a path: under the root it lists (`grep -rl x
@@ -1479,31 +1492,36 @@ function listedName(argv: readonly string[], env?: ReadonlyMap<string, string>):
   const program = argv[0] === undefined ? undefined : basename(argv[0]);
   const args = argv.slice(1);
   const operands = args.filter((word) => !word.startsWith("-"));
-  const under = (roots: readonly string[]): string | undefined => {
-    const root = roots.length === 1 ? roots[0] : roots.length === 0 ? "." : undefined;
-    return root === undefined || isDynamic(root) || /[*?[]/.test(root) ? undefined : root === "." ? LISTED : path.join(root, LISTED);
+  /** A name under the roots (their common folder where there are several), with the listing's marks. */
+  const under = (roots: readonly string[], marks: readonly string[] = []): string | undefined => {
+    if (roots.some((root) => isDynamic(root) || /[*?[]/.test(root))) return undefined;
+    const root = commonFolder(roots.length === 0 ? ["."] : roots);
+    return root === "." ? listedToken(marks) : path.join(root, listedToken(marks));
   };
-  if (program === "ls") return LISTED;
-  if (program === "git" && (operands[0] === "ls-files" || (operands[0] === "diff" && args.some((a) => a === "--name-only")) || (operands[0] === "grep" && args.some((a) => /^-[a-zA-Z]*l/.test(a) || a === "--name-only" || a === "--files-with-matches")))) {
-    // git prints paths from the current folder: the pathspecs narrow them (`git ls-files src`, `git ls-files '*.ts'`).
+  if (program === "ls") return listedToken();
+  const gitCommand = program === "git" ? operands[0] : undefined;
+  if (gitCommand === "ls-files" || (gitCommand === "diff" && args.includes("--name-only")) || (gitCommand === "grep" && args.some((a) => /^-[a-zA-Z]*l/.test(a) || a === "--name-only" || a === "--files-with-matches"))) {
+    // git prints paths from the current folder; an option Tama does not know may take a value or change what is listed.
     const dashes = args.indexOf("--");
-    const specs = dashes !== -1 ? args.slice(dashes + 1) : operands.slice(operands[0] === "grep" && !args.includes("-e") ? 2 : operands[0] === "ls-files" ? 1 : operands.length);
+    const options = (dashes === -1 ? args : args.slice(0, dashes)).filter((word) => word.startsWith("-"));
+    if (options.some((option) => !GIT_LISTING_FLAGS.has(option) && !/^-[lzinwvEFPcdosu]+$/.test(option))) return listedToken();
+    const specs = dashes !== -1 ? args.slice(dashes + 1) : operands.slice(gitCommand === "grep" && !args.includes("-e") ? 2 : gitCommand === "ls-files" ? 1 : operands.length);
     return listedIn(specs);
   }
   if (program === "fd" || program === "fdfind") {
-    // fd PATTERN [PATH…]: names under the paths; `-e EXT` only names ending .EXT.
+    // fd PATTERN [PATH…]: names under the paths; `-e EXT` only names ending .EXT. From another base folder the names are not the caller's.
     const words: string[] = [];
     const extensions: string[] = [];
     for (let i = 0; i < args.length; i++) {
       const word = args[i] as string;
+      if (word === "--base-directory" || word.startsWith("--base-directory=")) return undefined;
       if (word === "-e" || word === "--extension") extensions.push(args[++i] ?? "");
       else if (FD_VALUED.has(word)) i++;
       else if (word === "--search-path") words.push("", args[++i] ?? "");
       else if (!word.startsWith("-")) words.push(word);
     }
-    const listed = under(words.slice(1).filter(Boolean));
-    const marks = [...(extensions.length > 0 && extensions.every((ext) => /^[\w.-]+$/.test(ext)) ? extensions.map((ext) => `*.${ext.replace(/^\./, "")}`) : []), ...(showsHidden(args, ["--hidden", "-H", "--unrestricted"], "uH", 1) ? [] : [LISTED_VISIBLE])];
-    return listed === undefined || marks.length === 0 ? listed : listed.replace(new RegExp(`${LISTED}$`), [LISTED, ...marks].join(":"));
+    const marks = [...(extensions.length > 0 && extensions.every((ext) => /^[\w.-]+$/.test(ext)) ? extensions.map((ext) => `*.${ext.replace(/^\./, "")}`) : []), ...(showsHidden("fd", args) ? [] : [LISTED_VISIBLE])];
+    return under(words.slice(1).filter(Boolean), marks);
   }
   if (program === "find") {
     if (args.some((a) => a === "-L" || a === "-follow")) return undefined;
@@ -1527,19 +1545,32 @@ function listedName(argv: readonly string[], env?: ReadonlyMap<string, string>):
     for (let i = 0; i < args.length; i++) {
       const word = args[i] as string;
       if (word === "-e" || word === "--regexp" || word === "-f" || word === "--file") (patternGiven = true), i++;
-      else if (program === "rg" && (word === "-g" || word === "--glob" || word === "--iglob")) globs.push(args[++i] ?? "");
+      else if (program === "rg" && (word === "-g" || word === "--glob")) globs.push(args[++i] ?? "");
+      // Globs that take case in any form, and types the command redefines, may take in any name.
+      else if (program === "rg" && (word === "--iglob" || word === "--type-add")) globs.push("*"), i++;
       else if (program === "rg" && (word === "-t" || word === "--type")) globs.push(...(RG_TYPES[args[++i] ?? ""] ?? ["*"]));
       else if (word.startsWith("--include=")) globs.push(word.slice("--include=".length));
       else if (SEARCH_VALUED.has(word)) i++;
+      else if (word.startsWith("-") && !/^-[a-zA-Z.]+$/.test(word) && !SEARCH_FLAGS.has(word) && !word.includes("=")) return undefined;
       else if (!word.startsWith("-")) words.push(word);
     }
-    const listed = under(patternGiven ? words : words.slice(1));
+    if (args.includes("--glob-case-insensitive")) globs.push("*");
     // Only names the globs take in (`rg -l x -g '*.ts'`, `grep -rl x --include='*.py'`); one that leaves names out narrows nothing.
     const taking = globs.filter((glob) => !glob.startsWith("!") && !glob.includes("/") && /^[\w.*?[\]-]+$/.test(glob));
-    const marks = [...(taking.length > 0 && taking.length === globs.length ? taking : []), ...(program === "rg" && !showsHidden(args, ["--hidden", "-."], "u", 2) && !env?.get("RIPGREP_CONFIG_PATH") ? [LISTED_VISIBLE] : [])];
-    return listed === undefined || marks.length === 0 ? listed : listed.replace(new RegExp(`${LISTED}$`), [LISTED, ...marks].join(":"));
+    const marks = [...(taking.length > 0 && taking.length === globs.length ? taking : []), ...(program === "rg" && !showsHidden("rg", args) && !env?.get("RIPGREP_CONFIG_PATH") ? [LISTED_VISIBLE] : [])];
+    return under(patternGiven ? words : words.slice(1), marks);
   }
   return undefined;
+}
+
+/** The folder every one of `roots` lies in (`src`, `test` → `.`; `src/a`, `src/b` → `src`). */
+function commonFolder(roots: readonly string[]): string {
+  const parts = roots.map((root) => path.normalize(root).split("/").filter((part, i) => part !== "" || i === 0));
+  const first = parts[0] ?? ["."];
+  let shared = 0;
+  while (shared < first.length && parts.every((p) => p[shared] === first[shared])) shared++;
+  if (roots.length === 1) return path.normalize(roots[0] as string);
+  return shared === 0 ? (first[0] === "" ? "/" : ".") : first.slice(0, shared).join("/") || "/";
 }
 
 /** Some of rg's file types, by the globs it gives them (`rg --type-list`); any other type may name any file. */
@@ -1556,15 +1587,25 @@ const RG_TYPES: Readonly<Record<string, readonly string[]>> = {
   html: ["*.htm", "*.html", "*.ejs"],
 };
 
+/** git ls-files', grep's and diff's long flags that take no value and keep the listing to paths under the current folder. */
+const GIT_LISTING_FLAGS = new Set(["--cached", "--modified", "--others", "--deleted", "--stage", "--full-name", "--recurse-submodules", "--exclude-standard", "--name-only", "--files-with-matches", "--ignore-case", "--word-regexp", "--invert-match", "--extended-regexp", "--fixed-strings", "--perl-regexp", "--untracked", "--no-index", "--cached", "--null", "--deduplicate", "--error-unmatch", "--staged", "--no-renames", "--diff-filter", "--relative"]);
+/** grep's and rg's long flags that take no value. */
+const SEARCH_FLAGS = new Set(["--files", "--files-with-matches", "--hidden", "--no-ignore", "--no-ignore-vcs", "--ignore-case", "--smart-case", "--case-sensitive", "--word-regexp", "--fixed-strings", "--recursive", "--null", "--text", "--binary", "--no-messages", "--glob-case-insensitive", "--unrestricted", "--multiline", "--pcre2", "--follow", "--line-number", "--count", "--invert-match", "--extended-regexp", "--perl-regexp", "--no-heading", "--with-filename", "--sort-files", "--one-file-system"]);
+
 /** grep's and rg's options that take a separate value (besides the pattern's and the globs', read apart). */
 const SEARCH_VALUED = new Set(["-m", "--max-count", "-A", "-B", "-C", "--after-context", "--before-context", "--context", "-d", "-D", "--directories", "--devices", "-t", "--type", "-T", "--type-not", "-M", "--max-columns", "-j", "--threads", "--max-depth", "--maxdepth", "--pre", "--pre-glob", "-E", "--encoding", "--sort", "--sortr", "--type-add", "--colors", "--color", "--context-separator", "-r", "--replace", "--path-separator", "--max-filesize", "--engine", "--ignore-file", "--label", "--exclude-dir", "--exclude", "--include"]);
 
 /**
- * Whether a listing is told to show hidden names: one of `options`, or a cluster of short
- * options (`-uu`, `-Hi`) with `count` of the `letters` (rg: two u's; fd: an H or a u).
+ * Whether rg or fd is told to show hidden names: rg by `--hidden`, `-.` (alone or in a
+ * cluster) or two `-u`s in all (`-uu`, `-u -u`, `--unrestricted` twice); fd by `-H`, `-u`
+ * or their long forms.
  */
-function showsHidden(args: readonly string[], options: readonly string[], letters: string, count: number): boolean {
-  return args.some((arg) => options.includes(arg) || (/^-[a-zA-Z.]+$/.test(arg) && [...arg.slice(1)].filter((c) => letters.includes(c)).length >= count));
+function showsHidden(program: "rg" | "fd", args: readonly string[]): boolean {
+  const clusters = args.filter((arg) => /^-[a-zA-Z.]+$/.test(arg)).map((arg) => arg.slice(1));
+  const letters = clusters.join("");
+  const unrestricted = args.filter((arg) => arg === "--unrestricted").length;
+  if (program === "rg") return args.includes("--hidden") || letters.includes(".") || [...letters].filter((c) => c === "u").length + unrestricted >= 2;
+  return args.includes("--hidden") || unrestricted > 0 || /[Hu]/.test(letters);
 }
 
 /** fd's options that take a value (besides `-e` and `--search-path`, read apart). */
@@ -1574,10 +1615,13 @@ const FD_VALUED = new Set(["-t", "--type", "-d", "--max-depth", "--min-depth", "
  * A name git lists under its pathspecs: under the one folder or file named, or, where every
  * pathspec is a name glob (`'*.ts'`), a name those globs match (`listed-name:*.ts`), anywhere.
  */
-function listedIn(specs: readonly string[]): string {
-  if (specs.length === 0 || specs.some((spec) => isDynamic(spec) || spec.startsWith(":"))) return LISTED;
-  if (specs.every((spec) => /[*?[]/.test(spec) && !spec.includes("/"))) return [LISTED, ...specs].join(":");
-  return specs.length === 1 && !/[*?[]/.test(specs[0] as string) ? path.join(specs[0] as string, LISTED) : LISTED;
+function listedIn(specs: readonly string[]): string | undefined {
+  if (specs.length === 0) return listedToken();
+  // `:/`, `:(top)`: from the top of the work tree, which is not the current folder here.
+  if (specs.some((spec) => isDynamic(spec) || spec.startsWith(":"))) return undefined;
+  // git matches a pathspec glob against the whole path, a `*` across folders: only `*.ext` narrows to names alone.
+  if (specs.every((spec) => /^\*[^*?[\]\/\\]+$/.test(spec))) return listedToken(specs);
+  return specs.some((spec) => /[*?[]/.test(spec)) ? listedToken() : path.join(commonFolder(specs), listedToken());
 }
 
 /** A name xargs hands on, standing in to see whether the command writes what it is handed. */
@@ -1615,14 +1659,17 @@ function xargsRun(options: readonly string[], argv: readonly string[], input: st
   if (replace === undefined || replace === "") return [...argv, ...items];
   // Each line runs the command once; put in together, one a line, a shell handed them (`bash -c {}`) reads every one.
   const item = items.join("\n");
-  return argv.map((word) => word.split(replace).join(item));
+  return placedIn(argv, replace, item);
 }
 
 /** The command xargs runs with one item, unsplit, where its items go. */
 function xargsPlaced(options: readonly string[], argv: readonly string[], item: string): string[] {
   const { replace } = xargsModes(options, argv.length);
-  return replace === undefined || replace === "" ? [...argv, item] : argv.map((word) => word.split(replace).join(item));
+  return replace === undefined || replace === "" ? [...argv, item] : placedIn(argv, replace, item);
 }
+
+/** `item` where `replace` stands in the command's arguments (GNU xargs leaves the program's own name as it is). */
+const placedIn = (argv: readonly string[], replace: string, item: string): string[] => argv.map((word, i) => (i === 0 ? word : word.split(replace).join(item)));
 
 /** How xargs places its items (`-I R`: where R stands) and splits its input (`-0`, `-d`), from the words before the command (`commandLength` words). */
 function xargsModes(options: readonly string[], commandLength: number): { replace?: string; delimiter?: string } {
@@ -2334,6 +2381,8 @@ function skipWrapper(program: string, spec: WrapperSpec, input: string[], env: M
   return rest;
 }
 
+/** A cluster of fd's short flags that take no value, ending in `x` or `X` (`-Hx CMD`). */
+const FD_EXEC_CLUSTER = /^-[HIusigFalLp0q1]+[xX]$/;
 /** fd's options that run a command with the names it lists. */
 const FD_EXEC = new Set(["-x", "--exec", "-X", "--exec-batch"]);
 /** fd's placeholders for a listed name: the path, its base name, its folder, either without its extension. */
@@ -2346,12 +2395,16 @@ const FD_PLACEHOLDER = /\{(?:\/\/|\/\.|\/|\.)?\}/g;
  */
 function fdExecScripts(argv: readonly string[]): string[] {
   const scripts: string[] = [];
-  const at = argv.findIndex((word, i) => i > 0 && FD_EXEC.has(word));
+  // `-x CMD`, `--exec CMD`, `--exec=CMD`, and `x` or `X` ending a cluster of short options (`-Hx CMD`).
+  const at = argv.findIndex((word, i) => i > 0 && (FD_EXEC.has(word) || /^--exec(?:-batch)?=/.test(word) || FD_EXEC_CLUSTER.test(word)));
   if (at === -1) return scripts;
+  // The cluster's other flags still tell the listing (`-Hx`: hidden names too).
+  const flags = FD_EXEC_CLUSTER.test(argv[at] as string) ? [(argv[at] as string).slice(0, -1)] : [];
+  const joined = /^--exec(?:-batch)?=/.test(argv[at] as string) ? [(argv[at] as string).slice((argv[at] as string).indexOf("=") + 1)] : [];
   const end = argv.indexOf(";", at + 1) === -1 ? argv.length : argv.indexOf(";", at + 1);
-  const command = argv.slice(at + 1, end);
+  const command = [...joined, ...argv.slice(at + 1, end)];
   if (command.length === 0) return scripts;
-  const listed = listedName([...argv.slice(0, at), ...argv.slice(end + 1)]);
+  const listed = listedName([...argv.slice(0, at), ...flags, ...argv.slice(end + 1)]);
   const name = listed === undefined ? '"$(fd)"' : shellLine([listed]);
   const folder = listed === undefined ? '"$(fd)"' : shellLine([path.dirname(listed)]);
   const base = listed === undefined ? '"$(fd)"' : shellLine([path.basename(listed)]);

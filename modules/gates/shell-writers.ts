@@ -401,7 +401,7 @@ const WRITERS: Readonly<Record<string, WriterRule>> = {
     // `-exec cat {} +`, `-exec grep -l x {} \;`: a program that only reads what it is named changes nothing.
     const execs = args.flatMap((arg, i) => (["-exec", "-execdir", "-ok", "-okdir"].includes(arg) ? [args[i + 1] ?? ""] : []));
     // By its bare name only: `./cat` may be anything.
-    const acts = args.some((arg) => ["-delete", "-fprint", "-fprint0", "-fprintf", "-fls"].includes(arg)) || execs.some((program) => !FIND_EXEC_READERS.has(program));
+    const acts = args.some((arg) => ["-delete", "-fprint", "-fprint0", "-fprintf", "-fls"].includes(arg)) || execs.some((program) => !NAME_READERS.has(program));
     // `-fprint FILE`, `-fprint0 FILE`, `-fprintf FILE FMT`, `-fls FILE`: a file it writes.
     const printed = args.flatMap((arg, i) => (["-fprint", "-fprint0", "-fprintf", "-fls"].includes(arg) && args[i + 1] !== undefined ? [{ word: args[i + 1] as string, effect: "writes", reachesBelow: false }] : []));
     if (!acts) return [];
@@ -416,8 +416,8 @@ const WRITERS: Readonly<Record<string, WriterRule>> = {
   },
 };
 
-/** Programs `find -exec` may run that only read the files they are named. */
-const FIND_EXEC_READERS = new Set(["cat", "head", "tail", "grep", "egrep", "fgrep", "wc", "ls", "stat", "file", "du", "md5sum", "sha1sum", "sha256sum", "sha512sum", "cksum", "jq", "diff", "cmp", "readlink", "realpath", "basename", "dirname", "echo", "printf", "test", "["]);
+/** Programs that only read the files they are named, as `find -exec` and `xargs` run them. */
+export const NAME_READERS: ReadonlySet<string> = new Set(["cat", "head", "tail", "grep", "egrep", "fgrep", "wc", "ls", "stat", "file", "du", "md5sum", "sha1sum", "sha256sum", "sha512sum", "cksum", "jq", "diff", "cmp", "readlink", "realpath", "basename", "dirname", "echo", "printf", "test", "["]);
 
 /** find's actions that change or hand on what a branch selects. */
 const FIND_ACTIONS = new Set(["-delete", "-exec", "-execdir", "-ok", "-okdir"]);

@@ -582,6 +582,9 @@ describe("names a listing prints, handed to a writer", () => {
       `ls .claude | while read f; do printf '{}' > ".claude/$f"; done`,
       "ls .claude | xargs -I{} cp /dev/null .claude/{}",
       "fd -H settings .claude -x sed -i s/PreToolUse/Off/",
+      // Handed on through a shell, and the name built inside a word from what ls prints (`.`).
+      `git ls-files | xargs bash -c 'sed -i s/PreToolUse/Off/ "$@"' _`,
+      "ls -a | xargs -I{} cp /dev/null .claude/settings{}json",
     ]) {
       expect(await call(command), command).toMatch(/what a listing names under .*\.claude\/settings\.json/);
     }

@@ -18,6 +18,9 @@ beforeAll(() => {
   writeFileSync(path.join(project, ".git", "HEAD"), "ref: refs/heads/topic\n");
   mkdirSync(path.join(project, ".claude"), { recursive: true });
   writeFileSync(path.join(project, ".claude", "settings.json"), "{}");
+  // Every project with project hooks has this folder: a listing narrowed to other names passes it by.
+  mkdirSync(path.join(project, ".tama"), { recursive: true });
+  writeFileSync(path.join(project, ".tama", "hooks.json"), "{}");
   mkdirSync(path.join(project, "src"), { recursive: true });
   mkdirSync(path.join(root, "home", ".tama"), { recursive: true });
 });
@@ -45,6 +48,25 @@ describe("names a listing prints, handed to a writer", () => {
     "fd -H -e json -x sed -i s/a/b/",
     "fd -He json -X rm",
     "fd settings .claude -x cp /tmp/x {}",
+    // Red-team forms: the placeholder replaced in the program's name, text around the name, a program that is a
+    // shell or code, option values taken for pathspecs, git's globs across folders and its top-of-tree pathspecs,
+    // rg's and fd's other spellings of hidden names, case-blind globs and redefined types, fd's other exec forms.
+    "git ls-files | xargs -I e sed -i s/hooks/x/ e",
+    "ls -a | xargs -I{} cp /tmp/x .claude/settings{}json",
+    "ls -a | while read f; do cp /tmp/x \".claude/settings${f}json\"; done",
+    "git ls-files | xargs bash -c 'sed -i s/a/b/ \"$@\"' _",
+    "git ls-files | xargs -I{} sh -c 'echo x > {}'",
+    "git ls-files | xargs python3 -c 'import sys; [open(f, \"w\").write(\"x\") for f in sys.argv[1:]]'",
+    "git ls-files -x '*.md' | xargs sed -i s/a/b/",
+    "git grep -l -m 1 hooks | xargs sed -i s/a/b/",
+    "git ls-files '.c*' | xargs sed -i s/a/b/",
+    "git diff --name-only HEAD -- '.c*' | xargs sed -i s/a/b/",
+    "rg -l. hooks | xargs sed -i s/a/b/",
+    "rg -u -u -l hooks | xargs sed -i s/a/b/",
+    "rg --files --hidden --iglob '*.JSON' | xargs sed -i s/a/b/",
+    "rg -l hooks --hidden --type-add 'py:*.json' -t py | xargs sed -i s/a/b/",
+    "fd -Hx sed -i s/a/b/",
+    "fd -H --exec=sed -i s/a/b/",
   ])("%s reaches the policy file under the place listed", async (command) => {
     expect(await bash(command)).toContain("self-protection");
   });
@@ -53,6 +75,9 @@ describe("names a listing prints, handed to a writer", () => {
     ["my-tool list | xargs rm", "names a program prints"],
     ["xargs sed -i s/a/b/ < /dev/stdin", "names from stdin"],
     ['fd -e json . "$D" -x rm {}', "a listing of a folder built at run time"],
+    ["cd src && git ls-files :/ | xargs sed -i s/a/b/", "names from the top of the work tree"],
+    ["fd --base-directory .claude | xargs sed -i s/a/b/", "names from another base folder"],
+    ["grep -rl --group-separator XX hooks | xargs sed -i s/a/b/", "a listing with an option Tama does not know"],
   ])("%s: %s are a path built at run time", async (command) => {
     expect(await bash(command)).toContain("deny-writes-outside-repo");
   });
@@ -72,7 +97,13 @@ describe("names a listing prints, handed to a writer", () => {
     "grep -rl foo --include='*.py' . | xargs sed -i s/foo/bar/",
     "grep -rl foo src | xargs sed -i s/foo/bar/",
     "fd -H -e py -x black {}",
-    // Programs that only read what they are handed.
+    "git ls-files '*.ts' '*.tsx' | xargs sed -i s/a/b/",
+    "git diff --name-only main...HEAD -- '*.ts' | xargs sed -i s/a/b/",
+    "rg -l foo src test | xargs sed -i s/a/b/",
+    "fd -e ts . src test -x sed -i s/a/b/",
+    "find . -name '*.ts' -exec sed -i s/a/b/ {} +",
+    // Programs that only read what they are handed, and a tool found on PATH.
+    "git diff --name-only | xargs npx prettier --check",
     "git ls-files | xargs cat",
     "git ls-files | xargs wc -l",
     "fd -H -e json -x jq . {}",
@@ -82,6 +113,10 @@ describe("names a listing prints, handed to a writer", () => {
     "xargs rm -f < missing.txt",
   ])("%s passes", async (command) => {
     expect(await bash(command)).toEqual([]);
+  });
+
+  it("a path typed with a part that reads like a listed name is judged as the path it is", async () => {
+    expect(await bash("mkdir -p .claude/listed-name:zz && cp /tmp/x .claude/listed-name:zz/../settings.json")).toContain("self-protection");
   });
 
   it("a list the line wrote before is read, not taken to be missing", async () => {
