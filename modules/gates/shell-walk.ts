@@ -313,13 +313,16 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       setByBuiltin(words, redirectedIn.length > 0 || readFromPipe.length > 0 ? { ...command, stdin: [...command.stdin, ...redirectedIn, ...readFromPipe] } : command, shellVars);
       if (unwrapped.xargs) {
         // `xargs -a FILE`, `--arg-file=FILE`: its input is that file.
-        const argFile = words.flatMap((word, i) => (word === "-a" || word === "--arg-file" ? [words[i + 1] ?? ""] : word.startsWith("--arg-file=") ? [word.slice("--arg-file=".length)] : []))[0];
+        const argFile = words.flatMap((word, i) => (word === "-a" || word === "--arg-file" || word === "::::" ? [words[i + 1] ?? ""] : word.startsWith("--arg-file=") ? [word.slice("--arg-file=".length)] : []))[0];
         // `xargs -a <(echo …)`: the file is what the substitution prints.
         const fromArgFile = argFile === undefined ? undefined : argFile.startsWith("<(") ? substitutionText(argFile, printer) : textAt(argFile) ?? (absent(argFile) ? "" : undefined);
         // `xargs rm < list` with no list: the shell runs nothing.
         const inFile = expandedCommand.redirects.find((r) => r.op === "<" && !r.target.startsWith("<(") && !STDIN_FILES.has(r.target))?.target;
         const fed = argFile !== undefined ? fromArgFile : inFile !== undefined && absent(inFile) ? "" : xargsInput({ ...expandedCommand, stdin: [...expandedCommand.stdin, ...redirectedIn] }, previous);
-        const xargsOptions = words.slice(words.findIndex((word) => basename(word) === "xargs"));
+        // From xargs (or parallel) to the end of the command it runs (parallel's `:::: FILE` after it).
+        const runsFrom = Math.max(0, words.findIndex((word) => basename(word) === "xargs" || basename(word) === "parallel"));
+        const inputsFrom = words.findIndex((word, i) => i > runsFrom && (word === ":::" || word === "::::" || word === ":::+"));
+        const xargsOptions = words.slice(runsFrom, inputsFrom === -1 ? undefined : inputsFrom);
         if (fed !== undefined) argv = xargsRun(xargsOptions, argv, fed);
         else {
           unreadArgs = true;
@@ -333,7 +336,12 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
             // `git ls-files | xargs sed -i …`, `ls .claude | xargs -I{} cp f .claude/{}`, `… | xargs bash -c '…' _`: a name
             // the listing prints stands for every name under the place it lists (self-protection reads it so); any
             // other input is a name built at run time, as `sed -i … $(tool)` is. A program that only reads is handed nothing.
-            const listed = previous !== undefined && command.piped ? listedName(previous.argv, previous.env) : undefined;
+            // `xargs -a <(git ls-files) …`, `parallel … :::: <(git ls-files)`: the listing the substitution runs.
+            const fromSubstitution = argFile === undefined ? undefined : /^<\((.*)\)$/s.exec(argFile)?.[1];
+            const substituted = fromSubstitution === undefined ? undefined : parseShell(fromSubstitution);
+            const listed = substituted !== undefined
+              ? substituted.length === 1 && substituted[0] !== undefined ? listedName(substituted[0].argv, env) : undefined
+              : previous !== undefined && command.piped ? listedName(previous.argv, previous.env) : undefined;
             const source = argFile !== undefined ? ["cat", argFile] : inFile !== undefined ? ["cat", inFile] : command.piped ? previous?.argv : undefined;
             argv = xargsPlaced(xargsOptions, argv, listed ?? runTimeName(source));
           }
@@ -2263,12 +2271,18 @@ function unwrap(start: readonly string[], env: Map<string, string>): { argv: str
       const sep = argv.findIndex((w) => w === ":::" || w === "::::" || w === ":::+");
       const words = argv.slice(1, sep === -1 ? undefined : sep);
       let at = 0;
-      while (at < words.length && (words[at] as string).startsWith("-")) at += ["-j", "--jobs", "-S", "--sshlogin", "--joblog", "-I", "--delay", "--timeout"].includes(words[at] as string) ? 2 : 1;
+      while (at < words.length && (words[at] as string).startsWith("-")) at += PARALLEL_VALUED.has(words[at] as string) ? 2 : 1;
       const inputs = sep === -1 ? [] : argv.slice(sep + 1);
       if (at >= words.length) {
         scripts.push(...inputs);
         // With no command and no `:::`, parallel runs the lines of its stdin: it stays the program.
         return { argv: inputs.length > 0 ? [] : argv, scripts, xargs, chdir };
+      }
+      // `… | parallel CMD` and `parallel CMD :::: FILE` hand CMD the lines of its stdin or of FILE, as xargs does.
+      if (sep === -1 || argv[sep] === "::::") {
+        xargs = true;
+        argv = words.slice(at);
+        continue;
       }
       argv = [...words.slice(at), ...inputs];
       continue;
@@ -2380,6 +2394,9 @@ function skipWrapper(program: string, spec: WrapperSpec, input: string[], env: M
   }
   return rest;
 }
+
+/** GNU parallel's options that take a separate value. */
+const PARALLEL_VALUED = new Set(["-j", "--jobs", "-P", "--max-procs", "-S", "--sshlogin", "--sshloginfile", "--slf", "--joblog", "-I", "--delay", "--timeout", "-a", "--arg-file", "-d", "--delimiter", "-n", "--max-args", "-N", "-L", "--max-lines", "-s", "--max-chars", "-E", "--eof", "-C", "--colsep", "--tmpdir", "--workdir", "--wd", "--results", "--res", "--halt", "--memfree", "--load", "--retries", "--basefile", "--bf", "--transferfile", "--tf", "--return", "--tag-string", "--tagstring"]);
 
 /** A cluster of fd's short flags that take no value, ending in `x` or `X` (`-Hx CMD`). */
 const FD_EXEC_CLUSTER = /^-[HIusigFalLp0q1]+[xX]$/;

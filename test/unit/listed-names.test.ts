@@ -67,6 +67,10 @@ describe("names a listing prints, handed to a writer", () => {
     "rg -l hooks --hidden --type-add 'py:*.json' -t py | xargs sed -i s/a/b/",
     "fd -Hx sed -i s/a/b/",
     "fd -H --exec=sed -i s/a/b/",
+    // GNU parallel hands on the lines of its stdin or of a `::::` file as xargs does.
+    "git ls-files | parallel sed -i s/a/b/",
+    "parallel sed -i s/a/b/ :::: <(git ls-files)",
+    "xargs -a <(git ls-files) sed -i s/a/b/",
   ])("%s reaches the policy file under the place listed", async (command) => {
     expect(await bash(command)).toContain("self-protection");
   });
@@ -113,6 +117,14 @@ describe("names a listing prints, handed to a writer", () => {
     "xargs rm -f < missing.txt",
   ])("%s passes", async (command) => {
     expect(await bash(command)).toEqual([]);
+  });
+
+  it("parallel handed a named policy file on its stdin, from a file or by -a is refused; its ::: words and narrowed listings pass", async () => {
+    expect(await bash("echo .claude/settings.json | parallel sed -i s/a/b/")).toContain("self-protection");
+    expect(await bash("echo .claude/settings.json > l.txt; parallel sed -i s/a/b/ :::: l.txt")).toContain("self-protection");
+    expect(await bash("echo .claude/settings.json > l.txt; parallel -j 2 -a l.txt sed -i s/a/b/")).toContain("self-protection");
+    expect(await bash("parallel gzip ::: a.log b.log")).toEqual([]);
+    expect(await bash("parallel -j4 gzip :::: <(git ls-files '*.log')")).toEqual([]);
   });
 
   it("a path typed with a part that reads like a listed name is judged as the path it is", async () => {
