@@ -15,7 +15,7 @@ import { callKind, codeOf, type CodeLanguage } from "../tools/declaration.ts";
 import { readCode } from "../tools/code-reading.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
 import { globMatches, isLink, nameGlob, resolvedPath, sessionCwdOf, throughLinks, userHome } from "./paths.ts";
-import { basename, commandTargets, isDynamic, LISTED_IN_WORD, LISTED_VISIBLE, walkCall, walkShell, type RunCommand, type Scope } from "./shell-walk.ts";
+import { basename, commandTargets, isDynamic, LISTED_IN_WORD, LISTED_PARENT, LISTED_VISIBLE, walkCall, walkShell, type RunCommand, type Scope } from "./shell-walk.ts";
 import { isWriter, linkSources, writeTargets, type WriteTarget } from "./shell-writers.ts";
 import { asGit } from "./git-commands.ts";
 import { gitWorkTreeRewrite, patchTargets, rewrittenFiles } from "./git-worktree.ts";
@@ -892,18 +892,23 @@ function listedUnder(target: WriteTarget): WriteTarget {
   const at = parts.findIndex((part) => LISTED_IN_WORD.test(part));
   if (at === -1) return target;
   const part = parts[at] as string;
-  const found = LISTED_IN_WORD.exec(part);
-  const marks = (found?.[1] ?? "").split(":").slice(1);
-  // Text around the listed name (`settings{}json`): the names it makes; else the listing's own globs (`git ls-files '*.ts'`).
+  const marks = (LISTED_IN_WORD.exec(part)?.[1] ?? "").split(":").slice(1);
+  // The listed name may be several folders deep, or `..` (`ls -a`): each `..` after it may climb back out, one more with `..` listed.
+  const after = parts.slice(at + 1).filter((p) => p !== "" && p !== ".");
+  const climbs = after.filter((p) => p === "..").length + (marks.includes(LISTED_PARENT) ? 1 : 0);
+  let word = at === 0 ? "." : parts.slice(0, at).join("/") || "/";
+  for (let i = 0; i < climbs; i++) word = path.join(word, "..");
+  // Text around the listed name (`settings{}json`), or a name after it (`$f/settings.json`): the names it makes; else the listing's own globs.
   const around = part.replace(LISTED_IN_WORD, "*");
-  const globs = around !== "*" ? [around] : marks.filter((mark) => mark !== LISTED_VISIBLE);
+  const last = after.filter((p) => p !== "..").at(-1);
+  const globs = after.length > 0 ? (last !== undefined && !marks.includes(LISTED_PARENT) ? [last] : []) : around !== "*" ? [around] : marks.filter((mark) => mark !== LISTED_VISIBLE && mark !== LISTED_PARENT);
   return {
     ...target,
-    word: at === 0 ? "." : parts.slice(0, at).join("/") || "/",
+    word,
     effect: `${target.effect} what a listing names under`,
     reachesBelow: true,
     ...(globs.length > 0 ? { names: globs } : {}),
-    ...(marks.includes(LISTED_VISIBLE) ? { visibleOnly: true } : {}),
+    ...(marks.includes(LISTED_VISIBLE) && after.length === 0 && climbs === 0 ? { visibleOnly: true } : {}),
   };
 }
 

@@ -332,7 +332,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
           const writesHanded = program !== undefined && isWriter(program) && writeTargets({ ...expandedCommand, redirects: [] }, xargsPlaced(xargsOptions, argv, HANDED)).some((target) => target.word.includes(HANDED));
           if (finder === "find" && writesHanded && previous !== undefined) {
             xargsWrites = writeTargets({ ...expandedCommand, redirects: [] }, [...previous.argv, "-exec", ...argv, "{}", "+"]);
-          } else if (program !== undefined && !(argv[0] === program && NAME_READERS.has(program))) {
+          } else if (program !== undefined) {
             // `git ls-files | xargs sed -i …`, `ls .claude | xargs -I{} cp f .claude/{}`, `… | xargs bash -c '…' _`: a name
             // the listing prints stands for every name under the place it lists (self-protection reads it so); any
             // other input is a name built at run time, as `sed -i … $(tool)` is. A program that only reads is handed nothing.
@@ -343,7 +343,10 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
               ? substituted.length === 1 && substituted[0] !== undefined ? listedName(substituted[0].argv, env) : undefined
               : previous !== undefined && command.piped ? listedName(previous.argv, previous.env) : undefined;
             const source = argFile !== undefined ? ["cat", argFile] : inFile !== undefined ? ["cat", inFile] : command.piped ? previous?.argv : undefined;
-            argv = xargsPlaced(xargsOptions, argv, listed ?? runTimeName(source));
+            // A program that only reads is handed a name built at run time as nothing (a listed name is no secret's);
+            // echo and printf print what they are handed (`… | xargs echo rm | sh`).
+            const reader = argv[0] === program && NAME_READERS.has(program) && program !== "echo" && program !== "printf";
+            if (listed !== undefined || !reader) argv = xargsPlaced(xargsOptions, argv, listed ?? runTimeName(source));
           }
         }
       }
@@ -1059,7 +1062,8 @@ export function printedBy(argv: readonly string[], command: ShellCommand, withEx
   }
   else if (program === "cat" && args.length === 0 && command.stdin.length > 0) text = command.stdin.join("\n");
   // `cd "$(dirname "$0")"`: the path functions print a literal's part.
-  else if (program === "dirname" && args.length === 1) text = path.dirname(args[0] as string);
+  // A listed name stands for a folder under the place listed as well, at any depth (its own folder too): it is kept.
+  else if (program === "dirname" && args.length === 1) text = LISTED_IN_WORD.test(args[0] as string) ? (args[0] as string) : path.dirname(args[0] as string);
   else if (program === "basename" && args.length === 1) text = path.basename(args[0] as string);
   // Text holding expansions is no literal; as a script it is still text to read (`cat <<'EOF' | bash` with `$PORT` in it).
   return text === undefined || (!withExpansions && isDynamic(text)) ? undefined : text;
@@ -1083,6 +1087,8 @@ type Printer = ((argv: readonly string[], command: ShellCommand) => string | und
 
 /** What the command line `inner` prints: its one command's, the file of `$(< f)`, or the folder of `$(cd DIR && pwd)`. */
 function printedByLine(inner: string, printer: Printer): string | undefined {
+  // `sh -c 'cp x "$(dirname "$1")/…"' _ ARG`: a positional parameter still in the text is bound later (withArgs); not worked out before.
+  if (/\$(?:\{?[0-9@*#])/.test(inner)) return undefined;
   const commands = parseShell(inner);
   const [only, second] = commands;
   // `$(realpath X)`, `$(readlink -f X)`: the path, resolved where the line is.
@@ -1481,6 +1487,8 @@ function carriedLinks(placed: { sources: string[]; into?: string; as?: string },
 export const LISTED = "\u0000listed";
 /** The mark of a listing that skips hidden names, as rg and fd do unless told. */
 export const LISTED_VISIBLE = "!hidden";
+/** The mark of a listing that prints `..` too (`ls -a`): the name may be the folder above. */
+export const LISTED_PARENT = "..";
 /** A listed name in a word: its marks, and the word's text before and after it. */
 export const LISTED_IN_WORD = /\u0000listed((?::[^\u0000]*)?)\u0000/;
 
@@ -1506,7 +1514,7 @@ function listedName(argv: readonly string[], env?: ReadonlyMap<string, string>):
     const root = commonFolder(roots.length === 0 ? ["."] : roots);
     return root === "." ? listedToken(marks) : path.join(root, listedToken(marks));
   };
-  if (program === "ls") return listedToken();
+  if (program === "ls") return listedToken(args.some((a) => a === "--all" || (/^-[a-zA-Z]+$/.test(a) && /[af]/.test(a))) ? [LISTED_PARENT] : []);
   const gitCommand = program === "git" ? operands[0] : undefined;
   if (gitCommand === "ls-files" || (gitCommand === "diff" && args.includes("--name-only")) || (gitCommand === "grep" && args.some((a) => /^-[a-zA-Z]*l/.test(a) || a === "--name-only" || a === "--files-with-matches"))) {
     // git prints paths from the current folder; an option Tama does not know may take a value or change what is listed.
@@ -1683,21 +1691,39 @@ const placedIn = (argv: readonly string[], replace: string, item: string): strin
 function xargsModes(options: readonly string[], commandLength: number): { replace?: string; delimiter?: string } {
   let replace: string | undefined;
   let delimiter: string | undefined;
+  const line = (value: string): string => value.replace(/^\\n$/, "\n");
   for (let i = 1; i < options.length - commandLength; i++) {
     const word = options[i] as string;
     if (word === "--") break;
-    if (word === "-I") replace = options[++i] ?? "{}";
-    else if (word === "--replace") replace = "{}";
-    else if (word.startsWith("-I")) replace = word.slice(2);
-    else if (word === "-i") replace = "{}";
+    if (word === "--replace") replace = "{}";
     else if (word.startsWith("--replace=")) replace = word.slice("--replace=".length);
-    else if (word === "-0" || word === "--null") delimiter = "\0";
-    else if (word === "-d" || word === "--delimiter") delimiter = (options[++i] ?? "").replace(/^\\n$/, "\n");
-    else if (word.startsWith("--delimiter=")) delimiter = word.slice("--delimiter=".length).replace(/^\\n$/, "\n");
-    else if (/^-d./.test(word)) delimiter = word.slice(2).replace(/^\\n$/, "\n");
+    else if (word === "--null") delimiter = "\0";
+    else if (word === "--delimiter") delimiter = line(options[++i] ?? "");
+    else if (word.startsWith("--delimiter=")) delimiter = line(word.slice("--delimiter=".length));
+    else if (/^-[^-]/.test(word)) {
+      // Short options run together as getopt reads them (`-0I{}`, `-rI {}`, `-iX`): a letter that takes a value ends the cluster.
+      for (let j = 1; j < word.length; j++) {
+        const letter = word[j] as string;
+        const rest = word.slice(j + 1);
+        if (letter === "0") delimiter = "\0";
+        else if (letter === "I") replace = rest !== "" ? rest : options[++i] ?? "{}";
+        else if (letter === "i") replace = rest !== "" ? rest : "{}";
+        else if (letter === "d") delimiter = line(rest !== "" ? rest : options[++i] ?? "");
+        else if (XARGS_SHORT_VALUED.includes(letter)) {
+          if (rest === "") i++;
+        } else if (XARGS_SHORT_OPTIONAL.includes(letter)) {
+          // -e[EOF], -l[N]: a value only when glued.
+        } else continue;
+        break;
+      }
+    }
   }
   return { ...(replace !== undefined ? { replace } : {}), ...(delimiter !== undefined ? { delimiter } : {}) };
 }
+
+/** xargs' short options that take a value, glued or as the next word; and those whose value is only glued. */
+const XARGS_SHORT_VALUED = "aEnLsP";
+const XARGS_SHORT_OPTIONAL = "el";
 
 /** A command done on the line, for the one its output is piped into: its words, and what it printed when the walker can tell. */
 interface PipedFrom {

@@ -71,12 +71,23 @@ describe("names a listing prints, handed to a writer", () => {
     "git ls-files | parallel sed -i s/a/b/",
     "parallel sed -i s/a/b/ :::: <(git ls-files)",
     "xargs -a <(git ls-files) sed -i s/a/b/",
+    // Second red-team pass: the folder of a listed name, `..` that `ls -a` prints, getopt clusters, a line echoed to a
+    // shell, and a positional parameter bound before `$(dirname "$1")` is worked out.
+    'git ls-files | while read f; do cp /tmp/x "$(dirname "$f")/settings.json"; done',
+    "ls -a src | xargs -I{} cp /tmp/x src/{}/.claude/settings.json",
+    "git ls-files | xargs -0I{} cp /tmp/x {}",
+    "git ls-files | xargs -rI {} cp /tmp/x {}",
+    "git ls-files | xargs -iX cp /tmp/x X",
+    "git ls-files | xargs echo rm | sh",
+    "git ls-files src | xargs -I{} cp /tmp/x {}/../../.claude/settings.json",
+    "sh -c 'cp /tmp/x \"$(dirname \"$1\")/settings.json\"' _ .claude/foo",
   ])("%s reaches the policy file under the place listed", async (command) => {
     expect(await bash(command)).toContain("self-protection");
   });
 
   it.each([
     ["my-tool list | xargs rm", "names a program prints"],
+    ["my-tool list | xargs echo sed -i s/a/b/ | sh", "names a program prints, echoed to a shell"],
     ["xargs sed -i s/a/b/ < /dev/stdin", "names from stdin"],
     ['fd -e json . "$D" -x rm {}', "a listing of a folder built at run time"],
     ["cd src && git ls-files :/ | xargs sed -i s/a/b/", "names from the top of the work tree"],
@@ -112,6 +123,8 @@ describe("names a listing prints, handed to a writer", () => {
     "git ls-files | xargs wc -l",
     "fd -H -e json -x jq . {}",
     "ls src | xargs -I{} cp src/{} /tmp/out/",
+    "git ls-files '*.ts' | xargs -0I{} cp {} /tmp/o/",
+    "sh -c 'cd \"$(dirname \"$0\")\" && sed -i s/a/b/ x.txt' src/run.sh",
     // No list: xargs has nothing to hand on (and the shell runs nothing for a missing `<` file).
     "xargs -a missing.txt rm -f",
     "xargs rm -f < missing.txt",
