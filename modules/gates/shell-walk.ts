@@ -182,7 +182,25 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
   // `set -- commit -n; git "$@"`: positional parameters the script sets itself, bound where they are used.
   const lines = positionalBound(defined.size === 0 ? script : withoutDefinitions(script), depth === 0 ? scope.positional : undefined);
   let seenTop = false;
+  // The subshells the walk is in, with where it was on entering each: what a subshell changes is undone when it ends.
+  const entered: { id: number; cwd: Pick<Scope, "cwd" | "unknownCwd">; dirs: Scope[]; aliases: Map<string, string> }[] = [];
   for (const parsed of parseShell(lines)) {
+    const subshells = parsed.subshells ?? [];
+    let common = 0;
+    while (common < entered.length && entered[common]?.id === subshells[common]) common++;
+    const left = entered[common];
+    if (left !== undefined) {
+      // `(cd .claude; ls) | …`, `cd d | cat`: the directory and aliases are the shell's own again. A pipeline's last
+      // member runs in the shell under `shopt -s lastpipe` (which OMP's shell may hold): a directory it changed is not known.
+      const moved = here.cwd !== left.cwd.cwd || here.unknownCwd !== left.cwd.unknownCwd;
+      here = { ...here, cwd: left.cwd.cwd, unknownCwd: left.cwd.unknownCwd };
+      if (left.id < 0 && moved) here = { ...here, unknownCwd: `${here.unknownCwd ?? here.cwd ?? "."} (in a pipeline's last command, under shopt -s lastpipe)` };
+      dirs.splice(0, dirs.length, ...left.dirs);
+      aliases.clear();
+      for (const [name, value] of left.aliases) aliases.set(name, value);
+      entered.length = common;
+    }
+    for (const id of subshells.slice(common)) entered.push({ id, cwd: { cwd: here.cwd, unknownCwd: here.unknownCwd }, dirs: [...dirs], aliases: new Map(aliases) });
     // The script's first command reads the stdin it was fed, and so do the substitutions in it (read before it).
     const first = !seenTop;
     if (parsed.level === 0) seenTop = true;

@@ -28,6 +28,13 @@ export interface ShellCommand {
   outerStdin: boolean;
   /** Its redirections: `>`/`>>`/`>|` targets are files it writes, `<` ones files it reads. */
   redirects: { op: string; target: string }[];
+  /**
+   * The subshells it runs in, outermost first, by id: `( … )`, a substitution, a pipeline's
+   * member or a command put in the background. What it changes there (its directory, its
+   * aliases) is gone after it. A negative id is a pipeline's last member, a subshell unless
+   * `shopt -s lastpipe` (which OMP's shell may keep from an earlier call) runs it in the shell.
+   */
+  subshells?: number[];
 }
 
 /** Words that start a compound command; the simple command begins after them. */
@@ -40,6 +47,10 @@ const GROUP_CLOSES = new Set(["}", "fi", "done", "esac"]);
 const TWO_CHAR_OPERATORS = new Set(["&&", "||", ";;", "|&", ";&"]);
 
 const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)\+?=/;
+
+/** Subshell ids, unique across parses: a script's commands may come from several (backticks, substitutions in words). */
+let lastSubshell = 0;
+const newSubshell = (): number => ++lastSubshell;
 
 /**
  * Scripts parsed lately, with what they gave. One tool call's command is read by
@@ -66,7 +77,7 @@ export function parseShell(script: string): readonly ShellCommand[] {
 }
 
 function frozen(command: ShellCommand): ShellCommand {
-  for (const part of [command.assignments, command.argv, command.quoted, command.stdin, command.redirects, command.stdinCopies ?? []]) Object.freeze(part);
+  for (const part of [command.assignments, command.argv, command.quoted, command.stdin, command.redirects, command.stdinCopies ?? [], command.subshells ?? []]) Object.freeze(part);
   for (const item of [...command.assignments, ...command.redirects]) Object.freeze(item);
   return Object.freeze(command);
 }
@@ -96,8 +107,17 @@ class Parser {
   private level = 0;
   /** The command whose words are being read: a substitution in them reads its stdin. */
   private enclosing: ShellCommand | undefined;
-  /** Compound commands open here (`{ …; }`, `( … )`, loops, `if`, `case`): each, whether a pipe feeds it (its commands all read it). */
-  private groups: boolean[] = [];
+  /**
+   * Compound commands open here (`{ …; }`, `( … )`, loops, `if`, `case`): each, whether a pipe
+   * feeds it (its commands all read it), where its commands start, and the subshell it opened (0: none).
+   */
+  private groups: { fed: boolean; start: number; subshell: number }[] = [];
+  /** The subshells open where the parser reads, outermost first (ShellCommand.subshells). */
+  private path: number[] = [];
+  /** The command begun after a `|`, until it opens a compound command (which is then the pipeline's member). */
+  private pipeTarget: ShellCommand | undefined;
+  /** The compound command that just closed, while nothing has been read after it: a `|` or `&` next runs it in a subshell. */
+  private closed: { start: number; subshell: number; at: number } | undefined;
 
   constructor(private readonly src: string) {}
 
@@ -110,15 +130,23 @@ class Parser {
     const outer = this.level > 0 && this.enclosing?.piped === true;
     // `curl … | { read -r x; bash; }`, `… | while read l; do $l; done`: a compound command's commands share the stdin it is fed.
     const fresh = (pipe: boolean): ShellCommand => {
-      const grouped = !pipe && this.groups.at(-1) === true;
+      const grouped = !pipe && this.groups.at(-1)?.fed === true;
       return { ...newCommand(), piped: pipe || outer || grouped, outerStdin: !pipe && outer, level: this.level };
     };
     let current = fresh(false);
     let depth = 0;
-    const finish = (pipe = false): void => {
+    // `apart`: the command (or the compound command that just closed) is a pipeline's member before its last, or put in the background.
+    const finish = (pipe = false, apart = false): void => {
+      if (apart && this.closed !== undefined && current.argv.length === 0) this.ranApart(this.closed);
       // `{ …; } > f`, `(…) < f` and `exec 3< f`: redirections alone still open files.
-      if (current.argv.length > 0 || current.assignments.length > 0 || current.redirects.length > 0) this.commands.push(current);
+      if (current.argv.length > 0 || current.assignments.length > 0 || current.redirects.length > 0) {
+        const own = apart ? newSubshell() : current === this.pipeTarget ? -newSubshell() : undefined;
+        current.subshells = own === undefined ? [...this.path] : [...this.path, own];
+        this.commands.push(current);
+      }
+      this.closed = undefined;
       current = fresh(pipe);
+      this.pipeTarget = pipe ? current : undefined;
     };
     while (this.i < this.src.length) {
       const ch = this.src[this.i] as string;
@@ -136,19 +164,23 @@ class Parser {
       } else if (ch === ";" || ch === "&" || ch === "|") {
         const op = TWO_CHAR_OPERATORS.has(this.src.slice(this.i, this.i + 2)) ? this.src.slice(this.i, this.i + 2) : ch;
         this.i += op.length;
-        finish(op === "|" || op === "|&");
+        const pipe = op === "|" || op === "|&";
+        finish(pipe, pipe || op === "&");
       } else if (ch === "(") {
         this.i++;
         depth++;
         // `curl … | (bash)`: the subshell's first command reads the pipe.
         const fed = current.piped && !current.outerStdin && current.argv.length === 0;
-        this.groups.push(fed);
         finish(fed);
+        this.pipeTarget = undefined;
+        const subshell = newSubshell();
+        this.groups.push({ fed, start: this.commands.length, subshell });
+        this.path.push(subshell);
       } else if (ch === ")") {
         this.i++;
         finish();
         if (depth === 0 && close === ")") return this.i;
-        if (depth > 0) this.groups.pop();
+        if (depth > 0) this.closeGroup();
         depth = Math.max(0, depth - 1);
       } else if (ch === "<" || ch === ">") {
         this.readRedirection(current);
@@ -158,6 +190,26 @@ class Parser {
     }
     finish();
     return this.i;
+  }
+
+  /** A compound command ends: the subshell it opened closes, and a `|` or `&` right after it may still put it in one. */
+  private closeGroup(): void {
+    const group = this.groups.pop();
+    if (group === undefined) return;
+    if (group.subshell !== 0) this.path.pop();
+    this.closed = { start: group.start, subshell: group.subshell, at: this.path.length };
+  }
+
+  /** `{ cd d; } | …`, `while …; done &`: the compound command that closed runs in a subshell (a pipeline's member before its last). */
+  private ranApart(closed: { start: number; subshell: number; at: number }): void {
+    if (closed.subshell > 0) return;
+    const subshell = closed.subshell < 0 ? -closed.subshell : newSubshell();
+    for (const command of this.commands.slice(closed.start)) {
+      const path = command.subshells ?? [];
+      if (closed.subshell < 0 && path[closed.at] === closed.subshell) path[closed.at] = subshell;
+      else if (closed.subshell === 0) path.splice(closed.at, 0, subshell);
+      command.subshells = path;
+    }
   }
 
   /** A word, or a redirection when the word is an fd number glued to `<`/`>`. */
@@ -176,10 +228,16 @@ class Parser {
       return;
     }
     if (command.argv.length === 0 && command.assignments.length === 0 && !word.quoted) {
-      if (GROUP_OPENS.has(word.text)) this.groups.push(command.piped);
-      else if (GROUP_CLOSES.has(word.text)) this.groups.pop();
+      if (GROUP_OPENS.has(word.text)) {
+        // `… | while read f; do …; done`: the compound command is the pipeline's member, in a subshell of its own.
+        const subshell = command === this.pipeTarget ? -newSubshell() : 0;
+        this.pipeTarget = undefined;
+        this.groups.push({ fed: command.piped, start: this.commands.length, subshell });
+        if (subshell !== 0) this.path.push(subshell);
+      } else if (GROUP_CLOSES.has(word.text)) this.closeGroup();
       if (RESERVED_PREFIXES.has(word.text)) return;
     }
+    this.closed = undefined;
     const words = expandBraces(word.text, word.mask);
     command.argv.push(...words);
     command.quoted.push(...words.map(() => word.quoted));
@@ -343,6 +401,7 @@ class Parser {
         inner.i = k;
         if (text[k] === "`") inner.readBackticks();
         else inner.readDollar();
+        for (const command of inner.commands) command.subshells = [...this.path, ...(command.subshells ?? [])];
         this.commands.push(...inner.commands);
         k = inner.i - 1;
       }
@@ -368,8 +427,10 @@ class Parser {
     this.i++;
     // The body is parsed on its own (and kept): placed here one level deeper, reading this command's stdin.
     const outer = this.enclosing?.piped === true;
+    const subshell = newSubshell();
     this.commands.push(...parseShell(body).map((command) => ({
       ...command,
+      subshells: [...this.path, subshell, ...(command.subshells ?? [])],
       level: command.level + this.level + 1,
       piped: command.piped || (command.level === 0 && outer),
       outerStdin: command.outerStdin || (command.level === 0 && !command.piped && outer),
@@ -391,14 +452,19 @@ class Parser {
   private substitution(): void {
     const enclosing = this.enclosing;
     const groups = this.groups;
+    const pipeTarget = this.pipeTarget;
     this.groups = [];
+    this.pipeTarget = undefined;
     this.level++;
+    this.path.push(newSubshell());
     try {
       this.parseList(")");
     } finally {
+      this.path.pop();
       this.level--;
       this.enclosing = enclosing;
       this.groups = groups;
+      this.pipeTarget = pipeTarget;
     }
   }
 

@@ -1,0 +1,80 @@
+// What a subshell changes is gone when it ends: `( … )`, a substitution, a pipeline's
+// member and a command put in the background each run in one, so a `cd` or an alias made
+// there does not move the commands after it. Read the other way, a `cd` there would let
+// `(cd src/a); rm -rf ..` pass as `rm -rf src`, and turn `(cd /); rm -rf build` into `/build`.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseShell } from "../../modules/gates/shell-words.ts";
+import { refusingGates } from "../support/gate-refusals.ts";
+
+let root: string;
+let project: string;
+beforeAll(() => {
+  root = mkdtempSync(path.join(os.tmpdir(), "tama-subshell-"));
+  project = path.join(root, "proj");
+  mkdirSync(path.join(project, ".git"), { recursive: true });
+  writeFileSync(path.join(project, ".git", "HEAD"), "ref: refs/heads/topic\n");
+  mkdirSync(path.join(project, "src", "a"), { recursive: true });
+  mkdirSync(path.join(root, "home", ".tama"), { recursive: true });
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const bash = (command: string): Promise<string[]> =>
+  refusingGates("bash", { command }, { project, tamaHome: path.join(root, "home", ".tama"), home: path.join(root, "home"), defaultsOnly: true });
+
+describe("what a subshell changes", () => {
+  it.each([
+    "(cd src/a); rm -rf ..",
+    "(cd src/a && true) && rm -rf ..",
+    "echo $(cd src/a); rm -rf ..",
+    "echo `cd src/a`; rm -rf ..",
+    "cd src/a | cat; rm -rf ..",
+    "{ cd src/a; } | cat; rm -rf ..",
+    "cd src/a & rm -rf ..",
+    "while false; do :; done < /dev/null | { cd src/a; }; rm -rf ..",
+    "cd src; (cd a); rm -rf ../..",
+  ])("does not move the commands after it: %s reaches the project's parent", async (command) => {
+    expect(await bash(command)).toContain("block-destructive-deletes");
+  });
+
+  it.each(["(cd /); rm -rf build", "cd src/a; (cd /); rm -rf build", "(cd / && echo hi) | cat; rm -rf build", "cd src; { cd a; } && rm -rf build"])(
+    "%s removes a folder of the project",
+    async (command) => {
+      expect(await bash(command)).toEqual([]);
+    },
+  );
+
+  it("still moves the commands inside it, and a group that is no subshell moves the line", async () => {
+    expect(await bash("(cd src/a && rm -rf ../../..)")).toContain("block-destructive-deletes");
+    expect(await bash("{ cd /; }; rm -rf usr")).toContain("block-destructive-deletes");
+    expect(await bash("if true; then cd /; fi; rm -rf usr")).toContain("block-destructive-deletes");
+  });
+
+  it("a directory a pipeline's last member changes is not known after it (OMP's shell may hold shopt -s lastpipe)", async () => {
+    expect(await bash("echo | cd /; rm -rf usr")).toContain("block-destructive-deletes");
+    expect(await bash("echo | cd src/a; rm -rf build")).toContain("block-destructive-deletes");
+  });
+
+  it("an alias a subshell defines does not hide the line's own", async () => {
+    expect(await bash('alias c="git commit"; (alias c=true); c --no-verify')).toContain("block-git-hook-bypass");
+  });
+
+  it("marks each command with the subshells it runs in", () => {
+    const ids = (script: string): number[][] => parseShell(script).map((command) => [...(command.subshells ?? [])]);
+    const [inner, after] = ids("(cd a); ls");
+    expect(inner).toHaveLength(1);
+    expect(after).toEqual([]);
+    const [first, last] = ids("cd a | cat");
+    expect(first?.[0]).toBeGreaterThan(0);
+    expect(last?.[0]).toBeLessThan(0);
+    // A compound command piped on is one subshell: its commands share it.
+    const [one, two, piped] = ids("{ cd a; ls; } | cat");
+    expect(one).toEqual(two);
+    expect(one?.[0]).toBeGreaterThan(0);
+    expect(piped?.[0]).toBeLessThan(0);
+    const grouped = ids("{ cd a; ls; }; pwd");
+    expect(grouped.every((path) => path.length === 0)).toBe(true);
+  });
+});
