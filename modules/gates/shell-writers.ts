@@ -510,7 +510,10 @@ function gitMoves(args: readonly string[]): WriteTarget[] {
 function gitRemoves(args: readonly string[]): WriteTarget[] {
   if (args.some((a) => a === "--cached" || a === "-n" || a === "--dry-run" || /^-[a-z]*n/.test(a))) return [];
   const recursive = args.some((a) => /^-[a-z]*r/.test(a));
-  return operands(args, ["--pathspec-from-file"]).operands.map((word) => ({ word, effect: "removes", reachesBelow: recursive }));
+  // `git ls-files | git rm --pathspec-from-file=-`: pathspecs read from a file or stdin may name any tracked path below.
+  const fromFile = args.some((a) => a === "--pathspec-from-file" || a.startsWith("--pathspec-from-file="));
+  const named = operands(args, ["--pathspec-from-file"]).operands.map((word) => ({ word, effect: "removes", reachesBelow: recursive }));
+  return fromFile ? [...named, { word: ".", effect: "removes what a pathspec file names under", reachesBelow: true }] : named;
 }
 
 /** git commands that change the repository they run in (its objects, refs, index or work tree). */

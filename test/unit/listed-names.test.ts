@@ -81,6 +81,9 @@ describe("names a listing prints, handed to a writer", () => {
     "git ls-files | xargs echo rm | sh",
     "git ls-files src | xargs -I{} cp /tmp/x {}/../../.claude/settings.json",
     "sh -c 'cp /tmp/x \"$(dirname \"$1\")/settings.json\"' _ .claude/foo",
+    // git rm reads its pathspecs from a file or stdin: any tracked path below.
+    "git ls-files | git rm --pathspec-from-file=-",
+    "git rm --pathspec-from-file list.txt --pathspec-file-nul",
   ])("%s reaches the policy file under the place listed", async (command) => {
     expect(await bash(command)).toContain("self-protection");
   });
@@ -121,6 +124,7 @@ describe("names a listing prints, handed to a writer", () => {
     "git diff --name-only | xargs npx prettier --check",
     "git ls-files | xargs cat",
     "git ls-files | xargs wc -l",
+    "git ls-files | git rm -r --cached --pathspec-from-file=-",
     "fd -H -e json -x jq . {}",
     "ls src | xargs -I{} cp src/{} /tmp/out/",
     "git ls-files '*.ts' | xargs -0I{} cp {} /tmp/o/",
