@@ -26,6 +26,7 @@ import { MAX_SCRIPT, packageScripts, readScriptFile, shebang, type ScriptFile } 
 import { gitAliases, normalizeKey, type GitConfigEntry } from "./git-config.ts";
 import { globMatches, isInside, isLink, nameGlob, projectRoot, projectRootIn, realPath, resolvedPath, textPattern, throughLinks } from "./paths.ts";
 import { basename, isDynamic, parseShell, type ShellCommand } from "./shell-words.ts";
+import { parallelRun } from "./gnu-parallel.ts";
 
 export { basename };
 
@@ -340,7 +341,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         // From xargs (or parallel) to the end of the command it runs (parallel's `:::: FILE` after it).
         const runsFrom = Math.max(0, words.findIndex((word) => basename(word) === "xargs" || basename(word) === "parallel"));
         const inputsFrom = words.findIndex((word, i) => i > runsFrom && (word === ":::" || word === "::::" || word === ":::+"));
-        const xargsOptions = words.slice(runsFrom, inputsFrom === -1 ? undefined : inputsFrom);
+        const xargsOptions = unwrapped.appends === true ? [] : words.slice(runsFrom, inputsFrom === -1 ? undefined : inputsFrom);
         if (fed !== undefined) argv = xargsRun(xargsOptions, argv, fed);
         else {
           unreadArgs = true;
@@ -2282,10 +2283,12 @@ export function unwrapped(argv: readonly string[]): string[] {
   return unwrap(argv, new Map()).argv;
 }
 
-function unwrap(start: readonly string[], env: Map<string, string>): { argv: string[]; scripts: string[]; xargs: boolean; chdir: string[]; argv0?: string } {
+function unwrap(start: readonly string[], env: Map<string, string>): { argv: string[]; scripts: string[]; xargs: boolean; appends?: boolean; chdir: string[]; argv0?: string } {
   let argv = [...start];
   const scripts: string[] = [];
   let xargs = false;
+  // The names xargs-style input hands on go after the command, whatever its options say (parallel's line reads them as `$1`).
+  let appends = false;
   const chdir: string[] = [];
   // `exec -a git-commit git -n`, `ld.so --argv0 NAME …`: the name the program is started under, which git and busybox go by.
   let argv0: string | undefined;
@@ -2311,24 +2314,14 @@ function unwrap(start: readonly string[], env: Map<string, string>): { argv: str
       return { argv, scripts, xargs, chdir };
     }
     if (program === "parallel") {
-      // `parallel CMD ::: ARGS` runs CMD with each ARG; `parallel ::: 'CMD'` runs each ARG as a command.
-      const sep = argv.findIndex((w) => w === ":::" || w === "::::" || w === ":::+");
-      const words = argv.slice(1, sep === -1 ? undefined : sep);
-      let at = 0;
-      while (at < words.length && (words[at] as string).startsWith("-")) at += PARALLEL_VALUED.has(words[at] as string) ? 2 : 1;
-      const inputs = sep === -1 ? [] : argv.slice(sep + 1);
-      if (at >= words.length) {
-        scripts.push(...inputs);
-        // With no command and no `:::`, parallel runs the lines of its stdin: it stays the program.
-        return { argv: inputs.length > 0 ? [] : argv, scripts, xargs, chdir };
-      }
-      // `… | parallel CMD` and `parallel CMD :::: FILE` hand CMD the lines of its stdin or of FILE, as xargs does.
-      if (sep === -1 || argv[sep] === "::::") {
-        xargs = true;
-        argv = words.slice(at);
-        continue;
-      }
-      argv = [...words.slice(at), ...inputs];
+      // `parallel CMD ::: ARGS` runs CMD with each ARG, through a shell; `parallel ::: 'CMD'` runs each ARG as a command.
+      const run = parallelRun(argv);
+      scripts.push(...run.scripts);
+      appends ||= run.appends;
+      // With no command and no `:::`, parallel runs the lines of its stdin: it stays the program.
+      if (run.argv[0] === "parallel" || run.argv.length === 0) return { argv: run.argv, scripts, xargs, chdir, appends };
+      xargs ||= run.xargs;
+      argv = run.argv;
       continue;
     }
     if (program === "gdb" && argv.includes("--args")) {
@@ -2339,7 +2332,7 @@ function unwrap(start: readonly string[], env: Map<string, string>): { argv: str
     const runner = runnerCommand(program, argv);
     if (runner !== undefined) {
       scripts.push(...runner.scripts);
-      if (runner.argv.length === 0) return { argv: [], scripts, xargs, chdir };
+      if (runner.argv.length === 0) return { argv: [], scripts, xargs, chdir, appends };
       argv = runner.argv;
       continue;
     }
@@ -2349,10 +2342,10 @@ function unwrap(start: readonly string[], env: Map<string, string>): { argv: str
     const dir = wrapperDirectory(program as string, argv.slice(1));
     if (dir !== undefined) chdir.push(dir);
     const next = skipWrapper(program as string, spec, argv.slice(1), env, scripts);
-    if (next === undefined) return { argv: [], scripts, xargs, chdir };
+    if (next === undefined) return { argv: [], scripts, xargs, chdir, appends };
     argv = next;
   }
-  return { argv: named(argv), scripts, xargs, chdir, ...(argv0 !== undefined ? { argv0 } : {}) };
+  return { argv: named(argv), scripts, xargs, chdir, appends, ...(argv0 !== undefined ? { argv0 } : {}) };
 }
 
 /** Where the command word is after `time` (`-p`), `coproc` and `!`, which the shell reads before it (an alias or a function there is one). */
@@ -2439,8 +2432,6 @@ function skipWrapper(program: string, spec: WrapperSpec, input: string[], env: M
   return rest;
 }
 
-/** GNU parallel's options that take a separate value. */
-const PARALLEL_VALUED = new Set(["-j", "--jobs", "-P", "--max-procs", "-S", "--sshlogin", "--sshloginfile", "--slf", "--joblog", "-I", "--delay", "--timeout", "-a", "--arg-file", "-d", "--delimiter", "-n", "--max-args", "-N", "-L", "--max-lines", "-s", "--max-chars", "-E", "--eof", "-C", "--colsep", "--tmpdir", "--workdir", "--wd", "--results", "--res", "--halt", "--memfree", "--load", "--retries", "--basefile", "--bf", "--transferfile", "--tf", "--return", "--tag-string", "--tagstring"]);
 
 /** A cluster of fd's short flags that take no value, ending in `x` or `X` (`-Hx CMD`). */
 const FD_EXEC_CLUSTER = /^-[HIusigFalLp0q1]+[xX]$/;

@@ -144,6 +144,25 @@ describe("names a listing prints, handed to a writer", () => {
     expect(await bash("parallel -j4 gzip :::: <(git ls-files '*.log')")).toEqual([]);
   });
 
+  it("parallel's command is a shell line its words make, with each input where a replacement string stands; no option's value is taken for it", async () => {
+    for (const command of [
+      "git ls-files | parallel 'truncate -s0'",
+      "git ls-files | parallel 'echo x > {}'",
+      "git ls-files | parallel echo x '>' {}",
+      "git ls-files | parallel -I R 'cp /tmp/x R'",
+      "git ls-files | parallel -kj4 'sed -i s/a/b/ {}'",
+      "parallel --nice 10 sed -i s/a/b/ ::: .claude/settings.json",
+      "parallel --block 10M 'sed -i s/a/b/' ::: .claude/settings.json",
+      "parallel --arg-sep ,, sed -i s/a/b/ ,, .claude/settings.json",
+      "parallel --some-new-option 5 sed -i s/a/b/ ::: .claude/settings.json",
+    ]) expect(await bash(command), command).toContain("self-protection");
+    // A Perl replacement string runs its code.
+    expect(await bash(`parallel 'echo {= system("touch /etc/x") =}' ::: a`)).toContain("deny-writes-outside-repo");
+    for (const command of ["git ls-files '*.ts' | parallel 'sed -i s/a/b/ {}'", "parallel 'convert {} {.}.png' ::: a.jpg b.jpg", "seq 5 | parallel 'echo {} > out{#}.txt'", "parallel --nice 10 gzip ::: a.log"]) {
+      expect(await bash(command), command).toEqual([]);
+    }
+  });
+
   it("a path typed with a part that reads like a listed name is judged as the path it is", async () => {
     expect(await bash("mkdir -p .claude/listed-name:zz && cp /tmp/x .claude/listed-name:zz/../settings.json")).toContain("self-protection");
   });
