@@ -215,7 +215,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
     const fromPipeFor = (words: readonly string[]): string[] | undefined => {
       if (words[0] !== "read" || previous === undefined) return undefined;
       if (pipeText !== undefined) return [pipeText];
-      const listed = listedName(previous.argv, previous.env);
+      const listed = previous.listed?.();
       return listed === undefined ? undefined : [listed];
     };
     if (command.argv.length === 0 || (["export", "declare", "typeset", "local", "readonly"].includes(command.argv[0] as string) && command.argv.length > 1)) {
@@ -360,7 +360,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
             const substituted = fromSubstitution === undefined ? undefined : parseShell(fromSubstitution);
             const listed = substituted !== undefined
               ? substituted.length === 1 && substituted[0] !== undefined ? listedName(substituted[0].argv, env) : undefined
-              : previous !== undefined && command.piped ? listedName(previous.argv, previous.env) : undefined;
+              : previous !== undefined && command.piped ? previous.listed?.() : undefined;
             const source = argFile !== undefined ? ["cat", argFile] : inFile !== undefined ? ["cat", inFile] : command.piped ? previous?.argv : undefined;
             // A program that only reads is handed a name built at run time as nothing (a listed name is no secret's);
             // echo and printf print what they are handed (`… | xargs echo rm | sh`).
@@ -538,12 +538,15 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       }
       recordWrites(run, inner, pipeText, written);
       let printedHere: { text: string | undefined } | undefined;
+      let listedHere: { name: string | undefined } | undefined;
       lastAt.set(command.level, {
         argv,
         env,
         setup: !shellFunction && systemSetup(argv),
         download: (program !== undefined && DOWNLOADERS.has(program)) || previous?.download === true,
         printed: () => (printedHere ??= { text: printedOrRead(argv, expandedCommand, cwdHere, written, pipeText, true) }).text,
+        // `git ls-files | grep -v x | xargs …`: a filter prints some of the listing's names as they are.
+        listed: () => (listedHere ??= { name: listedName(argv, env) ?? (command.piped && passesLines(argv) ? previous?.listed?.() : undefined) }).name,
       });
       // A command on a level done, the substitutions inside it are done too.
       if (lastAt.size > 1) for (const level of lastAt.keys()) if (level > command.level) lastAt.delete(level);
@@ -986,13 +989,25 @@ function fileTextOf(file: string, written: WrittenFiles, links?: ReadonlyMap<str
 /** Programs that print (a part of) the text they read: what they print is taken to be that text. */
 const PASSES_TEXT = new Set(["cat", "tac", "tr", "head", "tail", "sort", "uniq", "dos2unix", "fold", "expand", "unexpand", "rev", "tee", "dd"]);
 
+/** Their options whose value is the next word. */
+const PASSES_TEXT_VALUED: Record<string, readonly string[]> = {
+  head: ["-n", "-c", "--lines", "--bytes"],
+  tail: ["-n", "-c", "--lines", "--bytes", "-s", "--sleep-interval", "--pid", "--max-unchanged-stats"],
+  sort: ["-k", "--key", "-t", "--field-separator", "-o", "--output", "-S", "--buffer-size", "-T", "--temporary-directory", "--parallel", "--batch-size", "--compress-program", "--files0-from", "--random-source", "--sort"],
+  uniq: ["-f", "--skip-fields", "-s", "--skip-chars", "-w", "--check-chars"],
+  fold: ["-w", "--width"],
+  expand: ["-t", "--tabs"],
+  unexpand: ["-t", "--tabs"],
+};
+
 /** What a command prints when the walker can tell: printedBy's, or the text of the files `cat`, `tr`, `head`, … read (operands or `<`). */
 function printedOrRead(argv: readonly string[], command: ShellCommand, cwd: string | undefined, written: WrittenFiles, stdin?: string, withExpansions = false): string | undefined {
   const printed = printedBy(argv, command, withExpansions);
   if (printed !== undefined || argv[0] === undefined || !PASSES_TEXT.has(basename(argv[0]))) return printed;
   const program = basename(argv[0]);
-  // tr reads only stdin; the others their file operands, else stdin.
-  const operands = program === "tr" ? [] : argv.slice(1).filter((word) => !word.startsWith("-"));
+  // tr reads only stdin; the others their file operands, else stdin (`head -n 50`: 50 is the option's value).
+  const valued = PASSES_TEXT_VALUED[program] ?? [];
+  const operands = program === "tr" ? [] : argv.slice(1).filter((word, i, all) => !word.startsWith("-") && !(i > 0 && valued.includes(all[i - 1] as string)));
   const files = [...operands, ...command.redirects.filter((r) => r.op === "<").map((r) => r.target)];
   // No file: what it was piped (`echo 'cmd' | cat | sh`), `-` too.
   if (files.every((file) => STDIN_FILES.has(file)) && command.stdin.length === 0) return stdin;
@@ -1754,6 +1769,39 @@ interface PipedFrom {
   download?: boolean;
   /** It is a shell setup tool the person installed (`kubectl completion bash`): what it prints is its own. */
   setup?: boolean;
+  /** A name it prints, where it lists files (listedName) or passes on lines a listing printed. */
+  listed?: () => string | undefined;
+}
+
+/**
+ * A filter that prints some of the lines it reads, each whole: `grep` with a pattern (not
+ * `-o`, counts, numbers or names of files), `head`/`tail -n`, `sort`, `uniq`, `tac`, `cat`.
+ * Reading its stdin only: a file operand adds lines of its own.
+ */
+function passesLines(argv: readonly string[]): boolean {
+  const program = argv[0] === undefined ? undefined : basename(argv[0]);
+  const args = argv.slice(1);
+  if (program === "grep" || program === "egrep" || program === "fgrep") {
+    let operands = 0;
+    let patterns = 0;
+    for (let i = 0; i < args.length; i++) {
+      const arg = args[i] as string;
+      if (arg === "-e" || arg === "--regexp") {
+        patterns++;
+        i++;
+      } else if (arg.startsWith("--regexp=")) patterns++;
+      else if (/^--(?:invert-match|ignore-case|extended-regexp|fixed-strings|perl-regexp|basic-regexp|line-regexp|word-regexp|no-ignore-case)$/.test(arg)) continue;
+      else if (/^-[vixwEFGPs]+$/.test(arg)) continue;
+      else if (/^-[vixwEFGPs]*e/.test(arg)) patterns++;
+      else if (arg.startsWith("-")) return false;
+      else operands++;
+    }
+    return operands <= (patterns > 0 ? 0 : 1);
+  }
+  if (program === "head" || program === "tail") return args.every((arg, i) => /^-(?:n)?\+?\d*$/.test(arg) || (/^\+?\d+$/.test(arg) && args[i - 1] === "-n") || /^--lines=\+?\d+$/.test(arg));
+  if (program === "sort") return args.every((arg) => /^-[ufrVdb]+$/.test(arg) || /^--(?:unique|reverse|version-sort)$/.test(arg));
+  if (program === "uniq" || program === "tac" || program === "cat") return args.length === 0;
+  return false;
 }
 
 /** A function whose body is a compound command other than braces (`f() if …; fi`): its head. */

@@ -81,6 +81,11 @@ describe("names a listing prints, handed to a writer", () => {
     "git ls-files | xargs echo rm | sh",
     "git ls-files src | xargs -I{} cp /tmp/x {}/../../.claude/settings.json",
     "sh -c 'cp /tmp/x \"$(dirname \"$1\")/settings.json\"' _ .claude/foo",
+    // Filters between the listing and the writer print some of its names as they are; an option's value is no file.
+    "git ls-files | grep -v test | xargs sed -i s/a/b/",
+    "git ls-files | sort -u | head -n 50 | xargs sed -i s/a/b/",
+    "git ls-files | tail -n +2 | xargs rm",
+    "git ls-files | grep json | while read f; do sed -i s/a/b/ \"$f\"; done",
     // git rm reads its pathspecs from a file or stdin: any tracked path below.
     "git ls-files | git rm --pathspec-from-file=-",
     "git rm --pathspec-from-file list.txt --pathspec-file-nul",
@@ -91,6 +96,8 @@ describe("names a listing prints, handed to a writer", () => {
   it.each([
     ["my-tool list | xargs rm", "names a program prints"],
     ["my-tool list | xargs echo sed -i s/a/b/ | sh", "names a program prints, echoed to a shell"],
+    ["git ls-files | grep -o x | xargs sed -i s/a/b/", "parts of a listing's lines"],
+    ["git ls-files | grep x other.txt | xargs sed -i s/a/b/", "lines of another file"],
     ["xargs sed -i s/a/b/ < /dev/stdin", "names from stdin"],
     ['fd -e json . "$D" -x rm {}', "a listing of a folder built at run time"],
     ["cd src && git ls-files :/ | xargs sed -i s/a/b/", "names from the top of the work tree"],
@@ -125,6 +132,8 @@ describe("names a listing prints, handed to a writer", () => {
     "git ls-files | xargs cat",
     "git ls-files | xargs wc -l",
     "git ls-files | git rm -r --cached --pathspec-from-file=-",
+    "git ls-files '*.ts' | grep -v test | xargs sed -i s/a/b/",
+    "rg -l foo | grep -v vendor | sort | xargs sed -i s/a/b/",
     "fd -H -e json -x jq . {}",
     "ls src | xargs -I{} cp src/{} /tmp/out/",
     "git ls-files '*.ts' | xargs -0I{} cp {} /tmp/o/",
