@@ -1548,7 +1548,12 @@ function listedName(argv: readonly string[], env?: ReadonlyMap<string, string>):
     const root = commonFolder(roots.length === 0 ? ["."] : roots);
     return root === "." ? listedToken(marks) : path.join(root, listedToken(marks));
   };
-  if (program === "ls") return listedToken(args.some((a) => a === "--all" || (/^-[a-zA-Z]+$/.test(a) && /[af]/.test(a))) ? [LISTED_PARENT] : []);
+  if (program === "ls") {
+    // `-a` prints `.` and `..` too; without `-a`/`-A` ls skips hidden names (a file named on its line is printed as named).
+    const all = args.some((a) => a === "--all" || (/^-[a-zA-Z]+$/.test(a) && /[af]/.test(a)));
+    const hidden = all || args.some((a) => a === "--almost-all" || (/^-[a-zA-Z]+$/.test(a) && a.includes("A"))) || operands.some((word) => /(?:^|\/)\.[^/]/.test(word));
+    return listedToken([...(all ? [LISTED_PARENT] : []), ...(hidden ? [] : [LISTED_VISIBLE])]);
+  }
   const gitCommand = program === "git" ? operands[0] : undefined;
   if (gitCommand === "ls-files" || (gitCommand === "diff" && args.includes("--name-only")) || (gitCommand === "grep" && args.some((a) => /^-[a-zA-Z]*l/.test(a) || a === "--name-only" || a === "--files-with-matches"))) {
     // git prints paths from the current folder; an option Tama does not know may take a value or change what is listed.

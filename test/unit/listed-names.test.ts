@@ -85,6 +85,8 @@ describe("names a listing prints, handed to a writer", () => {
     "git ls-files | grep -v test | xargs sed -i s/a/b/",
     "git ls-files | sort -u | head -n 50 | xargs sed -i s/a/b/",
     "git ls-files | tail -n +2 | xargs rm",
+    "ls -A | xargs rm -f",
+    "ls -d .* | xargs rm -f",
     "git ls-files | grep json | while read f; do sed -i s/a/b/ \"$f\"; done",
     // git rm reads its pathspecs from a file or stdin: any tracked path below.
     "git ls-files | git rm --pathspec-from-file=-",
@@ -133,6 +135,9 @@ describe("names a listing prints, handed to a writer", () => {
     "git ls-files | xargs wc -l",
     "git ls-files | git rm -r --cached --pathspec-from-file=-",
     "git ls-files '*.ts' | grep -v test | xargs sed -i s/a/b/",
+    // ls skips hidden names unless told (`.tama` is never printed).
+    "ls | xargs rm",
+    "ls *.log | xargs rm -f",
     "rg -l foo | grep -v vendor | sort | xargs sed -i s/a/b/",
     "fd -H -e json -x jq . {}",
     "ls src | xargs -I{} cp src/{} /tmp/out/",
