@@ -2,7 +2,7 @@
 // registry entry, what it threw read as a failure. The engine's runner and a decision
 // taken in OMP's own process (local-decision.ts) run gates through this one path.
 import { builtinGate } from "../gates/index.ts";
-import { shownListed } from "../gates/shell-walk.ts";
+import { shownListed } from "../gates/listed-token.ts";
 import { withDiskMoment } from "../system/disk-moment.ts";
 import type { GateContext, GateVerdict, OptionsParse } from "../gates/types.ts";
 import type { HookInput } from "../protocol/hook-input.ts";

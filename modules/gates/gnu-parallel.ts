@@ -5,6 +5,7 @@
 // files, `-a` files or its stdin. Options that take a value are skipped with it; one it does
 // not know is read both ways, so a value is never taken for the command unread.
 import { shellLine } from "../tools/code-reading.ts";
+import { LISTED_IN_WORD, unmarked } from "./listed-token.ts";
 
 export interface ParallelRun {
   /** The command it runs once per input, or `sh -c LINE parallel` when a shell reads the line; empty when its inputs are the commands. */
@@ -13,8 +14,12 @@ export interface ParallelRun {
   scripts: string[];
   /** The command is handed the lines of its stdin or of a `::::` or `-a` file, as xargs hands them. */
   xargs: boolean;
-  /** Each name handed on goes after `argv` (the line already reads it as `$1`), whatever replacement options say. */
-  appends: boolean;
+  /**
+   * With `xargs`, when a shell reads the line: the script one input makes (its replacement
+   * strings filled in); the walker hands it each line it can tell, or the one name that
+   * stands for them.
+   */
+  job?: (input: string) => string;
 }
 
 /** Options that take the next word as their value (or glued: `-j4`, `--jobs=4`). */
@@ -49,7 +54,43 @@ const SHORT_VALUED = "jPSnNLsCdaEIJ";
 const SHORT_OPTIONAL = "iel";
 
 /** Replacement strings: `{}`, `{.}`, `{/}`, `{//}`, `{/.}`, their numbered forms (`{2.}`), the job and slot (`{#}`, `{%}`) and Perl ones (`{= … =}`). */
-const REPLACEMENT = /\{=(.*?)=\}|\{(\d+)?(\.|\/|\/\/|\/\.)?\}|\{[#%]\}/gs;
+const REPLACEMENT = /\{=(.*?)=\}|\{\d*(?:\.|\/|\/\/|\/\.|#|%)?\}/;
+/** With `--plus`, any other word in braces may be one (`{+/}`, `{..}`, `{:-x}`). */
+const PLUS_REPLACEMENT = /\{[^{}\s]+\}/;
+
+/** A value built at run time: what Perl makes of an input, or one of inputs past those read. */
+const AT_RUN_TIME = '"$(parallel)"';
+
+/** What a replacement string of `kind` makes of `input`, as GNU parallel fills it in; undefined when built at run time. */
+function valueOf(kind: string | undefined, input: string): string | undefined {
+  if (kind === "#" || kind === "%") return "1";
+  if (kind === undefined || /^\$\(/.test(input)) return undefined;
+  const base = input.replace(/^.*\//s, "");
+  const listed = LISTED_IN_WORD.exec(input);
+  // A name a listing prints may be any name there: its folder is still there, its base name any name (at no folder),
+  // and with its extension taken off it no longer matches the listing's globs.
+  if (listed !== null) return kind === "/" ? listed[0] : kind === "/." ? unmarked(listed[0]) : kind === "." ? unmarked(input) : input;
+  if (kind === ".") return input.replace(/\.[^/.]+$/, "");
+  if (kind === "/") return base;
+  if (kind === "//") return input.includes("/") ? input.replace(/\/[^/]*$/, "") || "/" : ".";
+  if (kind === "/.") return base.replace(/\.[^/.]+$/, "");
+  return input;
+}
+
+/** Options that name another string for a kind of replacement string (`--er R`: R is `{.}`). */
+const TAG_OPTIONS: Record<string, string> = {
+  "--extensionreplace": ".", "--er": ".", "--basenamereplace": "/", "--bnr": "/", "--dirnamereplace": "//", "--dnr": "//",
+  "--basenameextensionreplace": "/.", "--bner": "/.", "--seqreplace": "#", "--slotreplace": "%",
+};
+
+/** Inputs placed into a line, one job each, at most; past them the input is a name built at run time. */
+const MAX_JOBS = 64;
+
+/** The kind of a replacement string (`{2/.}` is `/.`), or undefined for one that runs Perl or is `--plus`'s own. */
+function kindOf(tag: string): string | undefined {
+  const inner = /^\{\d*(\.|\/|\/\/|\/\.|#|%)?\}$/.exec(tag);
+  return inner === null ? undefined : inner[1] ?? "";
+}
 
 /** What `parallel ARGS…` runs. */
 export function parallelRun(argv: readonly string[]): ParallelRun {
@@ -58,6 +99,9 @@ export function parallelRun(argv: readonly string[]): ParallelRun {
   let quoted = false;
   let replace: string | undefined;
   let argFile = false;
+  // Strings other options make replacement strings of, with their kind (undefined: Perl, whose result is built at run time).
+  const tags = new Map<string, string | undefined>();
+  let plus = false;
   const scripts: string[] = [];
   const perl: string[] = [];
   // Where an option Tama does not know ends, read as taking a value too: the command after it.
@@ -76,10 +120,14 @@ export function parallelRun(argv: readonly string[]): ParallelRun {
       if (name === "--arg-sep" || name === "--argsep") argSep = value ?? argSep;
       else if (name === "--arg-file-sep" || name === "--argfilesep") fileSep = value ?? fileSep;
       else if (name === "--quote") quoted = true;
+      else if (name === "--plus") plus = true;
       else if (name === "--arg-file") argFile = true;
       else if (name === "--replace") replace = glued ?? "{}";
       // `--rpl 'TAG perl'`: a replacement string that runs Perl.
-      else if (name === "--rpl" && value !== undefined) perl.push(value.replace(/^\S+\s*/, ""));
+      else if (name === "--rpl" && value !== undefined) {
+        perl.push(value.replace(/^\S+\s*/, ""));
+        tags.set(value.split(/\s/)[0] ?? "", undefined);
+      } else if (TAG_OPTIONS[name] !== undefined && value !== undefined) tags.set(value, TAG_OPTIONS[name]);
       else if (!VALUED.has(name) && !FLAGS.has(name) && glued === undefined) otherReadings.push(at + 1);
       continue;
     }
@@ -113,23 +161,43 @@ export function parallelRun(argv: readonly string[]): ParallelRun {
   if (command.length === 0) {
     // `parallel ::: 'cmd a' 'cmd b'`: each input is a command; with no command and no `:::`, the lines of its stdin are.
     scripts.push(...(fromLines ? [] : inputs));
-    return { argv: inputs.length > 0 && !fromLines ? [] : [...argv], scripts, xargs: false, appends: false };
+    return { argv: inputs.length > 0 && !fromLines ? [] : [...argv], scripts, xargs: false };
   }
-  const replaced = (text: string): boolean => (replace !== undefined && replace !== "" && text.includes(replace)) || new RegExp(REPLACEMENT.source, "s").test(text);
-  // `-q`, or plain words and no replacement string: the words run as the program and its arguments, each input after them.
-  if (quoted || !command.some((word) => /[\s;&|<>()$`\\'"*?~]/.test(word) || replaced(word))) {
-    if (fromLines) return { argv: command, scripts, xargs: true, appends: false };
-    return { argv: [...command, ...inputs], scripts, xargs: false, appends: false };
+  if (replace !== undefined && replace !== "") tags.set(replace, "");
+  // Literal tags first (they hold no groups), so the first group is always a Perl replacement string's code.
+  const literalTags = [...tags.keys()].filter((tag) => tag !== "").map((tag) => tag.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  const tagged = new RegExp([...literalTags, REPLACEMENT.source, ...(plus ? [PLUS_REPLACEMENT.source] : [])].join("|"), "gs");
+  const replaced = (text: string): boolean => new RegExp(tagged.source, "s").test(text);
+  // Plain words and no replacement string: the words run as the program and its arguments, each input after them.
+  if (!command.some((word) => (!quoted && /[\s;&|<>()$`\\'"*?~]/.test(word)) || replaced(word))) {
+    if (fromLines) return { argv: command, scripts, xargs: true };
+    return { argv: [...command, ...inputs], scripts, xargs: false };
   }
-  // The shell reads the joined words; each input stands where a replacement string does, else after the line.
-  let line = command.join(" ");
-  if (replace !== undefined && replace !== "") line = line.split(replace).join('"$1"');
-  line = line.replace(REPLACEMENT, (_whole, code: string | undefined, _n, _kind, offset: number, all: string) => {
-    if (code !== undefined) scripts.push(shellLine(["perl", "-e", code]));
-    return all[offset + 1] === "#" || all[offset + 1] === "%" ? "1" : '"$1"';
-  });
-  const script = line.includes('"$1"') ? line : `${line} "$@"`;
-  if (fromLines) return { argv: ["sh", "-c", script, "parallel"], scripts, xargs: true, appends: true };
-  for (const input of inputs.slice(0, 16)) scripts.push(shellLine(["sh", "-c", script, "parallel", input]));
-  return { argv: [], scripts, xargs: false, appends: false };
+  // Perl replacement strings run their code once per input.
+  for (const match of command.join(" ").matchAll(tagged)) if (match[1] !== undefined) scripts.push(shellLine(["perl", "-e", match[1]]));
+  // Each replacement string filled in, quoted as parallel quotes it; Perl's and `--plus`'s are built at run time.
+  const place = (tag: string, code: string | undefined, input: string): string => {
+    const value = valueOf(tags.has(tag) ? tags.get(tag) : code !== undefined ? undefined : kindOf(tag), input);
+    return value === undefined ? AT_RUN_TIME : shellLine([value]);
+  };
+  // The shell reads the joined words (with -q, each word as it is), each input where a replacement string stands, else after them.
+  const quotedWord = (word: string, input: string): string => {
+    let out = "";
+    let at = 0;
+    for (const match of word.matchAll(tagged)) {
+      if ((match.index ?? 0) > at) out += shellLine([word.slice(at, match.index)]);
+      out += place(match[0], match[1], input);
+      at = (match.index ?? 0) + match[0].length;
+    }
+    return at < word.length || out === "" ? out + shellLine([word.slice(at)]) : out;
+  };
+  const placesInput = replaced(command.join(" "));
+  const job = (input: string): string => {
+    const line = quoted ? command.map((word) => quotedWord(word, input)).join(" ") : command.join(" ").replace(tagged, (whole: string, code: string | undefined) => place(whole, code, input));
+    return placesInput ? line : `${line} ${/^\$\(/.test(input) ? AT_RUN_TIME : shellLine([input])}`;
+  };
+  if (fromLines) return { argv: [], scripts, xargs: true, job };
+  scripts.push(...inputs.slice(0, MAX_JOBS).map(job));
+  if (inputs.length > MAX_JOBS) scripts.push(job("$(parallel)"));
+  return { argv: [], scripts, xargs: false };
 }

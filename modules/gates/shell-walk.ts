@@ -27,6 +27,7 @@ import { gitAliases, normalizeKey, type GitConfigEntry } from "./git-config.ts";
 import { globMatches, isInside, isLink, nameGlob, projectRoot, projectRootIn, realPath, resolvedPath, textPattern, throughLinks } from "./paths.ts";
 import { basename, isDynamic, parseShell, type ShellCommand } from "./shell-words.ts";
 import { parallelRun } from "./gnu-parallel.ts";
+import { LISTED_IN_WORD, LISTED_PARENT, LISTED_VISIBLE, listedToken } from "./listed-token.ts";
 
 export { basename };
 
@@ -118,6 +119,9 @@ export type { RunCode } from "./code-hands.ts";
 
 /** Code files larger than this are run unread (a bundle `node` runs), as code built at run time is. */
 const MAX_CODE_FILE = 64 * 1024;
+
+/** Lines of input parallel is handed that are read as jobs of their own; past them, one job with a name built at run time. */
+const MAX_HANDED_LINES = 64;
 
 export { isDynamic } from "./shell-words.ts";
 
@@ -338,11 +342,26 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         // `xargs rm < list` with no list: the shell runs nothing.
         const inFile = expandedCommand.redirects.find((r) => r.op === "<" && !r.target.startsWith("<(") && !STDIN_FILES.has(r.target))?.target;
         const fed = argFile !== undefined ? fromArgFile : inFile !== undefined && absent(inFile) ? "" : xargsInput({ ...expandedCommand, stdin: [...expandedCommand.stdin, ...redirectedIn] }, previous);
+        // The input no reader saw: a name its listing prints (`xargs -a <(git ls-files) …`, `parallel … :::: <(git ls-files)`, a
+        // listing piped in), else a name built at run time by what feeds it.
+        const listedHanded = (): string | undefined => {
+          const fromSubstitution = argFile === undefined ? undefined : /^<\((.*)\)$/s.exec(argFile)?.[1];
+          const substituted = fromSubstitution === undefined ? undefined : parseShell(fromSubstitution);
+          if (substituted !== undefined) return substituted.length === 1 && substituted[0] !== undefined ? listedName(substituted[0].argv, env) : undefined;
+          return previous !== undefined && command.piped ? previous.listed?.() : undefined;
+        };
+        const handedName = (): string => listedHanded() ?? runTimeName(argFile !== undefined ? ["cat", argFile] : inFile !== undefined ? ["cat", inFile] : command.piped ? previous?.argv : undefined);
         // From xargs (or parallel) to the end of the command it runs (parallel's `:::: FILE` after it).
         const runsFrom = Math.max(0, words.findIndex((word) => basename(word) === "xargs" || basename(word) === "parallel"));
         const inputsFrom = words.findIndex((word, i) => i > runsFrom && (word === ":::" || word === "::::" || word === ":::+"));
-        const xargsOptions = unwrapped.appends === true ? [] : words.slice(runsFrom, inputsFrom === -1 ? undefined : inputsFrom);
-        if (fed !== undefined) argv = xargsRun(xargsOptions, argv, fed);
+        const xargsOptions = words.slice(runsFrom, inputsFrom === -1 ? undefined : inputsFrom);
+        // `… | parallel 'sed -i … {}'`: a shell line per input, the lines the walker can tell, else the one name standing for them.
+        const job = unwrapped.job;
+        if (job !== undefined) {
+          const items = fed?.split(/\r?\n/).filter(Boolean);
+          if (items !== undefined) scripts.push(...items.slice(0, MAX_HANDED_LINES).map(job), ...(items.length > MAX_HANDED_LINES ? [job("$(parallel)")] : []));
+          else scripts.push(job(handedName()));
+        } else if (fed !== undefined) argv = xargsRun(xargsOptions, argv, fed);
         else {
           unreadArgs = true;
           // `find . -name '*.json' | xargs sed -i …`: a writer handed what find prints changes what it selects, as `-exec` would.
@@ -356,16 +375,10 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
             // the listing prints stands for every name under the place it lists (self-protection reads it so); any
             // other input is a name built at run time, as `sed -i … $(tool)` is. A program that only reads is handed nothing.
             // `xargs -a <(git ls-files) …`, `parallel … :::: <(git ls-files)`: the listing the substitution runs.
-            const fromSubstitution = argFile === undefined ? undefined : /^<\((.*)\)$/s.exec(argFile)?.[1];
-            const substituted = fromSubstitution === undefined ? undefined : parseShell(fromSubstitution);
-            const listed = substituted !== undefined
-              ? substituted.length === 1 && substituted[0] !== undefined ? listedName(substituted[0].argv, env) : undefined
-              : previous !== undefined && command.piped ? previous.listed?.() : undefined;
-            const source = argFile !== undefined ? ["cat", argFile] : inFile !== undefined ? ["cat", inFile] : command.piped ? previous?.argv : undefined;
             // A program that only reads is handed a name built at run time as nothing (a listed name is no secret's);
             // echo and printf print what they are handed (`… | xargs echo rm | sh`).
             const reader = argv[0] === program && NAME_READERS.has(program) && program !== "echo" && program !== "printf";
-            if (listed !== undefined || !reader) argv = xargsPlaced(xargsOptions, argv, listed ?? runTimeName(source));
+            if (listedHanded() !== undefined || !reader) argv = xargsPlaced(xargsOptions, argv, handedName());
           }
         }
       }
@@ -1513,26 +1526,6 @@ function carriedLinks(placed: { sources: string[]; into?: string; as?: string },
 }
 
 /**
- * What `listedName` stands for: one name a listing printed, a file in the place it listed.
- * It starts with a NUL, which no word of a command can hold, so no path typed into one
- * (`.claude/x/../settings.json` with such a part) is read as a listing; its marks
- * (`:*.ts` name globs, `:!hidden`) end at a second NUL, so text around it stays apart.
- */
-export const LISTED = "\u0000listed";
-/** The mark of a listing that skips hidden names, as rg and fd do unless told. */
-export const LISTED_VISIBLE = "!hidden";
-/** The mark of a listing that prints `..` too (`ls -a`): the name may be the folder above. */
-export const LISTED_PARENT = "..";
-/** A listed name in a word: its marks, and the word's text before and after it. */
-export const LISTED_IN_WORD = /\u0000listed((?::[^\u0000]*)?)\u0000/;
-
-/** The listed name with its marks. */
-const listedToken = (marks: readonly string[] = []): string => `${LISTED}${marks.map((mark) => `:${mark}`).join("")}\u0000`;
-
-/** `text` with each listed name shown as words, for a refusal. */
-export const shownListed = (text: string): string => text.replace(new RegExp(LISTED_IN_WORD.source, "g"), "<a name the listing prints>");
-
-/**
  * A name a program listing files prints, as a path: under the root it lists (`grep -rl x
  * src` → src/…, `find d` → d/…), or relative to it where it prints bare names (`ls d`,
  * `git ls-files`, `git diff --name-only`). None of them follows a link out by default.
@@ -2019,9 +2012,17 @@ function positionalBound(text: string, args: readonly string[] | undefined, numb
       return words.length === 0 ? "" : shellLine(words);
     });
     const all = sliced.replace(ALL_ARGS, given.length === 0 ? "" : shellLine(given));
+    if (!numbered) return all;
+    // `${1%.*}`, `${1##*/}`, `${1:-x}`: worked out as a named variable's are (what is not stays, a path built at run time).
+    const byNumber = new Map(given.slice(0, 9).map((value, i) => [String(i + 1), value]));
+    const operated = all.replace(/\$\{[1-9](?:%%|%|##|#|:?[-=+])[^{}]*\}/g, (whole) => {
+      const value = expandVars(whole, byNumber);
+      return value === whole ? whole : value.replace(/["\\$`]/g, "\\$&");
+    });
     // `"$1"` is one word; a bare `$1` is split as the shell splits it (`sh -c '$1' _ 'git commit -n'` runs git).
     return numbered
-      ? all.replace(/("?)\$\{?([1-9])\}?(?!\d)("?)/g, (_whole, open: string, n: string, close: string) => {
+      ? operated.replace(/("?)\$(?:\{([1-9])\}|([1-9]))("?)/g, (_whole, open: string, braced: string | undefined, plain: string | undefined, close: string) => {
+          const n = braced ?? plain;
           const value = given[Number(n) - 1] ?? "";
           if (open !== "" && close !== "") return shellLine([value]);
           // `"$1/x"`: inside a quoted word that goes on, the value as double quotes hold it (the quote stays).
@@ -2336,12 +2337,10 @@ export function unwrapped(argv: readonly string[]): string[] {
   return unwrap(argv, new Map()).argv;
 }
 
-function unwrap(start: readonly string[], env: Map<string, string>): { argv: string[]; scripts: string[]; xargs: boolean; appends?: boolean; chdir: string[]; argv0?: string } {
+function unwrap(start: readonly string[], env: Map<string, string>): { argv: string[]; scripts: string[]; xargs: boolean; job?: (input: string) => string; chdir: string[]; argv0?: string } {
   let argv = [...start];
   const scripts: string[] = [];
   let xargs = false;
-  // The names xargs-style input hands on go after the command, whatever its options say (parallel's line reads them as `$1`).
-  let appends = false;
   const chdir: string[] = [];
   // `exec -a git-commit git -n`, `ld.so --argv0 NAME …`: the name the program is started under, which git and busybox go by.
   let argv0: string | undefined;
@@ -2370,9 +2369,9 @@ function unwrap(start: readonly string[], env: Map<string, string>): { argv: str
       // `parallel CMD ::: ARGS` runs CMD with each ARG, through a shell; `parallel ::: 'CMD'` runs each ARG as a command.
       const run = parallelRun(argv);
       scripts.push(...run.scripts);
-      appends ||= run.appends;
       // With no command and no `:::`, parallel runs the lines of its stdin: it stays the program.
-      if (run.argv[0] === "parallel" || run.argv.length === 0) return { argv: run.argv, scripts, xargs, chdir, appends };
+      if (run.job !== undefined) return { argv: [], scripts, xargs: true, chdir, job: run.job };
+      if (run.argv[0] === "parallel" || run.argv.length === 0) return { argv: run.argv, scripts, xargs, chdir };
       xargs ||= run.xargs;
       argv = run.argv;
       continue;
@@ -2385,7 +2384,7 @@ function unwrap(start: readonly string[], env: Map<string, string>): { argv: str
     const runner = runnerCommand(program, argv);
     if (runner !== undefined) {
       scripts.push(...runner.scripts);
-      if (runner.argv.length === 0) return { argv: [], scripts, xargs, chdir, appends };
+      if (runner.argv.length === 0) return { argv: [], scripts, xargs, chdir };
       argv = runner.argv;
       continue;
     }
@@ -2395,10 +2394,10 @@ function unwrap(start: readonly string[], env: Map<string, string>): { argv: str
     const dir = wrapperDirectory(program as string, argv.slice(1));
     if (dir !== undefined) chdir.push(dir);
     const next = skipWrapper(program as string, spec, argv.slice(1), env, scripts);
-    if (next === undefined) return { argv: [], scripts, xargs, chdir, appends };
+    if (next === undefined) return { argv: [], scripts, xargs, chdir };
     argv = next;
   }
-  return { argv: named(argv), scripts, xargs, chdir, appends, ...(argv0 !== undefined ? { argv0 } : {}) };
+  return { argv: named(argv), scripts, xargs, chdir, ...(argv0 !== undefined ? { argv0 } : {}) };
 }
 
 /** Where the command word is after `time` (`-p`), `coproc` and `!`, which the shell reads before it (an alias or a function there is one). */

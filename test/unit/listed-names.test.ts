@@ -169,10 +169,24 @@ describe("names a listing prints, handed to a writer", () => {
       "parallel --block 10M 'sed -i s/a/b/' ::: .claude/settings.json",
       "parallel --arg-sep ,, sed -i s/a/b/ ,, .claude/settings.json",
       "parallel --some-new-option 5 sed -i s/a/b/ ::: .claude/settings.json",
+      // Each replacement string is what parallel makes of the input: without its extension, its folder, its base name.
+      "parallel mv {} {.} ::: .claude/settings.json.bak",
+      "parallel sed -i s/a/b/ {//}/settings.json ::: .claude/x",
+      "parallel sed -i s/a/b/ .claude/{/} ::: x/settings.json",
+      "echo .claude/x | parallel sed -i s/a/b/ {//}/settings.json",
+      "parallel --er R sed -i s/a/b/ R.json ::: .claude/settings",
+      "git ls-files src | parallel cp /tmp/x .claude/{/}",
+      // -q keeps each word as it is, still filling in its replacement strings; every input is read, not the first few.
+      "parallel -q dd of={} ::: .claude/settings.json",
+      "parallel sed -i s/a/b/ {} ::: a b c d e f g h i j k l m n o p .claude/settings.json",
     ]) expect(await bash(command), command).toContain("self-protection");
+    // What Perl makes of an input (its own replacement strings, --rpl's, --plus's) is a path built at run time.
+    for (const command of [`parallel cp /tmp/x '{= $_="/etc/hosts" =}' ::: a`, "parallel --rpl '{r} s/^/.claude\\//' sed -i s/a/b/ {r} ::: settings.json", "parallel --plus sed -i s/a/b/ {+/}x ::: a"]) {
+      expect(await bash(command), command).toContain("deny-writes-outside-repo");
+    }
     // A Perl replacement string runs its code.
     expect(await bash(`parallel 'echo {= system("touch /etc/x") =}' ::: a`)).toContain("deny-writes-outside-repo");
-    for (const command of ["git ls-files '*.ts' | parallel 'sed -i s/a/b/ {}'", "parallel 'convert {} {.}.png' ::: a.jpg b.jpg", "seq 5 | parallel 'echo {} > out{#}.txt'", "parallel --nice 10 gzip ::: a.log"]) {
+    for (const command of ["git ls-files '*.ts' | parallel 'sed -i s/a/b/ {}'", "parallel 'convert {} {.}.png' ::: a.jpg b.jpg", "seq 5 | parallel 'echo {} > out{#}.txt'", "parallel --nice 10 gzip ::: a.log", "find . -name '*.md' | parallel pandoc {} -o {.}.html", "parallel -q echo 'a b' {} ::: x"]) {
       expect(await bash(command), command).toEqual([]);
     }
   });
