@@ -187,24 +187,27 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
   // `set -- commit -n; git "$@"`: positional parameters the script sets itself, bound where they are used.
   const lines = positionalBound(defined.size === 0 ? script : withoutDefinitions(script), depth === 0 ? scope.positional : undefined);
   let seenTop = false;
+  // A command before on the line made or changed files (any name, `touch $'x\n.claude'` too).
+  const changedFiles = { made: false };
   // The subshells the walk is in, with where it was on entering each: what a subshell changes is undone when it ends.
   const entered: { id: number; cwd: Pick<Scope, "cwd" | "unknownCwd">; dirs: Scope[]; aliases: Map<string, string> }[] = [];
   for (const parsed of parseShell(lines)) {
     const subshells = parsed.subshells ?? [];
     let common = 0;
     while (common < entered.length && entered[common]?.id === subshells[common]) common++;
-    const left = entered[common];
-    if (left !== undefined) {
-      // `(cd .claude; ls) | …`, `cd d | cat`: the directory and aliases are the shell's own again. A pipeline's last
-      // member runs in the shell under `shopt -s lastpipe` (which OMP's shell may hold): a directory it changed is not known.
+    // `(cd .claude; ls) | …`, `cd d | cat`: the directory and aliases are the shell's own again, innermost subshell first. A
+    // pipeline's last member runs in the shell under `shopt -s lastpipe` (which OMP's shell may hold): a directory it changed is not known.
+    for (let k = entered.length - 1; k >= common; k--) {
+      const left = entered[k];
+      if (left === undefined) continue;
       const moved = here.cwd !== left.cwd.cwd || here.unknownCwd !== left.cwd.unknownCwd;
       here = { ...here, cwd: left.cwd.cwd, unknownCwd: left.cwd.unknownCwd };
       if (left.id < 0 && moved) here = { ...here, unknownCwd: `${here.unknownCwd ?? here.cwd ?? "."} (in a pipeline's last command, under shopt -s lastpipe)` };
       dirs.splice(0, dirs.length, ...left.dirs);
       aliases.clear();
       for (const [name, value] of left.aliases) aliases.set(name, value);
-      entered.length = common;
     }
+    entered.length = Math.min(entered.length, common);
     for (const id of subshells.slice(common)) entered.push({ id, cwd: { cwd: here.cwd, unknownCwd: here.unknownCwd }, dirs: [...dirs], aliases: new Map(aliases) });
     // The script's first command reads the stdin it was fed, and so do the substitutions in it (read before it).
     const first = !seenTop;
@@ -502,15 +505,23 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         if (aliased !== undefined) return aliased;
       }
       // What the command leaves behind for the commands after it: its directory, its aliases, its links.
-      if (program === "cd" || program === "pushd") {
+      // Only the shell's own cd moves it (`command cd`, `builtin cd` too); `env cd`, `nice cd` run a program that changes nothing.
+      let own = commandStart(words);
+      while (words[own] === "command" || words[own] === "builtin") own++;
+      const shellOwn = words[own] === program;
+      if ((program === "cd" || program === "pushd") && !shellOwn) {
+        // The program runs and ends: the shell stays where it is.
+      } else if (program === "cd" || program === "pushd") {
         if (program === "pushd") dirs.push(here);
         here = { ...here, ...changeDirectory(argv.slice(1), here, new Map([...known, ...env])) };
       } else if (movedBy !== undefined) {
         // `eval 'cd /usr'`, `source f` or a function that changes directory: where it ends is not followed.
         here = { ...here, unknownCwd: movedBy };
+      } else if (program === "shopt" && argv.includes("-s") && argv.includes("dotglob")) {
+        shellVars.set(DOTGLOB, "1");
       } else if (program === "unset" && !argv.includes("-f")) {
         for (const name of argv.slice(1).filter((word) => !word.startsWith("-"))) shellVars.delete(name);
-      } else if (program === "popd") {
+      } else if (program === "popd" && shellOwn) {
         here = dirs.pop() ?? { ...here, unknownCwd: "popd" };
       } else if (program === "trap" && argv.slice(2).some((signal) => /^(?:SIG)?(?:DEBUG|RETURN)$/i.test(signal)) && !["-", "", "-p", "-l"].includes(argv[1] ?? "")) {
         // Run before every later command (and OMP's shell keeps it for later calls), where Tama reads the command alone.
@@ -549,7 +560,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         }
         here = { ...here, links };
       }
-      recordWrites(run, inner, pipeText, written);
+      if (recordWrites(run, inner, pipeText, written)) changedFiles.made = true;
       let printedHere: { text: string | undefined } | undefined;
       let listedHere: { name: string | undefined } | undefined;
       lastAt.set(command.level, {
@@ -559,7 +570,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         download: (program !== undefined && DOWNLOADERS.has(program)) || previous?.download === true,
         printed: () => (printedHere ??= { text: printedOrRead(argv, expandedCommand, cwdHere, written, pipeText, true) }).text,
         // `git ls-files | grep -v x | xargs …`: a filter prints some of the listing's names as they are.
-        listed: () => (listedHere ??= { name: listedName(argv, env) ?? (command.piped && passesLines(argv) ? previous?.listed?.() : undefined) }).name,
+        listed: () => (listedHere ??= { name: seenWhole(listedName(argv, env), argv, cwdHere, changedFiles.made || !written.isEmpty()) ?? (command.piped && passesLines(argv) && !takesOtherInput(expandedCommand) ? previous?.listed?.() : undefined) }).name,
       });
       // A command on a level done, the substitutions inside it are done too.
       if (lastAt.size > 1) for (const level of lastAt.keys()) if (level > command.level) lastAt.delete(level);
@@ -1002,6 +1013,9 @@ function fileTextOf(file: string, written: WrittenFiles, links?: ReadonlyMap<str
 /** Programs that print (a part of) the text they read: what they print is taken to be that text. */
 const PASSES_TEXT = new Set(["cat", "tac", "tr", "head", "tail", "sort", "uniq", "dos2unix", "fold", "expand", "unexpand", "rev", "tee", "dd"]);
 
+/** Of those, the ones whose output is not (a part of) their input's text. */
+const CHANGES_TEXT = new Set(["rev", "tr"]);
+
 /** Their options whose value is the next word. */
 const PASSES_TEXT_VALUED: Record<string, readonly string[]> = {
   head: ["-n", "-c", "--lines", "--bytes"],
@@ -1018,12 +1032,15 @@ function printedOrRead(argv: readonly string[], command: ShellCommand, cwd: stri
   const printed = printedBy(argv, command, withExpansions);
   if (printed !== undefined || argv[0] === undefined || !PASSES_TEXT.has(basename(argv[0]))) return printed;
   const program = basename(argv[0]);
+  // rev and tr print another text than they read: what, the walker does not work out.
+  if (CHANGES_TEXT.has(program)) return undefined;
   // tr reads only stdin; the others their file operands, else stdin (`head -n 50`: 50 is the option's value).
   const valued = PASSES_TEXT_VALUED[program] ?? [];
   const operands = program === "tr" ? [] : argv.slice(1).filter((word, i, all) => !word.startsWith("-") && !(i > 0 && valued.includes(all[i - 1] as string)));
   const files = [...operands, ...command.redirects.filter((r) => r.op === "<").map((r) => r.target)];
-  // No file: what it was piped (`echo 'cmd' | cat | sh`), `-` too.
+  // No file: what it was piped (`echo 'cmd' | cat | sh`), `-` too; or its here-string (`head -n 5 <<< …`).
   if (files.every((file) => STDIN_FILES.has(file)) && command.stdin.length === 0) return stdin;
+  if (files.length === 0 && command.stdin.length > 0) return command.stdin.join("\n");
   // tee's operands are files it writes, dd's input is `if=`: both print their stdin.
   if ((program === "tee" || (program === "dd" && !argv.some((word) => word.startsWith("if=")))) && command.stdin.length === 0) return stdin;
   if (cwd === undefined) return undefined;
@@ -1054,12 +1071,14 @@ const KEEPS_TEXT = /^(changes the (mode|owner|group|attributes|ACL) of|touches|m
  * What a command leaves in files for the commands after it on the line: the text it
  * prints into them (`echo 'cmd' > s.sh; sh s.sh`), a copy's source text (`cp a s.sh`),
  * or, for any other write, that their text is no longer known (`base64 -d > s.sh`).
+ * Whether it changed any file at all (`touch`, `mkdir` too).
  */
-function recordWrites(run: RunCommand, scope: Scope, pipeText: string | undefined, written: WrittenFiles): void {
+function recordWrites(run: RunCommand, scope: Scope, pipeText: string | undefined, written: WrittenFiles): boolean {
   const { argv, program, command } = run;
   const cwd = scope.unknownCwd === undefined ? scope.cwd ?? process.cwd() : undefined;
-  const targets = [...writeTargets(command, argv), ...run.otherWrites, ...codeWriteTargets(run)].filter((target) => !KEEPS_TEXT.test(target.effect) && !isDynamic(target.word) && (cwd !== undefined || path.isAbsolute(target.word)));
-  if (targets.length === 0) return;
+  const changes = [...writeTargets(command, argv), ...run.otherWrites, ...codeWriteTargets(run)];
+  const targets = changes.filter((target) => !KEEPS_TEXT.test(target.effect) && !isDynamic(target.word) && (cwd !== undefined || path.isAbsolute(target.word)));
+  if (targets.length === 0) return changes.length > 0;
   const resolve = (word: string): string => fileKey(path.resolve(cwd ?? "/", word), scope.links, written);
   const printed = printedOrRead(argv, command, cwd, written, pipeText) ?? (program === "tee" ? pipeText : undefined);
   const known = new Map<string, string>();
@@ -1085,12 +1104,13 @@ function recordWrites(run: RunCommand, scope: Scope, pipeText: string | undefine
     }
   }
   // A compiler's or linker's output is a program, not a script (`gcc -o hello hello.c && ./hello`): nothing to read.
-  if (program !== undefined && BUILDS_PROGRAMS.has(program)) return;
+  if (program !== undefined && BUILDS_PROGRAMS.has(program)) return true;
   for (const target of targets) {
     const file = resolve(target.word);
     const text = known.get(file);
     written.record(file, text !== undefined ? { text } : { opaque: true });
   }
+  return true;
 }
 
 /** What `echo …`, `printf …` or `cat` of a here-document prints, when it is all literal; else undefined. */
@@ -1541,12 +1561,7 @@ function listedName(argv: readonly string[], env?: ReadonlyMap<string, string>):
     const root = commonFolder(roots.length === 0 ? ["."] : roots);
     return root === "." ? listedToken(marks) : path.join(root, listedToken(marks));
   };
-  if (program === "ls") {
-    // `-a` prints `.` and `..` too; without `-a`/`-A` ls skips hidden names (a file named on its line is printed as named).
-    const all = args.some((a) => a === "--all" || (/^-[a-zA-Z]+$/.test(a) && /[af]/.test(a)));
-    const hidden = all || args.some((a) => a === "--almost-all" || (/^-[a-zA-Z]+$/.test(a) && a.includes("A"))) || operands.some((word) => /(?:^|\/)\.[^/]/.test(word));
-    return listedToken([...(all ? [LISTED_PARENT] : []), ...(hidden ? [] : [LISTED_VISIBLE])]);
-  }
+  if (program === "ls") return lsListed(args, env);
   const gitCommand = program === "git" ? operands[0] : undefined;
   if (gitCommand === "ls-files" || (gitCommand === "diff" && args.includes("--name-only")) || (gitCommand === "grep" && args.some((a) => /^-[a-zA-Z]*l/.test(a) || a === "--name-only" || a === "--files-with-matches"))) {
     // git prints paths from the current folder; an option Tama does not know may take a value or change what is listed.
@@ -1619,6 +1634,51 @@ function commonFolder(roots: readonly string[]): string {
   while (shared < first.length && parts.every((p) => p[shared] === first[shared])) shared++;
   if (roots.length === 1) return path.normalize(roots[0] as string);
   return shared === 0 ? (first[0] === "" ? "/" : ".") : first.slice(0, shared).join("/") || "/";
+}
+
+/** ls's options that take the next word as their value. */
+const LS_VALUED = new Set(["-I", "--ignore", "--hide", "-w", "--width", "-T", "--tabsize", "--format", "--sort", "--time", "--block-size", "--quoting-style", "--indicator-style", "--time-style"]);
+
+/** The name of the walker's own variable saying `shopt -s dotglob` ran on the line (globs then match hidden names). */
+export const DOTGLOB = " dotglob";
+
+/**
+ * A name `ls ARGS` prints: a bare name (ls prints a folder's names without it), or an operand
+ * as written (`ls -d /etc/*` prints `/etc/passwd`): any name under the cwd and under every
+ * operand's folder. Hidden names only with `-a`/`-A` (any cluster or abbreviation), a hidden
+ * operand, or a glob where dot names match (`shopt -s dotglob`, GLOBIGNORE).
+ */
+function lsListed(args: readonly string[], env?: ReadonlyMap<string, string>): string | undefined {
+  const operands: string[] = [];
+  let all = false;
+  let almost = false;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (arg === "--") {
+      operands.push(...args.slice(i + 1));
+      break;
+    }
+    if (LS_VALUED.has(arg)) i++;
+    else if (arg.startsWith("--")) {
+      const name = arg.split("=")[0] as string;
+      // GNU ls takes any unambiguous start of a long option (`--alm`); `--a` and `--al` may be either.
+      if (name.length > 2 && "--all".startsWith(name)) all = true;
+      if (name.length > 2 && "--almost-all".startsWith(name)) almost = true;
+    } else if (arg.startsWith("-") && arg !== "-") {
+      if (/[af]/.test(arg.slice(1))) all = true;
+      if (arg.slice(1).includes("A")) almost = true;
+    } else operands.push(arg);
+  }
+  if (operands.some(isDynamic)) return undefined;
+  const globs = operands.some((word) => /[*?[]/.test(word));
+  const dotNames = globs && (env?.has("GLOBIGNORE") === true || env?.has(DOTGLOB) === true);
+  const hidden = all || almost || dotNames || operands.some((word) => /(?:^|\/)\.[^/]/.test(word));
+  const marks = [...(all ? [LISTED_PARENT] : []), ...(hidden ? [] : [LISTED_VISIBLE])];
+  // Where the operands' folders lie: the cwd, above it (`ls ../x`), or anywhere (`ls /etc`, `ls ~`).
+  const folders = operands.map((word) => path.normalize(path.dirname(word.replace(/[*?[].*$/s, "x"))));
+  if (folders.some((folder) => path.isAbsolute(folder) || folder.startsWith("~"))) return path.join("/", listedToken(marks));
+  const up = Math.max(0, ...folders.map((folder) => folder.split("/").filter((part) => part === "..").length));
+  return up === 0 ? listedToken(marks) : path.join(Array(up).fill("..").join("/"), listedToken(marks));
 }
 
 /** Some of rg's file types, by the globs it gives them (`rg --type-list`); any other type may name any file. */
@@ -1769,6 +1829,23 @@ interface PipedFrom {
   setup?: boolean;
   /** A name it prints, where it lists files (listedName) or passes on lines a listing printed. */
   listed?: () => string | undefined;
+}
+
+/** It reads other input than the pipe: a here-string or here-document, a `<` file, a copied descriptor (`<&3`). */
+const takesOtherInput = (command: ShellCommand): boolean => command.stdin.length > 0 || command.redirects.some((r) => r.op.startsWith("<"));
+
+/**
+ * A listing that skips hidden names (`ls`, rg, fd) prints a visible name whole only where no
+ * name holds a line break, blank, quote or backslash, at which `while read` or xargs splits
+ * it (`x\n.claude` is read as `.claude`): ls's folders are looked at (the cwd and its
+ * operands'), and after the line wrote files any listing may print such a name.
+ */
+function seenWhole(listed: string | undefined, argv: readonly string[], cwd: string | undefined, lineWrote: boolean): string | undefined {
+  if (listed === undefined || !listed.includes(`:${LISTED_VISIBLE}`)) return listed;
+  const splits = (dir: string): boolean => statOf(dir)?.isDirectory() === true && namesIn(dir).some((name) => /[\s'"\\]/.test(name));
+  const folders = basename(argv[0] ?? "") === "ls" ? [".", ...argv.slice(1).filter((word) => !word.startsWith("-")).map((word) => (/[*?[]/.test(word) ? path.dirname(word.replace(/[*?[].*$/s, "x")) : word))] : [];
+  const unsafe = lineWrote || cwd === undefined || folders.some((folder) => splits(path.resolve(cwd, folder)));
+  return unsafe ? listed.replace(`:${LISTED_VISIBLE}`, "") : listed;
 }
 
 /**

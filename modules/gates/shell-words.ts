@@ -111,7 +111,7 @@ class Parser {
    * Compound commands open here (`{ …; }`, `( … )`, loops, `if`, `case`): each, whether a pipe
    * feeds it (its commands all read it), where its commands start, and the subshell it opened (0: none).
    */
-  private groups: { fed: boolean; start: number; subshell: number }[] = [];
+  private groups: { fed: boolean; start: number; subshell: number; kind?: "case" }[] = [];
   /** The subshells open where the parser reads, outermost first (ShellCommand.subshells). */
   private path: number[] = [];
   /** The command begun after a `|`, until it opens a compound command (which is then the pipeline's member). */
@@ -140,7 +140,8 @@ class Parser {
       if (apart && this.closed !== undefined && current.argv.length === 0) this.ranApart(this.closed);
       // `{ …; } > f`, `(…) < f` and `exec 3< f`: redirections alone still open files.
       if (current.argv.length > 0 || current.assignments.length > 0 || current.redirects.length > 0) {
-        const own = apart ? newSubshell() : current === this.pipeTarget ? -newSubshell() : undefined;
+        // `coproc cd d`: a coprocess runs in a subshell too.
+        const own = apart || current.argv[0] === "coproc" ? newSubshell() : current === this.pipeTarget ? -newSubshell() : undefined;
         current.subshells = own === undefined ? [...this.path] : [...this.path, own];
         this.commands.push(current);
       }
@@ -179,6 +180,8 @@ class Parser {
       } else if (ch === ")") {
         this.i++;
         finish();
+        // `case $x in a) …;; esac`: a pattern's `)` closes no subshell or substitution.
+        if (this.groups.at(-1)?.kind === "case") continue;
         if (depth === 0 && close === ")") return this.i;
         if (depth > 0) this.closeGroup();
         depth = Math.max(0, depth - 1);
@@ -227,15 +230,23 @@ class Parser {
       command.assignments.push({ name: assignment[1], value: word.text.slice(word.text.indexOf("=") + 1) });
       return;
     }
-    if (command.argv.length === 0 && command.assignments.length === 0 && !word.quoted) {
+    // `time { …; }`, `coproc { …; }`, `coproc NAME { …; }`: a compound command after the words that may lead it.
+    const led = command.argv.every((w) => w === "time" || w === "-p") || (command.argv[0] === "coproc" && command.argv.length <= 2);
+    if (led && command.assignments.length === 0 && !word.quoted) {
       if (GROUP_OPENS.has(word.text)) {
-        // `… | while read f; do …; done`: the compound command is the pipeline's member, in a subshell of its own.
-        const subshell = command === this.pipeTarget ? -newSubshell() : 0;
+        // `… | while read f; do …; done`: the compound command is the pipeline's member, in a subshell of its own; so is a coprocess.
+        const subshell = command.argv[0] === "coproc" ? newSubshell() : command === this.pipeTarget ? -newSubshell() : 0;
         this.pipeTarget = undefined;
-        this.groups.push({ fed: command.piped, start: this.commands.length, subshell });
+        this.groups.push({ fed: command.piped, start: this.commands.length, subshell, ...(word.text === "case" ? { kind: "case" as const } : {}) });
         if (subshell !== 0) this.path.push(subshell);
-      } else if (GROUP_CLOSES.has(word.text)) this.closeGroup();
-      if (RESERVED_PREFIXES.has(word.text)) return;
+        if (command.argv.length > 0) {
+          // The leading words are done with: the group's first command is its own.
+          command.argv.length = 0;
+          command.quoted.length = 0;
+          return;
+        }
+      } else if (GROUP_CLOSES.has(word.text) && command.argv.length === 0) this.closeGroup();
+      if (RESERVED_PREFIXES.has(word.text) && command.argv.length === 0) return;
     }
     this.closed = undefined;
     const words = expandBraces(word.text, word.mask);

@@ -511,7 +511,8 @@ function gitRemoves(args: readonly string[]): WriteTarget[] {
   if (args.some((a) => a === "--cached" || a === "-n" || a === "--dry-run" || /^-[a-z]*n/.test(a))) return [];
   const recursive = args.some((a) => /^-[a-z]*r/.test(a));
   // `git ls-files | git rm --pathspec-from-file=-`: pathspecs read from a file or stdin may name any tracked path below.
-  const fromFile = args.some((a) => a === "--pathspec-from-file" || a.startsWith("--pathspec-from-file="));
+  // git takes any unambiguous start of a long option (`--pathspec-from=-`).
+  const fromFile = args.some((a) => { const name = a.split("=")[0] as string; return name.length >= "--pathspec-fr".length && "--pathspec-from-file".startsWith(name); });
   const named = operands(args, ["--pathspec-from-file"]).operands.map((word) => ({ word, effect: "removes", reachesBelow: recursive }));
   return fromFile ? [...named, { word: ".", effect: "removes what a pathspec file names under", reachesBelow: true }] : named;
 }

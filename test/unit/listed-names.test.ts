@@ -91,6 +91,15 @@ describe("names a listing prints, handed to a writer", () => {
     // git rm reads its pathspecs from a file or stdin: any tracked path below.
     "git ls-files | git rm --pathspec-from-file=-",
     "git rm --pathspec-from-file list.txt --pathspec-file-nul",
+    "git ls-files | git rm --pathspec-from=-",
+    // A filter reading a here-string or a file prints that, not the listing.
+    "git ls-files src | head -n 5 <<< .claude/settings.json | xargs sed -i s/a/b/",
+    "ls | sort <<< .claude | xargs -I{} cp -r /tmp/payload/. {}",
+    // ls prints hidden names with -a or -A in any cluster or abbreviation, under dotglob, and a name split at a line break.
+    "ls -A1 | xargs -I{} cp -r /tmp/payload/. {}",
+    "ls --alm | xargs -I{} cp -r /tmp/payload/. {}",
+    "shopt -s dotglob; ls -d * | while read -r f; do rm -rf \"$f\"; done",
+    "touch $'x\\n.claude'; ls | while read -r f; do rm -rf \"$f\"; done",
   ])("%s reaches the policy file under the place listed", async (command) => {
     expect(await bash(command)).toContain("self-protection");
   });
@@ -99,6 +108,7 @@ describe("names a listing prints, handed to a writer", () => {
     ["my-tool list | xargs rm", "names a program prints"],
     ["my-tool list | xargs echo sed -i s/a/b/ | sh", "names a program prints, echoed to a shell"],
     ["git ls-files | grep -o x | xargs sed -i s/a/b/", "parts of a listing's lines"],
+    ["ls /etc/passwd | xargs sed -i s/a/b/", "names ls prints of a folder outside"],
     ["git ls-files | grep x other.txt | xargs sed -i s/a/b/", "lines of another file"],
     ["xargs sed -i s/a/b/ < /dev/stdin", "names from stdin"],
     ['fd -e json . "$D" -x rm {}', "a listing of a folder built at run time"],

@@ -35,11 +35,27 @@ describe("what a subshell changes", () => {
     "cd src/a & rm -rf ..",
     "while false; do :; done < /dev/null | { cd src/a; }; rm -rf ..",
     "cd src; (cd a); rm -rf ../..",
+    // A case pattern's `)` and a compound command after `time` or `coproc` close no subshell early.
+    '(case "$CI" in true) set -x;; esac; cd src/a); rm -rf ..',
+    'v=$(case "$1" in -q) echo q;; esac; cd src/a); rm -rf ..',
+    "(time { :; }; cd src/a); rm -rf ..",
+    "(coproc { :; }; cd src/a); rm -rf ..",
+    // A coprocess runs in a subshell; `env cd` runs a program, which moves no shell.
+    "coproc cd src/a; rm -rf ..",
+    "env cd src/a; rm -rf ..",
   ])("does not move the commands after it: %s reaches the project's parent", async (command) => {
     expect(await bash(command)).toContain("block-destructive-deletes");
   });
 
-  it.each(["(cd /); rm -rf build", "cd src/a; (cd /); rm -rf build", "(cd / && echo hi) | cat; rm -rf build", "cd src; { cd a; } && rm -rf build"])(
+  it.each([
+    "(cd /); rm -rf build",
+    "cd src/a; (cd /); rm -rf build",
+    "(cd / && echo hi) | cat; rm -rf build",
+    "cd src; { cd a; } && rm -rf build",
+    // A subshell inside a pipeline's last member ends with it: the member itself changed no directory.
+    'find . -name package.json | while read -r f; do (cd "$(dirname "$f")" && npm test); done; rm -rf build',
+    "time { cd src/a; }; rm -rf ../build",
+  ])(
     "%s removes a folder of the project",
     async (command) => {
       expect(await bash(command)).toEqual([]);
@@ -50,6 +66,8 @@ describe("what a subshell changes", () => {
     expect(await bash("(cd src/a && rm -rf ../../..)")).toContain("block-destructive-deletes");
     expect(await bash("{ cd /; }; rm -rf usr")).toContain("block-destructive-deletes");
     expect(await bash("if true; then cd /; fi; rm -rf usr")).toContain("block-destructive-deletes");
+    expect(await bash("case x in x) cd /;; esac; rm -rf usr")).toContain("block-destructive-deletes");
+    expect(await bash("coproc { cd /; rm -rf usr; }")).toContain("block-destructive-deletes");
   });
 
   it("a directory a pipeline's last member changes is not known after it (OMP's shell may hold shopt -s lastpipe)", async () => {
