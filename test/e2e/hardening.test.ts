@@ -594,3 +594,36 @@ describe("names a listing prints, handed to a writer", () => {
     expect(readFileSync(settings, "utf8")).toBe(hooks);
   });
 });
+
+describe("a subshell's cd, an archive's members and parallel's shell line", () => {
+  it("an archive holding the settings file, a listing through parallel and a cd left in a subshell are refused and the file stays; a plain archive unpacks", async () => {
+    const { server, env } = await omp.setup();
+    installTama(env);
+    mkdirSync(path.join(env.cwd, ".claude"));
+    mkdirSync(path.join(env.cwd, "src", "a"), { recursive: true });
+    const settings = path.join(env.cwd, ".claude", "settings.json");
+    const hooks = '{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"./gate.sh"}]}]}}\n';
+    writeFileSync(settings, hooks);
+    // What the agent packed in an earlier call, somewhere Tama does not guard.
+    const staging = path.join(env.root, "staging");
+    mkdirSync(path.join(staging, ".claude"), { recursive: true });
+    writeFileSync(path.join(staging, ".claude", "settings.json"), "{}\n");
+    mkdirSync(path.join(staging, "docs"), { recursive: true });
+    writeFileSync(path.join(staging, "docs", "readme.md"), "hi\n");
+    const evil = path.join(env.root, "backup.tar.gz");
+    const plain = path.join(env.root, "docs.tar");
+    execFileSync("tar", ["-czf", evil, "-C", staging, ".claude"]);
+    execFileSync("tar", ["-cf", plain, "-C", staging, "docs"]);
+    const session = omp.rpc();
+    await session.ready();
+    const call = bashCalls(session, server.requests);
+    expect(await call(`tar -xzf ${evil}`)).toMatch(/unpacks .*\.claude\/settings\.json/);
+    expect(await call(`zcat ${evil} | tar -x`)).toMatch(/archive Tama cannot read/);
+    expect(await call("ls -A | parallel 'cp /dev/null {}/settings.json'")).toMatch(/what a listing names under/);
+    // The cd ended with its subshell: `..` is the project's parent, outside it (read from src/a, it would be src/.claude).
+    expect(await call("(cd src/a); rm -rf ../.claude")).toContain(`${path.dirname(env.cwd)}/.claude`);
+    expect(readFileSync(settings, "utf8")).toBe(hooks);
+    await call(`tar -xf ${plain}`);
+    expect(readFileSync(path.join(env.cwd, "docs", "readme.md"), "utf8")).toBe("hi\n");
+  });
+});
