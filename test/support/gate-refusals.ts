@@ -1,5 +1,8 @@
 // The built-in pre_tool_use gates that refuse one OMP tool call, mapped and matched as
 // the engine maps and matches it: the shared way unit tests ask "is this refused, by whom".
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { toHookTargets } from "../../modules/claude/hook-input.ts";
 import { matches } from "../../modules/engine/matching.ts";
 import { builtinGates } from "../../modules/gates/index.ts";
@@ -33,4 +36,25 @@ export async function refusingGates(tool: string, input: Record<string, unknown>
     }
   }
   return [...refused];
+}
+
+/** A scratch project on a topic branch with `files` (path → text; a path ending in `/` a folder), a scratch home, and how to ask which gates refuse a bash command there. */
+export interface ScratchProject {
+  root: string;
+  project: string;
+  bash(command: string): Promise<string[]>;
+  remove(): void;
+}
+
+export function scratchProject(name: string, files: Readonly<Record<string, string>>): ScratchProject {
+  const root = mkdtempSync(path.join(os.tmpdir(), `tama-${name}-`));
+  const project = path.join(root, "proj");
+  const place: GatePlace = { project, tamaHome: path.join(root, "home", ".tama"), home: path.join(root, "home"), defaultsOnly: true };
+  mkdirSync(place.tamaHome, { recursive: true });
+  for (const [file, text] of Object.entries({ ".git/HEAD": "ref: refs/heads/topic\n", ...files })) {
+    const at = path.join(project, file);
+    mkdirSync(file.endsWith("/") ? at : path.dirname(at), { recursive: true });
+    if (!file.endsWith("/")) writeFileSync(at, text);
+  }
+  return { root, project, bash: (command) => refusingGates("bash", { command }, place), remove: () => rmSync(root, { recursive: true, force: true }) };
 }

@@ -4,12 +4,11 @@
 // stdin, xz-compressed, written by the same line) may hold any name, so it is refused where
 // policy files live and passes elsewhere; one that is not there unpacks nothing.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { membersOf } from "../../modules/gates/archive-members.ts";
-import { refusingGates } from "../support/gate-refusals.ts";
+import { scratchProject, type ScratchProject } from "../support/gate-refusals.ts";
 
 let root: string;
 let project: string;
@@ -29,15 +28,11 @@ function newc(names: readonly string[]): Buffer {
   return Buffer.concat(parts);
 }
 
+let scratch: ScratchProject;
 beforeAll(() => {
-  root = mkdtempSync(path.join(os.tmpdir(), "tama-archives-"));
-  project = path.join(root, "proj");
-  mkdirSync(path.join(project, ".git"), { recursive: true });
-  writeFileSync(path.join(project, ".git", "HEAD"), "ref: refs/heads/topic\n");
-  mkdirSync(path.join(project, ".claude"), { recursive: true });
-  writeFileSync(path.join(project, ".claude", "settings.json"), "{}");
-  mkdirSync(path.join(project, "vendor"), { recursive: true });
-  mkdirSync(path.join(root, "home", ".tama"), { recursive: true });
+  scratch = scratchProject("archives", { ".claude/settings.json": "{}", "vendor/": "" });
+  root = scratch.root;
+  project = scratch.project;
   // What an agent would pack elsewhere: a settings file that runs no hooks, and a plain source file.
   const evil = path.join(root, "evil");
   mkdirSync(path.join(evil, ".claude"), { recursive: true });
@@ -54,10 +49,9 @@ beforeAll(() => {
   run(plain, "zip", "-qr", path.join(project, "plain.zip"), "src");
   writeFileSync(path.join(project, "evil.cpio"), newc([".claude/settings.json"]));
 });
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+afterAll(() => scratch.remove());
 
-const bash = (command: string): Promise<string[]> =>
-  refusingGates("bash", { command }, { project, tamaHome: path.join(root, "home", ".tama"), home: path.join(root, "home"), defaultsOnly: true });
+const bash = (command: string): Promise<string[]> => scratch.bash(command);
 
 describe("what an extraction unpacks", () => {
   it.each([

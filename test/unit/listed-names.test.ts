@@ -3,31 +3,17 @@
 // reaching a policy file there is refused, and one whose listing cannot be told is a path
 // built at run time; a listing narrowed by its own globs, types or hidden-name rules, and
 // programs that only read, still pass.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { refusingGates } from "../support/gate-refusals.ts";
+import { scratchProject, type ScratchProject } from "../support/gate-refusals.ts";
 
-let root: string;
-let project: string;
+let scratch: ScratchProject;
 beforeAll(() => {
-  root = mkdtempSync(path.join(os.tmpdir(), "tama-listed-"));
-  project = path.join(root, "proj");
-  mkdirSync(path.join(project, ".git"), { recursive: true });
-  writeFileSync(path.join(project, ".git", "HEAD"), "ref: refs/heads/topic\n");
-  mkdirSync(path.join(project, ".claude"), { recursive: true });
-  writeFileSync(path.join(project, ".claude", "settings.json"), "{}");
-  // Every project with project hooks has this folder: a listing narrowed to other names passes it by.
-  mkdirSync(path.join(project, ".tama"), { recursive: true });
-  writeFileSync(path.join(project, ".tama", "hooks.json"), "{}");
-  mkdirSync(path.join(project, "src"), { recursive: true });
-  mkdirSync(path.join(root, "home", ".tama"), { recursive: true });
+  // Every project with project hooks has `.tama/`: a listing narrowed to other names passes it by.
+  scratch = scratchProject("listed", { ".claude/settings.json": "{}", ".tama/hooks.json": "{}", "src/": "" });
 });
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+afterAll(() => scratch.remove());
 
-const bash = (command: string): Promise<string[]> =>
-  refusingGates("bash", { command }, { project, tamaHome: path.join(root, "home", ".tama"), home: path.join(root, "home"), defaultsOnly: true });
+const bash = (command: string): Promise<string[]> => scratch.bash(command);
 
 describe("names a listing prints, handed to a writer", () => {
   it.each([

@@ -2,27 +2,17 @@
 // member and a command put in the background each run in one, so a `cd` or an alias made
 // there does not move the commands after it. Read the other way, a `cd` there would let
 // `(cd src/a); rm -rf ..` pass as `rm -rf src`, and turn `(cd /); rm -rf build` into `/build`.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseShell } from "../../modules/gates/shell-words.ts";
-import { refusingGates } from "../support/gate-refusals.ts";
+import { scratchProject, type ScratchProject } from "../support/gate-refusals.ts";
 
-let root: string;
-let project: string;
+let scratch: ScratchProject;
 beforeAll(() => {
-  root = mkdtempSync(path.join(os.tmpdir(), "tama-subshell-"));
-  project = path.join(root, "proj");
-  mkdirSync(path.join(project, ".git"), { recursive: true });
-  writeFileSync(path.join(project, ".git", "HEAD"), "ref: refs/heads/topic\n");
-  mkdirSync(path.join(project, "src", "a"), { recursive: true });
-  mkdirSync(path.join(root, "home", ".tama"), { recursive: true });
+  scratch = scratchProject("subshell", { "src/a/": "" });
 });
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+afterAll(() => scratch.remove());
 
-const bash = (command: string): Promise<string[]> =>
-  refusingGates("bash", { command }, { project, tamaHome: path.join(root, "home", ".tama"), home: path.join(root, "home"), defaultsOnly: true });
+const bash = (command: string): Promise<string[]> => scratch.bash(command);
 
 describe("what a subshell changes", () => {
   it.each([
