@@ -1,11 +1,17 @@
 // What an extraction puts in place: the names of an archive's members, read from the file
-// itself (tar, gzip-compressed tar, zip, cpio), so `tar -xf a.tar` is judged by the files
-// it unpacks, not by the folder alone. An archive that cannot be read (another
-// compression, too large, read from stdin, written by the same line) may hold any name.
-import { readFileSync, statSync } from "node:fs";
+// itself as the program that unpacks it reads it (tar: tar, gzip-compressed tar; unzip and
+// 7-Zip: zip; cpio: cpio), so `tar -xf a.tar` is judged by the files it unpacks, not by the
+// folder alone. An archive that cannot be read (another compression, too large, fed on a
+// stream no reader saw, written by the same line, holding links a later member is written
+// through) may hold any name under the folder.
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
-import { basename } from "./shell-words.ts";
+import { lstatOf, statOf } from "../system/disk-moment.ts";
+import { basename, isDynamic } from "./shell-words.ts";
+import { STDIN_FILES } from "./stdin-files.ts";
+import type { WriteTarget } from "./shell-writers.ts";
+import type { WrittenFiles } from "./written-files.ts";
 
 /** Archives larger than this are not read (they may hold any name). */
 const MAX_ARCHIVE_BYTES = 16 * 1024 * 1024;
@@ -13,36 +19,55 @@ const MAX_ARCHIVE_BYTES = 16 * 1024 * 1024;
 const MAX_UNPACKED_BYTES = 256 * 1024 * 1024;
 const MAX_MEMBERS = 20_000;
 
-/** What one command extracts: from which archive (undefined: its stdin) into which folder; `flat`: members land by their base names (`7z e`). */
+/** How the program reads the archive; `unread`: a format no reader here reads (rar). */
+type Format = "tar" | "zip" | "cpio" | "unread";
+
+/** What one command extracts: from which archive (undefined: its stdin) into which folder, read as which format. */
 export interface Extraction {
   archive: string | undefined;
   dir: string;
+  format: Format;
+  /** Members land by their base names (`7z e`, `unzip -j`). */
   flat?: boolean;
+  /** `..` in a member's name is kept (`unzip -:`); unzip otherwise drops it. */
+  keepsDotDot?: boolean;
+  /** Leading folders taken off each name (`tar --strip-components=N`). */
+  strip?: number;
+  /** Names are kept absolute (`tar -P`). */
+  absolute?: boolean;
+  /** Names are changed by an expression (`tar --transform`, bsdtar's `-s`): they may be any name. */
+  renamed?: boolean;
 }
 
-/** The member names of the archive at `file`, or undefined when it cannot be read. */
-export function archiveMembers(file: string): string[] | undefined {
+/** An archive's members: their names, and whether any is a link (a later member may be written through it). */
+export interface Members {
+  names: string[];
+  links: boolean;
+}
+
+/** The members of the archive at `file` in `format`, or undefined when it cannot be read. */
+export function archiveMembers(file: string, format: Format): Members | undefined {
   try {
-    const stat = statSync(file);
-    if (!stat.isFile() || stat.size > MAX_ARCHIVE_BYTES) return undefined;
-    return membersOf(readFileSync(file));
+    const stat = statOf(file);
+    if (stat === undefined || !stat.isFile() || stat.size > MAX_ARCHIVE_BYTES) return undefined;
+    return membersOf(readFileSync(file), format);
   } catch {
     return undefined;
   }
 }
 
-/** Member names of an archive's bytes, told by its magic (tar and unzip read it so, whatever the file is called). */
-export function membersOf(bytes: Buffer): string[] | undefined {
+/** Members of an archive's bytes, read as `format` (tar takes gzip off first, as tar does). */
+export function membersOf(bytes: Buffer, format: Format): Members | undefined {
+  if (format === "unread") return undefined;
+  if (format === "zip") return zipMembers(bytes);
+  if (format === "cpio") return cpioMembers(bytes);
   if (bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b) {
     try {
-      return membersOf(gunzipSync(bytes, { maxOutputLength: MAX_UNPACKED_BYTES }));
+      return tarMembers(gunzipSync(bytes, { maxOutputLength: MAX_UNPACKED_BYTES }));
     } catch {
       return undefined;
     }
   }
-  const magic = bytes.subarray(0, 6).toString("latin1");
-  if (magic.startsWith("PK\u0003\u0004") || magic.startsWith("PK\u0005\u0006")) return zipMembers(bytes);
-  if (magic === "070701" || magic === "070702" || magic === "070707") return cpioMembers(bytes);
   return tarMembers(bytes);
 }
 
@@ -62,42 +87,71 @@ function tarNumber(field: Buffer): number | undefined {
   return /^[0-7]*$/.test(text) ? Number.parseInt(text || "0", 8) : undefined;
 }
 
-function tarMembers(bytes: Buffer): string[] | undefined {
+/** PAX records (`LEN key=value\n`, each by its length): the last `path` wins, as tar reads them. */
+function paxPath(body: Buffer): string | undefined {
+  let found: string | undefined;
+  for (let at = 0; at < body.length; ) {
+    const space = body.indexOf(0x20, at);
+    const length = space === -1 ? Number.NaN : Number(body.toString("latin1", at, space));
+    if (!Number.isInteger(length) || length <= 0) break;
+    const record = body.toString("utf8", space + 1, at + length - 1);
+    if (record.startsWith("path=")) found = record.slice("path=".length);
+    at += length;
+  }
+  return found;
+}
+
+/** Header types whose size field tar does not take as data to skip: links, devices, folders, fifos. */
+const NO_DATA = new Set(["1", "2", "3", "4", "5", "6"]);
+
+function tarMembers(bytes: Buffer): Members | undefined {
   const names: string[] = [];
+  let links = false;
   let longName: string | undefined;
+  let globalName: string | undefined;
+  // Past a zero block tar stops, unless told to go on (`-i`): what follows is read too, which only reads more.
+  let ended = false;
   for (let offset = 0; offset + 512 <= bytes.length; ) {
     const header = bytes.subarray(offset, offset + 512);
-    if (header.every((byte) => byte === 0)) return names;
+    if (header.every((byte) => byte === 0)) {
+      ended = true;
+      offset += 512;
+      continue;
+    }
     // Each header sums to its checksum (counted with the checksum field as spaces): anything else is no tar.
     let sum = 0;
     for (let i = 0; i < 512; i++) sum += i >= 148 && i < 156 ? 32 : (header[i] as number);
     const size = tarNumber(header.subarray(124, 136));
-    if (size === undefined || tarNumber(header.subarray(148, 156)) !== sum) return undefined;
-    const body = bytes.subarray(offset + 512, offset + 512 + size);
-    offset += 512 + Math.ceil(size / 512) * 512;
+    if (size === undefined || tarNumber(header.subarray(148, 156)) !== sum) return ended || names.length > 0 ? { names, links } : undefined;
     const type = String.fromCharCode(header[156] as number);
-    // GNU's long names and PAX's `path=` name the member after them.
+    const data = NO_DATA.has(type) ? 0 : size;
+    const body = bytes.subarray(offset + 512, offset + 512 + data);
+    offset += 512 + Math.ceil(data / 512) * 512;
+    // GNU's long names and PAX's `path=` name the member after them (a global header, every member after it).
     if (type === "L") {
       longName = cString(body);
       continue;
     }
-    if (type === "x") {
-      longName = /(?:^|\n)\d+ path=([^\n]*)\n/.exec(body.toString("utf8"))?.[1] ?? longName;
+    if (type === "x" || type === "g") {
+      const named = paxPath(body);
+      if (type === "x") longName = named ?? longName;
+      else globalName = named ?? globalName;
       continue;
     }
-    if (type === "g" || type === "K") continue;
+    if (type === "K") continue;
+    if (type === "1" || type === "2") links = true;
     const prefix = header.subarray(257, 262).toString("latin1") === "ustar" ? cString(header.subarray(345, 500)) : "";
     const name = cString(header.subarray(0, 100));
-    names.push(longName ?? (prefix !== "" ? `${prefix}/${name}` : name));
+    names.push(longName ?? globalName ?? (prefix !== "" ? `${prefix}/${name}` : name));
     longName = undefined;
     if (names.length > MAX_MEMBERS) return undefined;
   }
   // Cut short: tar unpacks the members before the cut.
-  return names.length > 0 ? names : undefined;
+  return names.length > 0 || ended ? { names, links } : undefined;
 }
 
-function zipMembers(bytes: Buffer): string[] | undefined {
-  // The central directory, found from its end record near the end of the file.
+function zipMembers(bytes: Buffer): Members | undefined {
+  // The central directory, found from its end record near the end of the file (as unzip finds it, whatever comes first).
   const from = Math.max(0, bytes.length - 65_557);
   let end = -1;
   for (let i = bytes.length - 22; i >= from; i--) {
@@ -108,134 +162,255 @@ function zipMembers(bytes: Buffer): string[] | undefined {
   }
   if (end === -1) return undefined;
   const count = bytes.readUInt16LE(end + 10);
-  const start = bytes.readUInt32LE(end + 16);
-  if (count === 0xffff || start === 0xffffffff || count > MAX_MEMBERS) return undefined;
+  const size = bytes.readUInt32LE(end + 12);
+  const stated = bytes.readUInt32LE(end + 16);
+  if (count === 0xffff || stated === 0xffffffff || count > MAX_MEMBERS) return undefined;
+  // A stub before the archive (a self-extractor, another archive) moves it: unzip finds the directory right before its end.
+  const start = end - size;
   const names: string[] = [];
+  let links = false;
   for (let at = start, i = 0; i < count; i++) {
-    if (at + 46 > bytes.length || bytes.readUInt32LE(at) !== 0x02014b50) return undefined;
+    if (at < 0 || at + 46 > bytes.length || bytes.readUInt32LE(at) !== 0x02014b50) return undefined;
     const nameLength = bytes.readUInt16LE(at + 28);
     const name = bytes.toString("utf8", at + 46, at + 46 + nameLength);
+    // A Unix symlink: the high half of the external attributes holds its mode.
+    if (((bytes.readUInt32LE(at + 38) >>> 16) & 0o170000) === 0o120000) links = true;
     // unzip reads `\` as a folder separator too.
     names.push(name.replace(/\\/g, "/"));
     at += 46 + nameLength + bytes.readUInt16LE(at + 30) + bytes.readUInt16LE(at + 32);
   }
-  return names;
+  return { names, links };
 }
 
-function cpioMembers(bytes: Buffer): string[] | undefined {
+function cpioMembers(bytes: Buffer): Members | undefined {
   const names: string[] = [];
+  let links = false;
   for (let at = 0; at < bytes.length; ) {
     const magic = bytes.toString("latin1", at, at + 6);
     let nameSize: number;
     let fileSize: number;
+    let mode: number;
     let nameAt: number;
     let align: number;
     if (magic === "070701" || magic === "070702") {
-      nameSize = Number.parseInt(bytes.toString("latin1", at + 94, at + 102), 16);
+      mode = Number.parseInt(bytes.toString("latin1", at + 14, at + 22), 16);
       fileSize = Number.parseInt(bytes.toString("latin1", at + 54, at + 62), 16);
+      nameSize = Number.parseInt(bytes.toString("latin1", at + 94, at + 102), 16);
       nameAt = at + 110;
       align = 4;
     } else if (magic === "070707") {
+      mode = Number.parseInt(bytes.toString("latin1", at + 18, at + 24), 8);
       nameSize = Number.parseInt(bytes.toString("latin1", at + 59, at + 65), 8);
       fileSize = Number.parseInt(bytes.toString("latin1", at + 65, at + 76), 8);
       nameAt = at + 76;
       align = 1;
-    } else return names.length > 0 ? names : undefined;
+    } else return names.length > 0 ? { names, links } : undefined;
     if (!Number.isFinite(nameSize) || !Number.isFinite(fileSize) || nameSize < 1) return undefined;
     const name = bytes.toString("utf8", nameAt, nameAt + nameSize - 1);
-    if (name === "TRAILER!!!") return names;
+    if (name === "TRAILER!!!") return { names, links };
+    if ((mode & 0o170000) === 0o120000) links = true;
     names.push(name);
     if (names.length > MAX_MEMBERS) return undefined;
     const padded = (n: number): number => Math.ceil(n / align) * align;
     at = padded(padded(nameAt + nameSize) + fileSize);
   }
-  return names;
+  return { names, links };
 }
 
-/** The words after a program's options that take a value: `values` are those options. */
-function operandsOf(args: readonly string[], valued: readonly string[]): string[] {
-  const operands: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] as string;
-    if (valued.includes(arg)) i++;
-    else if (!arg.startsWith("-") || arg === "-") operands.push(arg);
-  }
-  return operands;
+/** Whether `arg` is long option `full` or an abbreviation of it at least `least` characters long (`--dir` for `--directory`), with or without `=value`. */
+function isLong(arg: string, full: string, least: number): boolean {
+  const name = arg.split("=")[0] as string;
+  return name.length >= least && full.startsWith(name);
 }
 
-/** What `argv` extracts, when it is an extraction by tar, bsdtar, unzip, cpio, 7-Zip or unrar. */
-export function extractionOf(argv: readonly string[]): Extraction | undefined {
+/** The value of long option `full` (abbreviated down to `least`) at `args[i]`, glued or the next word; and where the next option is. */
+function longValue(args: readonly string[], i: number, full: string, least: number): { value: string; next: number } | undefined {
+  const arg = args[i] as string;
+  if (!isLong(arg, full, least)) return undefined;
+  return arg.includes("=") ? { value: arg.slice(arg.indexOf("=") + 1), next: i } : { value: args[i + 1] ?? "", next: i + 1 };
+}
+
+/** tar's short options that take the next word (or the rest of their cluster) as a value. */
+const TAR_SHORT_VALUED = "bCfFgHIKLNTVX";
+
+/** What `argv` extracts, when it is an extraction by tar, unzip, cpio, 7-Zip, unrar or Python's `-m tarfile`/`-m zipfile`. */
+export function extractionOf(argv: readonly string[], env?: ReadonlyMap<string, string>): Extraction | undefined {
   const program = argv[0] === undefined ? undefined : basename(argv[0]);
   const args = argv.slice(1);
   if (program === "tar" || program === "bsdtar" || program === "gtar") {
     let archive: string | undefined;
     let dir = ".";
-    let extracts = args.some((arg) => arg === "--extract" || arg === "--get");
+    let extracts = false;
+    let toStdout = false;
+    let strip = 0;
+    let absolute = false;
+    let renamed = false;
+    let top: string | undefined;
     // Old style (`tar xzfC a.tgz DIR`): each letter that takes a value takes the next word, in order.
-    let next = 1;
+    let next = 0;
     const first = args[0];
-    const take = (): string => args[next++] ?? "";
     if (first !== undefined && /^[A-Za-z]+$/.test(first)) {
-      if (first.includes("x")) extracts = true;
+      next = 1;
       for (const letter of first) {
-        if (letter === "f") archive = take();
-        else if (letter === "C") dir = take();
-      }
-    } else next = 0;
-    for (let i = next; i < args.length; i++) {
-      const arg = args[i] as string;
-      if (arg === "-f" || arg === "--file") archive = args[++i];
-      else if (arg.startsWith("--file=")) archive = arg.slice("--file=".length);
-      else if (arg === "-C" || arg === "--directory") dir = args[++i] ?? dir;
-      else if (arg.startsWith("--directory=")) dir = arg.slice("--directory=".length);
-      else if (/^-[A-Za-z]+$/.test(arg)) {
-        if (arg.includes("x")) extracts = true;
-        // `-xzf a.tgz`, `-xfa.tar`: the `f` takes the rest of the cluster, or the next word.
-        const f = arg.indexOf("f");
-        if (f > 0) archive = f < arg.length - 1 ? arg.slice(f + 1) : args[++i];
+        if (letter === "x") extracts = true;
+        if (letter === "O") toStdout = true;
+        if (letter === "P") absolute = true;
+        if (letter === "f") archive = args[next++] ?? "";
+        else if (letter === "C") dir = args[next++] ?? dir;
+        else if (TAR_SHORT_VALUED.includes(letter)) next++;
       }
     }
-    // `tar xO`, `--to-stdout`: the members go to stdout, no file is made.
-    const toStdout = args.some((arg) => arg === "--to-stdout" || arg.startsWith("--to-command") || (/^-?[A-Za-z]+$/.test(arg) && arg.includes("O")));
+    for (let i = next; i < args.length; i++) {
+      const arg = args[i] as string;
+      if (arg.startsWith("--")) {
+        // tar takes any unambiguous start of a long option (`--dir=`, `--trans=`, `--abs`).
+        const file = longValue(args, i, "--file", 4);
+        const directory = longValue(args, i, "--directory", 4);
+        const stripped = longValue(args, i, "--strip-components", 5);
+        if (isLong(arg, "--extract", 4) || arg === "--get") extracts = true;
+        else if (isLong(arg, "--to-stdout", 6) || isLong(arg, "--to-command", 6)) toStdout = true;
+        else if (isLong(arg, "--absolute-names", 4)) absolute = true;
+        else if (isLong(arg, "--transform", 4) || isLong(arg, "--xform", 3)) renamed = true;
+        else if (isLong(arg, "--one-top-level", 4)) top = arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : "";
+        else if (stripped !== undefined) ({ value: strip, next: i } = { value: Number(stripped.value) || 0, next: stripped.next });
+        else if (file !== undefined) ({ value: archive, next: i } = file);
+        else if (directory !== undefined) ({ value: dir, next: i } = directory);
+        continue;
+      }
+      if (!arg.startsWith("-") || arg === "-") continue;
+      // A cluster (`-xzf a.tgz`, `-xf/tmp/a.tar`, `-xfa.tar`): a letter that takes a value takes the rest, or the next word.
+      for (let j = 1; j < arg.length; j++) {
+        const letter = arg[j] as string;
+        if (letter === "x") extracts = true;
+        if (letter === "O") toStdout = true;
+        if (letter === "P") absolute = true;
+        if (letter === "s" && program === "bsdtar") renamed = true;
+        if (!TAR_SHORT_VALUED.includes(letter)) continue;
+        const value = j < arg.length - 1 ? arg.slice(j + 1) : args[++i] ?? "";
+        if (letter === "f") archive = value;
+        if (letter === "C") dir = value;
+        break;
+      }
+    }
     if (!extracts || toStdout) return undefined;
-    return { archive: archive === undefined || archive === "-" ? undefined : archive, dir };
+    // With no `-f`, tar reads the archive TAPE names, else its stdin.
+    const tape = archive ?? env?.get("TAPE");
+    const given = tape === undefined || tape === "-" ? undefined : tape;
+    // `--one-top-level[=DIR]`: the members land in DIR (the archive's name without its extension, when none is given).
+    const topDir = top === undefined ? undefined : top !== "" ? top : path.basename(given ?? "stdin").replace(/\.(tar(\.\w+)?|tgz|tbz2?|txz)$/, "");
+    return {
+      archive: given,
+      dir: topDir === undefined ? dir : path.join(dir, topDir),
+      format: "tar",
+      ...(strip > 0 ? { strip } : {}),
+      ...(absolute ? { absolute } : {}),
+      ...(renamed ? { renamed } : {}),
+    };
   }
   if (program === "unzip") {
-    if (args.some((arg) => /^-[a-zA-Z]*[lptvzZ]/.test(arg) && !arg.startsWith("--"))) return undefined;
-    const dirAt = args.indexOf("-d");
-    const glued = args.find((arg) => arg.startsWith("-d") && arg.length > 2);
-    const [archive] = operandsOf(args, ["-d", "-x", "-P"]);
+    if (args.some((arg) => /^-[a-zA-Z]*[lptvzZ]/.test(arg))) return undefined;
+    let dir = ".";
+    let archive: string | undefined;
+    for (let i = 0; i < args.length; i++) {
+      const arg = args[i] as string;
+      if (arg === "-d") dir = args[++i] ?? dir;
+      else if (arg.startsWith("-d") && arg.length > 2) dir = arg.slice(2);
+      else if (arg === "-x" || arg === "-P") i++;
+      else if (!arg.startsWith("-") && archive === undefined) archive = arg;
+    }
     if (archive === undefined) return undefined;
-    return { archive, dir: dirAt !== -1 ? args[dirAt + 1] ?? "." : glued !== undefined ? glued.slice(2) : "." };
+    const flags = args.filter((arg) => arg.startsWith("-")).join("");
+    return { archive, dir, format: "zip", ...(/j/.test(flags) ? { flat: true } : {}), ...(flags.includes(":") ? { keepsDotDot: true } : {}) };
   }
   if (program === "cpio") {
-    if (!args.some((arg) => arg === "--extract" || /^-[A-Za-z]*i/.test(arg))) return undefined;
+    if (!args.some((arg) => isLong(arg, "--extract", 4) || /^-[A-Za-z]*i/.test(arg))) return undefined;
     let archive: string | undefined;
     let dir = ".";
     for (let i = 0; i < args.length; i++) {
       const arg = args[i] as string;
-      if (arg === "-F" || arg === "--file" || arg === "-I") archive = args[++i];
-      else if (arg.startsWith("--file=")) archive = arg.slice("--file=".length);
-      else if (arg === "-D" || arg === "--directory") dir = args[++i] ?? dir;
-      else if (arg.startsWith("--directory=")) dir = arg.slice("--directory=".length);
+      const file = longValue(args, i, "--file", 4);
+      const directory = longValue(args, i, "--directory", 4);
+      if (arg === "-F" || arg === "-I") archive = args[++i];
+      else if (arg === "-D") dir = args[++i] ?? dir;
+      else if (file !== undefined) ({ value: archive, next: i } = file);
+      else if (directory !== undefined) ({ value: dir, next: i } = directory);
     }
-    return { archive, dir };
+    return { archive, dir, format: "cpio" };
   }
   if (program === "7z" || program === "7za" || program === "7zr") {
     const ops = args.filter((arg) => !arg.startsWith("-"));
     if ((ops[0] !== "x" && ops[0] !== "e") || ops[1] === undefined) return undefined;
     const out = args.find((arg) => arg.startsWith("-o"));
-    return { archive: ops[1], dir: out === undefined ? "." : out.slice(2), ...(ops[0] === "e" ? { flat: true } : {}) };
+    return { archive: ops[1], dir: out === undefined ? "." : out.slice(2), format: "zip", ...(ops[0] === "e" ? { flat: true } : {}) };
   }
   if (program === "unrar") {
     const ops = args.filter((arg) => !arg.startsWith("-"));
     if ((ops[0] !== "x" && ops[0] !== "e") || ops[1] === undefined) return undefined;
-    return { archive: ops[1], dir: ops[2] ?? ".", ...(ops[0] === "e" ? { flat: true } : {}) };
+    return { archive: ops[1], dir: ops[2] ?? ".", format: "unread", ...(ops[0] === "e" ? { flat: true } : {}) };
+  }
+  // `python3 -m tarfile -e A [DIR]`, `python3 -m zipfile -e A DIR`.
+  if (program !== undefined && /^python[\d.]*$/.test(program)) {
+    const at = args.indexOf("-m");
+    const module = args[at + 1];
+    if (at === -1 || (module !== "tarfile" && module !== "zipfile")) return undefined;
+    const rest = args.slice(at + 2);
+    const e = rest.findIndex((arg) => arg === "-e" || arg === "--extract");
+    if (e === -1 || rest[e + 1] === undefined) return undefined;
+    return { archive: rest[e + 1], dir: rest[e + 2] ?? ".", format: module === "zipfile" ? "zip" : "tar" };
   }
   return undefined;
 }
 
-/** Where each member lands under `dir` (a flat extraction by its base name). */
-export function memberPaths(members: readonly string[], extraction: Extraction): string[] {
-  return members.filter((member) => member !== "" && member !== "./").map((member) => path.join(extraction.dir, extraction.flat === true ? path.basename(member) : member.replace(/^\/+/, "")));
+/** Where each member lands under the folder: by its base name when flat; with `..` parts dropped, as unzip drops them, and as written. */
+function memberPaths(members: readonly string[], extraction: Extraction): string[] {
+  return members.flatMap((member) => {
+    if (member === "" || member === "./") return [];
+    // `--strip-components=N` takes N leading folders off (a name with no more is not unpacked).
+    const parts = member.replace(/^\.\//, "").split("/").filter((part, i) => part !== "" || i === 0);
+    const kept = extraction.strip !== undefined ? parts.slice(extraction.strip) : parts;
+    if (kept.length === 0 || (kept.length === 1 && kept[0] === "")) return [];
+    const whole = kept.join("/");
+    if (extraction.absolute === true && whole.startsWith("/")) return [whole];
+    const name = extraction.flat === true ? path.basename(whole) : whole.replace(/^\/+/, "");
+    const dropped = name.split("/").filter((part) => part !== "..").join("/");
+    const as = extraction.keepsDotDot === true || dropped === name ? [name] : [name, dropped];
+    return as.map((one) => path.join(extraction.dir, one));
+  });
+}
+
+/** Programs that print a file's bytes for a pipe (`zcat a.tgz | tar x`): the file is the archive read. */
+const ARCHIVE_PRINTERS = /^(cat|zcat|gzcat|pv)$/;
+
+/**
+ * The files an extraction writes, as write targets: each member where it lands, or any
+ * name under the folder for an archive that cannot be read. None for an archive that is
+ * not there (nothing is unpacked) or a command that is no extraction.
+ */
+export function extractionWrites(
+  argv: readonly string[],
+  stdinFile: string | undefined,
+  pipedFrom: readonly string[] | undefined,
+  cwd: string | undefined,
+  written: WrittenFiles,
+  env: ReadonlyMap<string, string>,
+): WriteTarget[] {
+  const extraction = extractionOf(argv, env);
+  if (extraction === undefined) return [];
+  const fed = pipedFrom?.[0] === undefined ? undefined : basename(pipedFrom[0]);
+  const printedFile = fed !== undefined && (ARCHIVE_PRINTERS.test(fed) || ((fed === "gzip" || fed === "gunzip") && pipedFrom?.some((word) => /^-[a-z]*c/.test(word)))) ? pipedFrom?.slice(1).filter((word) => !word.startsWith("-")) : undefined;
+  const given = extraction.archive ?? stdinFile ?? (printedFile?.length === 1 ? printedFile[0] : undefined);
+  const anyName: WriteTarget[] = [{ word: extraction.dir, effect: "unpacks an archive Tama cannot read (which may hold any name) under", reachesBelow: true, creates: true }];
+  if (extraction.absolute === true) anyName.push({ word: "/", effect: "unpacks members at the absolute paths an archive Tama cannot read names, anywhere under", reachesBelow: true, creates: true });
+  if (extraction.renamed === true) return [{ ...(anyName[0] as WriteTarget), effect: "unpacks members renamed by an expression (any name) under" }];
+  if (given === undefined || isDynamic(given) || given.startsWith("<(") || STDIN_FILES.has(given) || (cwd === undefined && !path.isAbsolute(given))) return anyName;
+  const file = path.resolve(cwd ?? "/", given.replace(/^~(?=\/|$)/, env.get("HOME") ?? "~"));
+  const lineWrote = (at: string): boolean => !written.isEmpty() && written.state(written.keyFor(at)) !== undefined;
+  // unzip tries the name with `.zip` added.
+  const candidates = extraction.format === "zip" && basename(argv[0] ?? "") === "unzip" ? [file, `${file}.zip`] : [file];
+  const found = candidates.find((at) => lineWrote(at) || lstatOf(at) !== undefined);
+  if (found === undefined) return [];
+  const members = lineWrote(found) ? undefined : archiveMembers(found, extraction.format);
+  // A link member may lead a later one anywhere (`l -> .claude`, then `l/settings.json`).
+  if (members === undefined || members.links) return anyName;
+  return memberPaths(members.names, extraction).map((word) => ({ word, effect: "unpacks", reachesBelow: false }));
 }

@@ -19,8 +19,6 @@ import { basename, commandTargets, isDynamic, walkCall, walkShell, type RunComma
 import { LISTED_IN_WORD, LISTED_PARENT, LISTED_VISIBLE } from "./listed-token.ts";
 import { isWriter, linkSources, writeTargets, type WriteTarget } from "./shell-writers.ts";
 import { asGit } from "./git-commands.ts";
-import { archiveMembers, extractionOf, memberPaths } from "./archive-members.ts";
-import { STDIN_FILES } from "./stdin-files.ts";
 import { gitWorkTreeRewrite, patchTargets, rewrittenFiles } from "./git-worktree.ts";
 import type { BuiltinGate, GateContext, GateVerdict } from "./types.ts";
 
@@ -647,32 +645,8 @@ function visitor(cwd: string, context: GateContext, protectedList: ProtectedList
         return `Tama refused this call: it ${relative.effect} ${relative.word} after \`cd ${run.scope.unknownCwd}\`, a directory built at run time that names Tama's own state. An agent may not change the policy that governs it. ${ASK_PERSON}`;
       }
     }
-    return checkTargets(targets, here, context, protectedList, run.env, run.scope.links) ?? handedProtected(run, here, context, protectedList) ?? gitRewrites(run, here, context, protectedList) ?? patchProgram(run, here, context, protectedList) ?? extractedMembers(run, here, context, protectedList);
+    return checkTargets(targets, here, context, protectedList, run.env, run.scope.links) ?? handedProtected(run, here, context, protectedList) ?? gitRewrites(run, here, context, protectedList) ?? patchProgram(run, here, context, protectedList);
   };
-}
-
-/**
- * `tar -xf a.tar`, `unzip a.zip`, `cpio -i < a.cpio`: each member the archive holds, judged
- * where it lands. An archive Tama cannot read (from stdin, another compression, one the
- * line wrote first) may put any name under the folder; one that is not there unpacks nothing.
- */
-function extractedMembers(run: RunCommand, here: string, context: GateContext, protectedList: ProtectedList): string | undefined {
-  const extraction = extractionOf(run.argv);
-  if (extraction === undefined) return undefined;
-  const given = extraction.archive ?? run.command.redirects.find((r) => r.op === "<")?.target;
-  const home = homeOf(context);
-  const file = given === undefined || isDynamic(given) || given.startsWith("<(") || STDIN_FILES.has(given) ? undefined : path.resolve(here, given.replace(/^~(?=\/|$)/, home));
-  const written = run.scope.written;
-  const lineWrote = (at: string): boolean => written !== undefined && !written.isEmpty() && written.state(written.keyFor(at)) !== undefined;
-  // unzip tries the name with `.zip` added.
-  const candidates = file === undefined ? [] : basename(run.argv[0] ?? "") === "unzip" ? [file, `${file}.zip`] : [file];
-  const found = candidates.find((at) => lineWrote(at) || lstatOf(at) !== undefined);
-  if (file !== undefined && found === undefined) return undefined;
-  const members = found === undefined || lineWrote(found) ? undefined : archiveMembers(found);
-  const targets: WriteTarget[] = members === undefined
-    ? [{ word: extraction.dir, effect: "unpacks an archive Tama cannot read (which may hold any name) under", reachesBelow: true, creates: true }]
-    : memberPaths(members, extraction).map((word) => ({ word, effect: "unpacks", reachesBelow: false }));
-  return checkTargets(targets, here, context, protectedList, run.env, run.scope.links);
 }
 
 // ---------------------------------------------------------------------------

@@ -27,6 +27,7 @@ import { gitAliases, normalizeKey, type GitConfigEntry } from "./git-config.ts";
 import { globMatches, isInside, isLink, nameGlob, projectRoot, projectRootIn, realPath, resolvedPath, textPattern, throughLinks } from "./paths.ts";
 import { basename, isDynamic, parseShell, type ShellCommand } from "./shell-words.ts";
 import { parallelRun } from "./gnu-parallel.ts";
+import { extractionWrites } from "./archive-members.ts";
 import { LISTED_IN_WORD, LISTED_PARENT, LISTED_VISIBLE, listedToken } from "./listed-token.ts";
 
 export { basename };
@@ -466,6 +467,8 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         ...(wrapped ? languageWrites(first, words, stdin, fileText) : []),
         ...(wrapped && first !== "find" ? writeTargets({ ...expandedCommand, redirects: [] }, words) : []),
         ...xargsWrites,
+        // `tar -xf a.tar`, `zcat a.tgz | tar x`, `unzip a.zip`: the members the archive unpacks.
+        ...extractionWrites(argv, expandedCommand.redirects.find((r) => r.op === "<")?.target, command.piped ? previous?.argv : undefined, cwdHere, written, env),
       ];
       const shellFunction = program !== undefined && functions.has(program) && words[lead] === argv[0];
       const run: RunCommand = { argv, program, dynamic: argv[0] !== undefined && isDynamic(argv[0]), ...(behind === "unknown" ? { unknownBinary: true } : {}), unreadArgs, code, shellFunction, otherWrites, env, command: expandedCommand, depth, scope: inner };
