@@ -188,6 +188,10 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
   // `set -- commit -n; git "$@"`: positional parameters the script sets itself, bound where they are used.
   const lines = positionalBound(defined.size === 0 ? script : withoutDefinitions(script), depth === 0 ? scope.positional : undefined);
   let seenTop = false;
+  // Where the line was before a cd that may not run (after `&&` or `||`, in a branch or a loop), until its list ends.
+  let ambiguous: { cwd: string | undefined; unknownCwd: string | undefined; word: string; failed?: boolean } | undefined;
+  // Folders `mkdir` made on the line: a cd into one that is not there yet goes there.
+  const madeDirs = new Set<string>();
   // A command before on the line made or changed files (any name, `touch $'x\n.claude'` too).
   const changedFiles = { made: false };
   // The subshells the walk is in, with where it was on entering each: what a subshell changes is undone when it ends.
@@ -209,6 +213,12 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       for (const [name, value] of left.aliases) aliases.set(name, value);
     }
     entered.length = Math.min(entered.length, common);
+    // `false && cd ..; …`, `if …; then cd ..; fi; …`: after the list, the directory is either; told apart, it is not known.
+    if (ambiguous !== undefined && parsed.level === 0 && parsed.after !== "&&") {
+      if (ambiguous.failed === true) here = { ...here, cwd: ambiguous.cwd, unknownCwd: ambiguous.unknownCwd };
+      else if (here.cwd !== ambiguous.cwd || here.unknownCwd !== ambiguous.unknownCwd) here = { ...here, unknownCwd: `${ambiguous.word} (which may not have run)` };
+      ambiguous = undefined;
+    }
     for (const id of subshells.slice(common)) entered.push({ id, cwd: { cwd: here.cwd, unknownCwd: here.unknownCwd }, dirs: [...dirs], aliases: new Map(aliases) });
     // The script's first command reads the stdin it was fed, and so do the substitutions in it (read before it).
     const first = !seenTop;
@@ -515,8 +525,16 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       if ((program === "cd" || program === "pushd") && !shellOwn) {
         // The program runs and ends: the shell stays where it is.
       } else if (program === "cd" || program === "pushd") {
+        const stays = program === "pushd" && argv.includes("-n");
         if (program === "pushd") dirs.push(here);
-        here = { ...here, ...changeDirectory(argv.slice(1), here, new Map([...known, ...env])) };
+        const before = here;
+        if (!stays) here = { ...here, ...changeDirectory(argv.slice(1), here, new Map([...known, ...env])) };
+        // Into a folder that is not there (and no mkdir on the line made): cd fails. What `&&` joins after it does not run
+        // (read as if it had gone there); after the list, the shell is where it was.
+        const missing = here.unknownCwd === undefined && here.cwd !== undefined && statOf(here.cwd)?.isDirectory() !== true && !madeDirs.has(here.cwd);
+        const word = argv.slice(1).join(" ");
+        if (command.level === 0 && missing) ambiguous = { cwd: before.cwd, unknownCwd: before.unknownCwd, word, failed: true };
+        else if (command.level === 0 && (command.after !== undefined || command.branch === true)) ambiguous ??= { cwd: before.cwd, unknownCwd: before.unknownCwd, word };
       } else if (movedBy !== undefined) {
         // `eval 'cd /usr'`, `source f` or a function that changes directory: where it ends is not followed.
         here = { ...here, unknownCwd: movedBy };
@@ -525,7 +543,11 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       } else if (program === "unset" && !argv.includes("-f")) {
         for (const name of argv.slice(1).filter((word) => !word.startsWith("-"))) shellVars.delete(name);
       } else if (program === "popd" && shellOwn) {
-        here = dirs.pop() ?? { ...here, unknownCwd: "popd" };
+        // `popd -n` takes the entry off the stack and stays.
+        const popped = dirs.pop();
+        if (!argv.includes("-n")) here = popped ?? { ...here, unknownCwd: "popd" };
+      } else if (program === "mkdir" && cwdHere !== undefined) {
+        for (const word of argv.slice(1).filter((w) => !w.startsWith("-") && !isDynamic(w))) madeDirs.add(path.resolve(cwdHere, word));
       } else if (program === "trap" && argv.slice(2).some((signal) => /^(?:SIG)?(?:DEBUG|RETURN)$/i.test(signal)) && !["-", "", "-p", "-l"].includes(argv[1] ?? "")) {
         // Run before every later command (and OMP's shell keeps it for later calls), where Tama reads the command alone.
         return "this command sets a DEBUG or RETURN trap, whose action runs before or after every later command in this shell (and later calls, in OMP's), where Tama reads each command alone; run the action where it is needed";

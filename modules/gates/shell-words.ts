@@ -35,6 +35,10 @@ export interface ShellCommand {
    * `shopt -s lastpipe` (which OMP's shell may keep from an earlier call) runs it in the shell.
    */
   subshells?: number[];
+  /** The list operator before it: it runs only where the command before succeeded (`&&`) or failed (`||`). */
+  after?: "&&" | "||";
+  /** It sits in a branch or a loop's body (`if`, `while`, `until`, `for`, `select`, `case`): it may not run. */
+  branch?: boolean;
 }
 
 /** Words that start a compound command; the simple command begins after them. */
@@ -111,7 +115,7 @@ class Parser {
    * Compound commands open here (`{ …; }`, `( … )`, loops, `if`, `case`): each, whether a pipe
    * feeds it (its commands all read it), where its commands start, and the subshell it opened (0: none).
    */
-  private groups: { fed: boolean; start: number; subshell: number; kind?: "case" }[] = [];
+  private groups: { fed: boolean; start: number; subshell: number; kind: string }[] = [];
   /** The subshells open where the parser reads, outermost first (ShellCommand.subshells). */
   private path: number[] = [];
   /** The command begun after a `|`, until it opens a compound command (which is then the pipeline's member). */
@@ -136,17 +140,19 @@ class Parser {
     let current = fresh(false);
     let depth = 0;
     // `apart`: the command (or the compound command that just closed) is a pipeline's member before its last, or put in the background.
-    const finish = (pipe = false, apart = false): void => {
+    const finish = (pipe = false, apart = false, op?: string): void => {
       if (apart && this.closed !== undefined && current.argv.length === 0) this.ranApart(this.closed);
       // `{ …; } > f`, `(…) < f` and `exec 3< f`: redirections alone still open files.
       if (current.argv.length > 0 || current.assignments.length > 0 || current.redirects.length > 0) {
         // `coproc cd d`: a coprocess runs in a subshell too.
         const own = apart || current.argv[0] === "coproc" ? newSubshell() : current === this.pipeTarget ? -newSubshell() : undefined;
         current.subshells = own === undefined ? [...this.path] : [...this.path, own];
+        if (this.groups.some((group) => group.kind !== "{" && group.kind !== "(")) current.branch = true;
         this.commands.push(current);
       }
       this.closed = undefined;
       current = fresh(pipe);
+      if (op === "&&" || op === "||") current.after = op;
       this.pipeTarget = pipe ? current : undefined;
     };
     while (this.i < this.src.length) {
@@ -166,7 +172,7 @@ class Parser {
         const op = TWO_CHAR_OPERATORS.has(this.src.slice(this.i, this.i + 2)) ? this.src.slice(this.i, this.i + 2) : ch;
         this.i += op.length;
         const pipe = op === "|" || op === "|&";
-        finish(pipe, pipe || op === "&");
+        finish(pipe, pipe || op === "&", op);
       } else if (ch === "(") {
         this.i++;
         depth++;
@@ -175,7 +181,7 @@ class Parser {
         finish(fed);
         this.pipeTarget = undefined;
         const subshell = newSubshell();
-        this.groups.push({ fed, start: this.commands.length, subshell });
+        this.groups.push({ fed, start: this.commands.length, subshell, kind: "(" });
         this.path.push(subshell);
       } else if (ch === ")") {
         this.i++;
@@ -237,7 +243,7 @@ class Parser {
         // `… | while read f; do …; done`: the compound command is the pipeline's member, in a subshell of its own; so is a coprocess.
         const subshell = command.argv[0] === "coproc" ? newSubshell() : command === this.pipeTarget ? -newSubshell() : 0;
         this.pipeTarget = undefined;
-        this.groups.push({ fed: command.piped, start: this.commands.length, subshell, ...(word.text === "case" ? { kind: "case" as const } : {}) });
+        this.groups.push({ fed: command.piped, start: this.commands.length, subshell, kind: word.text });
         if (subshell !== 0) this.path.push(subshell);
         if (command.argv.length > 0) {
           // The leading words are done with: the group's first command is its own.

@@ -8,7 +8,7 @@ import { scratchProject, type ScratchProject } from "../support/gate-refusals.ts
 
 let scratch: ScratchProject;
 beforeAll(() => {
-  scratch = scratchProject("subshell", { "src/a/": "" });
+  scratch = scratchProject("subshell", { "src/a/": "", ".claude/settings.json": "{}" });
 });
 afterAll(() => scratch.remove());
 
@@ -85,4 +85,26 @@ describe("what a subshell changes", () => {
     const grouped = ids("{ cd a; ls; }; pwd");
     expect(grouped.every((path) => path.length === 0)).toBe(true);
   });
+});
+
+describe("a cd that may not run", () => {
+  it.each([
+    // Into a folder that is not there: cd fails and the shell stays.
+    "cd .claude; cd nope; echo x > settings.json",
+    // After `&&`, in a branch: after the list the shell is in either folder.
+    "cd .claude; false && cd ..; echo x > settings.json",
+    "cd .claude; if false; then cd ..; fi; echo x > settings.json",
+    "cd .claude; [ -n \"$CI\" ] && cd ..; echo x > settings.json",
+    // `popd -n` takes the entry off the stack and stays.
+    "pushd .claude >/dev/null; popd -n; echo x > settings.json",
+  ])("%s is not read as leaving the policy folder", async (command) => {
+    expect(await bash(command)).not.toEqual([]);
+  });
+
+  it.each(["mkdir -p build && cd build && cmake .. && make > build.log", "cd src && npm test; echo done > status.txt", "npm ci && cd src && echo ok > out.txt", "cd nope && echo hi > x"])(
+    "%s passes",
+    async (command) => {
+      expect(await bash(command)).toEqual([]);
+    },
+  );
 });
