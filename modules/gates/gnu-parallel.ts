@@ -20,6 +20,8 @@ export interface ParallelRun {
    * stands for them.
    */
   job?: (input: string) => string;
+  /** The file its input lines come from (`-a FILE`, `--arg-file=FILE` however abbreviated). */
+  argFile?: string;
 }
 
 /** Options that take the next word as their value (or glued: `-j4`, `--jobs=4`). */
@@ -93,12 +95,14 @@ function kindOf(tag: string): string | undefined {
 }
 
 /** What `parallel ARGS…` runs. */
-export function parallelRun(argv: readonly string[]): ParallelRun {
+export function parallelRun(given: readonly string[]): ParallelRun {
+  let argv = [...given];
   let argSep = ":::";
   let fileSep = "::::";
   let quoted = false;
   let replace: string | undefined;
-  let argFile = false;
+  let argFile: string | undefined;
+  let colsep: string | undefined;
   // Strings other options make replacement strings of, with their kind (undefined: Perl, whose result is built at run time).
   const tags = new Map<string, string | undefined>();
   let plus = false;
@@ -114,14 +118,22 @@ export function parallelRun(argv: readonly string[]): ParallelRun {
       at++;
       break;
     }
-    const [name, glued] = word.startsWith("--") && word.includes("=") ? [word.slice(0, word.indexOf("=")), word.slice(word.indexOf("=") + 1)] : [word, undefined];
+    const [given, glued] = word.startsWith("--") && word.includes("=") ? [word.slice(0, word.indexOf("=")), word.slice(word.indexOf("=") + 1)] : [word, undefined];
+    // Perl's Getopt::Long: `--a` is `-a`, and any start of a long option that names one option is that option.
+    const name = word.startsWith("--") ? longName(given) : given;
+    if (/^--[A-Za-z0-9]$/.test(name) && glued === undefined) {
+      argv = [...argv.slice(0, at), `-${name.slice(2)}`, ...argv.slice(at + 1)];
+      at--;
+      continue;
+    }
     if (word.startsWith("--")) {
       const value = VALUED.has(name) ? glued ?? argv[++at] ?? "" : glued;
       if (name === "--arg-sep" || name === "--argsep") argSep = value ?? argSep;
       else if (name === "--arg-file-sep" || name === "--argfilesep") fileSep = value ?? fileSep;
       else if (name === "--quote") quoted = true;
       else if (name === "--plus") plus = true;
-      else if (name === "--arg-file") argFile = true;
+      else if (name === "--arg-file") argFile = value;
+      else if (name === "--colsep") colsep = value;
       else if (name === "--replace") replace = glued ?? "{}";
       // `--rpl 'TAG perl'`: a replacement string that runs Perl.
       else if (name === "--rpl" && value !== undefined) {
@@ -139,7 +151,8 @@ export function parallelRun(argv: readonly string[]): ParallelRun {
       if (SHORT_VALUED.includes(letter)) {
         const value = rest !== "" ? rest : argv[++at] ?? "";
         if (letter === "I") replace = value;
-        if (letter === "a") argFile = true;
+        if (letter === "a") argFile = value;
+        if (letter === "C") colsep = value;
         break;
       }
       if (SHORT_OPTIONAL.includes(letter)) {
@@ -152,16 +165,23 @@ export function parallelRun(argv: readonly string[]): ParallelRun {
       }
     }
   }
-  const sep = argv.findIndex((word, i) => i >= at && (word === argSep || word === fileSep || word === `${argSep}+` || word === `${fileSep}+`));
+  const isSep = (word: string): boolean => word === argSep || word === fileSep || word === `${argSep}+` || word === `${fileSep}+`;
+  const sep = argv.findIndex((word, i) => i >= at && isSep(word));
   const command = argv.slice(at, sep === -1 ? undefined : sep);
-  const inputs = sep === -1 ? [] : argv.slice(sep + 1).filter((word) => word !== argSep && word !== fileSep && word !== `${argSep}+` && word !== `${fileSep}+`);
-  const fromLines = sep === -1 || argv[sep]?.startsWith(fileSep) === true || argFile;
+  // Each `:::` (or `::::`) starts a source; parallel runs every combination of one input of each.
+  const sources: string[][] = [];
+  for (const word of sep === -1 ? [] : argv.slice(sep)) {
+    if (isSep(word)) sources.push([]);
+    else sources.at(-1)?.push(word);
+  }
+  const inputs = sources.flat();
+  const fromLines = sep === -1 || argv[sep]?.startsWith(fileSep) === true || argFile !== undefined;
   for (const start of otherReadings) if (start < (sep === -1 ? argv.length : sep)) scripts.push(shellLine(argv.slice(start + 1, sep === -1 ? undefined : sep)));
   for (const code of perl) scripts.push(shellLine(["perl", "-e", code]));
   if (command.length === 0) {
     // `parallel ::: 'cmd a' 'cmd b'`: each input is a command; with no command and no `:::`, the lines of its stdin are.
     scripts.push(...(fromLines ? [] : inputs));
-    return { argv: inputs.length > 0 && !fromLines ? [] : [...argv], scripts, xargs: false };
+    return { argv: inputs.length > 0 && !fromLines ? [] : [...argv], scripts, xargs: false, ...(argFile !== undefined ? { argFile } : {}) };
   }
   if (replace !== undefined && replace !== "") tags.set(replace, "");
   // Literal tags first (they hold no groups), so the first group is always a Perl replacement string's code.
@@ -169,19 +189,28 @@ export function parallelRun(argv: readonly string[]): ParallelRun {
   const tagged = new RegExp([...literalTags, REPLACEMENT.source, ...(plus ? [PLUS_REPLACEMENT.source] : [])].join("|"), "gs");
   const replaced = (text: string): boolean => new RegExp(tagged.source, "s").test(text);
   // Plain words and no replacement string: the words run as the program and its arguments, each input after them.
-  if (!command.some((word) => (!quoted && /[\s;&|<>()$`\\'"*?~]/.test(word)) || replaced(word))) {
-    if (fromLines) return { argv: command, scripts, xargs: true };
+  // One source and no columns: the inputs go after the words as they are; else each job is read with its own inputs.
+  const plain = !command.some((word) => !quoted && /[\s;&|<>()$`\\'"*?~]/.test(word)) && !replaced(command.join(" "));
+  if (plain && colsep === undefined && sources.length <= 1) {
+    if (fromLines) return { argv: command, scripts, xargs: true, ...(argFile !== undefined ? { argFile } : {}) };
     return { argv: [...command, ...inputs], scripts, xargs: false };
   }
   // Perl replacement strings run their code once per input.
   for (const match of command.join(" ").matchAll(tagged)) if (match[1] !== undefined) scripts.push(shellLine(["perl", "-e", match[1]]));
   // Each replacement string filled in, quoted as parallel quotes it; Perl's and `--plus`'s are built at run time.
-  const place = (tag: string, code: string | undefined, input: string): string => {
-    const value = valueOf(tags.has(tag) ? tags.get(tag) : code !== undefined ? undefined : kindOf(tag), input);
+  // `{2}`, `{2.}`: the second input of a job (its second source's, or its second column with --colsep).
+  const columns = (input: string | readonly string[]): readonly string[] =>
+    typeof input !== "string" ? input : colsep === undefined || LISTED_IN_WORD.test(input) || /^\$\(/.test(input) ? [input] : input.split(columnPattern(colsep));
+  const place = (tag: string, code: string | undefined, input: string | readonly string[]): string => {
+    const all = columns(input);
+    const n = /^\{(\d+)/.exec(tag)?.[1];
+    // A column past those the walker can tell (or any, for a name standing for many): the whole input.
+    const picked = n === undefined ? all.join(" ") : all[Number(n) - 1] ?? (all.length === 1 ? (all[0] as string) : "");
+    const value = valueOf(tags.has(tag) ? tags.get(tag) : code !== undefined ? undefined : kindOf(tag), picked);
     return value === undefined ? AT_RUN_TIME : shellLine([value]);
   };
   // The shell reads the joined words (with -q, each word as it is), each input where a replacement string stands, else after them.
-  const quotedWord = (word: string, input: string): string => {
+  const quotedWord = (word: string, input: string | readonly string[]): string => {
     let out = "";
     let at = 0;
     for (const match of word.matchAll(tagged)) {
@@ -192,12 +221,32 @@ export function parallelRun(argv: readonly string[]): ParallelRun {
     return at < word.length || out === "" ? out + shellLine([word.slice(at)]) : out;
   };
   const placesInput = replaced(command.join(" "));
-  const job = (input: string): string => {
+  const job = (input: string | readonly string[]): string => {
     const line = quoted ? command.map((word) => quotedWord(word, input)).join(" ") : command.join(" ").replace(tagged, (whole: string, code: string | undefined) => place(whole, code, input));
-    return placesInput ? line : `${line} ${/^\$\(/.test(input) ? AT_RUN_TIME : shellLine([input])}`;
+    const words = columns(input);
+    return placesInput ? line : `${line} ${words.map((word) => (/^\$\(/.test(word) ? AT_RUN_TIME : shellLine([word]))).join(" ")}`;
   };
-  if (fromLines) return { argv: [], scripts, xargs: true, job };
-  scripts.push(...inputs.slice(0, MAX_JOBS).map(job));
-  if (inputs.length > MAX_JOBS) scripts.push(job("$(parallel)"));
+  if (fromLines) return { argv: [], scripts, xargs: true, job, ...(argFile !== undefined ? { argFile } : {}) };
+  // Every combination of one input from each source, as many as are read; past them, one job built at run time.
+  let combinations: string[][] = [[]];
+  for (const source of sources) combinations = combinations.flatMap((combination) => source.slice(0, MAX_JOBS).map((input) => [...combination, input])).slice(0, MAX_JOBS + 1);
+  scripts.push(...combinations.slice(0, MAX_JOBS).map((combination) => job(combination.length === 1 ? (combination[0] as string) : combination)));
+  if (combinations.length > MAX_JOBS || sources.some((source) => source.length > MAX_JOBS)) scripts.push(job("$(parallel)"));
   return { argv: [], scripts, xargs: false };
+}
+
+/** `--colsep`'s value is a regular expression (Perl's; read as JavaScript's, a literal where it is not one). */
+function columnPattern(colsep: string): RegExp | string {
+  try {
+    return new RegExp(colsep);
+  } catch {
+    return colsep;
+  }
+}
+
+/** The long option `given` names: itself, or the one known option it is the start of (Getopt::Long's abbreviations). */
+function longName(given: string): string {
+  if (VALUED.has(given) || FLAGS.has(given) || given.length <= 3) return given;
+  const starting = [...VALUED, ...FLAGS].filter((name) => name.startsWith("--") && name.startsWith(given));
+  return starting.length === 1 ? (starting[0] as string) : given;
 }

@@ -350,7 +350,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       setByBuiltin(words, redirectedIn.length > 0 || readFromPipe.length > 0 ? { ...command, stdin: [...command.stdin, ...redirectedIn, ...readFromPipe] } : command, shellVars);
       if (unwrapped.xargs) {
         // `xargs -a FILE`, `--arg-file=FILE`: its input is that file.
-        const argFile = words.flatMap((word, i) => (word === "-a" || word === "--arg-file" || word === "::::" ? [words[i + 1] ?? ""] : word.startsWith("--arg-file=") ? [word.slice("--arg-file=".length)] : []))[0];
+        const argFile = unwrapped.argFile ?? words.flatMap((word, i) => (word === "-a" || word === "--arg-file" || word === "::::" ? [words[i + 1] ?? ""] : word.startsWith("--arg-file=") ? [word.slice("--arg-file=".length)] : []))[0];
         // `xargs -a <(echo …)`: the file is what the substitution prints.
         const fromArgFile = argFile === undefined ? undefined : argFile.startsWith("<(") ? substitutionText(argFile, printer) : textAt(argFile) ?? (absent(argFile) ? "" : undefined);
         // `xargs rm < list` with no list: the shell runs nothing.
@@ -2439,7 +2439,7 @@ export function unwrapped(argv: readonly string[]): string[] {
   return unwrap(argv, new Map()).argv;
 }
 
-function unwrap(start: readonly string[], env: Map<string, string>): { argv: string[]; scripts: string[]; xargs: boolean; job?: (input: string) => string; chdir: string[]; argv0?: string } {
+function unwrap(start: readonly string[], env: Map<string, string>): { argv: string[]; scripts: string[]; xargs: boolean; job?: (input: string) => string; argFile?: string; chdir: string[]; argv0?: string } {
   let argv = [...start];
   const scripts: string[] = [];
   let xargs = false;
@@ -2472,8 +2472,10 @@ function unwrap(start: readonly string[], env: Map<string, string>): { argv: str
       const run = parallelRun(argv);
       scripts.push(...run.scripts);
       // With no command and no `:::`, parallel runs the lines of its stdin: it stays the program.
-      if (run.job !== undefined) return { argv: [], scripts, xargs: true, chdir, job: run.job };
-      if (run.argv[0] === "parallel" || run.argv.length === 0) return { argv: run.argv, scripts, xargs, chdir };
+      const argFile = run.argFile !== undefined ? { argFile: run.argFile } : {};
+      if (run.job !== undefined) return { argv: [], scripts, xargs: true, chdir, job: run.job, ...argFile };
+      if (run.argv[0] === "parallel" || run.argv.length === 0) return { argv: run.argv, scripts, xargs, chdir, ...argFile };
+      if (run.argFile !== undefined && run.xargs) return { argv: run.argv, scripts, xargs: true, chdir, ...argFile };
       xargs ||= run.xargs;
       argv = run.argv;
       continue;

@@ -175,9 +175,13 @@ describe("names a listing prints, handed to a writer", () => {
       // -q keeps each word as it is, still filling in its replacement strings; every input is read, not the first few.
       "parallel -q dd of={} ::: .claude/settings.json",
       "parallel sed -i s/a/b/ {} ::: a b c d e f g h i j k l m n o p .claude/settings.json",
+      // Several sources make every combination; --colsep splits an input into columns; `--a` is `-a`.
+      "parallel rm -rf {1}{2} ::: .cl ::: aude",
+      "parallel --colsep , cp /tmp/x {1}/{2} ::: .claude,settings.json",
+      "echo .claude/settings.json > l.txt; parallel --a l.txt cp /tmp/x {}",
     ]) expect(await bash(command), command).toContain("self-protection");
     // What Perl makes of an input (its own replacement strings, --rpl's, --plus's) is a path built at run time.
-    for (const command of [`parallel cp /tmp/x '{= $_="/etc/hosts" =}' ::: a`, "parallel --rpl '{r} s/^/.claude\\//' sed -i s/a/b/ {r} ::: settings.json", "parallel --plus sed -i s/a/b/ {+/}x ::: a"]) {
+    for (const command of [`parallel cp /tmp/x '{= $_="/etc/hosts" =}' ::: a`, "parallel rm -rf {= s/x/.claude/ =} ::: x", "parallel --rpl '{r} s/^/.claude\\//' sed -i s/a/b/ {r} ::: settings.json", "parallel --plus sed -i s/a/b/ {+/}x ::: a"]) {
       expect(await bash(command), command).toContain("deny-writes-outside-repo");
     }
     // A Perl replacement string runs its code.
