@@ -383,8 +383,8 @@ const ARCHIVE_PRINTERS = /^(cat|zcat|gzcat|pv)$/;
 
 /**
  * The files an extraction writes, as write targets: each member where it lands, or any
- * name under the folder for an archive that cannot be read. None for an archive that is
- * not there (nothing is unpacked) or a command that is no extraction.
+ * name under the folder for an archive that cannot be read or is not there yet. None for
+ * a command that is no extraction.
  */
 export function extractionWrites(
   argv: readonly string[],
@@ -408,7 +408,8 @@ export function extractionWrites(
   // unzip tries the name with `.zip` added.
   const candidates = extraction.format === "zip" && basename(argv[0] ?? "") === "unzip" ? [file, `${file}.zip`] : [file];
   const found = candidates.find((at) => lineWrote(at) || lstatOf(at) !== undefined);
-  if (found === undefined) return [];
+  // Not there now: a command before may make it however it likes (`wget URL; unzip a.zip`, `npm pack x && tar xzf x-1.0.0.tgz`).
+  if (found === undefined) return anyName;
   const members = lineWrote(found) ? undefined : archiveMembers(found, extraction.format);
   // A link member may lead a later one anywhere (`l -> .claude`, then `l/settings.json`).
   if (members === undefined || members.links) return anyName;

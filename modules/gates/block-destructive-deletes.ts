@@ -63,10 +63,12 @@ function destructive(run: RunCommand, callCwd: string, sessionCwd: string, optio
   if (run.program !== "rm" && !run.dynamic && run.program !== "find" && run.program !== "git") return undefined;
   // Paths are read from where the command runs (its cwd, after `cd`); the project is the session's.
   const where: Where = { cwd: run.scope.cwd ?? callCwd, root: realPath(projectRoot(sessionCwd)) };
-  // A program named at run time (`$(echo rm)`, `$RM`) is read as rm.
-  if (run.program === "rm" || run.dynamic) return rmProblem(run, where, options);
-  if (run.program === "find") return findProblem(run, where, options);
-  if (run.program === "git") return gitCleanProblem(run.argv.slice(1), where.cwd, options);
+  // After a cd that may not have run, the command may run in either folder: each is read.
+  for (const place of run.scope.alsoCwd === undefined ? [where] : [where, { ...where, cwd: run.scope.alsoCwd }]) {
+    // A program named at run time (`$(echo rm)`, `$RM`) is read as rm.
+    const problem = run.program === "rm" || run.dynamic ? rmProblem(run, place, options) : run.program === "find" ? findProblem(run, place, options) : run.program === "git" ? gitCleanProblem(run.argv.slice(1), place.cwd, options) : undefined;
+    if (problem !== undefined) return problem;
+  }
   return undefined;
 }
 

@@ -50,6 +50,8 @@ export interface Scope {
   cwd: string | undefined;
   /** Set after a `cd` whose directory is built at run time: the word as written, and `cwd` is no longer known. */
   unknownCwd?: string;
+  /** After a `cd` that may not have run (`[ -d x ] && cd x; …`): the other folder the commands may run in. */
+  alsoCwd?: string | undefined;
   /** The home directory `~` and `$HOME` name when the environment does not say (the harness's). */
   home?: string;
   /** Shell functions the enclosing scripts define, by name, with their bodies (and those OMP's shell kept from earlier calls). */
@@ -189,13 +191,15 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
   const lines = positionalBound(defined.size === 0 ? script : withoutDefinitions(script), depth === 0 ? scope.positional : undefined);
   let seenTop = false;
   // Where the line was before a cd that may not run (after `&&` or `||`, in a branch or a loop), until its list ends.
-  let ambiguous: { cwd: string | undefined; unknownCwd: string | undefined; word: string; failed?: boolean } | undefined;
+  let ambiguous: { cwd: string | undefined; unknownCwd: string | undefined; alsoCwd?: string | undefined; word: string; failed?: boolean } | undefined;
+  // Where the last cd on the line left from, where `cd -` goes (undefined: not known).
+  let oldCwd: string | undefined;
   // Folders `mkdir` made on the line: a cd into one that is not there yet goes there.
   const madeDirs = new Set<string>();
   // A command before on the line made or changed files (any name, `touch $'x\n.claude'` too).
   const changedFiles = { made: false };
   // The subshells the walk is in, with where it was on entering each: what a subshell changes is undone when it ends.
-  const entered: { id: number; cwd: Pick<Scope, "cwd" | "unknownCwd">; dirs: Scope[]; aliases: Map<string, string> }[] = [];
+  const entered: { id: number; cwd: Pick<Scope, "cwd" | "unknownCwd" | "alsoCwd">; dirs: Scope[]; aliases: Map<string, string> }[] = [];
   for (const parsed of parseShell(lines)) {
     const subshells = parsed.subshells ?? [];
     let common = 0;
@@ -206,7 +210,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       const left = entered[k];
       if (left === undefined) continue;
       const moved = here.cwd !== left.cwd.cwd || here.unknownCwd !== left.cwd.unknownCwd;
-      here = { ...here, cwd: left.cwd.cwd, unknownCwd: left.cwd.unknownCwd };
+      here = { ...here, cwd: left.cwd.cwd, unknownCwd: left.cwd.unknownCwd, alsoCwd: left.cwd.alsoCwd };
       if (left.id < 0 && moved) here = { ...here, unknownCwd: `${here.unknownCwd ?? here.cwd ?? "."} (in a pipeline's last command, under shopt -s lastpipe)` };
       dirs.splice(0, dirs.length, ...left.dirs);
       aliases.clear();
@@ -214,12 +218,17 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
     }
     entered.length = Math.min(entered.length, common);
     // `false && cd ..; …`, `if …; then cd ..; fi; …`: after the list, the directory is either; told apart, it is not known.
-    if (ambiguous !== undefined && parsed.level === 0 && parsed.after !== "&&") {
-      if (ambiguous.failed === true) here = { ...here, cwd: ambiguous.cwd, unknownCwd: ambiguous.unknownCwd };
-      else if (here.cwd !== ambiguous.cwd || here.unknownCwd !== ambiguous.unknownCwd) here = { ...here, unknownCwd: `${ambiguous.word} (which may not have run)` };
+    if (ambiguous !== undefined && parsed.level === 0 && parsed.after !== "&&" && !parsed.piped) {
+      if (ambiguous.failed === true) here = { ...here, cwd: ambiguous.cwd, unknownCwd: ambiguous.unknownCwd, alsoCwd: ambiguous.alsoCwd };
+      else if (here.cwd !== ambiguous.cwd || here.unknownCwd !== ambiguous.unknownCwd) {
+        // Either folder, both known: the commands after it are read in the one the cd left, their relative paths in the other too.
+        here = here.unknownCwd === undefined && ambiguous.unknownCwd === undefined && here.alsoCwd === undefined && ambiguous.alsoCwd === undefined && ambiguous.cwd !== undefined
+          ? { ...here, alsoCwd: ambiguous.cwd }
+          : { ...here, unknownCwd: `${ambiguous.word} (which may not have run)` };
+      }
       ambiguous = undefined;
     }
-    for (const id of subshells.slice(common)) entered.push({ id, cwd: { cwd: here.cwd, unknownCwd: here.unknownCwd }, dirs: [...dirs], aliases: new Map(aliases) });
+    for (const id of subshells.slice(common)) entered.push({ id, cwd: { cwd: here.cwd, unknownCwd: here.unknownCwd, alsoCwd: here.alsoCwd }, dirs: [...dirs], aliases: new Map(aliases) });
     // The script's first command reads the stdin it was fed, and so do the substitutions in it (read before it).
     const first = !seenTop;
     if (parsed.level === 0) seenTop = true;
@@ -528,13 +537,25 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         const stays = program === "pushd" && argv.includes("-n");
         if (program === "pushd") dirs.push(here);
         const before = here;
-        if (!stays) here = { ...here, ...changeDirectory(argv.slice(1), here, new Map([...known, ...env])) };
+        const vars = new Map([...known, ...env]);
+        if (!stays) {
+          // `cd -` goes back to where the last cd on the line left from.
+          const back = argv[1] === "-" && argv.length === 2 && oldCwd !== undefined && program === "cd";
+          const moved = back ? { cwd: oldCwd, unknownCwd: undefined } : changeDirectory(argv.slice(1), here, vars);
+          // Read from either folder (an earlier cd that may not have run): the other moves too.
+          const other = here.alsoCwd === undefined ? undefined : changeDirectory(argv.slice(1), { ...here, cwd: here.alsoCwd }, vars);
+          here = { ...here, ...moved, alsoCwd: other?.unknownCwd === undefined && other?.cwd !== moved.cwd ? other?.cwd : undefined };
+          if (other?.unknownCwd !== undefined) here = { ...here, unknownCwd: other.unknownCwd };
+        }
         // Into a folder that is not there (and no mkdir on the line made): cd fails. What `&&` joins after it does not run
-        // (read as if it had gone there); after the list, the shell is where it was.
+        // (read as if it had gone there); after the list, the shell is where it was. A line that made files before may
+        // have made it (a link, a clone, an extraction): then where the shell is, is not known.
+        if (before.unknownCwd === undefined && before.alsoCwd === undefined) oldCwd = before.cwd;
         const missing = here.unknownCwd === undefined && here.cwd !== undefined && statOf(here.cwd)?.isDirectory() !== true && !madeDirs.has(here.cwd);
         const word = argv.slice(1).join(" ");
-        if (command.level === 0 && missing) ambiguous = { cwd: before.cwd, unknownCwd: before.unknownCwd, word, failed: true };
-        else if (command.level === 0 && (command.after !== undefined || command.branch === true)) ambiguous ??= { cwd: before.cwd, unknownCwd: before.unknownCwd, word };
+        if (missing && (changedFiles.made || !written.isEmpty())) here = { ...here, unknownCwd: `${word} (a folder the line may have made)` };
+        else if (command.level === 0 && missing) ambiguous = { cwd: before.cwd, unknownCwd: before.unknownCwd, alsoCwd: before.alsoCwd, word, failed: true };
+        else if (command.level === 0 && (command.after !== undefined || command.branch === true)) ambiguous ??= { cwd: before.cwd, unknownCwd: before.unknownCwd, alsoCwd: before.alsoCwd, word };
       } else if (movedBy !== undefined) {
         // `eval 'cd /usr'`, `source f` or a function that changes directory: where it ends is not followed.
         here = { ...here, unknownCwd: movedBy };
@@ -1622,7 +1643,9 @@ function listedName(argv: readonly string[], env?: ReadonlyMap<string, string>):
     const mindepth = Number(valueOf("-mindepth") ?? 0);
     const name = valueOf("-name") ?? valueOf("-iname");
     const leavesRoot = mindepth >= 1 || valueOf("-type") === "f" || valueOf("-type") === "l" || (name !== undefined && !isDynamic(name) && !nameGlob(name, { leadingDot: true, caseless: tests.includes("-iname") }).test(path.basename(root) || root));
-    return leavesRoot ? under(roots) : undefined;
+    // One `-name GLOB` and no other way of choosing (`-o`, `!`, `-path`, `-regex`): the names it prints match the glob.
+    const only = name !== undefined && !isDynamic(name) && tests.includes("-name") && !tests.some((t) => ["-o", "-or", "!", "-not", ",", "-path", "-wholename", "-regex", "-iname"].includes(t)) && tests.filter((t) => t === "-name").length === 1;
+    return leavesRoot ? under(roots, only ? [name] : []) : undefined;
   }
   if ((program === "grep" || program === "egrep" || program === "rg") && args.some((a) => /^-[a-zA-Z]*l/.test(a) || a === "--files-with-matches" || a === "--files")) {
     if (args.some((a) => /^-[a-zA-Z]*R/.test(a) || a === "--dereference-recursive" || a === "--follow" || (program === "rg" && a === "-L"))) return undefined;
@@ -1748,7 +1771,9 @@ const FD_VALUED = new Set(["-t", "--type", "-d", "--max-depth", "--min-depth", "
  * A name git lists under its pathspecs: under the one folder or file named, or, where every
  * pathspec is a name glob (`'*.ts'`), a name those globs match (`listed-name:*.ts`), anywhere.
  */
-function listedIn(specs: readonly string[]): string | undefined {
+function listedIn(given: readonly string[]): string | undefined {
+  // `:!x`, `:^x`, `:(exclude)x` leave names out: read without them, as any name the rest lists.
+  const specs = given.filter((spec) => !/^:(?:!|\^|\(exclude\))/.test(spec));
   if (specs.length === 0) return listedToken();
   // `:/`, `:(top)`: from the top of the work tree, which is not the current folder here.
   if (specs.some((spec) => isDynamic(spec) || spec.startsWith(":"))) return undefined;
@@ -2262,7 +2287,11 @@ export function codeWriteTargets(run: RunCommand): WriteTarget[] {
  */
 export function commandTargets(run: RunCommand, extra: readonly WriteTarget[] = []): WriteTarget[] {
   const cwd = run.scope.unknownCwd === undefined ? run.scope.cwd ?? process.cwd() : undefined;
-  return withGlobMatches([...writeTargets(run.command, run.argv), ...run.otherWrites, ...extra], cwd, run.scope.links);
+  const targets = [...writeTargets(run.command, run.argv), ...run.otherWrites, ...extra];
+  // Run from either of two folders: a relative path is each of the two.
+  const also = run.scope.alsoCwd;
+  const both = also === undefined ? targets : [...targets, ...targets.filter((t) => !path.isAbsolute(t.word) && !/^[~$]/.test(t.word) && !isDynamic(t.word)).map((t) => ({ ...t, word: path.resolve(also, t.word) }))];
+  return withGlobMatches(both, cwd, run.scope.links);
 }
 
 /**

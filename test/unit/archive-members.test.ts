@@ -129,7 +129,7 @@ describe("what an extraction unpacks", () => {
     expect(await bash(command)).toContain("self-protection");
   });
 
-  it.each(["tar -xf plain.tar", "unzip plain.zip", "tar -xf plain.tar -C vendor", "tar -xf missing.tar", "unzip -l evil.zip", "tar -tf evil.tar", "tar -xOf evil.tar", "unzip -p evil.zip"])("%s passes", async (command) => {
+  it.each(["tar -xf plain.tar", "unzip plain.zip", "tar -xf plain.tar -C vendor", "unzip -l evil.zip", "tar -tf evil.tar", "tar -xOf evil.tar", "unzip -p evil.zip"])("%s passes", async (command) => {
     expect(await bash(command)).toEqual([]);
   });
 
@@ -143,6 +143,10 @@ describe("what an extraction unpacks", () => {
     expect(await bash("cat evil.tar | tar -x")).toContain("self-protection");
     expect(await bash("curl -sL https://example.com/x.tgz | tar -xz")).toContain("self-protection");
     expect(await bash("tar -cf a.tar -C ../plain src && tar -xf a.tar")).toContain("self-protection");
+    // Not there yet: a command before may make it (`wget URL; unzip a.zip`).
+    expect(await bash("wget -q https://example.com/a.zip; unzip -o a.zip")).toContain("self-protection");
+    expect(await bash("tar -xf missing.tar")).toContain("self-protection");
+    expect(await bash("tar -xf missing.tar -C vendor")).toEqual([]);
     expect(await bash("tar -xJf evil.tar.xz -C vendor")).toEqual([]);
     expect(await bash("curl -sL https://example.com/x.tgz | tar -xz -C vendor")).toEqual([]);
   });

@@ -213,7 +213,7 @@ describe("links and directories code makes, and archives", () => {
     expect(await refusedBy(({ home }) => command(home))).toContain(gate);
   });
 
-  it.each([`python3 -c 'import os; os.chdir("sub"); open("x","w")'`, `python3 -c 'import os; os.chdir("sub"); os.system("touch x")'`, "tar -xf e.tar", "tar -xf e.tar --one-top-level=sub"])("passes %s", async (command) => {
+  it.each([`python3 -c 'import os; os.chdir("sub"); open("x","w")'`, `python3 -c 'import os; os.chdir("sub"); os.system("touch x")'`, "tar -xf e.tar -C sub", "tar -xf e.tar --one-top-level=sub"])("passes %s", async (command) => {
     expect(await refusedBy(command)).toEqual([]);
   });
 });

@@ -97,11 +97,26 @@ describe("a cd that may not run", () => {
     "cd .claude; [ -n \"$CI\" ] && cd ..; echo x > settings.json",
     // `popd -n` takes the entry off the stack and stays.
     "pushd .claude >/dev/null; popd -n; echo x > settings.json",
+    // A folder not there yet that the line may have made another way than mkdir: where the shell is, is not known.
+    "ln -s .claude c; cd c; echo x > settings.json",
+    // Either folder: a relative path is read from both.
+    "cd .claude; [ -d x ] && cd x; echo > settings.json",
+    "[ -d src ] && cd src; rm -rf ..",
   ])("%s is not read as leaving the policy folder", async (command) => {
     expect(await bash(command)).not.toEqual([]);
   });
 
-  it.each(["mkdir -p build && cd build && cmake .. && make > build.log", "cd src && npm test; echo done > status.txt", "npm ci && cd src && echo ok > out.txt", "cd nope && echo hi > x"])(
+  it.each([
+    "mkdir -p build && cd build && cmake .. && make > build.log",
+    "cd src && npm test; echo done > status.txt",
+    "npm ci && cd src && echo ok > out.txt",
+    "cd nope && echo hi > x",
+    "[ -d src ] && cd src; echo x > a.ts",
+    "if [ -d src ]; then cd src; fi; echo x > a.ts",
+    "cd src && ls && cd ..; echo done > status.txt",
+    "mkdir -p out && cd out && echo x | tee a.txt",
+    "mkdir -p tmp/a && cd tmp/a && echo x > f && cd - && echo y > g",
+  ])(
     "%s passes",
     async (command) => {
       expect(await bash(command)).toEqual([]);
