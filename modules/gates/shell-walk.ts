@@ -123,6 +123,10 @@ export type { RunCode } from "./code-hands.ts";
 /** Code files larger than this are run unread (a bundle `node` runs), as code built at run time is. */
 const MAX_CODE_FILE = 64 * 1024;
 
+/** Programs that make a folder they are told (its name among their write targets, by these effects). */
+const FOLDER_MAKERS = new Set(["git", "unzip", "tar", "7z", "install"]);
+const MAKES_FOLDER = /^(makes a worktree in|clones into|extracts into|makes a repository in|makes a directory in)$/;
+
 /** Lines of input parallel is handed that are read as jobs of their own; past them, one job with a name built at run time. */
 const MAX_HANDED_LINES = 64;
 
@@ -191,7 +195,12 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
   const lines = positionalBound(defined.size === 0 ? script : withoutDefinitions(script), depth === 0 ? scope.positional : undefined);
   let seenTop = false;
   // Where the line was before a cd that may not run (after `&&` or `||`, in a branch or a loop), until its list ends.
-  let ambiguous: { cwd: string | undefined; unknownCwd: string | undefined; alsoCwd?: string | undefined; word: string; failed?: boolean } | undefined;
+  let failedCd: { before: Scope; word: string } | undefined;
+  let branchCd: Scope | undefined;
+  let andCd: Scope | undefined;
+  let orInList = false;
+  // A pushd or popd that may not have run leaves the stack unknown.
+  let dirsKnown = true;
   // Where the last cd on the line left from, where `cd -` goes (undefined: not known).
   let oldCwd: string | undefined;
   // Folders `mkdir` made on the line: a cd into one that is not there yet goes there.
@@ -217,16 +226,22 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       for (const [name, value] of left.aliases) aliases.set(name, value);
     }
     entered.length = Math.min(entered.length, common);
-    // `false && cd ..; …`, `if …; then cd ..; fi; …`: after the list, the directory is either; told apart, it is not known.
-    if (ambiguous !== undefined && parsed.level === 0 && parsed.after !== "&&" && !parsed.piped) {
-      if (ambiguous.failed === true) here = { ...here, cwd: ambiguous.cwd, unknownCwd: ambiguous.unknownCwd, alsoCwd: ambiguous.alsoCwd };
-      else if (here.cwd !== ambiguous.cwd || here.unknownCwd !== ambiguous.unknownCwd) {
-        // Either folder, both known: the commands after it are read in the one the cd left, their relative paths in the other too.
-        here = here.unknownCwd === undefined && ambiguous.unknownCwd === undefined && here.alsoCwd === undefined && ambiguous.alsoCwd === undefined && ambiguous.cwd !== undefined
-          ? { ...here, alsoCwd: ambiguous.cwd }
-          : { ...here, unknownCwd: `${ambiguous.word} (which may not have run)` };
-      }
-      ambiguous = undefined;
+    // `cd nope; …`: after its list, the shell is where it was (what `&&` joined to it did not run).
+    const listGoesOn = parsed.after === "&&" || parsed.piped;
+    if (failedCd !== undefined && !listGoesOn) {
+      here = { ...here, cwd: failedCd.before.cwd, unknownCwd: failedCd.before.unknownCwd, alsoCwd: failedCd.before.alsoCwd };
+      failedCd = undefined;
+    }
+    if (andCd !== undefined && !listGoesOn) {
+      here = eitherFolder(here, andCd, "a cd after &&");
+      andCd = undefined;
+    }
+    // A `||` in the list: what follows may run whether or not a cd before it ran.
+    if (parsed.level === 0 && !parsed.piped) orInList = parsed.after === "||" || (parsed.after === "&&" && orInList);
+    // `if …; then cd x; fi; …`, `for …; do cd x; …; done; …`: past the compound command, the shell is in either folder.
+    if (branchCd !== undefined && parsed.branch !== true) {
+      here = eitherFolder(here, branchCd, "a cd in a branch");
+      branchCd = undefined;
     }
     for (const id of subshells.slice(common)) entered.push({ id, cwd: { cwd: here.cwd, unknownCwd: here.unknownCwd, alsoCwd: here.alsoCwd }, dirs: [...dirs], aliases: new Map(aliases) });
     // The script's first command reads the stdin it was fed, and so do the substitutions in it (read before it).
@@ -533,29 +548,43 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       const shellOwn = words[own] === program;
       if ((program === "cd" || program === "pushd") && !shellOwn) {
         // The program runs and ends: the shell stays where it is.
-      } else if (program === "cd" || program === "pushd") {
-        const stays = program === "pushd" && argv.includes("-n");
-        if (program === "pushd") dirs.push(here);
+      } else if (program === "cd" || program === "pushd" || (program === "popd" && shellOwn)) {
         const before = here;
-        const vars = new Map([...known, ...env]);
-        if (!stays) {
-          // `cd -` goes back to where the last cd on the line left from.
-          const back = argv[1] === "-" && argv.length === 2 && oldCwd !== undefined && program === "cd";
-          const moved = back ? { cwd: oldCwd, unknownCwd: undefined } : changeDirectory(argv.slice(1), here, vars);
-          // Read from either folder (an earlier cd that may not have run): the other moves too.
-          const other = here.alsoCwd === undefined ? undefined : changeDirectory(argv.slice(1), { ...here, cwd: here.alsoCwd }, vars);
-          here = { ...here, ...moved, alsoCwd: other?.unknownCwd === undefined && other?.cwd !== moved.cwd ? other?.cwd : undefined };
-          if (other?.unknownCwd !== undefined) here = { ...here, unknownCwd: other.unknownCwd };
-        }
-        // Into a folder that is not there (and no mkdir on the line made): cd fails. What `&&` joins after it does not run
-        // (read as if it had gone there); after the list, the shell is where it was. A line that made files before may
-        // have made it (a link, a clone, an extraction): then where the shell is, is not known.
-        if (before.unknownCwd === undefined && before.alsoCwd === undefined) oldCwd = before.cwd;
-        const missing = here.unknownCwd === undefined && here.cwd !== undefined && statOf(here.cwd)?.isDirectory() !== true && !madeDirs.has(here.cwd);
+        // After `&&` or `||`, or in a branch or a loop's body, it may not run.
+        const conditional = command.after !== undefined || command.branch === true;
         const word = argv.slice(1).join(" ");
+        let missing = false;
+        if (program === "popd") {
+          // `popd -n` takes the entry off the stack and stays; a stack a pushd or popd that may not have run changed is not known.
+          const popped = dirs.pop();
+          if (!argv.includes("-n")) here = popped === undefined || !dirsKnown ? { ...here, unknownCwd: "popd" } : { ...here, cwd: popped.cwd, unknownCwd: popped.unknownCwd, alsoCwd: popped.alsoCwd };
+        } else {
+          if (program === "pushd") dirs.push(here);
+          if (!(program === "pushd" && argv.includes("-n"))) {
+            const vars = new Map([...known, ...env]);
+            // `cd -` goes back to where the last cd on the line left from.
+            const back = argv[1] === "-" && argv.length === 2 && oldCwd !== undefined && program === "cd";
+            const moved = back ? { cwd: oldCwd, unknownCwd: undefined } : changeDirectory(argv.slice(1), here, vars);
+            // Read from either folder (an earlier cd that may not have run): the other moves too.
+            const other = here.alsoCwd === undefined ? undefined : changeDirectory(argv.slice(1), { ...here, cwd: here.alsoCwd }, vars);
+            here = { ...here, ...moved, alsoCwd: other?.unknownCwd === undefined && other?.cwd !== moved.cwd ? other?.cwd : undefined };
+            if (other?.unknownCwd !== undefined) here = { ...here, unknownCwd: other.unknownCwd };
+          }
+          // Into a folder that is not there (and no mkdir on the line made): cd fails. What `&&` joins after it does not run
+          // (read as if it had gone there); after the list, the shell is where it was. A line that made files before may
+          // have made it (a link, a clone, an extraction): then where the shell is, is not known.
+          missing = here.unknownCwd === undefined && here.cwd !== undefined && statOf(here.cwd)?.isDirectory() !== true && !madeDirs.has(here.cwd);
+        }
+        if (conditional && program !== "cd") dirsKnown = false;
+        oldCwd = before.unknownCwd === undefined && before.alsoCwd === undefined ? before.cwd : undefined;
         if (missing && (changedFiles.made || !written.isEmpty())) here = { ...here, unknownCwd: `${word} (a folder the line may have made)` };
-        else if (command.level === 0 && missing) ambiguous = { cwd: before.cwd, unknownCwd: before.unknownCwd, alsoCwd: before.alsoCwd, word, failed: true };
-        else if (command.level === 0 && (command.after !== undefined || command.branch === true)) ambiguous ??= { cwd: before.cwd, unknownCwd: before.unknownCwd, alsoCwd: before.alsoCwd, word };
+        else if (missing) failedCd = { before, word };
+        // In a branch or loop: the commands in its body run after it; once past the compound command, either folder.
+        else if (command.branch === true) branchCd ??= before;
+        // After `||`, or in a list with `||` before it: from here on, either folder (`true || cd x && …` runs without it).
+        else if (conditional && orInList) here = eitherFolder(here, before, word);
+        // After `&&` alone: what `&&` joins after it runs only where it ran; once the list goes on otherwise, either folder.
+        else if (conditional) andCd ??= before;
       } else if (movedBy !== undefined) {
         // `eval 'cd /usr'`, `source f` or a function that changes directory: where it ends is not followed.
         here = { ...here, unknownCwd: movedBy };
@@ -563,12 +592,11 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         shellVars.set(DOTGLOB, "1");
       } else if (program === "unset" && !argv.includes("-f")) {
         for (const name of argv.slice(1).filter((word) => !word.startsWith("-"))) shellVars.delete(name);
-      } else if (program === "popd" && shellOwn) {
-        // `popd -n` takes the entry off the stack and stays.
-        const popped = dirs.pop();
-        if (!argv.includes("-n")) here = popped ?? { ...here, unknownCwd: "popd" };
       } else if (program === "mkdir" && cwdHere !== undefined) {
-        for (const word of argv.slice(1).filter((w) => !w.startsWith("-") && !isDynamic(w))) madeDirs.add(path.resolve(cwdHere, word));
+        for (const word of argv.slice(1).filter((w) => !w.startsWith("-") && !isDynamic(w))) {
+          // `mkdir -p a/b` makes a too.
+          for (let dir = path.resolve(cwdHere, word); dir !== cwdHere && dir !== path.dirname(dir); dir = path.dirname(dir)) madeDirs.add(dir);
+        }
       } else if (program === "trap" && argv.slice(2).some((signal) => /^(?:SIG)?(?:DEBUG|RETURN)$/i.test(signal)) && !["-", "", "-p", "-l"].includes(argv[1] ?? "")) {
         // Run before every later command (and OMP's shell keeps it for later calls), where Tama reads the command alone.
         return "this command sets a DEBUG or RETURN trap, whose action runs before or after every later command in this shell (and later calls, in OMP's), where Tama reads each command alone; run the action where it is needed";
@@ -607,6 +635,10 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         here = { ...here, links };
       }
       if (recordWrites(run, inner, pipeText, written)) changedFiles.made = true;
+      // `git worktree add wt`, `git clone u d`, `unzip a.zip -d pkg`: a folder a cd after it may enter.
+      if (cwdHere !== undefined && program !== undefined && FOLDER_MAKERS.has(program)) {
+        for (const target of writeTargets(expandedCommand, argv)) if (MAKES_FOLDER.test(target.effect) && !isDynamic(target.word)) madeDirs.add(path.resolve(cwdHere, target.word));
+      }
       let printedHere: { text: string | undefined } | undefined;
       let listedHere: { name: string | undefined } | undefined;
       lastAt.set(command.level, {
@@ -625,6 +657,19 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
     }
   }
   return undefined;
+}
+
+/**
+ * Where the shell is when a cd may or may not have run: both folders (the commands after it
+ * read a relative path from each), or, past two, or where one is not known, no known one.
+ */
+function eitherFolder(after: Scope, before: Scope, word: string): Scope {
+  if (after.unknownCwd !== undefined) return after;
+  if (before.unknownCwd !== undefined) return { ...after, unknownCwd: before.unknownCwd };
+  const places = [...new Set([after.cwd, after.alsoCwd, before.cwd, before.alsoCwd].filter((place): place is string => place !== undefined))];
+  if (places.length <= 1) return after;
+  if (places.length === 2) return { ...after, cwd: after.cwd ?? places[0], alsoCwd: places.find((place) => place !== after.cwd) };
+  return { ...after, unknownCwd: `${word} (which may not have run)` };
 }
 
 /** Loop values a command may see: one set of variables per value of each loop variable it uses (a few at most). */

@@ -102,6 +102,16 @@ describe("a cd that may not run", () => {
     // Either folder: a relative path is read from both.
     "cd .claude; [ -d x ] && cd x; echo > settings.json",
     "[ -d src ] && cd src; rm -rf ..",
+    // A cd - after a cd that may not have run; a pushd or popd that may not have; `||` before a cd; a cd that fails after one
+    // that may not have run; the folder either way inside a substitution.
+    "cd src; true && cd ../.claude; cd /; cd -; echo {} > settings.json",
+    "cd .claude; pushd ../src; false && pushd /etc; popd; echo {} > settings.json",
+    "cd src; pushd ../.claude; false && popd; echo {} > settings.json",
+    "cd .claude; true || cd ../src && echo {} > settings.json",
+    "cd .claude; false && cd ../src && cd nope; echo {} > settings.json",
+    "cd .claude; false && cd ../src; x=$(echo {} > settings.json)",
+    'echo "$(cd .claude; false && cd ../src; echo {} > settings.json)"',
+    "git clone https://example.com/r.git c; cd c; cd lnk; echo x > settings.json",
   ])("%s is not read as leaving the policy folder", async (command) => {
     expect(await bash(command)).not.toEqual([]);
   });
@@ -116,6 +126,10 @@ describe("a cd that may not run", () => {
     "cd src && ls && cd ..; echo done > status.txt",
     "mkdir -p out && cd out && echo x | tee a.txt",
     "mkdir -p tmp/a && cd tmp/a && echo x > f && cd - && echo y > g",
+    "for d in src; do cd $d; echo x > o.txt; cd ..; done; echo done > out.log",
+    "mkdir -p a/b; cd a; touch x",
+    "git worktree add wt -b topic2 && cd wt && echo x > f.txt",
+    "mkdir -p vendor && cd vendor && echo x | tee a.txt",
   ])(
     "%s passes",
     async (command) => {
