@@ -618,7 +618,9 @@ describe("a subshell's cd, an archive's members and parallel's shell line", () =
     await session.ready();
     const call = bashCalls(session, server.requests);
     expect(await call(`tar -xzf ${evil}`)).toMatch(/unpacks .*\.claude\/settings\.json/);
-    expect(await call(`zcat ${evil} | tar -x`)).toMatch(/archive Tama cannot read/);
+    // Printed by zcat, it is that archive; fed from a download no reader saw, it may hold any name.
+    expect(await call(`zcat ${evil} | tar -x`)).toMatch(/unpacks .*\.claude\/settings\.json/);
+    expect(await call("curl -s http://127.0.0.1:9/x.tgz | tar -xz")).toMatch(/archive Tama cannot read/);
     expect(await call("ls -A | parallel 'cp /dev/null {}/settings.json'")).toMatch(/what a listing names under/);
     // The cd ended with its subshell: `..` is the project's parent, outside it (read from src/a, it would be src/.claude).
     expect(await call("(cd src/a); rm -rf ../.claude")).toContain(`${path.dirname(env.cwd)}/.claude`);
