@@ -579,12 +579,14 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         oldCwd = before.unknownCwd === undefined && before.alsoCwd === undefined ? before.cwd : undefined;
         if (missing && (changedFiles.made || !written.isEmpty())) here = { ...here, unknownCwd: `${word} (a folder the line may have made)` };
         else if (missing) failedCd = { before, word };
-        // In a branch or loop: the commands in its body run after it; once past the compound command, either folder.
-        else if (command.branch === true) branchCd ??= before;
-        // After `||`, or in a list with `||` before it: from here on, either folder (`true || cd x && …` runs without it).
-        else if (conditional && orInList) here = eitherFolder(here, before, word);
-        // After `&&` alone: what `&&` joins after it runs only where it ran; once the list goes on otherwise, either folder.
-        else if (conditional) andCd ??= before;
+        else {
+          // In a branch or loop: the commands in its body run after it; once past the compound command, either folder.
+          if (command.branch === true) branchCd ??= before;
+          // After `||`, or in a list with `||` before it: from here on, either folder (`true || cd x && …` runs without it).
+          if (command.after !== undefined && orInList) here = eitherFolder(here, before, word);
+          // After `&&` alone: what `&&` joins after it runs only where it ran; once the list goes on otherwise, either folder.
+          else if (command.after !== undefined) andCd ??= before;
+        }
       } else if (movedBy !== undefined) {
         // `eval 'cd /usr'`, `source f` or a function that changes directory: where it ends is not followed.
         here = { ...here, unknownCwd: movedBy };

@@ -112,6 +112,9 @@ describe("a cd that may not run", () => {
     "cd .claude; false && cd ../src; x=$(echo {} > settings.json)",
     'echo "$(cd .claude; false && cd ../src; echo {} > settings.json)"',
     "git clone https://example.com/r.git c; cd c; cd lnk; echo x > settings.json",
+    // In a branch too, a cd after `&&` or `||` may not have run for what follows it there.
+    "cd .claude; if true; then true || cd ../src && echo {} > settings.json; fi",
+    "cd .claude; if true; then false && cd ../src; echo {} > settings.json; fi",
   ])("%s is not read as leaving the policy folder", async (command) => {
     expect(await bash(command)).not.toEqual([]);
   });
