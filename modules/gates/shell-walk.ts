@@ -124,7 +124,7 @@ export type { RunCode } from "./code-hands.ts";
 const MAX_CODE_FILE = 64 * 1024;
 
 /** Programs that make a folder they are told (its name among their write targets, by these effects). */
-const FOLDER_MAKERS = new Set(["git", "unzip", "tar", "7z", "install"]);
+const FOLDER_MAKERS = new Set(["mkdir", "git", "unzip", "tar", "7z", "install"]);
 const MAKES_FOLDER = /^(makes a worktree in|clones into|extracts into|makes a repository in|makes a directory in)$/;
 
 /** Lines of input parallel is handed that are read as jobs of their own; past them, one job with a name built at run time. */
@@ -205,8 +205,9 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
   let oldCwd: string | undefined;
   // Folders `mkdir` made on the line: a cd into one that is not there yet goes there.
   const madeDirs = new Set<string>();
-  // A command before on the line made or changed files (any name, `touch $'x\n.claude'` too).
-  const changedFiles = { made: false };
+  // A command before on the line made or changed files (any name, `touch $'x\n.claude'` too), or wrote one it can tell.
+  let changedFiles = false;
+  const lineMadeFiles = (): boolean => changedFiles || !written.isEmpty();
   // The subshells the walk is in, with where it was on entering each: what a subshell changes is undone when it ends.
   const entered: { id: number; cwd: Pick<Scope, "cwd" | "unknownCwd" | "alsoCwd">; dirs: Scope[]; aliases: Map<string, string> }[] = [];
   for (const parsed of parseShell(lines)) {
@@ -577,7 +578,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         }
         if (conditional && program !== "cd") dirsKnown = false;
         oldCwd = before.unknownCwd === undefined && before.alsoCwd === undefined ? before.cwd : undefined;
-        if (missing && (changedFiles.made || !written.isEmpty())) here = { ...here, unknownCwd: `${word} (a folder the line may have made)` };
+        if (missing && lineMadeFiles()) here = { ...here, unknownCwd: `${word} (a folder the line may have made)` };
         else if (missing) failedCd = { before, word };
         else {
           // In a branch or loop: the commands in its body run after it; once past the compound command, either folder.
@@ -594,11 +595,6 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         shellVars.set(DOTGLOB, "1");
       } else if (program === "unset" && !argv.includes("-f")) {
         for (const name of argv.slice(1).filter((word) => !word.startsWith("-"))) shellVars.delete(name);
-      } else if (program === "mkdir" && cwdHere !== undefined) {
-        for (const word of argv.slice(1).filter((w) => !w.startsWith("-") && !isDynamic(w))) {
-          // `mkdir -p a/b` makes a too.
-          for (let dir = path.resolve(cwdHere, word); dir !== cwdHere && dir !== path.dirname(dir); dir = path.dirname(dir)) madeDirs.add(dir);
-        }
       } else if (program === "trap" && argv.slice(2).some((signal) => /^(?:SIG)?(?:DEBUG|RETURN)$/i.test(signal)) && !["-", "", "-p", "-l"].includes(argv[1] ?? "")) {
         // Run before every later command (and OMP's shell keeps it for later calls), where Tama reads the command alone.
         return "this command sets a DEBUG or RETURN trap, whose action runs before or after every later command in this shell (and later calls, in OMP's), where Tama reads each command alone; run the action where it is needed";
@@ -636,10 +632,13 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         }
         here = { ...here, links };
       }
-      if (recordWrites(run, inner, pipeText, written)) changedFiles.made = true;
-      // `git worktree add wt`, `git clone u d`, `unzip a.zip -d pkg`: a folder a cd after it may enter.
+      if (recordWrites(run, inner, pipeText, written)) changedFiles = true;
+      // `mkdir -p a/b`, `git worktree add wt`, `git clone u d`, `unzip a.zip -d pkg`: folders (and the folders above them) a cd after it may enter.
       if (cwdHere !== undefined && program !== undefined && FOLDER_MAKERS.has(program)) {
-        for (const target of writeTargets(expandedCommand, argv)) if (MAKES_FOLDER.test(target.effect) && !isDynamic(target.word)) madeDirs.add(path.resolve(cwdHere, target.word));
+        for (const target of writeTargets(expandedCommand, argv)) {
+          if (!MAKES_FOLDER.test(target.effect) || isDynamic(target.word)) continue;
+          for (let dir = path.resolve(cwdHere, target.word); dir !== cwdHere && dir !== path.dirname(dir); dir = path.dirname(dir)) madeDirs.add(dir);
+        }
       }
       let printedHere: { text: string | undefined } | undefined;
       let listedHere: { name: string | undefined } | undefined;
@@ -650,7 +649,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         download: (program !== undefined && DOWNLOADERS.has(program)) || previous?.download === true,
         printed: () => (printedHere ??= { text: printedOrRead(argv, expandedCommand, cwdHere, written, pipeText, true) }).text,
         // `git ls-files | grep -v x | xargs …`: a filter prints some of the listing's names as they are.
-        listed: () => (listedHere ??= { name: seenWhole(listedName(argv, env), argv, cwdHere, changedFiles.made || !written.isEmpty()) ?? (command.piped && passesLines(argv) && !takesOtherInput(expandedCommand) ? previous?.listed?.() : undefined) }).name,
+        listed: () => (listedHere ??= { name: seenWhole(listedName(argv, env), argv, cwdHere, lineMadeFiles()) ?? (command.piped && passesLines(argv) && !takesOtherInput(expandedCommand) ? previous?.listed?.() : undefined) }).name,
       });
       // A command on a level done, the substitutions inside it are done too.
       if (lastAt.size > 1) for (const level of lastAt.keys()) if (level > command.level) lastAt.delete(level);

@@ -7,6 +7,7 @@
 import path from "node:path";
 import { basename, type ShellCommand } from "./shell-words.ts";
 import { globMatches } from "./paths.ts";
+import { extractionOf } from "./extraction.ts";
 
 export interface WriteTarget {
   /** The word as the command names it (relative, `~`, `$VAR` kept). */
@@ -375,28 +376,19 @@ const WRITERS: Readonly<Record<string, WriterRule>> = {
     // Renamed as they go in (`--transform 's,^stage,.omp/extensions,'`), they land where the expression says when the archive is unpacked here.
     const renamed = creates && renamesIntoPolicy(args) ? [{ word: ".", effect: "archives members renamed by an expression, which unpack anywhere under", reachesBelow: true, creates: true }] : [];
     if (creates) return [...archiveFile(args), ...removed, ...renamed];
-    if (!extracts) return [];
-    const { values } = operands(args, ["-C", "--directory", "-f", "--file", "--one-top-level"]);
-    const long = (name: string): string | undefined => values.get(name) ?? args.find((arg) => arg.startsWith(`${name}=`))?.slice(name.length + 1);
-    // Old-style letters (`tar xfC a.tar DIR`): each letter that takes a value takes the next word, in order.
-    const oldStyle = args[0] !== undefined && /^[A-Za-z]+$/.test(args[0]) ? [...args[0]].filter((letter) => letter === "f" || letter === "C") : [];
-    const oldDir = oldStyle.includes("C") ? args[1 + oldStyle.indexOf("C")] : undefined;
-    const dir = values.get("-C") ?? long("--directory") ?? oldDir ?? ".";
+    // Where it extracts, read as tar reads its options (extraction.ts); what lands there is the archive's (archive-members.ts).
+    const extraction = extractionOf(["tar", ...args]);
+    if (!extracts && extraction === undefined) return [];
+    const dir = extraction?.dir ?? ".";
     // `--transform`/`--xform` (and bsdtar's `-s`) rename the members as they land: where, only the archive and the expression know.
-    if (hasLong(args, "--transform", "--xform") || args.includes("-s")) return [{ word: dir, effect: "extracts members renamed by an expression under", reachesBelow: true, creates: true }];
-    // `--one-top-level=DIR`: the members land under DIR; `-P` keeps their absolute names, which only the archive knows.
-    const top = long("--one-top-level");
-    const absolute = /P/.test(modes) || hasLong(args, "--absolute-names");
+    if (extraction?.renamed === true || args.includes("-s")) return [{ word: dir, effect: "extracts members renamed by an expression under", reachesBelow: true, creates: true }];
+    // `-P` keeps their absolute names, which only the archive knows.
     return [
       { word: dir, effect: "extracts into", reachesBelow: false },
-      ...(top === undefined ? [] : [{ word: path.isAbsolute(top) || /^[~$]/.test(top) ? top : path.join(dir, top), effect: "extracts into", reachesBelow: false }]),
-      ...(absolute ? [{ word: "/", effect: "extracts members at the absolute paths the archive names, anywhere under", reachesBelow: true, creates: true }] : []),
+      ...(extraction?.absolute === true ? [{ word: "/", effect: "extracts members at the absolute paths the archive names, anywhere under", reachesBelow: true, creates: true }] : []),
     ];
   },
-  unzip: (args) => {
-    const { values } = operands(args, ["-d", "-x"]);
-    return [{ word: values.get("-d") ?? ".", effect: "extracts into", reachesBelow: false }];
-  },
+  unzip: (args) => [{ word: extractionOf(["unzip", ...args])?.dir ?? operands(args, ["-d", "-x"]).values.get("-d") ?? ".", effect: "extracts into", reachesBelow: false }],
   find: (args) => {
     // `-exec cat {} +`, `-exec grep -l x {} \;`: a program that only reads what it is named changes nothing.
     const execs = args.flatMap((arg, i) => (["-exec", "-execdir", "-ok", "-okdir"].includes(arg) ? [args[i + 1] ?? ""] : []));
