@@ -217,6 +217,9 @@ function memberPaths(members: readonly string[], extraction: Extraction): string
   });
 }
 
+/** The effect of a member an archive Tama read unpacks: the folders above it exist once it ran. */
+export const UNPACKS = "unpacks";
+
 /** Programs that print a file's bytes for a pipe (`zcat a.tgz | tar x`): the file is the archive read. */
 const ARCHIVE_PRINTERS = /^(cat|zcat|gzcat|pv)$/;
 
@@ -252,5 +255,5 @@ export function extractionWrites(
   const members = lineWrote(found) ? undefined : archiveMembers(found, extraction.format);
   // A link member may lead a later one anywhere (`l -> .claude`, then `l/settings.json`).
   if (members === undefined || members.links) return anyName;
-  return memberPaths(members.names, extraction).map((word) => ({ word, effect: "unpacks", reachesBelow: false }));
+  return memberPaths(members.names, extraction).map((word) => ({ word, effect: UNPACKS, reachesBelow: false }));
 }

@@ -27,7 +27,7 @@ import { gitAliases, normalizeKey, type GitConfigEntry } from "./git-config.ts";
 import { globMatches, isInside, isLink, nameGlob, projectRoot, projectRootIn, realPath, resolvedPath, textPattern, throughLinks } from "./paths.ts";
 import { basename, isDynamic, parseShell, type ShellCommand } from "./shell-words.ts";
 import { parallelRun } from "./gnu-parallel.ts";
-import { extractionWrites } from "./archive-members.ts";
+import { extractionWrites, UNPACKS } from "./archive-members.ts";
 import { LISTED_IN_WORD, LISTED_PARENT, LISTED_VISIBLE, listedToken } from "./listed-token.ts";
 
 export { basename };
@@ -638,6 +638,13 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         for (const target of writeTargets(expandedCommand, argv)) {
           if (!MAKES_FOLDER.test(target.effect) || isDynamic(target.word)) continue;
           for (let dir = path.resolve(cwdHere, target.word); dir !== cwdHere && dir !== path.dirname(dir); dir = path.dirname(dir)) madeDirs.add(dir);
+        }
+      }
+      // `tar xzf x.tgz && cd x-1.0`: the folders a read archive's members land in, where nothing is now (a link there would be followed).
+      if (cwdHere !== undefined) {
+        for (const target of otherWrites) {
+          if (target.effect !== UNPACKS) continue;
+          for (let dir = path.dirname(path.resolve(cwdHere, target.word)); dir !== cwdHere && dir !== path.dirname(dir) && lstatOf(dir) === undefined; dir = path.dirname(dir)) madeDirs.add(dir);
         }
       }
       let printedHere: { text: string | undefined } | undefined;

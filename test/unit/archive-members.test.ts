@@ -133,6 +133,23 @@ describe("what an extraction unpacks", () => {
     expect(await bash(command)).toEqual([]);
   });
 
+  it.each([
+    "tar -xf plain.tar && cd src && echo x > b.ts",
+    "unzip plain.zip; cd src; make > build.log 2>&1",
+    "tar -xf plain.tar -C vendor && cd vendor/src && echo x > b.ts",
+  ])("%s: a cd into a folder the archive's members make is followed", async (command) => {
+    expect(await bash(command)).toEqual([]);
+  });
+
+  it.each([
+    "tar -xf plain.tar && cd src && echo x > ../.claude/settings.json",
+    "tar -xf plain.tar && cd src/../.claude && echo x > settings.json",
+    // A link member may make the folder anything: where the cd went is not known.
+    "tar -xf through-link.tar && cd lnk && echo x > settings.json",
+  ])("%s is refused", async (command) => {
+    expect(await bash(command)).toContain("self-protection");
+  });
+
   it("a member that lands on git's config is judged by the git gate, one outside the project by the outside gate", async () => {
     expect(await bash("tar -xf git-config.tar && git commit -m x")).toContain("block-git-hook-bypass");
     expect(await bash("tar -xf strip.tar -C /etc")).toContain("deny-writes-outside-repo");
