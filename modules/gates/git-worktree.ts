@@ -365,11 +365,15 @@ export function gitWorkTreeRewrite(args: readonly string[], cwd: string, env: Re
       const specs = [...words, ...(afterDashes ?? [])];
       const all = has(options, "A", "--all") || has(options, undefined, "--no-ignore-removal");
       const update = has(options, "u", "--update");
-      // Hunks picked or edited by what is typed (`-p`, `-i`, `-e`) may be any of them.
-      const picked = has(options, "p", "--patch", "--interactive", "--edit") || has(options, "i") || has(options, "e");
-      if (specs.length === 0 && !all && !update && !fromFile && !picked) return undefined;
+      // Hunks picked by what is typed may be any of the pathspecs' changes: `-p` offers tracked files' alone, `-i` adds
+      // untracked ones too; a patch edited by hand (`-e`) may name any file.
+      const patch = has(options, "p", "--patch");
+      const interactive = has(options, undefined, "--interactive") || has(options, "i");
+      const edited = has(options, undefined, "--edit") || has(options, "e");
+      if (specs.length === 0 && !all && !update && !fromFile && !patch && !interactive && !edited) return undefined;
       const force = has(options, "f", "--force");
-      return make("git add", { changed: true, records: true, ...(update ? {} : { untracked: force ? "all" : "unignored" }) }, picked ? [] : specs);
+      const trackedOnly = update || (patch && !interactive && !edited && !all);
+      return make("git add", { changed: true, records: true, ...(trackedOnly ? {} : { untracked: force ? "all" : "unignored" }) }, edited ? [] : specs);
     }
     case "commit": {
       // `-a` records every changed tracked file; paths name what it records; otherwise the index alone, as it was staged.

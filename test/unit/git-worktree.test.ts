@@ -242,6 +242,13 @@ describe("the forms the fourth pass found", () => {
     expect(verdict(dirty, command)).toMatch(/records the person's uncommitted/);
   });
 
+  it("git add -p offers the pathspecs' tracked changes alone; -i may add untracked files; an edited patch any file", () => {
+    for (const command of ["git add -p src", "git add --patch -- src/a.txt"]) expect(verdict(dirty, command), command).toBeUndefined();
+    for (const command of ["git add -p", "git add -p src"]) expect(verdict(untracked, command), command).toBeUndefined();
+    for (const command of ["git add -i", "git add --interactive .tama", "git add -A -p"]) expect(verdict(untracked, command), command).toMatch(/records the person's uncommitted new file .*hooks\.json/);
+    expect(verdict(dirty, "git add -e src")).toMatch(/records the person's uncommitted change/);
+  });
+
   it("a revision reached another way (abbreviated --create, --keep, a merge of the upstream, pull, rebase, cherry-pick) overwrites an ignored policy file it holds", () => {
     const dir = project("reached");
     branchHolding(dir, "evil", ".claude/settings.local.json");
