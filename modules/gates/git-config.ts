@@ -1,7 +1,8 @@
 // Just enough of git's configuration for the git gate: the aliases a command can
 // use (`git ci` may mean `commit --no-verify`) and the settings a config file named
 // by the environment would give git. Sources, lowest precedence first: the global
-// files, the repository's own config, GIT_CONFIG_* in the environment, then `-c`.
+// files, the repository's own config and its worktree's, GIT_CONFIG_* in the
+// environment, then `-c`; the files each includes are read where it includes them.
 // A file that cannot be read contributes nothing: the gate reads what is readable.
 import { homedir } from "node:os";
 import path from "node:path";
@@ -14,7 +15,7 @@ export interface GitConfigEntry {
   value: string;
 }
 
-/** A git config file's entries, in file order (includes are not followed). */
+/** A git config file's entries, in file order (includes are not followed here: see readEntries). */
 export function parseGitConfig(text: string): GitConfigEntry[] {
   const entries: GitConfigEntry[] = [];
   let section = "";
@@ -72,12 +73,33 @@ function configValue(raw: string): string {
   return value;
 }
 
-function readEntries(file: string): GitConfigEntry[] {
+/** How deep git follows includes before it gives up. */
+const MAX_INCLUDE_DEPTH = 10;
+
+/**
+ * A config file's entries with the files it includes read in place, as git reads them:
+ * `include.path` and every `includeIf.<condition>.path` (its condition is not weighed:
+ * what such a file may set is read as set), relative to the including file, `~/` the home.
+ * A project file a repository's config includes is one an agent can write.
+ */
+function readEntries(file: string, home: string, depth = 0): GitConfigEntry[] {
+  let entries: GitConfigEntry[];
   try {
-    return parseGitConfig(readRegularFile(file));
+    entries = parseGitConfig(readRegularFile(file));
   } catch {
     return [];
   }
+  if (depth >= MAX_INCLUDE_DEPTH) return entries;
+  return entries.flatMap((entry) => {
+    if (entry.key !== "include.path" && !/^includeif\..*\.path$/.test(entry.key)) return [entry];
+    const named = entry.value.replace(/^~(?=\/|$)/, home);
+    return named.length === 0 ? [entry] : [entry, ...readEntries(path.resolve(path.dirname(file), named), home, depth + 1)];
+  });
+}
+
+/** Whether a config value is git's true. */
+function isTrue(value: string | undefined): boolean {
+  return value !== undefined && /^(?:true|yes|on|1)$/i.test(value.trim());
 }
 
 /** The git directory for `cwd`: GIT_DIR, else the one git finds from it (a `.git` directory or `gitdir:` file). */
@@ -158,9 +180,14 @@ export function gitConfigEntries(scope: GitConfigScope): GitConfigEntry[] {
       ? [globalFile]
       : [path.join(env.get("XDG_CONFIG_HOME") ?? path.join(home, ".config"), "git", "config"), path.join(home, ".gitconfig")];
   const entries: GitConfigEntry[] = [];
-  for (const file of globals) if (file.length > 0) entries.push(...readEntries(path.resolve(scope.cwd ?? process.cwd(), file)));
+  for (const file of globals) if (file.length > 0) entries.push(...readEntries(path.resolve(scope.cwd ?? process.cwd(), file), home));
   const gitDir = scope.cwd === undefined ? undefined : gitDirOf(scope.cwd, env, scope.gitDir);
-  if (gitDir !== undefined) entries.push(...readEntries(repoConfigFile(gitDir)));
+  if (gitDir !== undefined) {
+    const repo = readEntries(repoConfigFile(gitDir), home);
+    entries.push(...repo);
+    // With extensions.worktreeConfig on, each worktree's own config.worktree comes after the repository's (`git config --worktree alias.ci …`).
+    if (isTrue([...repo].reverse().find((entry) => entry.key === "extensions.worktreeconfig")?.value)) entries.push(...readEntries(path.join(gitDir, "config.worktree"), home));
+  }
   entries.push(...envConfigEntries(env), ...scope.inline);
   return entries;
 }

@@ -705,11 +705,11 @@ describe("block-git-hook-bypass under a call's own environment and directory", (
       expect(gate({ cwd: tmpdir(), tool_name: "Bash", tool_input: { command: "git ci -m x" } })).toEqual({ decision: "pass" });
       expect(gate({ cwd: repo, tool_name: "Bash", tool_input: { command: "GIT_CONFIG_GLOBAL=evil.gitconfig git commit -m x" } })).toMatchObject({ decision: "block", reason: expect.stringContaining("GIT_CONFIG_GLOBAL=evil.gitconfig names a config file that sets core.hooksPath") });
       expect(gate({ cwd: repo, tool_name: "Bash", tool_input: { command: "GIT_CONFIG_GLOBAL=/nonexistent git commit -m x" } })).toEqual({ decision: "pass" });
-      // A config file named for git that includes another (which may set core.hooksPath), and another HOME's .gitconfig doing so.
+      // A config file named for git that includes another setting core.hooksPath (read as git reads it), and another HOME's .gitconfig doing so.
       writeFileSync(path.join(repo, "gcfg"), "[include]\n\tpath = evil.gitconfig\n");
       writeFileSync(path.join(repo, ".gitconfig"), '[includeIf "onbranch:topic"]\n\tpath = evil.gitconfig\n');
-      expect(gate({ cwd: repo, tool_name: "Bash", tool_input: { command: "GIT_CONFIG_GLOBAL=gcfg git commit -m x" } })).toMatchObject({ decision: "block", reason: expect.stringContaining("includes another (include.path = evil.gitconfig)") });
-      expect(gate({ cwd: repo, tool_name: "Bash", tool_input: { command: "HOME=. git commit -m x" } })).toMatchObject({ decision: "block", reason: expect.stringContaining("HOME=. names a config file that includes another") });
+      expect(gate({ cwd: repo, tool_name: "Bash", tool_input: { command: "GIT_CONFIG_GLOBAL=gcfg git commit -m x" } })).toMatchObject({ decision: "block", reason: expect.stringContaining("GIT_CONFIG_GLOBAL=gcfg names a config file that sets core.hooksPath") });
+      expect(gate({ cwd: repo, tool_name: "Bash", tool_input: { command: "HOME=. git commit -m x" } })).toMatchObject({ decision: "block", reason: expect.stringContaining("HOME=. names a config file that sets core.hooksPath") });
       // git takes two section headers on one line; the last holds the setting.
       writeFileSync(path.join(repo, "two.cfg"), "[foo][core]hooksPath = /dev/null\n");
       expect(gate({ cwd: repo, tool_name: "Bash", tool_input: { command: "GIT_CONFIG_GLOBAL=two.cfg git commit -m x" } })).toMatchObject({ decision: "block", reason: expect.stringContaining("sets core.hooksPath") });
@@ -720,6 +720,26 @@ describe("block-git-hook-bypass under a call's own environment and directory", (
       expect(gate({ cwd: repo, tool_name: "Bash", tool_input: { command: "git -c include.path=evil.gitconfig commit -m x" } })).toMatchObject({ decision: "block", reason: expect.stringContaining("includes a config file that sets core.hooksPath") });
       expect(gate({ cwd: repo, tool_name: "Bash", tool_input: { command: "git -c include.path=/nonexistent commit -m x" } })).toEqual({ decision: "pass" });
       expect(gate({ cwd: "/", tool_name: "Bash", tool_input: { command: `cd ${repo}/sub && git ci -m x` } })).toMatchObject({ decision: "block" });
+    } finally {
+      rmSync(repo, { recursive: true, force: true });
+    }
+  });
+
+  it("reads aliases from the files the repository's config includes and from its worktree's config.worktree", () => {
+    const repo = mkdtempSync(path.join(tmpdir(), "tama-git-"));
+    try {
+      execFileSync("git", ["init", "-q", repo]);
+      // A project file the repository's config includes: one the agent can write.
+      execFileSync("git", ["-C", repo, "config", "include.path", "../project.gitconfig"]);
+      writeFileSync(path.join(repo, "project.gitconfig"), '[includeIf "onbranch:x"]\n\tpath = more.gitconfig\n[alias]\n\tci = commit --no-verify\n');
+      writeFileSync(path.join(repo, "more.gitconfig"), "[alias]\n\tcn = commit -n\n");
+      execFileSync("git", ["-C", repo, "config", "extensions.worktreeConfig", "true"]);
+      execFileSync("git", ["-C", repo, "config", "--worktree", "alias.cw", "commit --no-verify"]);
+      for (const command of ["git ci -m x", "git cn -m x", "git cw -m x"]) expect(gate({ cwd: repo, tool_name: "Bash", tool_input: { command } }), command).toMatchObject({ decision: "block" });
+      expect(gate({ cwd: repo, tool_name: "Bash", tool_input: { command: "git commit -m x" } })).toEqual({ decision: "pass" });
+      // Without extensions.worktreeConfig git does not read config.worktree.
+      execFileSync("git", ["-C", repo, "config", "extensions.worktreeConfig", "false"]);
+      expect(gate({ cwd: repo, tool_name: "Bash", tool_input: { command: "git cw -m x" } })).toEqual({ decision: "pass" });
     } finally {
       rmSync(repo, { recursive: true, force: true });
     }

@@ -212,8 +212,13 @@ describe("protect-branches", () => {
       await refused(id, github({ op: "pr_push", branch: "feature" }));
       await passes(id, github({ op: "pr_push", branch: "topic" }));
       await passes(id, github({ op: "repo_view" }));
+      // Set in the worktree's own config, which git (and OMP) read once extensions.worktreeConfig is on.
+      writeFileSync(path.join(project, ".git", "config"), '[extensions]\n\tworktreeConfig = true\n[branch "topic"]\n\tremote = origin\n');
+      writeFileSync(path.join(project, ".git", "config.worktree"), '[branch "topic"]\n\tompPrHeadRef = main\n');
+      await refused(id, github({ op: "pr_push", branch: "topic" }));
     } finally {
       rmSync(path.join(project, ".git", "config"));
+      rmSync(path.join(project, ".git", "config.worktree"), { force: true });
     }
   });
   it("protects the branches named in options", async () => {
