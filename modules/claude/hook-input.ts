@@ -8,6 +8,7 @@ import { editTargetsOf, localRootOf, resolveTargetPath, type PathRoots } from ".
 import type { DispatchPayload, ParsedEvent } from "../protocol/engine.ts";
 import { callKind, codeOf, shellCommandOf, shellEnvOf, toolKind, type DeclaredToolKinds } from "../tools/declaration.ts";
 import { readCode, shellLine } from "../tools/code-reading.ts";
+import { pathReadings } from "../tools/path-lists.ts";
 import { HOOK_EVENT_NAMES, type HookInput } from "../protocol/hook-input.ts";
 import { claudeToolError, claudeToolResponse, type OmpResult } from "./tool-response.ts";
 
@@ -111,14 +112,29 @@ function splitReadSelector(raw: string): { file: string; offset?: number; limit?
   return { file, offset: start, limit };
 }
 
+/**
+ * One Read (or WebFetch) per path OMP's read may take `path` as: a path that names no
+ * file is read as a `;`, `,` or whitespace list, unquoted, each part read again
+ * (tools/read.ts #tryReadDelimitedPaths). A path too tangled to list is refused.
+ */
 function mapRead(input: Fields, ctx: MapContext): MapResult {
   const raw = str(input.path);
   if (raw === undefined) return ok({ kind: "other", claudeName: "Read", toolInput: {} });
   // OMP's read fetches URLs; Claude does that with WebFetch.
   if (URL_PATH.test(raw)) return ok({ kind: "other", claudeName: "WebFetch", toolInput: { url: raw }, target: raw });
-  const { file, offset, limit } = splitReadSelector(raw);
-  const filePath = resolveTargetPath(file, ctx.cwd, ctx.roots);
-  return ok({ kind: "other", claudeName: "Read", toolInput: defined({ file_path: filePath, offset, limit }), target: filePath });
+  const readings = pathReadings(raw);
+  if (!readings.ok) return { ok: false, error: `read: its path ${readings.error}` };
+  const mapped = new Map<string, Mapped>();
+  for (const reading of readings.paths) {
+    if (URL_PATH.test(reading)) {
+      mapped.set(reading, { kind: "other", claudeName: "WebFetch", toolInput: { url: reading }, target: reading });
+      continue;
+    }
+    const { file, offset, limit } = splitReadSelector(reading);
+    const filePath = resolveTargetPath(file, ctx.cwd, ctx.roots);
+    if (!mapped.has(filePath)) mapped.set(filePath, { kind: "other", claudeName: "Read", toolInput: defined({ file_path: filePath, offset, limit }), target: filePath });
+  }
+  return { ok: true, mapped: [...mapped.values()] };
 }
 
 // ---------------------------------------------------------------------------
@@ -279,17 +295,19 @@ function mapFileWrites(name: string, input: Fields, ctx: MapContext): MapResult 
 /**
  * ast_edit rewrites every file under `paths` (files, directories, globs): each path
  * is Claude's Edit of that `file_path`, so an `Edit|Write` guard runs once per path.
- * A directory or glob is shown resolved, as written; the files under it are not listed.
+ * Each entry counts as every path OMP may read it as (unquoted, split on `;`, `,` or
+ * whitespace, `\` as `/`, a brace group's alternatives: tools/path-utils.ts
+ * resolveToolSearchScope). A directory or glob is shown resolved, as written; the
+ * files under it are not listed.
  */
 function mapAstEdit(input: Fields, ctx: MapContext): MapResult {
-  const paths = Array.isArray(input.paths) ? input.paths.filter((p): p is string => typeof p === "string" && p.trim().length > 0) : [];
-  if (paths.length === 0) return { ok: false, error: "ast_edit names no target file: its paths is empty" };
+  const readings = pathReadings(Array.isArray(input.paths) ? input.paths : []);
+  if (!readings.ok) return { ok: false, error: `ast_edit: its paths list ${readings.error}` };
+  if (readings.paths.length === 0) return { ok: false, error: "ast_edit names no target file: its paths is empty" };
+  const targets = new Set(readings.paths.map((p) => resolveTargetPath(p, ctx.cwd, ctx.roots)));
   return {
     ok: true,
-    mapped: paths.map((p) => {
-      const filePath = resolveTargetPath(p, ctx.cwd, ctx.roots);
-      return { kind: "write", claudeName: "Edit", toolInput: { file_path: filePath, ops: input.ops }, target: filePath };
-    }),
+    mapped: [...targets].map((filePath) => ({ kind: "write", claudeName: "Edit", toolInput: { file_path: filePath, ops: input.ops }, target: filePath })),
   };
 }
 

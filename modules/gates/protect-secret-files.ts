@@ -10,6 +10,8 @@ import path from "node:path";
 import * as z from "../protocol/schema.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
 import { codeOf, callKind } from "../tools/declaration.ts";
+import { resolveTargetPath } from "../tools/edit-targets.ts";
+import { pathList, pathReadings, searchGlobMayMatch, searchScope } from "../tools/path-lists.ts";
 import { readCode } from "../tools/code-reading.ts";
 import { lstatOf, namesIn, statOf } from "../system/disk-moment.ts";
 import { isIgnored } from "./git-ignore.ts";
@@ -430,17 +432,22 @@ type Found = { file: string; pattern: string; how: string } | { unread: string }
 const SELECTOR = /(:(L?\d+([-+]|\.\.)?L?\d*(,L?\d+([-+]|\.\.)?L?\d*)*|raw|conflicts|img))+$/i;
 
 /**
- * The files a tool's `path` may name, as OMP reads it: a `;` list, and when the whole is
- * no file, a `,`, whitespace or mixed list (path-utils' splitDelimitedPathEntry); a
- * `file:10-20` selector; a member at an archive's root (`backup.tar:.env`); an
- * address's percent escapes (`ssh://host/x/%2Eenv`).
+ * The files a tool's path input may name, as OMP reads it: each path OMP may take it as
+ * (a JSON-encoded list, quoted, split on `;`, `,` or whitespace: tools/path-lists.ts),
+ * the home as OMP expands `~` there, a `file:10-20` selector peeled, a member at an
+ * archive's root (`backup.tar:.env`), an address's percent escapes
+ * (`ssh://host/x/%2Eenv`). Undefined when the input is too tangled to list.
  */
-function pathEntries(value: string): string[] {
+function pathEntries(value: unknown, cwd: string): string[] | undefined {
+  const readings = pathReadings(value);
+  if (!readings.ok) return undefined;
   const entries = new Set<string>();
   const add = (entry: string): void => {
     const bare = entry.trim().replace(SELECTOR, "");
     if (bare === "") return;
     entries.add(bare);
+    // OMP's `~x` is the home's x (path-utils' expandTilde), where a shell's is user x's home.
+    if (bare.startsWith("~")) entries.add(resolveTargetPath(bare, cwd, { brackets: false }));
     if (/^[a-z][a-z0-9+.-]*:\/\//i.test(bare) && bare.includes("%")) {
       try {
         entries.add(decodeURIComponent(bare));
@@ -451,23 +458,45 @@ function pathEntries(value: string): string[] {
     const member = bare.lastIndexOf(":");
     if (member > 0 && !bare.slice(member).startsWith("://")) entries.add(bare.slice(member + 1));
   };
-  add(value);
-  for (const part of value.split(/[;,\s]+/)) add(part);
+  for (const reading of readings.paths) add(reading);
   return [...entries];
 }
 
+/** OMP's tools that read every file of the folders (and globs) they are given, and the field naming them. */
+const TREE_READERS: Readonly<Record<string, string>> = { grep: "path", search: "path", ast_grep: "path", ast_edit: "paths" };
+
+/** A folder a search reads, and the glob that picks its files (none: every file). */
+interface Searched {
+  dir: string;
+  glob?: string;
+  shown: string;
+}
+
 /**
- * The folders a search tool reads whole (OMP's `grep`, Claude's `Grep`): its path's
- * folders, the project when it names none; and whether it leaves out what git ignores
- * (OMP's `gitignore`, on unless set false).
+ * The folders a search tool reads whole (OMP's `grep`, `ast_grep` and `ast_edit`, whose
+ * output shows the lines they match or rewrite; Claude's `Grep`): each folder its paths
+ * name, and each glob's folder with that glob (OMP's globs take in hidden names), the
+ * project when it names none; and whether it leaves out what git ignores (`grep`'s
+ * `gitignore`, on unless set false; the AST tools always do). Undefined for other tools;
+ * `unread` when its paths are too tangled to list.
  */
-function searchedWhole(input: HookInput): { dirs: string[]; gitignore: boolean } | undefined {
-  const omp = input.omp?.tool_name;
-  if (omp !== undefined ? omp !== "grep" : input.tool_name !== "Grep") return undefined;
+function searchedWhole(input: HookInput): { searched: Searched[]; gitignore: boolean } | { unread: string } | undefined {
+  const omp = input.omp?.tool_name?.toLowerCase();
+  const field = omp !== undefined ? TREE_READERS[omp] : input.tool_name === "Grep" ? "path" : undefined;
+  if (field === undefined) return undefined;
   const raw = (omp !== undefined ? input.omp?.tool_input : input.tool_input) as Record<string, unknown> | undefined;
-  const given = typeof raw?.path === "string" && raw.path.trim() !== "" ? pathEntries(raw.path) : ["."];
-  const dirs = given.filter((entry) => statOf(path.resolve(input.cwd, entry))?.isDirectory() === true);
-  return { dirs, gitignore: raw?.gitignore !== false };
+  const given = pathList(raw?.[field]).some((entry) => entry.trim() !== "") ? pathReadings(raw?.[field]) : { ok: true as const, paths: ["."] };
+  if (!given.ok) return { unread: `${omp ?? input.tool_name}'s ${field} ${given.error}, and it reads every file they name (a secret file too); name fewer files or folders` };
+  const searched: Searched[] = [];
+  for (const entry of given.paths) {
+    const { base, glob } = searchScope(entry.trim());
+    const dir = resolveTargetPath(base, input.cwd, { brackets: false });
+    if (statOf(dir)?.isDirectory() !== true) continue;
+    searched.push(glob === undefined ? { dir, shown: entry } : { dir, glob, shown: entry });
+  }
+  // OMP's AST tools always leave out what git ignores; its grep (and Claude's) unless told not to.
+  const astTool = omp === "ast_grep" || omp === "ast_edit";
+  return { searched, gitignore: astTool || raw?.gitignore !== false };
 }
 
 /** `git add -f PATHS` (`-A -f`, `--force`): the first ignored secret file it would stage. */
@@ -527,20 +556,26 @@ function findSecret(input: HookInput, options: Options): Found | undefined {
     return pattern === undefined ? undefined : { file: shown, pattern, how };
   };
   const fields = (input.tool_input ?? {}) as Record<string, unknown>;
-  for (const key of ["file_path", "path", "notebook_path"]) {
+  for (const key of ["file_path", "path", "notebook_path", "paths"]) {
     const value = fields[key];
-    if (typeof value !== "string") continue;
-    for (const entry of pathEntries(value)) {
-      for (const file of entry === "" ? [] : globMatches(entry, cwd)) {
-        const hit = check(file, `${input.tool_name ?? "this tool"} on it`, value);
+    if (typeof value !== "string" && !Array.isArray(value)) continue;
+    const entries = pathEntries(value, cwd);
+    const shown = typeof value === "string" ? value : pathList(value).join(", ");
+    if (entries === undefined) return { unread: `${input.tool_name ?? "this tool"}'s ${key} (${shown.slice(0, 200)}) is refused: it may name a secret file, and it names too many paths to read them all; name fewer` };
+    for (const entry of entries) {
+      for (const file of globMatches(entry, cwd)) {
+        const hit = check(file, `${input.tool_name ?? "this tool"} on it`, shown);
         if (hit) return hit;
       }
     }
   }
   const searched = searchedWhole(input);
-  for (const dir of searched?.dirs ?? []) {
+  if (searched !== undefined && "unread" in searched) return searched;
+  for (const { dir, glob, shown } of searched?.searched ?? []) {
     for (const file of treeFiles(dir, cwd, options).files) {
-      const hit = check(file, `${input.tool_name ?? "a search"} reading ${dir} whole`, dir);
+      // A glob reads only what it takes in (OMP's glob is matched loosely here, hidden names too).
+      if (glob !== undefined && !searchGlobMayMatch(glob, path.relative(dir, file))) continue;
+      const hit = check(file, `${input.tool_name ?? "a search"} reading ${glob === undefined ? `${shown} whole` : `what ${shown} takes in`}`, shown);
       // What the repository holds is no secret to a search of it (a committed `credentials.ts`, a test key).
       if (hit === undefined || isTracked(file)) continue;
       // OMP's search leaves out what git ignores unless told not to.

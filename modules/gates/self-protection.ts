@@ -12,6 +12,7 @@ import path from "node:path";
 import { exists, lstatOf, namesIn, realpathOf, statOf } from "../system/disk-moment.ts";
 import { ompAgentDir } from "../system/paths.ts";
 import { callKind, codeOf, type CodeLanguage } from "../tools/declaration.ts";
+import { searchGlobMayMatch, searchScope } from "../tools/path-lists.ts";
 import { readCode } from "../tools/code-reading.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
 import { globMatches, isLink, nameGlob, resolvedPath, sessionCwdOf, throughLinks, userHome } from "./paths.ts";
@@ -981,6 +982,26 @@ function writeTargetOf(input: HookInput): string | undefined {
   return typeof filePath === "string" ? filePath : undefined;
 }
 
+const isAstEdit = (input: HookInput): boolean => (input.omp?.tool_name ?? input.tool_name)?.toLowerCase() === "ast_edit";
+
+/**
+ * OMP's ast_edit rewrites every file its path takes in: a folder's at any depth, and a
+ * glob's matches, hidden names too (its native glob is not the shell's). The protected
+ * path a file it may rewrite belongs to, or undefined.
+ */
+function astEditHit(absolute: string, protectedList: readonly ProtectedPath[]): ProtectedPath | undefined {
+  const { base, glob } = searchScope(absolute);
+  if (glob === undefined) return hitOf(absolute, statOf(absolute)?.isDirectory() === true, protectedList);
+  const root = resolvedPath("/", base);
+  for (const p of protectedList) {
+    if (p.tree && root.startsWith(`${p.path}/`)) return p;
+    if (p.path !== root && !p.path.startsWith(`${root}/`)) continue;
+    // It rewrites files that are there: a protected name not made yet is not one of them.
+    if ([...(lstatOf(p.path) === undefined ? [] : [p.path]), ...filesOf(p)].some((file) => searchGlobMayMatch(glob, path.relative(root, file)))) return p;
+  }
+  return undefined;
+}
+
 /** Why `input`'s tool call would change Tama's policy, or undefined. */
 export function findSelfProtectionBreach(input: HookInput, context: GateContext): string | undefined {
   const toolName = input.tool_name ?? input.omp?.tool_name;
@@ -997,7 +1018,7 @@ export function findSelfProtectionBreach(input: HookInput, context: GateContext)
     if (target === undefined) return undefined;
     const absolute = resolvedPath(cwd, target);
     // A move takes what lies below it along (a directory above a protected path).
-    const hit = hitOf(absolute, input.moves === true, list()) ?? programConfigHit(absolute, context, projectCwd) ?? (input.moves === true ? treeInPlaceOf(absolute, "moves a file over") : undefined);
+    const hit = (isAstEdit(input) ? astEditHit(absolute, list()) : hitOf(absolute, input.moves === true, list())) ?? programConfigHit(absolute, context, projectCwd) ?? (input.moves === true ? treeInPlaceOf(absolute, "moves a file over") : undefined);
     return hit ? refusalFor("writes", { target: absolute, protectedPath: hit }) : undefined;
   }
   if (kind !== "shell" && kind !== "code") return undefined;
