@@ -3,7 +3,8 @@
 import type { OmpContext, ToolCallEvent, ToolCallEventResult, ToolResultEvent, ToolResultEventResult } from "../modules/omp/api.ts";
 import type { AdapterRuntime } from "./runtime.ts";
 import { ompInputOf } from "../modules/claude/updated-input.ts";
-import { hubKeys } from "../modules/claude/hook-input.ts";
+import { hubKeys, toHookTargets } from "../modules/claude/hook-input.ts";
+import { parseEvent, CONFLICT_FILES_MAX } from "../modules/protocol/engine.ts";
 import path from "node:path";
 import { detailsToKeep } from "../modules/claude/tool-response.ts";
 import { localRootOf, resolveTargetPath } from "../modules/tools/edit-targets.ts";
@@ -54,6 +55,13 @@ function replacedContent(response: unknown): { type: string; text?: string }[] |
   return valid ? (content as { type: string; text?: string }[]) : undefined;
 }
 
+/** A write whose path (or device arguments) names a `conflict://` address: OMP splices into a file a read registered. */
+function writesConflict(tool: string, input: Record<string, unknown>): boolean {
+  if (tool !== "write") return false;
+  return CONFLICT_ADDRESS.test(typeof input.path === "string" ? input.path : "") || (typeof input.content === "string" && CONFLICT_ADDRESS.test(input.content));
+}
+const CONFLICT_ADDRESS = /conflict:\/\//i;
+
 export class ToolEvents {
   /** Each call's input as its pre-tool check saw it: the post-tool dispatch must name the same call. */
   private readonly inputs = new Map<string, Record<string, unknown>>();
@@ -80,6 +88,12 @@ export class ToolEvents {
   private readonly typed = new Map<string, Typed>();
   /** Hub processes a checked send is typing into until its result: a second send beside it would be read without it. */
   private readonly sending = new Set<string>();
+  /**
+   * Per session, the files its reads registered merge-conflict blocks in (OMP keeps the
+   * blocks by id in the session's memory): a write to `conflict://N` splices into one of
+   * them, so it is judged as a write to each.
+   */
+  private readonly conflictFiles = new Map<string, string[]>();
 
   constructor(
     private readonly runtime: AdapterRuntime,
@@ -172,6 +186,7 @@ export class ToolEvents {
       ...(typedLine !== undefined && typedLine.length > 0 ? { typed_line: typedLine } : {}),
       ...(typed?.into !== undefined ? { typed_into: typed.into } : {}),
       ...(event.toolName === "bash" ? this.keptFor(ctx) : {}),
+      ...this.conflictsFor(event.toolName, event.input, ctx),
     }));
     if (verdict.failure !== undefined) return this.unchecked(event, verdict.failure);
     const result = verdict.result;
@@ -241,6 +256,7 @@ export class ToolEvents {
     const before = this.before.get(event.toolCallId);
     this.before.delete(event.toolCallId);
     const originalFile = before === undefined ? undefined : await before;
+    if (event.toolName === "read" && !event.isError) this.conflictsRead(event.details, input, ctx);
     const details = detailsToKeep(event.toolName, event.details);
     const repeats = this.repeats(this.runtime.sessionId(ctx) ?? "", event.toolName, input);
     const verdict = await this.tracked(this.runtime.verdict(`post_tool_use:${event.toolName}`, {
@@ -254,6 +270,7 @@ export class ToolEvents {
       ...(details !== undefined ? { tool_details: details } : {}),
       ...(originalFile !== undefined ? { original_file: originalFile } : {}),
       ...(started !== undefined ? { duration_ms: Date.now() - started } : {}),
+      ...this.conflictsFor(event.toolName, input, ctx),
     }, { wait }));
     if (verdict.failure !== undefined) {
       this.runtime.notify(`Tama could not check the result of ${event.toolName}: ${verdict.failure}`, "warning");
@@ -307,6 +324,31 @@ export class ToolEvents {
       this.typed.set(key, before);
     }
     if (this.typed.size > MAX_TYPED_PROCESSES) this.typed.delete(this.typed.keys().next().value ?? "");
+  }
+
+  /** A write to a `conflict://` address (its call and its result) carries the files it may splice into. */
+  private conflictsFor(tool: string, input: Record<string, unknown>, ctx: OmpContext): { conflict_files?: string[] } {
+    return writesConflict(tool, input) ? { conflict_files: this.conflictFiles.get(this.runtime.sessionId(ctx) ?? "") ?? [] } : {};
+  }
+
+  /** A read that registered conflict blocks (its details count them): the files it read are ones a `conflict://` write may splice into. */
+  private conflictsRead(details: unknown, input: Record<string, unknown>, ctx: OmpContext): void {
+    const count = details !== null && typeof details === "object" ? (details as { conflictCount?: unknown }).conflictCount : undefined;
+    if (typeof count !== "number" || count <= 0) return;
+    const event = parseEvent("pre_tool_use:read");
+    if (event === undefined) return;
+    const shaped = toHookTargets(event, { ...this.runtime.basePayload(ctx), tool_name: "read", tool_input: input });
+    if (!shaped.ok) return;
+    const session = this.runtime.sessionId(ctx) ?? "";
+    const files = new Set(this.conflictFiles.get(session) ?? []);
+    for (const target of shaped.targets) {
+      const file = (target.input.tool_input as { file_path?: unknown } | undefined)?.file_path;
+      if (typeof file === "string" && file.length > 0) files.add(file);
+    }
+    // The oldest files go first past the bound (OMP's ids for them may be resolved by now).
+    this.conflictFiles.delete(session);
+    this.conflictFiles.set(session, [...files].slice(-CONFLICT_FILES_MAX));
+    if (this.conflictFiles.size > 256) this.conflictFiles.delete(this.conflictFiles.keys().next().value ?? "");
   }
 
   /** How many times in a row the session has now made this call (same tool, same input). */

@@ -50,6 +50,8 @@ interface MapContext {
   /** A hub `send`'s process: what was typed into it so far (payload `typed_line`), and the program it runs (`typed_into`). */
   typedBefore?: string;
   typedInto?: string;
+  /** The files the session's reads registered merge-conflict blocks in (payload `conflict_files`). */
+  conflictFiles?: readonly string[];
 }
 
 type MapResult = { ok: true; mapped: Mapped[] } | { ok: false; error: string };
@@ -258,8 +260,19 @@ function mapWrite(input: Fields, ctx: MapContext): MapResult {
     return { ok: false, error: "write names no target file: it has no path" };
   }
   const filePath = resolveTargetPath(raw, ctx.cwd, ctx.roots);
-  return ok({ kind: "write", claudeName: "Write", toolInput: defined({ file_path: filePath, content: input.content }), target: filePath });
+  const write = (file: string): Mapped => ({ kind: "write", claudeName: "Write", toolInput: defined({ file_path: file, content: input.content }), target: file });
+  if (!CONFLICT_ADDRESS.test(raw)) return ok(write(filePath));
+  // `conflict://N` (or `*`, or `<file>:conflict://N`): OMP splices `content` into a conflict block an earlier read
+  // registered, in whichever file that was; it is judged as a write to each file the session's reads registered one in.
+  const files = ctx.conflictFiles ?? [];
+  if (files.length === 0) {
+    return { ok: false, error: `write to ${raw.trim()} splices into a file where a read registered a merge-conflict block, and Tama saw no read in this session register one; read the file again (its :conflicts selector), or edit it by its path` };
+  }
+  return { ok: true, mapped: [...new Set([filePath, ...files])].map(write) };
 }
+
+/** A `conflict://` address anywhere in a write's path (OMP also takes `<file>:conflict://N`). */
+const CONFLICT_ADDRESS = /conflict:\/\//i;
 
 function unwrapForDevice(raw: string): string {
   const trimmed = raw.trim();
@@ -617,7 +630,15 @@ export function toHookTargets(event: ParsedEvent, payload: DispatchPayload, decl
   if (localRoot !== undefined) roots.localRoot = localRoot;
   const typedBefore = typeof payload.typed_line === "string" && payload.typed_line.length > 0 ? payload.typed_line : undefined;
   const typedInto = typeof payload.typed_into === "string" && payload.typed_into.length > 0 ? payload.typed_into : undefined;
-  const mapped = mapTool(toolName, toolInputRecord(toolName, rawInput, declared), { cwd: common.cwd, roots, declared, ...(typedBefore !== undefined ? { typedBefore } : {}), ...(typedInto !== undefined ? { typedInto } : {}) });
+  const conflictFiles = payload.conflict_files;
+  const mapped = mapTool(toolName, toolInputRecord(toolName, rawInput, declared), {
+    cwd: common.cwd,
+    roots,
+    declared,
+    ...(typedBefore !== undefined ? { typedBefore } : {}),
+    ...(typedInto !== undefined ? { typedInto } : {}),
+    ...(conflictFiles !== undefined ? { conflictFiles } : {}),
+  });
   if (!mapped.ok) return mapped;
   // A cwd OMP expands from an address of its own (`skill://…`) is a directory no hook can be shown or run in.
   const unplaced = mapped.mapped.find((m) => m.cwd !== undefined && !path.isAbsolute(m.cwd))?.cwd;

@@ -116,6 +116,15 @@ export const ShellKept = z.strictObject({ functions: keptNames, aliases: keptNam
 );
 export type ShellKept = z.infer<typeof ShellKept>;
 
+/** Files kept per session whose conflict blocks a `read` registered (conflict_files). */
+export const CONFLICT_FILES_MAX = 256;
+/**
+ * A write to `conflict://N` (or `*`) splices into a file an earlier `read` registered a
+ * merge-conflict block of, in OMP's session memory: the files the session's reads
+ * reported conflicts in, as the adapter saw them. The write is judged as a write to each.
+ */
+export const ConflictFiles = z.array(z.string().check(z.minLength(1), z.maxLength(TEXT_MAX.cwd))).check(z.maxLength(CONFLICT_FILES_MAX));
+
 export const DispatchPayload = z.looseObject({
   session_id: text(TEXT_MAX.session_id),
   cwd: text(TEXT_MAX.cwd),
@@ -151,6 +160,8 @@ export const DispatchPayload = z.looseObject({
   typed_into: text(TEXT_MAX.typed_into),
   /** A bash call: what the session's earlier bash calls left in OMP's shell (the adapter keeps it). */
   shell_kept: z.optional(ShellKept),
+  /** A write to a `conflict://` address: the files the session's reads registered conflict blocks in (the adapter keeps them). */
+  conflict_files: z.optional(ConflictFiles),
 });
 export type DispatchPayload = z.infer<typeof DispatchPayload>;
 
@@ -168,6 +179,7 @@ const OTHER_FIELDS: Readonly<Record<string, (value: unknown) => boolean>> = {
   open_todos: (value) => OpenTodos.safeParse(value).success,
   // Bounded by the adapter; a session's definitions, read once a call.
   shell_kept: (value) => ShellKept.safeParse(value).success,
+  conflict_files: (value) => ConflictFiles.safeParse(value).success,
 };
 /** The fields any value passes (`unknown` in the schema). */
 export const UNTYPED_PAYLOAD_FIELDS: readonly string[] = ["tool_input", "tool_response", "tool_details"];

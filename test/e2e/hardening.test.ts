@@ -629,3 +629,34 @@ describe("a subshell's cd, an archive's members and parallel's shell line", () =
     expect(readFileSync(path.join(env.cwd, "docs", "readme.md"), "utf8")).toBe("hi\n");
   });
 });
+
+describe("a merge conflict OMP's read registered", () => {
+  it("a write to its conflict:// address is judged as a write to each file the session's reads found conflicts in: a source file's resolves, a Claude settings file's is refused and stays", async () => {
+    const { server, env } = await omp.setup();
+    installTama(env);
+    const conflicted = (ours: string, theirs: string): string => `<<<<<<< ours\n${ours}\n=======\n${theirs}\n>>>>>>> theirs\n`;
+    mkdirSync(path.join(env.cwd, "src"));
+    const source = path.join(env.cwd, "src", "a.ts");
+    writeFileSync(source, conflicted("export const a = 1;", "export const a = 2;"));
+    mkdirSync(path.join(env.cwd, ".claude"));
+    const settings = path.join(env.cwd, ".claude", "settings.json");
+    const before = conflicted('{"hooks":{}}', '{"permissions":{"deny":["Bash(curl:*)"]}}');
+    writeFileSync(settings, before);
+    const session = omp.rpc();
+    await session.ready();
+    const tool = async (name: string, input: Record<string, unknown>): Promise<string> => {
+      await session.prompt(`CALL ${name} ${JSON.stringify(input)}`);
+      return lastToolMessage(server.requests);
+    };
+    // Before any read registered one, OMP's own ids name nothing Tama saw.
+    expect(await tool("write", { path: "conflict://1", content: "@ours" })).toMatch(/saw no read in this session register one/);
+    expect(await tool("read", { path: "src/a.ts" })).toMatch(/conflict/i);
+    const resolved = await tool("write", { path: "conflict://1", content: "@ours" });
+    expect(resolved, resolved).not.toMatch(/Tama/);
+    expect(readFileSync(source, "utf8")).toBe("export const a = 1;\n");
+    expect(await tool("read", { path: ".claude/settings.json" })).toMatch(/conflict/i);
+    expect(await tool("write", { path: "conflict://2", content: "{}" })).toMatch(/Tama refused/);
+    expect(await tool("write", { path: "conflict://*", content: "@theirs" })).toMatch(/Tama refused/);
+    expect(readFileSync(settings, "utf8")).toBe(before);
+  });
+});

@@ -24,7 +24,7 @@ beforeAll(() => {
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 /** The pre_tool_use gates that refuse the call, as the engine matches them. */
-const refusedBy = (tool: string, input: Record<string, unknown>): Promise<string[]> => refusingGates(tool, input, { project, tamaHome, home: path.join(root, "home") });
+const refusedBy = (tool: string, input: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<string[]> => refusingGates(tool, input, { project, tamaHome, home: path.join(root, "home") }, extra);
 
 describe("a call with its own cwd", () => {
   it("changes no file outside the session's project from there", async () => {
@@ -68,6 +68,22 @@ describe("OMP's own addresses and a tool path's spaces", () => {
     expect(await refusedBy("write", { path: "a\u00a0/cron.d/x", content: "x" })).toContain("deny-writes-outside-repo");
     expect(await refusedBy("write", { path: "a\u2009/cron.d/x", content: "x" })).toContain("deny-writes-outside-repo");
     expect(await refusedBy("write", { path: "b\u00a0/x.txt", content: "x" })).toEqual([]);
+  });
+});
+
+describe("a write to a conflict:// address", () => {
+  it("is a write to each file the session's reads registered a conflict block in; with none seen it is refused", async () => {
+    const settings = path.join(project, ".claude", "settings.json");
+    const source = path.join(project, "sub", "a.ts");
+    for (const address of ["conflict://1", "conflict://*", "x.ts:conflict://2", "[conflict://1#ABCD]"]) {
+      expect(await refusedBy("write", { path: address, content: "@ours" }, { conflict_files: [source, settings] }), address).toContain("self-protection");
+      expect(await refusedBy("write", { path: address, content: "@ours" }, { conflict_files: [source] }), address).toEqual([]);
+      expect((await refusedBy("write", { path: address, content: "@ours" })).join()).toMatch(/^unmapped: .*saw no read in this session register one/);
+    }
+    // Through the device that runs the write tool, too.
+    expect(await refusedBy("write", { path: "xd://write", content: JSON.stringify({ path: "conflict://1", content: "@ours" }) }, { conflict_files: [settings] })).toContain("self-protection");
+    // An out-of-project file the line's text names is judged as well.
+    expect(await refusedBy("write", { path: `./conflict://${"../".repeat(12)}etc/x`, content: "x" }, { conflict_files: [source] })).toContain("deny-writes-outside-repo");
   });
 });
 
