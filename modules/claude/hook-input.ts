@@ -286,7 +286,7 @@ function unwrapForDevice(raw: string): string {
 
 /** Anchored edits, patches and other file writes: one target per file they write. */
 function mapFileWrites(name: string, input: Fields, ctx: MapContext): MapResult {
-  const found = editTargetsOf(input);
+  const found = editTargetsOf(input, { cwd: ctx.cwd, roots: ctx.roots });
   if (!found.ok) return { ok: false, error: `${name}: ${found.error}` };
   const lower = name.toLowerCase();
   // OMP's edit (all modes) and the patch tools are Claude's Edit, one file at a time.
