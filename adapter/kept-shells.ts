@@ -3,10 +3,10 @@
 // call is checked with it (payload `shell_kept`, read by the walker), so what one call
 // defines is read where a later one uses it. Kept in the shell's carry store: an
 // adoption in place (the reload tool) keeps the same OMP shell, so it keeps this too.
-import path from "node:path";
 import { ShellKept } from "../modules/protocol/engine.ts";
 import { keptAfter, NOTHING_KEPT, SOURCES, type KeptAfter } from "../modules/gates/shell-kept.ts";
 import { shellCommandOf, shellEnvOf } from "../modules/tools/declaration.ts";
+import { resolveTargetPath } from "../modules/tools/edit-targets.ts";
 
 const CARRY_KEY = "tama.shellKept.v1";
 /** Sessions whose shells are kept (subagents have their own); the oldest is let go past it. */
@@ -39,7 +39,8 @@ export class KeptShells {
   after(session: string | undefined, input: Record<string, unknown>, sessionCwd: string): KeptAfter | undefined {
     const command = shellCommandOf(input);
     if (session === undefined || command === undefined) return undefined;
-    const cwd = typeof input.cwd === "string" && input.cwd.length > 0 ? path.resolve(sessionCwd, input.cwd) : sessionCwd;
+    // Where OMP runs the call, read as the gates read it (`~`, a drive path under WSL).
+    const cwd = typeof input.cwd === "string" && input.cwd.trim().length > 0 ? resolveTargetPath(input.cwd, sessionCwd, { brackets: false }) : sessionCwd;
     const env = shellEnvOf(input);
     const before = this.sessions.get(session) ?? NOTHING_KEPT;
     return keptAfter(before, command, { cwd, ...(env !== undefined ? { env } : {}) });

@@ -706,11 +706,23 @@ export function resolveTargetPath(target: string, cwd: string, roots: PathRoots 
   if (p === "~") return homedir();
   if (p.startsWith("~/")) p = homedir() + p.slice(1);
   else if (p.startsWith("~")) p = path.join(homedir(), p.slice(1));
+  // Under WSL OMP reads a Windows drive path (`C:\Users\me\x`, `C:/x`) as its /mnt/<drive> mount (pi-utils windowsPathToWslMount).
+  if (underWsl()) p = wslMount(p) ?? p;
   if (/^\/+$/.test(p)) return cwd;
   // An absolute path is used as given, `..` and all (`/p/l/../x` climbs from where the link l leads, as the kernel
   // walks it; the gates resolve it so, gates/paths.ts resolvedPath); a relative one is resolved on the text, as OMP does.
   if (path.isAbsolute(p)) return p;
   return path.resolve(cwd, p);
+}
+
+/** OMP's isWsl: the interop layer's variables, which OMP's process (and the engine it starts) inherits. */
+const underWsl = (): boolean => process.platform === "linux" && Boolean(process.env.WSL_DISTRO_NAME || process.env.WSL_INTEROP);
+
+/** A Windows drive path as its WSL mount, undefined for any other path. */
+export function wslMount(filePath: string): string | undefined {
+  const match = /^([A-Za-z]):[\\/](.*)$/s.exec(path.win32.normalize(filePath.trim()));
+  if (!match) return undefined;
+  return path.posix.join("/mnt", (match[1] as string).toLowerCase(), ...(match[2] as string).split("\\").filter(Boolean));
 }
 
 function decodeLocal(raw: string): string | undefined {

@@ -71,6 +71,20 @@ describe("OMP's own addresses and a tool path's spaces", () => {
   });
 });
 
+describe("a Windows drive path under WSL", () => {
+  it("is the drive's /mnt mount, as OMP reads it there; elsewhere a name under the project", async () => {
+    expect(await refusedBy("write", { path: "C:\\Users\\me\\x.txt", content: "x" })).toEqual([]);
+    process.env.WSL_DISTRO_NAME = "Ubuntu";
+    try {
+      expect(await refusedBy("write", { path: "C:\\Users\\me\\x.txt", content: "x" })).toContain("deny-writes-outside-repo");
+      expect(await refusedBy("edit", { path: "C:/Users/me/.bashrc", old_string: "a", new_string: "b" })).toContain("deny-writes-outside-repo");
+      expect(await refusedBy("bash", { command: "echo x > notes.txt", cwd: "C:\\Windows" })).toContain("deny-writes-outside-repo");
+    } finally {
+      delete process.env.WSL_DISTRO_NAME;
+    }
+  });
+});
+
 describe("a write to a conflict:// address", () => {
   it("is a write to each file the session's reads registered a conflict block in; with none seen it is refused", async () => {
     const settings = path.join(project, ".claude", "settings.json");
