@@ -6,7 +6,7 @@
 import { ShellKept } from "../modules/protocol/engine.ts";
 import { keptAfter, NOTHING_KEPT, SOURCES, type KeptAfter } from "../modules/gates/shell-kept.ts";
 import { shellCommandOf, shellEnvOf } from "../modules/tools/declaration.ts";
-import { resolveTargetPath } from "../modules/tools/edit-targets.ts";
+import { resolveTargetPath } from "../modules/tools/tool-paths.ts";
 
 const CARRY_KEY = "tama.shellKept.v1";
 /** Sessions whose shells are kept (subagents have their own); the oldest is let go past it. */

@@ -7,7 +7,7 @@ import { hubKeys, toHookTargets } from "../modules/claude/hook-input.ts";
 import { parseEvent, CONFLICT_FILES_MAX } from "../modules/protocol/engine.ts";
 import path from "node:path";
 import { detailsToKeep } from "../modules/claude/tool-response.ts";
-import { localRootOf, resolveTargetPath } from "../modules/tools/edit-targets.ts";
+import { localRootOf, resolveTargetPath } from "../modules/tools/tool-paths.ts";
 import { readRegularFileUpTo } from "../modules/system/regular-file.ts";
 import type { KeptShells } from "./kept-shells.ts";
 import type { ShellKept } from "../modules/protocol/engine.ts";

@@ -4,7 +4,8 @@
 // become several hook targets (an anchored edit of several files, a task batch),
 // and a write whose target cannot be named is refused rather than guessed.
 import path from "node:path";
-import { editTargetsOf, localRootOf, resolveTargetPath, type PathRoots } from "../tools/edit-targets.ts";
+import { editTargetsOf } from "../tools/edit-targets.ts";
+import { localRootOf, resolveTargetPath, type PathRoots } from "../tools/tool-paths.ts";
 import type { DispatchPayload, ParsedEvent } from "../protocol/engine.ts";
 import { callKind, codeOf, shellCommandOf, shellEnvOf, toolKind, type DeclaredToolKinds } from "../tools/declaration.ts";
 import { readCode, shellLine } from "../tools/code-reading.ts";

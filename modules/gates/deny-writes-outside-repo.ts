@@ -11,7 +11,7 @@ import { tempDir } from "../system/paths.ts";
 import * as z from "../protocol/schema.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
 import { callKind } from "../tools/declaration.ts";
-import { localRootOf } from "../tools/edit-targets.ts";
+import { localRootOf } from "../tools/tool-paths.ts";
 import path from "node:path";
 import { isAllowed, isInside, ompAddress, projectRoot, realPath, sessionCwdOf, throughLinks, wordPath } from "./paths.ts";
 import { globalInstall } from "./global-installs.ts";

@@ -10,7 +10,7 @@ import path from "node:path";
 import * as z from "../protocol/schema.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
 import { codeOf, callKind } from "../tools/declaration.ts";
-import { resolveTargetPath } from "../tools/edit-targets.ts";
+import { resolveTargetPath } from "../tools/tool-paths.ts";
 import { pathList, pathReadings, searchGlobMayMatch, searchScope } from "../tools/path-lists.ts";
 import { readCode } from "../tools/code-reading.ts";
 import { lstatOf, namesIn, statOf } from "../system/disk-moment.ts";

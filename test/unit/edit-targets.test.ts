@@ -10,8 +10,8 @@ import {
   parseSloppy,
   PATCH_FIELDS,
   patchFormat,
-  resolveTargetPath,
 } from "../../modules/tools/edit-targets.ts";
+import { resolveTargetPath } from "../../modules/tools/tool-paths.ts";
 
 const HASHLINE = [
   "*** Begin Patch",
