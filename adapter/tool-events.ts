@@ -61,6 +61,20 @@ function writesConflict(tool: string, input: Record<string, unknown>): boolean {
   return CONFLICT_ADDRESS.test(typeof input.path === "string" ? input.path : "") || (typeof input.content === "string" && CONFLICT_ADDRESS.test(input.content));
 }
 const CONFLICT_ADDRESS = /conflict:\/\//i;
+/** The line a merge-conflict block opens with. */
+const CONFLICT_MARKER = "<<<<<<<";
+/** Largest file read for a conflict marker; a larger or unreadable one is taken to hold one. */
+const CONFLICT_SCAN_BYTES = 8 * 1024 * 1024;
+
+/** Whether `file` holds a conflict block now: one that does not cannot be spliced into. */
+async function holdsConflict(file: string): Promise<boolean> {
+  try {
+    const bytes = await readRegularFileUpTo(file, CONFLICT_SCAN_BYTES);
+    return bytes === undefined || bytes.includes(CONFLICT_MARKER);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== "ENOENT";
+  }
+}
 
 export class ToolEvents {
   /** Each call's input as its pre-tool check saw it: the post-tool dispatch must name the same call. */
@@ -94,6 +108,8 @@ export class ToolEvents {
    * them, so it is judged as a write to each.
    */
   private readonly conflictFiles = new Map<string, string[]>();
+  /** Sessions whose reads showed conflicts in more files than are kept. */
+  private readonly conflictsOverflowed = new Set<string>();
 
   constructor(
     private readonly runtime: AdapterRuntime,
@@ -186,7 +202,7 @@ export class ToolEvents {
       ...(typedLine !== undefined && typedLine.length > 0 ? { typed_line: typedLine } : {}),
       ...(typed?.into !== undefined ? { typed_into: typed.into } : {}),
       ...(event.toolName === "bash" ? this.keptFor(ctx) : {}),
-      ...this.conflictsFor(event.toolName, event.input, ctx),
+      ...(await this.conflictsFor(event.toolName, event.input, ctx)),
     }));
     if (verdict.failure !== undefined) return this.unchecked(event, verdict.failure);
     const result = verdict.result;
@@ -256,7 +272,7 @@ export class ToolEvents {
     const before = this.before.get(event.toolCallId);
     this.before.delete(event.toolCallId);
     const originalFile = before === undefined ? undefined : await before;
-    if (event.toolName === "read" && !event.isError) this.conflictsRead(event.details, input, ctx);
+    if (event.toolName === "read" && !event.isError) this.conflictsRead(event.details, input, event.content, ctx);
     const details = detailsToKeep(event.toolName, event.details);
     const repeats = this.repeats(this.runtime.sessionId(ctx) ?? "", event.toolName, input);
     const verdict = await this.tracked(this.runtime.verdict(`post_tool_use:${event.toolName}`, {
@@ -270,7 +286,7 @@ export class ToolEvents {
       ...(details !== undefined ? { tool_details: details } : {}),
       ...(originalFile !== undefined ? { original_file: originalFile } : {}),
       ...(started !== undefined ? { duration_ms: Date.now() - started } : {}),
-      ...this.conflictsFor(event.toolName, input, ctx),
+      ...(await this.conflictsFor(event.toolName, input, ctx, true)),
     }, { wait }));
     if (verdict.failure !== undefined) {
       this.runtime.notify(`Tama could not check the result of ${event.toolName}: ${verdict.failure}`, "warning");
@@ -326,26 +342,48 @@ export class ToolEvents {
     if (this.typed.size > MAX_TYPED_PROCESSES) this.typed.delete(this.typed.keys().next().value ?? "");
   }
 
-  /** A write to a `conflict://` address (its call and its result) carries the files it may splice into. */
-  private conflictsFor(tool: string, input: Record<string, unknown>, ctx: OmpContext): { conflict_files?: string[] } {
-    return writesConflict(tool, input) ? { conflict_files: this.conflictFiles.get(this.runtime.sessionId(ctx) ?? "") ?? [] } : {};
+  /**
+   * A write to a `conflict://` address (its call and its result) carries the files it may
+   * splice into: those the session's reads showed a conflict block of that hold one now
+   * (OMP checks the block on disk before it splices). Past the bound of files kept, none
+   * is sent, and the write is refused: a file let go may be the one.
+   */
+  private async conflictsFor(tool: string, input: Record<string, unknown>, ctx: OmpContext, ran = false): Promise<{ conflict_files?: string[] }> {
+    if (!writesConflict(tool, input)) return {};
+    const session = this.runtime.sessionId(ctx) ?? "";
+    if (this.conflictsOverflowed.has(session)) return {};
+    const files = this.conflictFiles.get(session) ?? [];
+    // Once it ran, the block it resolved is gone: its result names every file it may have been.
+    if (ran) return { conflict_files: files };
+    const held = await Promise.all(files.map(async (file) => ((await holdsConflict(file)) ? [file] : [])));
+    return { conflict_files: held.flat() };
   }
 
-  /** A read that registered conflict blocks (its details count them): the files it read are ones a `conflict://` write may splice into. */
-  private conflictsRead(details: unknown, input: Record<string, unknown>, ctx: OmpContext): void {
-    const count = details !== null && typeof details === "object" ? (details as { conflictCount?: unknown }).conflictCount : undefined;
-    if (typeof count !== "number" || count <= 0) return;
+  /**
+   * A read that showed a merge-conflict block (OMP registers the blocks a read shows, by
+   * id): every file it may have read is kept, as named (each path OMP may take the input
+   * as) and as OMP resolved it (a name found elsewhere in the project, each part of a list).
+   */
+  private conflictsRead(details: unknown, input: Record<string, unknown>, content: readonly { type: string; text?: string }[], ctx: OmpContext): void {
+    const fields = details !== null && typeof details === "object" ? (details as { conflictCount?: unknown; resolvedPath?: unknown; displayReadTargetLinks?: unknown; meta?: { source?: { type?: unknown; value?: unknown } } }) : {};
+    const shown = content.some((part) => typeof part.text === "string" && (part.text.includes(CONFLICT_MARKER) || /conflict/i.test(part.text)));
+    if (!shown && !(typeof fields.conflictCount === "number" && fields.conflictCount > 0)) return;
+    const read: string[] = [];
+    if (typeof fields.resolvedPath === "string") read.push(fields.resolvedPath);
+    if (fields.meta?.source?.type === "path" && typeof fields.meta.source.value === "string") read.push(fields.meta.source.value);
+    if (Array.isArray(fields.displayReadTargetLinks)) for (const link of fields.displayReadTargetLinks) if (typeof link === "string") read.push(link);
     const event = parseEvent("pre_tool_use:read");
-    if (event === undefined) return;
-    const shaped = toHookTargets(event, { ...this.runtime.basePayload(ctx), tool_name: "read", tool_input: input });
-    if (!shaped.ok) return;
+    const shaped = event === undefined ? undefined : toHookTargets(event, { ...this.runtime.basePayload(ctx), tool_name: "read", tool_input: input });
+    if (shaped?.ok === true) {
+      for (const target of shaped.targets) {
+        const file = (target.input.tool_input as { file_path?: unknown } | undefined)?.file_path;
+        if (typeof file === "string") read.push(file);
+      }
+    }
     const session = this.runtime.sessionId(ctx) ?? "";
     const files = new Set(this.conflictFiles.get(session) ?? []);
-    for (const target of shaped.targets) {
-      const file = (target.input.tool_input as { file_path?: unknown } | undefined)?.file_path;
-      if (typeof file === "string" && file.length > 0) files.add(file);
-    }
-    // The oldest files go first past the bound (OMP's ids for them may be resolved by now).
+    for (const file of read) if (file.length > 0 && path.isAbsolute(file)) files.add(file);
+    if (files.size > CONFLICT_FILES_MAX) this.conflictsOverflowed.add(session);
     this.conflictFiles.delete(session);
     this.conflictFiles.set(session, [...files].slice(-CONFLICT_FILES_MAX));
     if (this.conflictFiles.size > 256) this.conflictFiles.delete(this.conflictFiles.keys().next().value ?? "");

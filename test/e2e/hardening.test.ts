@@ -659,4 +659,26 @@ describe("a merge conflict OMP's read registered", () => {
     expect(await tool("write", { path: "conflict://*", content: "@theirs" })).toMatch(/Tama refused/);
     expect(readFileSync(settings, "utf8")).toBe(before);
   });
+
+  it.each([
+    ["a bare name OMP finds elsewhere in the project", { path: "settings.json" }],
+    ["a list of paths OMP splits", { path: "src/b.ts;.claude/settings.json" }],
+  ])("a read of %s keeps the file it read: the conflict:// write is refused and the file stays", async (_what, read) => {
+    const { server, env } = await omp.setup();
+    installTama(env);
+    const conflicted = (ours: string, theirs: string): string => `<<<<<<< ours\n${ours}\n=======\n${theirs}\n>>>>>>> theirs\n`;
+    mkdirSync(path.join(env.cwd, "src"));
+    writeFileSync(path.join(env.cwd, "src", "b.ts"), "export const b = 1;\n");
+    mkdirSync(path.join(env.cwd, ".claude"));
+    const settings = path.join(env.cwd, ".claude", "settings.json");
+    const before = conflicted('{"hooks":{}}', '{"permissions":{"deny":["Bash(curl:*)"]}}');
+    writeFileSync(settings, before);
+    const session = omp.rpc();
+    await session.ready();
+    await session.prompt(`CALL read ${JSON.stringify(read)}`);
+    expect(lastToolMessage(server.requests)).toContain("<<<<<<<");
+    await session.prompt(`CALL write ${JSON.stringify({ path: "conflict://*", content: "@theirs" })}`);
+    expect(lastToolMessage(server.requests)).toMatch(/Tama refused/);
+    expect(readFileSync(settings, "utf8")).toBe(before);
+  });
 });
