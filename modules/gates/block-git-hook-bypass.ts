@@ -13,7 +13,7 @@ import { codeWriteTargets, commandTargets, isDynamic, readableScripts, walkCall,
 import { parseShell } from "./shell-words.ts";
 import { linkSources } from "./shell-writers.ts";
 import { asGit } from "./git-commands.ts";
-import { envConfigFiles, gitAliases, gitConfigEntries, normalizeKey, type GitConfigEntry } from "./git-config.ts";
+import { envConfigEntries, envConfigFiles, gitAliases, gitConfigEntries, isInclude, normalizeKey, type GitConfigEntry } from "./git-config.ts";
 import { isLink, projectRoot, realPath, resolvedPath, throughLinks } from "./paths.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
 import type { BuiltinGate, GateVerdict } from "./types.ts";
@@ -278,7 +278,7 @@ function gitBypass(args: string[], depth: number, scope: Scope, written: Readonl
     if (arg === "--git-dir" && value !== undefined) gitDir = value;
     if (arg.startsWith("--git-dir=")) gitDir = arg.slice("--git-dir=".length);
   }
-  const fileReason = configFileBypass(scope, cwd, written) ?? includeBypass(inline, cwd, written);
+  const fileReason = configFileBypass(scope, cwd, written) ?? includeBypass(inline, "git -c", cwd, written) ?? includeBypass(envConfigEntries(scope.env), "the GIT_CONFIG_* setting", cwd, written);
   if (fileReason !== undefined) return fileReason;
   const subcommand = args[i];
   if (subcommand === undefined) return undefined;
@@ -426,8 +426,7 @@ function configFileBypass(scope: Scope, cwd: string | undefined, written: Readon
     if (size !== undefined && size > READ_MAX_BYTES) {
       return `${name}=${scope.env.get(name)} names a config file larger than Tama reads, which may set core.hooksPath; run git without it and ${FIX}`;
     }
-    const env = new Map([["GIT_CONFIG_GLOBAL", file]]);
-    const entries = gitConfigEntries({ cwd: undefined, env, inline: [] });
+    const entries = gitConfigEntries({ cwd: undefined, env: fileAlone(file), inline: [] });
     const hooksPath = entries.find((entry) => entry.key === "core.hookspath");
     if (hooksPath !== undefined) {
       return `${name}=${scope.env.get(name)} names a config file that sets core.hooksPath and so points git at another hooks directory; run git without it and ${FIX}`;
@@ -441,16 +440,18 @@ function configFileBypass(scope: Scope, cwd: string | undefined, written: Readon
   return undefined;
 }
 
-const isInclude = (key: string): boolean => key === "include.path" || /^includeif\..*\.path$/.test(key);
 
-/** `-c include.path=FILE` (and includeIf): the included file may set core.hooksPath. */
-function includeBypass(inline: readonly GitConfigEntry[], cwd: string | undefined, written: ReadonlySet<string>): string | undefined {
-  for (const { key, value } of inline) {
+/** What git reads with `file` as its only config: the file and what it includes. */
+const fileAlone = (file: string): Map<string, string> => new Map([["GIT_CONFIG_GLOBAL", file], ["GIT_CONFIG_NOSYSTEM", "1"]]);
+
+/** `-c include.path=FILE` (and includeIf), or one set through GIT_CONFIG_*: the included file may set core.hooksPath. */
+function includeBypass(settings: readonly GitConfigEntry[], setBy: string, cwd: string | undefined, written: ReadonlySet<string>): string | undefined {
+  for (const { key, value } of settings) {
     if (!isInclude(key)) continue;
     const file = path.resolve(cwd ?? process.cwd(), value.replace(/^~(?=\/)/, process.env.HOME ?? ""));
-    const entries = written.has(file) || isDynamic(value) ? undefined : gitConfigEntries({ cwd: undefined, env: new Map([["GIT_CONFIG_GLOBAL", file]]), inline: [] });
+    const entries = written.has(file) || isDynamic(value) ? undefined : gitConfigEntries({ cwd: undefined, env: fileAlone(file), inline: [] });
     if (entries === undefined || entries.some((entry) => entry.key === "core.hookspath" || isInclude(entry.key))) {
-      return `git -c ${key}=${displayWord(value)} includes a config file that ${entries === undefined ? "this command writes or builds, and that may set" : "sets"} core.hooksPath; run git without it and ${FIX}`;
+      return `${setBy} ${key}=${displayWord(value)} includes a config file that ${entries === undefined ? "this command writes or builds, and that may set" : "sets"} core.hooksPath; run git without it and ${FIX}`;
     }
   }
   return undefined;

@@ -73,8 +73,20 @@ function configValue(raw: string): string {
   return value;
 }
 
-/** How deep git follows includes before it gives up. */
+/** How deep git follows includes before it gives up (deeper, git fails the command). */
 const MAX_INCLUDE_DEPTH = 10;
+/** Config files read for one git invocation at most: an include tree wider than this is not read on. */
+const MAX_CONFIG_FILES = 64;
+
+/** `include.path` or an `includeIf.<condition>.path`. */
+export const isInclude = (key: string): boolean => key === "include.path" || /^includeif\..*\.path$/.test(key);
+
+/** One invocation's reading of its config: the entries in git's order, and the files still to be read. */
+interface Reading {
+  home: string;
+  entries: GitConfigEntry[];
+  filesLeft: number;
+}
 
 /**
  * A config file's entries with the files it includes read in place, as git reads them:
@@ -82,19 +94,26 @@ const MAX_INCLUDE_DEPTH = 10;
  * what such a file may set is read as set), relative to the including file, `~/` the home.
  * A project file a repository's config includes is one an agent can write.
  */
-function readEntries(file: string, home: string, depth = 0): GitConfigEntry[] {
+function readInto(reading: Reading, file: string, depth = 0): GitConfigEntry[] {
+  if (reading.filesLeft <= 0) return [];
+  reading.filesLeft -= 1;
   let entries: GitConfigEntry[];
   try {
     entries = parseGitConfig(readRegularFile(file));
   } catch {
     return [];
   }
-  if (depth >= MAX_INCLUDE_DEPTH) return entries;
-  return entries.flatMap((entry) => {
-    if (entry.key !== "include.path" && !/^includeif\..*\.path$/.test(entry.key)) return [entry];
-    const named = entry.value.replace(/^~(?=\/|$)/, home);
-    return named.length === 0 ? [entry] : [entry, ...readEntries(path.resolve(path.dirname(file), named), home, depth + 1)];
-  });
+  for (const entry of entries) {
+    reading.entries.push(entry);
+    if (isInclude(entry.key)) includeInto(reading, entry.value, path.dirname(file), depth + 1);
+  }
+  return entries;
+}
+
+/** The file an include names, read where the include stands (a relative one from `dir`). */
+function includeInto(reading: Reading, named: string, dir: string, depth: number): void {
+  if (named.length === 0 || depth > MAX_INCLUDE_DEPTH) return;
+  readInto(reading, path.resolve(dir, named.replace(/^~(?=\/|$)/, reading.home)), depth);
 }
 
 /** Whether a config value is git's true. */
@@ -174,22 +193,28 @@ export function envConfigFiles(env: ReadonlyMap<string, string>, cwd: string | u
 export function gitConfigEntries(scope: GitConfigScope): GitConfigEntry[] {
   const env = scope.env;
   const home = env.get("HOME") ?? homedir();
+  const cwd = scope.cwd ?? process.cwd();
+  const reading: Reading = { home, entries: [], filesLeft: MAX_CONFIG_FILES };
+  // The system's file (GIT_CONFIG_SYSTEM names another), unless GIT_CONFIG_NOSYSTEM is set for git.
+  if (!isTrue(env.get("GIT_CONFIG_NOSYSTEM") ?? process.env.GIT_CONFIG_NOSYSTEM)) readInto(reading, path.resolve(cwd, env.get("GIT_CONFIG_SYSTEM") ?? "/etc/gitconfig"));
   const globalFile = env.get("GIT_CONFIG_GLOBAL");
   const globals =
     globalFile !== undefined
       ? [globalFile]
       : [path.join(env.get("XDG_CONFIG_HOME") ?? path.join(home, ".config"), "git", "config"), path.join(home, ".gitconfig")];
-  const entries: GitConfigEntry[] = [];
-  for (const file of globals) if (file.length > 0) entries.push(...readEntries(path.resolve(scope.cwd ?? process.cwd(), file), home));
+  for (const file of globals) if (file.length > 0) readInto(reading, path.resolve(cwd, file));
   const gitDir = scope.cwd === undefined ? undefined : gitDirOf(scope.cwd, env, scope.gitDir);
   if (gitDir !== undefined) {
-    const repo = readEntries(repoConfigFile(gitDir), home);
-    entries.push(...repo);
+    const repo = readInto(reading, repoConfigFile(gitDir));
     // With extensions.worktreeConfig on, each worktree's own config.worktree comes after the repository's (`git config --worktree alias.ci …`).
-    if (isTrue([...repo].reverse().find((entry) => entry.key === "extensions.worktreeconfig")?.value)) entries.push(...readEntries(path.join(gitDir, "config.worktree"), home));
+    if (isTrue([...repo].reverse().find((entry) => entry.key === "extensions.worktreeconfig")?.value)) readInto(reading, path.join(gitDir, "config.worktree"));
   }
-  entries.push(...envConfigEntries(env), ...scope.inline);
-  return entries;
+  // GIT_CONFIG_* and `-c`: an include among them is read where it stands (git takes only an absolute one there).
+  for (const entry of [...envConfigEntries(env), ...scope.inline]) {
+    reading.entries.push(entry);
+    if (isInclude(entry.key)) includeInto(reading, entry.value, cwd, 1);
+  }
+  return reading.entries;
 }
 
 export type GitAliasSource = ReadonlyMap<string, string>;

@@ -95,9 +95,11 @@ function verdictOf(patterns: readonly Pattern[], relative: string, isDir: boolea
 
 /**
  * Whether git ignores `relative` (a file, `/`-separated, below `root`), with the
- * excludes file `core.excludesFile` names (default: XDG's git/ignore).
+ * excludes file `core.excludesFile` names (default: XDG's git/ignore). `from`: the
+ * number of leading folders a search starts inside, whose own rules do not leave it
+ * out (a search started in an ignored folder reads it; rules below still apply).
  */
-export function isIgnored(root: string, gitDir: string, relative: string, excludesFile: string | undefined, env: ReadonlyMap<string, string>): boolean {
+export function isIgnored(root: string, gitDir: string, relative: string, excludesFile: string | undefined, env: ReadonlyMap<string, string>, from = 0): boolean {
   const home = env.get("HOME") ?? homedir();
   const globalFile = excludesFile !== undefined ? excludesFile.replace(/^~(?=\/)/, home) : path.join(env.get("XDG_CONFIG_HOME") ?? path.join(home, ".config"), "git", "ignore");
   // Lowest precedence first: the later verdict wins.
@@ -109,6 +111,7 @@ export function isIgnored(root: string, gitDir: string, relative: string, exclud
     local.push(...readPatterns(path.join(root, dir, ".gitignore"), dir));
     const here = parts.slice(0, depth + 1).join("/");
     const isDir = depth < parts.length - 1;
+    if (depth < from) continue;
     const verdict = verdictOf(local, here, isDir) ?? verdictOf(general, here, isDir);
     // A directory ignored is not entered: nothing below it comes back.
     if (verdict === true) return true;

@@ -14,6 +14,7 @@ import { resolveTargetPath } from "../tools/tool-paths.ts";
 import { pathList, pathReadings, searchGlobMayMatch, searchScope } from "../tools/path-lists.ts";
 import { readCode } from "../tools/code-reading.ts";
 import { lstatOf, namesIn, statOf } from "../system/disk-moment.ts";
+import { gitConfigEntries } from "./git-config.ts";
 import { isIgnored } from "./git-ignore.ts";
 import { isTracked, repositoryAround } from "./git-index.ts";
 import { globMatches, nameGlob, realPath, textPattern, wordPath } from "./paths.ts";
@@ -529,7 +530,7 @@ function forceStaged(args: readonly string[], cwd: string, options: Options): { 
  * around it, and no `.ignore` or `.rgignore` (which OMP's search also reads, and which
  * may take it back in) lies on the way to it.
  */
-function ignoredByGit(file: string, searchIgnores = true): boolean {
+function ignoredByGit(file: string, searchIgnores = true, searchedFrom?: string): boolean {
   const repo = repositoryAround(file);
   if (repo === undefined) return false;
   for (let dir = path.dirname(file); searchIgnores; dir = path.dirname(dir)) {
@@ -538,7 +539,11 @@ function ignoredByGit(file: string, searchIgnores = true): boolean {
   }
   const env = new Map<string, string>();
   for (const name of ["HOME", "XDG_CONFIG_HOME"]) if (process.env[name] !== undefined) env.set(name, process.env[name] as string);
-  return isIgnored(repo.root, repo.gitDir, path.relative(repo.root, file).split(path.sep).join("/"), undefined, env);
+  // git's own excludes file, where its config names one (it then replaces XDG's git/ignore).
+  const excludes = gitConfigEntries({ cwd: repo.root, env, inline: [] }).filter((entry) => entry.key === "core.excludesfile").at(-1)?.value;
+  // A search started inside an ignored folder reads it: the folders it starts in are not weighed.
+  const from = searchedFrom === undefined ? 0 : path.relative(repo.root, searchedFrom).split(path.sep).filter((part) => part !== "" && part !== ".").length;
+  return isIgnored(repo.root, repo.gitDir, path.relative(repo.root, file).split(path.sep).join("/"), excludes, env, from);
 }
 
 function findSecret(input: HookInput, options: Options): Found | undefined {
@@ -579,7 +584,7 @@ function findSecret(input: HookInput, options: Options): Found | undefined {
       // What the repository holds is no secret to a search of it (a committed `credentials.ts`, a test key).
       if (hit === undefined || isTracked(file)) continue;
       // OMP's search leaves out what git ignores unless told not to.
-      if (searched?.gitignore === true && ignoredByGit(file)) continue;
+      if (searched?.gitignore === true && ignoredByGit(file, true, path.resolve(cwd, dir))) continue;
       return hit;
     }
   }

@@ -15,6 +15,8 @@ const MAX_READINGS = 512;
 const MAX_INPUT_CHARS = 65_536;
 /** Brace groups in one glob past which any file is taken as matched (their alternatives multiply). */
 const MAX_BRACE_GROUPS = 8;
+/** Wildcard runs a search glob is matched with; one with more may take in any name. */
+const MAX_WILDCARDS = 6;
 
 /** OMP's separators (path-utils' isDelimitedPathSeparator): `;`, `,`, whitespace, or any of them. */
 const SEPARATORS: readonly RegExp[] = [/;/, /,/, /\s/, /[;,\s]/];
@@ -146,6 +148,8 @@ export function searchScope(entry: string): { base: string; glob?: string } {
  */
 export function searchGlobMayMatch(glob: string, relative: string): boolean {
   if ((glob.match(/\{/g)?.length ?? 0) > MAX_BRACE_GROUPS) return true;
+  // Each `*` run is a `.*` the pattern backtracks through: past a few, the match takes seconds. Such a glob may take in anything.
+  if ((glob.match(/\*+/g)?.length ?? 0) > MAX_WILDCARDS) return true;
   const alternatives = braceAlternatives(glob);
   if (alternatives.length > 0) return alternatives.some((alternative) => searchGlobMayMatch(alternative, relative));
   let body = "";

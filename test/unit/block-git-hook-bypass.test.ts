@@ -745,6 +745,34 @@ describe("block-git-hook-bypass under a call's own environment and directory", (
     }
   });
 
+  it("follows includes set by -c and GIT_CONFIG_*, reads the system file GIT_CONFIG_SYSTEM names, and stops on an include loop", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "tama-git-"));
+    try {
+      const aliases = path.join(dir, "aliases.cfg");
+      const hooks = path.join(dir, "hooks.cfg");
+      writeFileSync(aliases, "[alias]\n\tci = commit --no-verify\n");
+      writeFileSync(hooks, "[core]\n\thooksPath = /dev/null\n");
+      const refused = (command: string): void => expect(gate({ cwd: dir, tool_name: "Bash", tool_input: { command } }), command).toMatchObject({ decision: "block" });
+      refused(`git -c include.path=${aliases} ci -m x`);
+      refused(`GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=include.path GIT_CONFIG_VALUE_0=${aliases} git ci -m x`);
+      refused(`GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=include.path GIT_CONFIG_VALUE_0=${hooks} git commit -m x`);
+      refused(`GIT_CONFIG_PARAMETERS="'include.path'='${hooks}'" git commit -m x`);
+      refused(`GIT_CONFIG_SYSTEM=${aliases} git ci -m x`);
+      refused(`export GIT_CONFIG_SYSTEM=${aliases}; git ci -m x`);
+      expect(gate({ cwd: dir, tool_name: "Bash", tool_input: { command: "git -c include.path=/nonexistent ci -m x" } })).toEqual({ decision: "pass" });
+      // A file that includes itself four times over: git gives up at depth 10; Tama reads a bounded number of files.
+      const loop = path.join(dir, "loop.cfg");
+      writeFileSync(loop, `[include]\n${"\tpath = loop.cfg\n".repeat(4)}[alias]\n\tci = commit -n\n`);
+      const began = performance.now();
+      refused(`GIT_CONFIG_GLOBAL=${loop} git ci -m x`);
+      refused(`git -c include.path=${loop} ci -m x`);
+      // Generous: unbounded, this took minutes and overflowed the stack.
+      expect(performance.now() - began).toBeLessThan(10_000);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("reads parseGitConfig values as git does: quotes, escapes, comments, continuations, subsections", () => {
     expect(parseGitConfig('[alias]\n  a = "x ; y" # c\n  b = one \\\n two\n[remote "origin"]\n  url = u\n[Alias]\n  C = \\"q\\"\n')).toEqual([
       { key: "alias.a", value: "x ; y" },

@@ -3,6 +3,7 @@
 // whitespace, `\` as `/`, a brace group's alternatives, and a glob that takes in hidden
 // names. Each refused call below passed every gate before, and OMP's own tool code
 // touches the protected or secret file named in it.
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pathList, pathReadings, searchGlobMayMatch, searchScope } from "../../modules/tools/path-lists.ts";
@@ -135,6 +136,37 @@ describe("the reading itself", () => {
     expect(searchGlobMayMatch("[.]env", ".env")).toBe(true);
     expect(searchGlobMayMatch("{.env,x}", ".env")).toBe(true);
     expect(searchGlobMayMatch("**/*.ts", "src/.env")).toBe(false);
+    // A glob of many wildcards, whose match would backtrack for seconds, may take in anything.
+    expect(searchGlobMayMatch(`${"*a".repeat(12)}*b`, `.env${"a".repeat(40)}`)).toBe(true);
     expect(searchGlobMayMatch("{src,test}/**/*.ts", ".env")).toBe(false);
+  });
+});
+
+describe("a search where git's ignore rules are read as OMP's search reads them", () => {
+  it("one started inside an ignored folder reads it; core.excludesFile replaces XDG's git/ignore", async () => {
+    const ignored = scratchProject("ignored-search", { ".gitignore": "secrets/\n", "secrets/.env": "S=1\n", ".env.production": "S=2\n", "src/a.ts": "x\n" });
+    const home = path.join(ignored.root, "home");
+    const here: GatePlace = { project: ignored.project, tamaHome: path.join(home, ".tama"), home, defaultsOnly: true };
+    const saved = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME };
+    try {
+      // Git's own excludes file lists .env.production; the XDG file (which it replaces) does not.
+      mkdirSync(path.join(home, ".config", "git"), { recursive: true });
+      writeFileSync(path.join(home, ".config", "git", "ignore"), "");
+      writeFileSync(path.join(home, "excludes"), ".env.production\n");
+      writeFileSync(path.join(home, ".gitconfig"), `[core]\n\texcludesFile = ${path.join(home, "excludes")}\n`);
+      process.env.HOME = home;
+      delete process.env.XDG_CONFIG_HOME;
+      expect(await refusingGates("grep", { pattern: "S", path: "." }, here)).toEqual([]);
+      for (const searched of ["secrets", "secrets/*", "secrets/**"]) expect(await refusingGates("grep", { pattern: "S", path: searched }, here), searched).toContain("protect-secret-files");
+      expect(await refusingGates("ast_grep", { pat: "$A", path: "secrets", lang: "bash" }, here)).toContain("protect-secret-files");
+      // Listed in the XDG file instead, which git no longer reads: the search reads it.
+      writeFileSync(path.join(home, "excludes"), "");
+      writeFileSync(path.join(home, ".config", "git", "ignore"), ".env.production\n");
+      expect(await refusingGates("grep", { pattern: "S", path: "." }, here)).toContain("protect-secret-files");
+    } finally {
+      for (const [name, value] of Object.entries(saved)) if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+      ignored.remove();
+    }
   });
 });
