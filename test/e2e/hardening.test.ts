@@ -682,3 +682,41 @@ describe("a merge conflict OMP's read registered", () => {
     expect(readFileSync(settings, "utf8")).toBe(before);
   });
 });
+
+describe("paths OMP's edit, read, grep and ast_edit read their own way", () => {
+  it("a hashline header carrying apply_patch noise, a quoted or listed .env, and ast_edit over the project are refused, and nothing changes or is shown", async () => {
+    const { server, env } = await omp.setup();
+    installTama(env);
+    mkdirSync(path.join(env.cwd, ".claude"));
+    const settings = path.join(env.cwd, ".claude", "settings.json");
+    writeFileSync(settings, '{"hooks":{}}\n');
+    mkdirSync(path.join(env.cwd, ".tama"));
+    const hooks = path.join(env.cwd, ".tama", "hooks.json");
+    writeFileSync(hooks, '{"gates":{"self-protection":true}}\n');
+    writeFileSync(path.join(env.cwd, ".env"), "SECRET=hunter2hunter2\n");
+    mkdirSync(path.join(env.cwd, "src"));
+    writeFileSync(path.join(env.cwd, "src", "a.ts"), "export const a = 1;\n");
+    const session = omp.rpc();
+    await session.ready();
+    const tool = async (name: string, input: Record<string, unknown>): Promise<string> => {
+      await session.prompt(`CALL ${name} ${JSON.stringify(input)}`);
+      return lastToolMessage(server.requests);
+    };
+    for (const header of ["[Update File: .claude/settings.json#ABCD]", "[***.claude/settings.json#ABCD]", "[Delete File: .claude/settings.json#ABCD]"]) {
+      expect(await tool("edit", { input: `${header}\nPUT 1.=1:\n+{"hooks":{"x":1}}\n` }), header).toMatch(/Tama refused/);
+    }
+    for (const [name, input] of [
+      ["grep", { pattern: "SECRET", path: '".env"' }],
+      ["grep", { pattern: "SECRET", path: '[".env"]' }],
+      ["read", { path: 'src/a.ts; ".env"' }],
+    ] as const) {
+      const answer = await tool(name, input);
+      expect(answer, JSON.stringify(input)).toMatch(/holds secrets/);
+      expect(answer).not.toContain("hunter2");
+    }
+    expect(await tool("ast_edit", { ops: [{ pat: '"self-protection"', out: '"x"' }], paths: ["**"] })).toMatch(/Tama refused/);
+    expect(await tool("ast_edit", { ops: [{ pat: '"self-protection"', out: '"x"' }], paths: ["src/a.ts .tama/hooks.json"] })).toMatch(/Tama refused/);
+    expect(readFileSync(settings, "utf8")).toBe('{"hooks":{}}\n');
+    expect(readFileSync(hooks, "utf8")).toBe('{"gates":{"self-protection":true}}\n');
+  });
+});
