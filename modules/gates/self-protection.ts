@@ -11,11 +11,12 @@ import os from "node:os";
 import path from "node:path";
 import { exists, lstatOf, namesIn, realpathOf, statOf } from "../system/disk-moment.ts";
 import { ompAgentDir } from "../system/paths.ts";
+import { readRegularFileBytes } from "../system/regular-file.ts";
 import { callKind, codeOf, type CodeLanguage } from "../tools/declaration.ts";
 import { searchGlobMayMatch, searchScope } from "../tools/path-lists.ts";
 import { readCode } from "../tools/code-reading.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
-import { globMatches, isLink, nameGlob, resolvedPath, sessionCwdOf, throughLinks, userHome } from "./paths.ts";
+import { globMatches, isLink, nameGlob, projectRoot, resolvedPath, sessionCwdOf, throughLinks, userHome } from "./paths.ts";
 import { basename, commandTargets, isDynamic, walkCall, walkShell, type RunCommand, type Scope } from "./shell-walk.ts";
 import { LISTED_IN_WORD, LISTED_PARENT, LISTED_VISIBLE } from "./listed-token.ts";
 import { isWriter, linkSources, writeTargets, type WriteTarget } from "./shell-writers.ts";
@@ -982,6 +983,60 @@ function writeTargetOf(input: HookInput): string | undefined {
   return typeof filePath === "string" ? filePath : undefined;
 }
 
+/** Largest policy file read for a renamed symbol; a larger one is taken to hold it. */
+const RENAME_SCAN_BYTES = 1024 * 1024;
+
+/**
+ * OMP's LSP `rename` applies the language server's edit to every file that uses the
+ * symbol, wherever it is: a protected file (an OMP extension, a hook script) that names
+ * it is changed too. The symbol is `symbol` (`name#N` picks an occurrence), or else the
+ * word where the line's text starts, as OMP's lsp tool finds it. The first protected file
+ * that holds it as a word, or undefined.
+ */
+function lspRenameHit(input: HookInput, list: ProtectedList): { file: string; protectedPath: ProtectedPath } | undefined {
+  const request = input.tool_input as Record<string, unknown> | undefined;
+  if (input.tool_name !== "LSP" || typeof request?.action !== "string" || request.action.trim().toLowerCase() !== "rename") return undefined;
+  const name = renamedSymbol(request, input.cwd);
+  if (name === undefined || typeof request.file !== "string") return undefined;
+  const word = new RegExp(`(?<![\\w$])${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![\\w$])`);
+  // The server edits its own language's files in the workspace: the project's.
+  const family = languageFamily(request.file);
+  const project = projectRoot(list.projectCwd);
+  for (const protectedPath of list()) {
+    if (protectedPath.path !== project && !protectedPath.path.startsWith(`${project}/`)) continue;
+    for (const file of protectedPath.tree ? filesOf(protectedPath) : [protectedPath.path]) {
+      if (languageFamily(file) !== family) continue;
+      let text: string;
+      try {
+        text = readRegularFileBytes(file, RENAME_SCAN_BYTES).toString("utf8");
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") continue;
+        return { file, protectedPath };
+      }
+      if (word.test(text)) return { file, protectedPath };
+    }
+  }
+  return undefined;
+}
+
+/** A file's language as a language server groups them: JavaScript's and TypeScript's together, else the extension. */
+function languageFamily(file: string): string {
+  const extension = path.extname(file).toLowerCase();
+  return /^\.(?:[cm]?[jt]sx?|d\.ts)$/.test(extension) ? "js" : extension;
+}
+
+/** The identifier a rename changes: its `symbol`, else the first word of its `line` (1 by default) in `file`. */
+function renamedSymbol(request: Record<string, unknown>, cwd: string | undefined): string | undefined {
+  if (typeof request.symbol === "string" && request.symbol.trim().length > 0) return request.symbol.trim().replace(/#\d+$/, "");
+  if (typeof request.file !== "string" || cwd === undefined) return undefined;
+  try {
+    const line = readRegularFileBytes(resolvedPath(cwd, request.file), RENAME_SCAN_BYTES).toString("utf8").split("\n")[(typeof request.line === "number" ? request.line : 1) - 1];
+    return /^\s*([\w$]+)/.exec(line ?? "")?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
 const isAstEdit = (input: HookInput): boolean => (input.omp?.tool_name ?? input.tool_name)?.toLowerCase() === "ast_edit";
 
 /**
@@ -1014,6 +1069,8 @@ export function findSelfProtectionBreach(input: HookInput, context: GateContext)
   const projectCwd = sessionCwdOf(input);
   const list: ProtectedList = Object.assign(() => (resolved ??= protectedPaths(context, projectCwd)), { projectCwd });
   if (kind === "write") {
+    const renamed = lspRenameHit(input, list);
+    if (renamed !== undefined) return refusalFor("renames a symbol the language server also changes in", { target: renamed.file, protectedPath: renamed.protectedPath });
     const target = writeTargetOf(input);
     if (target === undefined) return undefined;
     const absolute = resolvedPath(cwd, target);

@@ -4,7 +4,7 @@
 // and .tama went unprotected from /usr. OMP's own addresses (`skill://`, `ssh://`, …)
 // land where OMP says, never in the project; and a tool path's Unicode spaces are ASCII
 // ones to OMP, so a link named `a ` is what `a\u00a0/x` writes through.
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -114,6 +114,26 @@ describe("LSP actions that change files", () => {
     expect(await refusedBy("lsp", { action: "rename_file", file: "x", new_name: path.join(root, "home", ".omp") })).toContain("self-protection");
     expect(await refusedBy("lsp", { action: "rename_file", file: "a.ts", new_name: "src/b.ts" })).toEqual([]);
     expect(await refusedBy("lsp", { action: "rename", file: "a.ts", line: 1, symbol: "x", new_name: "y" })).toEqual([]);
+  });
+
+  it("a rename whose symbol a protected file of the project uses (the server edits it there too) is refused", async () => {
+    const extension = path.join(project, ".omp", "extensions", "guard.ts");
+    mkdirSync(path.dirname(extension), { recursive: true });
+    writeFileSync(extension, 'import { isDangerous } from "../../sub/checks.ts";\nexport default isDangerous;\n');
+    writeFileSync(path.join(project, "sub", "checks.ts"), "const unused = 1;\nexport function isDangerous() { return unused > 0; }\n");
+    try {
+      expect(await refusedBy("lsp", { action: "rename", file: "sub/checks.ts", line: 1, symbol: "isDangerous", new_name: "x" })).toContain("self-protection");
+      expect(await refusedBy("lsp", { action: "rename", file: "sub/checks.ts", line: 1, symbol: "isDangerous#2", new_name: "x" })).toContain("self-protection");
+      // Without a symbol, the word where the line's text starts (`const`, not used there)… and one that is.
+      expect(await refusedBy("lsp", { action: "rename", file: "sub/checks.ts", line: 1, new_name: "x" })).toEqual([]);
+      writeFileSync(path.join(project, "sub", "checks.ts"), "isDangerous = () => true;\n");
+      expect(await refusedBy("write", { path: "xd://lsp", content: JSON.stringify({ action: "rename", file: "sub/checks.ts", new_name: "x" }) })).toContain("self-protection");
+      // A symbol it does not use, or used only in another language's files, passes.
+      expect(await refusedBy("lsp", { action: "rename", file: "sub/checks.ts", line: 1, symbol: "other", new_name: "x" })).toEqual([]);
+      expect(await refusedBy("lsp", { action: "rename", file: "sub/checks.py", line: 1, symbol: "isDangerous", new_name: "x" })).toEqual([]);
+    } finally {
+      rmSync(path.join(project, ".omp"), { recursive: true, force: true });
+    }
   });
 });
 
