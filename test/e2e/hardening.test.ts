@@ -630,11 +630,13 @@ describe("a subshell's cd, an archive's members and parallel's shell line", () =
   });
 });
 
+/** A file's text holding one merge-conflict block. */
+const conflicted = (ours: string, theirs: string): string => `<<<<<<< ours\n${ours}\n=======\n${theirs}\n>>>>>>> theirs\n`;
+
 describe("a merge conflict OMP's read registered", () => {
   it("a write to its conflict:// address is judged as a write to each file the session's reads found conflicts in: a source file's resolves, a Claude settings file's is refused and stays", async () => {
     const { server, env } = await omp.setup();
     installTama(env);
-    const conflicted = (ours: string, theirs: string): string => `<<<<<<< ours\n${ours}\n=======\n${theirs}\n>>>>>>> theirs\n`;
     mkdirSync(path.join(env.cwd, "src"));
     const source = path.join(env.cwd, "src", "a.ts");
     writeFileSync(source, conflicted("export const a = 1;", "export const a = 2;"));
@@ -666,7 +668,6 @@ describe("a merge conflict OMP's read registered", () => {
   ])("a read of %s keeps the file it read: the conflict:// write is refused and the file stays", async (_what, read) => {
     const { server, env } = await omp.setup();
     installTama(env);
-    const conflicted = (ours: string, theirs: string): string => `<<<<<<< ours\n${ours}\n=======\n${theirs}\n>>>>>>> theirs\n`;
     mkdirSync(path.join(env.cwd, "src"));
     writeFileSync(path.join(env.cwd, "src", "b.ts"), "export const b = 1;\n");
     mkdirSync(path.join(env.cwd, ".claude"));
