@@ -41,8 +41,27 @@ function sourcesDigest() {
   return hash.digest("hex");
 }
 
+/**
+ * ws's optional native add-ons, left out of every bundle: ws requires them in a try and
+ * goes on with its own code when they are missing. Left as run-time requires, Bun (which
+ * runs the adapter in OMP, and the engine there) installs a package a file outside any
+ * node_modules asks for from the registry and loads it: a native add-on nobody pinned,
+ * fetched as each session and engine started, and about 0.3-0.5 s each time.
+ */
+const withoutOptionalAddons = {
+  name: "without-optional-addons",
+  setup(b) {
+    b.onResolve({ filter: /^(bufferutil|utf-8-validate)$/ }, (args) => ({ path: args.path, namespace: "absent-addon" }));
+    b.onLoad({ filter: /.*/, namespace: "absent-addon" }, (args) => ({
+      contents: `throw new Error(${JSON.stringify(`${args.path} is not part of Tama's build`)});`,
+      loader: "js",
+    }));
+  },
+};
+
 const common = {
   bundle: true,
+  plugins: [withoutOptionalAddons],
   platform: "node",
   format: "esm",
   target: "node20",

@@ -6,6 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { findSelfProtectionBreach, policyVerb } from "../../modules/gates/self-protection.ts";
+import { RACY_MS } from "../../modules/system/stat-key.ts";
 import type { GateContext } from "../../modules/gates/types.ts";
 import type { HookInput } from "../../modules/protocol/hook-input.ts";
 
@@ -342,6 +343,28 @@ describe("a link the agent makes between two calls", () => {
     expect(findSelfProtectionBreach(at(".omp/extensions/x.ts"), context)).toMatch(/the project's OMP extensions/);
     expect(findSelfProtectionBreach(at("elsewhere/extensions/y.ts"), context)).toMatch(/the project's OMP extensions/);
   });
+
+  it("is followed in a folder that had been still: a name made there moves the folder's stamp", async () => {
+    const project = path.join(root, "settled-project");
+    mkdirSync(path.join(project, "elsewhere", "extensions"), { recursive: true });
+    mkdirSync(path.join(project, "sub"), { recursive: true });
+    // Past RACY_MS: the checks now keep the folder's stamp instead of looking at each absent name.
+    await new Promise((resolve) => setTimeout(resolve, RACY_MS + 200));
+    const at = (file: string): HookInput => ({
+      hook_event_name: "PreToolUse",
+      cwd: project,
+      tool_name: "Write",
+      tool_input: { file_path: path.resolve(project, file), content: "x" },
+      omp: { tool_name: "write", tool_input: { path: file }, target: path.resolve(project, file) },
+    });
+    for (let i = 0; i < 3; i++) expect(findSelfProtectionBreach(at("notes.md"), context)).toBeUndefined();
+    symlinkSync("elsewhere", path.join(project, ".omp"));
+    expect(findSelfProtectionBreach(at("elsewhere/extensions/y.ts"), context)).toMatch(/the project's OMP extensions/);
+    // A rename into place moves the stamp as well.
+    mkdirSync(path.join(project, "sub", "staged", "extensions"), { recursive: true });
+    execFileSync("mv", [path.join(project, "sub", "staged"), path.join(project, ".codex")]);
+    expect(findSelfProtectionBreach(at(".codex/hooks/pre.ts"), context)).toMatch(/Codex hooks/);
+  }, 20_000);
 
   it("a link to a name not there yet is judged by that name: a write through it creates it", () => {
     const project = path.join(root, "dangling-project");
