@@ -121,8 +121,13 @@ export class Dispatcher {
       pool.endSession(run.session);
       return;
     }
-    // Offered before the answer is written: a model request the caller sends on the answer finds them.
-    if (run.prestartNext.length > 0) runner.prestartAfter(run);
+    // Offered once the answer is written (the turn of the event loop after it): making
+    // them took the answer a millisecond or two. A model request that came in between
+    // still releases them (the pool counts the session's).
+    if (run.prestartNext.length > 0 && run.session !== null) {
+      const releases = pool.releasesOf(run.session);
+      setImmediate(() => runner.prestartAfter(run, releases));
+    }
   }
 
   private async run(run: DispatchRun, payload: DispatchPayload, knownHookedEvents: string | undefined): Promise<Outcome> {

@@ -89,12 +89,13 @@ export class HookRunner {
   }
 
   /**
-   * As a dispatch answers: offer its pre-start hooks again for the session's next such
-   * event, each with a fresh run mark. The pool spawns them later, never before the answer.
+   * Once a dispatch answered: offer its pre-start hooks again for the session's next such
+   * event, each with a fresh run mark. `releasesAtAnswer`: the session's model requests
+   * counted as it answered. The pool spawns them later, never before the answer.
    */
-  prestartAfter(run: DispatchRun): void {
+  prestartAfter(run: DispatchRun, releasesAtAnswer?: number): void {
     for (const { identity, request } of run.prestartNext) {
-      this.options.pool.offer(identity, { ...request, env: { ...request.env, [HOOK_RUN_VARIABLE]: `${this.options.hookRunPrefix}${++this.hookRuns}` } });
+      this.options.pool.offer(identity, { ...request, env: { ...request.env, [HOOK_RUN_VARIABLE]: `${this.options.hookRunPrefix}${++this.hookRuns}` } }, releasesAtAnswer);
     }
   }
 

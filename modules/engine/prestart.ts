@@ -73,13 +73,25 @@ export interface PrestartIdentity {
   env: NodeJS.ProcessEnv;
 }
 
-/** The environment without this run's mark and the session-control capability (compared apart, as trust). */
-function envKey(env: NodeJS.ProcessEnv): string {
-  return Object.keys(env)
-    .filter((k) => k !== HOOK_RUN_VARIABLE && k !== CAPABILITY_SOCKET_ENV && k !== CAPABILITY_KEY_ENV && env[k] !== undefined)
-    .sort()
-    .map((k) => `${k}=${env[k] ?? ""}`)
-    .join("\u0000");
+/** Variables compared apart (trust) or not at all (this run's mark). */
+const NOT_COMPARED = new Set([HOOK_RUN_VARIABLE, CAPABILITY_SOCKET_ENV, CAPABILITY_KEY_ENV]);
+
+/**
+ * The same environment, this run's mark and the session-control capability aside: each
+ * set variable of one has the same value in the other, and they set as many. A walk of
+ * both on the event's path, where sorting and joining a hundred variables twice a hook
+ * cost more than feeding it.
+ */
+export function sameEnv(a: NodeJS.ProcessEnv, b: NodeJS.ProcessEnv): boolean {
+  let count = 0;
+  for (const key in a) {
+    const value = a[key];
+    if (value === undefined || NOT_COMPARED.has(key)) continue;
+    if (b[key] !== value) return false;
+    count += 1;
+  }
+  for (const key in b) if (b[key] !== undefined && !NOT_COMPARED.has(key)) count -= 1;
+  return count === 0;
 }
 const trustKey = (env: NodeJS.ProcessEnv): string => `${env[CAPABILITY_SOCKET_ENV] ?? ""}\u0000${env[CAPABILITY_KEY_ENV] ?? ""}`;
 
@@ -89,7 +101,7 @@ function difference(held: PrestartIdentity, wanted: PrestartIdentity): string | 
   if (held.cwd !== wanted.cwd) return "the event's cwd differs";
   if (JSON.stringify(held.argv) !== JSON.stringify(wanted.argv)) return "the hook's command differs";
   if (trustKey(held.env) !== trustKey(wanted.env)) return "the session's trust (session-control capability) differs";
-  if (envKey(held.env) !== envKey(wanted.env)) return "the environment differs";
+  if (!sameEnv(held.env, wanted.env)) return "the environment differs";
   return undefined;
 }
 
@@ -198,14 +210,27 @@ export class PrestartPool {
     return { spawned: held.spawned };
   }
 
-  /** Offer a hook's process for the session's next such event, within the bounds: it starts once released (release) and its turn comes. */
-  offer(identity: PrestartIdentity, request: SpawnRequest): void {
-    this.enqueue(identity, request);
+  /** How many times each session's model was asked (release): an offer made after its dispatch answered knows whether it was asked since. */
+  private readonly releases = new Map<string, number>();
+
+  /** The count `offer` compares against, read as a dispatch answers. */
+  releasesOf(session: string): number {
+    return this.releases.get(session) ?? 0;
+  }
+
+  /**
+   * Offer a hook's process for the session's next such event, within the bounds: it starts
+   * once released (release) and its turn comes. `releasesAtAnswer`: the session's count
+   * as its dispatch answered; the offer is made just after the answer is written, and a
+   * model request that came in between releases it.
+   */
+  offer(identity: PrestartIdentity, request: SpawnRequest, releasesAtAnswer?: number): void {
+    this.enqueue(identity, request, releasesAtAnswer !== undefined && this.releasesOf(identity.session) > releasesAtAnswer);
     // Called as each dispatch answers: this offer, and those left waiting behind a process taken meanwhile, go on.
     this.startSoon();
   }
 
-  private enqueue(identity: PrestartIdentity, request: SpawnRequest): void {
+  private enqueue(identity: PrestartIdentity, request: SpawnRequest, askedSince: boolean): void {
     const slot = slotOf(identity.session, identity.event, identity.hook);
     if (this.closed) return;
     if (this.held.has(slot) || this.queue.some((offer) => offer.slot === slot)) return;
@@ -222,12 +247,13 @@ export class PrestartPool {
     }, this.settings.idleMs);
     expiry.unref();
     // A hook of the model request itself was offered just as that request went out: the model thinks now.
-    const offer: Offer = { slot, identity, request, released: identity.event === "before_provider_request", expiry };
+    const offer: Offer = { slot, identity, request, released: askedSince || identity.event === "before_provider_request", expiry };
     this.queue.push(offer);
   }
 
   /** The session's model is asked (or a tool's result, just before it, came): its offers may start now. */
   release(session: string): void {
+    this.releases.set(session, this.releasesOf(session) + 1);
     for (const offer of this.queue) if (offer.identity.session === session) offer.released = true;
     this.startSoon();
   }
@@ -324,6 +350,7 @@ export class PrestartPool {
   /** The session ended: its processes are ended, and none is started for it again. */
   endSession(session: string): void {
     this.endedSessions.add(session);
+    this.releases.delete(session);
     if (this.endedSessions.size > 10_000) this.endedSessions.delete(this.endedSessions.values().next().value ?? "");
     this.forgetOffers((offer) => offer.identity.session === session);
     for (const [slot, held] of this.held) if (held.identity.session === session) this.discard(slot, "the session ended");

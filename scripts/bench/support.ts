@@ -46,7 +46,7 @@ export class BenchEngine {
 
   /** `runtime`: the Node running the bench, or a Bun binary (as inside OMP). */
   constructor(tamaBin: string, env: NodeJS.ProcessEnv, runtime: string = process.execPath) {
-    const profile = process.env.TAMA_BENCH_ENGINE_PROFILE ? [`--cpu-prof`, `--cpu-prof-dir=${process.env.TAMA_BENCH_ENGINE_PROFILE}`] : [];
+    const profile = process.env.TAMA_BENCH_ENGINE_PROFILE ? [`--cpu-prof`, `--cpu-prof-dir=${process.env.TAMA_BENCH_ENGINE_PROFILE}`, ...(process.env.TAMA_BENCH_PROFILE_INTERVAL ? [`--cpu-prof-interval=${process.env.TAMA_BENCH_PROFILE_INTERVAL}`] : [])] : [];
     this.child = spawn(runtime, [...profile, tamaBin, "run-hook", "--serve", "omp"], { env, stdio: ["pipe", "pipe", "pipe"] });
     this.child.stderr.resume();
     let readyResolve: () => void = () => {};
