@@ -1,11 +1,11 @@
 // The self-protection gate on the forms an agent uses to change Tama's policy, and
 // on look-alikes that only read it or write elsewhere.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, statfsSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { findSelfProtectionBreach, policyVerb } from "../../modules/gates/self-protection.ts";
+import { findSelfProtectionBreach, policyVerb, stampsMove } from "../../modules/gates/self-protection.ts";
 import { RACY_MS } from "../../modules/system/stat-key.ts";
 import type { GateContext } from "../../modules/gates/types.ts";
 import type { HookInput } from "../../modules/protocol/hook-input.ts";
@@ -365,6 +365,13 @@ describe("a link the agent makes between two calls", () => {
     execFileSync("mv", [path.join(project, "sub", "staged"), path.join(project, ".codex")]);
     expect(findSelfProtectionBreach(at(".codex/hooks/pre.ts"), context)).toMatch(/Codex hooks/);
   }, 20_000);
+
+  it("keeps folder stamps only on file systems whose folders' ctime moves with each name (not procfs, FUSE or a network one)", () => {
+    if (process.platform !== "linux") return;
+    expect(stampsMove("/proc", statSync("/proc").dev)).toBe(false);
+    // ext4, tmpfs and overlay, where test folders usually are, do.
+    if ([0xef53, 0x01021994, 0x794c7630].includes(statfsSync(root).type >>> 0)) expect(stampsMove(root, statSync(root).dev)).toBe(true);
+  });
 
   it("a link to a name not there yet is judged by that name: a write through it creates it", () => {
     const project = path.join(root, "dangling-project");
