@@ -326,17 +326,22 @@ describe("self-protection lets through", () => {
 });
 
 describe("a link the agent makes between two calls", () => {
-  it("is followed at the next call: the project's OMP extensions stay protected through it and where it points", () => {
-    const project = path.join(root, "linked-project");
-    const elsewhere = path.join(project, "elsewhere");
-    mkdirSync(path.join(elsewhere, "extensions"), { recursive: true });
-    const at = (file: string): HookInput => ({
+  /** A write tool call of a file in `project`, named relative to it. */
+  const writeIn =
+    (project: string) =>
+    (file: string): HookInput => ({
       hook_event_name: "PreToolUse",
       cwd: project,
       tool_name: "Write",
       tool_input: { file_path: path.resolve(project, file), content: "x" },
       omp: { tool_name: "write", tool_input: { path: file }, target: path.resolve(project, file) },
     });
+
+  it("is followed at the next call: the project's OMP extensions stay protected through it and where it points", () => {
+    const project = path.join(root, "linked-project");
+    const elsewhere = path.join(project, "elsewhere");
+    mkdirSync(path.join(elsewhere, "extensions"), { recursive: true });
+    const at = writeIn(project);
     // The first call resolves the protected paths while .omp is absent.
     expect(findSelfProtectionBreach(at("notes.md"), context)).toBeUndefined();
     symlinkSync("elsewhere", path.join(project, ".omp"));
@@ -350,13 +355,7 @@ describe("a link the agent makes between two calls", () => {
     mkdirSync(path.join(project, "sub"), { recursive: true });
     // Past RACY_MS: the checks now keep the folder's stamp instead of looking at each absent name.
     await new Promise((resolve) => setTimeout(resolve, RACY_MS + 200));
-    const at = (file: string): HookInput => ({
-      hook_event_name: "PreToolUse",
-      cwd: project,
-      tool_name: "Write",
-      tool_input: { file_path: path.resolve(project, file), content: "x" },
-      omp: { tool_name: "write", tool_input: { path: file }, target: path.resolve(project, file) },
-    });
+    const at = writeIn(project);
     for (let i = 0; i < 3; i++) expect(findSelfProtectionBreach(at("notes.md"), context)).toBeUndefined();
     symlinkSync("elsewhere", path.join(project, ".omp"));
     expect(findSelfProtectionBreach(at("elsewhere/extensions/y.ts"), context)).toMatch(/the project's OMP extensions/);
