@@ -254,6 +254,8 @@ export class PrestartPool {
   /** The session's model is asked (or a tool's result, just before it, came): its offers may start now. */
   release(session: string): void {
     this.releases.set(session, this.releasesOf(session) + 1);
+    // Sessions that never say they ended are let go of, oldest first, as endedSessions are.
+    if (this.releases.size > 10_000) this.releases.delete(this.releases.keys().next().value ?? "");
     for (const offer of this.queue) if (offer.identity.session === session) offer.released = true;
     this.startSoon();
   }

@@ -6,7 +6,7 @@
 // allowed. What a static reading cannot see (obfuscation, code that detaches) is
 // held by the CLI's own refusal and by the adapter digest check; the README says
 // what remains.
-import { readlinkSync, statfsSync, statSync } from "node:fs";
+import { lstatSync, readlinkSync, statfsSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { exists, lstatOf, namesIn, realpathOf, statOf } from "../system/disk-moment.ts";
@@ -168,32 +168,36 @@ function lookAt(file: string): Look {
   const stat = lstatOf(file);
   if (stat === undefined) return { identity: "absent" };
   const identity = `${stat.dev}:${stat.ino}:${stat.mode}`;
-  if (!stat.isDirectory() || !stampsMove(file, stat.dev)) return { identity };
+  if (!stat.isDirectory()) return { identity };
   return { identity, stamp: `${stat.mtimeMs}:${stat.ctimeMs}`, settled: Math.max(stat.mtimeMs, stat.ctimeMs) < Date.now() - RACY_MS };
 }
 
 /**
  * Linux file systems whose folders' ctime moves with every name made, linked, renamed or
- * removed in them (statfs magic numbers: ext2-4, xfs, btrfs, tmpfs, ramfs, overlay, zfs,
- * f2fs, bcachefs). A FUSE or network file system may not keep that promise, so a folder
- * on any other is looked at name by name, as before.
+ * removed in them (statfs magic numbers: ext2-4, xfs, btrfs, tmpfs, ramfs, zfs, f2fs,
+ * bcachefs). A FUSE or network file system may not keep that promise, nor an overlay (a
+ * name added to its lower layer leaves the upper folder as it was), so a folder on any
+ * other is looked at name by name, as before.
  */
-const STAMPING_FILE_SYSTEMS = new Set([0xef53, 0x58465342, 0x9123683e, 0x01021994, 0x858458f6, 0x794c7630, 0x2fc12fc1, 0xf2f52010, 0xca451a4e]);
-const stampingDevices = new Map<number, boolean>();
+const STAMPING_FILE_SYSTEMS = new Set([0xef53, 0x58465342, 0x9123683e, 0x01021994, 0x858458f6, 0x2fc12fc1, 0xf2f52010, 0xca451a4e]);
 
-export function stampsMove(folder: string, dev: number): boolean {
+/** Whether `folder`'s stamp moves with each name made in it. Asked (uncached) only as a stamp is kept, which is rare. */
+export function stampsMove(folder: string): boolean {
   if (process.platform !== "linux") return false;
-  let known = stampingDevices.get(dev);
-  if (known === undefined) {
-    try {
-      known = STAMPING_FILE_SYSTEMS.has(statfsSync(folder).type >>> 0);
-    } catch {
-      known = false;
-    }
-    if (stampingDevices.size >= 256) stampingDevices.clear();
-    stampingDevices.set(dev, known);
+  try {
+    return STAMPING_FILE_SYSTEMS.has(statfsSync(folder).type >>> 0);
+  } catch {
+    return false;
   }
-  return known;
+}
+
+/** `file` is not there now: asked of the disk itself, not an answer kept from earlier in the call. */
+function absentNow(file: string): boolean {
+  try {
+    return lstatSync(file, { throwIfNoEntry: false }) === undefined;
+  } catch {
+    return false;
+  }
 }
 
 const identityOf = (file: string): string => lookAt(file).identity;
@@ -277,8 +281,10 @@ function stillHolds(check: ResolutionCheck | undefined, seen: Map<string, Look>)
   if (check.next === undefined) return true;
   if (check.settled !== undefined && existing.stamp === check.settled) return true;
   if (look(check.next).identity !== "absent") return false;
-  // Seen absent after the folder's stamp was read: while that stamp stands, it stays absent.
-  if (existing.settled === true) check.settled = existing.stamp;
+  // Kept only when `next` is seen absent, by the disk itself, after the folder's stamp was
+  // read (that look may be an answer kept from earlier in the call): while the stamp
+  // stands, it stays absent.
+  if (existing.settled === true && absentNow(check.next) && stampsMove(check.existing)) check.settled = existing.stamp;
   else delete check.settled;
   return true;
 }

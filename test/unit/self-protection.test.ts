@@ -1,7 +1,7 @@
 // The self-protection gate on the forms an agent uses to change Tama's policy, and
 // on look-alikes that only read it or write elsewhere.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, statfsSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, statfsSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -365,11 +365,13 @@ describe("a link the agent makes between two calls", () => {
     expect(findSelfProtectionBreach(at(".codex/hooks/pre.ts"), context)).toMatch(/Codex hooks/);
   }, 20_000);
 
-  it("keeps folder stamps only on file systems whose folders' ctime moves with each name (not procfs, FUSE or a network one)", () => {
+  it("keeps folder stamps only on file systems whose folders' ctime moves with each name (not procfs, FUSE, a network one or an overlay)", () => {
     if (process.platform !== "linux") return;
-    expect(stampsMove("/proc", statSync("/proc").dev)).toBe(false);
-    // ext4, tmpfs and overlay, where test folders usually are, do.
-    if ([0xef53, 0x01021994, 0x794c7630].includes(statfsSync(root).type >>> 0)) expect(stampsMove(root, statSync(root).dev)).toBe(true);
+    expect(stampsMove("/proc")).toBe(false);
+    // ext4 and tmpfs, where test folders usually are, do; an overlay does not (its lower layer changes under it).
+    const type = statfsSync(root).type >>> 0;
+    if (type === 0xef53 || type === 0x01021994) expect(stampsMove(root)).toBe(true);
+    if (type === 0x794c7630) expect(stampsMove(root)).toBe(false);
   });
 
   it("a link to a name not there yet is judged by that name: a write through it creates it", () => {
