@@ -93,7 +93,7 @@ export class HookRunner {
    * event, each with a fresh run mark. `releasesAtAnswer`: the session's model requests
    * counted as it answered. The pool spawns them later, never before the answer.
    */
-  prestartAfter(run: DispatchRun, releasesAtAnswer?: number): void {
+  prestartAfter(run: DispatchRun, releasesAtAnswer: number): void {
     for (const { identity, request } of run.prestartNext) {
       this.options.pool.offer(identity, { ...request, env: { ...request.env, [HOOK_RUN_VARIABLE]: `${this.options.hookRunPrefix}${++this.hookRuns}` } }, releasesAtAnswer);
     }

@@ -224,8 +224,8 @@ export class PrestartPool {
    * as its dispatch answered; the offer is made just after the answer is written, and a
    * model request that came in between releases it.
    */
-  offer(identity: PrestartIdentity, request: SpawnRequest, releasesAtAnswer?: number): void {
-    this.enqueue(identity, request, releasesAtAnswer !== undefined && this.releasesOf(identity.session) > releasesAtAnswer);
+  offer(identity: PrestartIdentity, request: SpawnRequest, releasesAtAnswer: number): void {
+    this.enqueue(identity, request, this.releasesOf(identity.session) > releasesAtAnswer);
     // Called as each dispatch answers: this offer, and those left waiting behind a process taken meanwhile, go on.
     this.startSoon();
   }

@@ -16,6 +16,7 @@ import { gitAliases, gitConfigEntries, type GitConfigEntry, normalizeKey, parseG
 import { commonDir, fileState, readGitIndex, repositoryAt, workTreeIds } from "./git-index.ts";
 import { isIgnored, matchesRules } from "./git-ignore.ts";
 import { isDynamic } from "./shell-words.ts";
+import { escapeRegExp } from "../system/regexp.ts";
 
 /**
  * Which files a command changes: those changed against the index, untracked ones (not
@@ -178,7 +179,7 @@ function isRevision(word: string, gitDir: string, root: string, cwd: string): bo
   }
   try {
     const packed = readRegularFile(path.join(common, "packed-refs"));
-    if (new RegExp(`\\srefs/(?:heads|tags|remotes)/${word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`, "m").test(packed)) return true;
+    if (new RegExp(`\\srefs/(?:heads|tags|remotes)/${escapeRegExp(word)}$`, "m").test(packed)) return true;
   } catch {
     // no packed refs
   }

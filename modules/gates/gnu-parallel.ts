@@ -6,6 +6,7 @@
 // not know is read both ways, so a value is never taken for the command unread.
 import { shellLine } from "../tools/code-reading.ts";
 import { LISTED_IN_WORD, unmarked } from "./listed-token.ts";
+import { escapeRegExp } from "../system/regexp.ts";
 
 export interface ParallelRun {
   /** The command it runs once per input, or `sh -c LINE parallel` when a shell reads the line; empty when its inputs are the commands. */
@@ -185,7 +186,7 @@ export function parallelRun(given: readonly string[]): ParallelRun {
   }
   if (replace !== undefined && replace !== "") tags.set(replace, "");
   // Literal tags first (they hold no groups), so the first group is always a Perl replacement string's code.
-  const literalTags = [...tags.keys()].filter((tag) => tag !== "").map((tag) => tag.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  const literalTags = [...tags.keys()].filter((tag) => tag !== "").map(escapeRegExp);
   const tagged = new RegExp([...literalTags, REPLACEMENT.source, ...(plus ? [PLUS_REPLACEMENT.source] : [])].join("|"), "gs");
   const replaced = (text: string): boolean => new RegExp(tagged.source, "s").test(text);
   // Plain words and no replacement string: the words run as the program and its arguments, each input after them.

@@ -5,6 +5,7 @@
 // as a value built at run time, which the gates judge as they judge one in a command.
 import type { FileText } from "./command-runners.ts";
 import { shellLine } from "../tools/code-reading.ts";
+import { escapeRegExp } from "../system/regexp.ts";
 
 /** Directories above a start a runner looks in for its file, at most. */
 const MAX_UP = 16;
@@ -339,7 +340,6 @@ const tableName = (raw: string): string =>
     .map((part) => part.trim().replace(/^"(.*)"$|^'(.*)'$/, "$1$2"))
     .join(".");
 
-const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /**
  * The text after `key =` at the start of a line of a table body (or after `{`/`,` in an

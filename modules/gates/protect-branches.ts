@@ -13,6 +13,7 @@ import { isWriter } from "./shell-writers.ts";
 import { commonDir, repositoryAt } from "./git-index.ts";
 import { gateWithOptions, type GateVerdict } from "./types.ts";
 import { readRegularFile } from "../system/regular-file.ts";
+import { escapeRegExp } from "../system/regexp.ts";
 
 const Options = z.strictObject({ branches: z._default(z.array(z.string().check(z.minLength(1))), ["main", "master"]) });
 type Options = z.infer<typeof Options>;
@@ -115,7 +116,7 @@ function branchEndpoint(word: string, options: Options): boolean {
   } catch {
     // A malformed escape is read as written.
   }
-  const names = options.branches.map((b) => b.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|");
+  const names = options.branches.map(escapeRegExp).join("|");
   return new RegExp(`(?:git/refs/heads|branches)/(?:${names})(?:/|$|\\?|#)`).test(decoded);
 }
 
@@ -127,7 +128,7 @@ function branchEndpoint(word: string, options: Options): boolean {
 function graphqlProblem(text: string, options: Options): string | undefined {
   const mutation = /\b(deleteRef|updateRefs?|deleteBranchProtectionRule|updateBranchProtectionRule|createCommitOnBranch)\b/.exec(text)?.[1];
   if (mutation === undefined) return undefined;
-  if (mutation === "createCommitOnBranch" && !options.branches.some((branch) => new RegExp(`\\b${branch.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\b`).test(text)) && !/\$/.test(text)) return undefined;
+  if (mutation === "createCommitOnBranch" && !options.branches.some((branch) => new RegExp(`\\b${escapeRegExp(branch)}\\b`).test(text)) && !/\$/.test(text)) return undefined;
   return `mutation ${mutation} may move, delete or unprotect a protected branch (protected: ${options.branches.join(", ")}) with no push; push a branch and open a pull request`;
 }
 
@@ -370,7 +371,7 @@ function gitProblem(run: RunCommand, sessionCwd: string, options: Options, line:
       const destination = destinationOf(ref).replace(/^\+/, "");
       const text = destination.replace(/^refs\/heads\//, "").replace(/^heads\//, "");
       if (/^refs\/(?:tags|remotes|notes)\//.test(destination)) return false;
-      const pattern = new RegExp(`^${text.split(RUN_TIME).map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
+      const pattern = new RegExp(`^${text.split(RUN_TIME).map(escapeRegExp).join(".*")}$`);
       return options.branches.some((branch) => pattern.test(branch));
     };
 
@@ -439,7 +440,7 @@ function gitProblem(run: RunCommand, sessionCwd: string, options: Options, line:
     // `--stdin` reads its updates from input: a protected branch among them, or input not read here, is refused.
     if (rest.includes("--stdin")) {
       const stdin = run.command.stdin.join("\n");
-      if (stdin === "" || options.branches.some((b) => new RegExp(`(^|[\\s/])${b.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(\\s|$)`).test(stdin))) {
+      if (stdin === "" || options.branches.some((b) => new RegExp(`(^|[\\s/])${escapeRegExp(b)}(\\s|$)`).test(stdin))) {
         return `git update-ref --stdin may move or delete a protected branch (${list}); commit on a branch of your own`;
       }
     }

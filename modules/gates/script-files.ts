@@ -9,6 +9,7 @@ import path from "node:path";
 import { statOf } from "../system/disk-moment.ts";
 import { readKey } from "../system/stat-key.ts";
 import { openRegularFile, readOpened } from "../system/regular-file.ts";
+import { escapeRegExp } from "../system/regexp.ts";
 
 /** Larger script files are not read (a shell script that large is refused; see shell-walk.ts). */
 export const MAX_SCRIPT = 1024 * 1024;
@@ -471,8 +472,7 @@ function shellQuote(text: string): string {
 /** A pattern target as a regular expression (`build/%.o` → `^build/(.*)\.o$`). */
 function patternOf(target: string): RegExp {
   const [before, after] = [target.slice(0, target.indexOf("%")), target.slice(target.indexOf("%") + 1)];
-  const quote = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  return new RegExp(`^${quote(before)}(.+)${quote(after)}$`);
+  return new RegExp(`^${escapeRegExp(before)}(.+)${escapeRegExp(after)}$`);
 }
 
 function dirOf(target: string): string {

@@ -6,11 +6,12 @@
 // allowed. What a static reading cannot see (obfuscation, code that detaches) is
 // held by the CLI's own refusal and by the adapter digest check; the README says
 // what remains.
-import { lstatSync, readlinkSync, statfsSync, statSync } from "node:fs";
+import { readlinkSync, statfsSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { exists, lstatOf, namesIn, realpathOf, statOf } from "../system/disk-moment.ts";
+import { exists, lstatNow, lstatOf, namesIn, realpathOf, statOf } from "../system/disk-moment.ts";
 import { ompAgentDir } from "../system/paths.ts";
+import { escapeRegExp } from "../system/regexp.ts";
 import { RACY_MS } from "../system/stat-key.ts";
 import { readRegularFileBytes } from "../system/regular-file.ts";
 import { callKind, codeOf, type CodeLanguage } from "../tools/declaration.ts";
@@ -191,15 +192,6 @@ export function stampsMove(folder: string): boolean {
   }
 }
 
-/** `file` is not there now: asked of the disk itself, not an answer kept from earlier in the call. */
-function absentNow(file: string): boolean {
-  try {
-    return lstatSync(file, { throwIfNoEntry: false }) === undefined;
-  } catch {
-    return false;
-  }
-}
-
 const identityOf = (file: string): string => lookAt(file).identity;
 
 /** Links followed on the way to a name that does not exist yet, at most (the kernel's own bound). */
@@ -284,7 +276,7 @@ function stillHolds(check: ResolutionCheck | undefined, seen: Map<string, Look>)
   // Kept only when `next` is seen absent, by the disk itself, after the folder's stamp was
   // read (that look may be an answer kept from earlier in the call): while the stamp
   // stands, it stays absent.
-  if (existing.settled === true && absentNow(check.next) && stampsMove(check.existing)) check.settled = existing.stamp;
+  if (existing.settled === true && lstatNow(check.next) === undefined && stampsMove(check.existing)) check.settled = existing.stamp;
   else delete check.settled;
   return true;
 }
@@ -1057,7 +1049,7 @@ function lspRenameHit(input: HookInput, list: ProtectedList): { file: string; pr
   if (input.tool_name !== "LSP" || typeof request?.action !== "string" || request.action.trim().toLowerCase() !== "rename") return undefined;
   const name = renamedSymbol(request, input.cwd);
   if (name === undefined || typeof request.file !== "string") return undefined;
-  const word = new RegExp(`(?<![\\w$])${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![\\w$])`);
+  const word = new RegExp(`(?<![\\w$])${escapeRegExp(name)}(?![\\w$])`);
   // The server edits its own language's files in the workspace: the project's.
   const family = languageFamily(request.file);
   const project = projectRoot(list.projectCwd);

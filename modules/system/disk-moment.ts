@@ -94,6 +94,11 @@ export function lstatOf(file: string): Stats | undefined {
   return now === undefined ? askStats(file, false) : kept(now.lstat, file, () => askStats(file, false));
 }
 
+/** `file`'s own stats asked of the disk now, never an answer kept earlier in the moment. */
+export function lstatNow(file: string): Stats | undefined {
+  return askStats(file, false);
+}
+
 /** `realpathSync.native`: throws as it does. */
 export function realpathOf(file: string): string {
   const now = current();
