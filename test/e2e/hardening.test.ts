@@ -9,6 +9,7 @@ import { OMP_BIN } from "../omp/omp-process.ts";
 import type { RecordedRequest } from "../omp/model-server.ts";
 import { ROOT } from "../support/engine-client.ts";
 import { installTama } from "./tama-omp.ts";
+import { RACY_MS } from "../../modules/system/stat-key.ts";
 
 const omp = useOmpFixture();
 const FIX = path.join(ROOT, "test/fixtures/hooks");
@@ -719,5 +720,24 @@ describe("paths OMP's edit, read, grep and ast_edit read their own way", () => {
     expect(await tool("ast_edit", { ops: [{ pat: '"self-protection"', out: '"x"' }], paths: ["src/a.ts .tama/hooks.json"] })).toMatch(/Tama refused/);
     expect(readFileSync(settings, "utf8")).toBe('{"hooks":{}}\n');
     expect(readFileSync(hooks, "utf8")).toBe('{"gates":{"self-protection":true}}\n');
+  });
+});
+
+describe("a link placed in a folder that had been still", () => {
+  it("is followed at the next call: the folder's stamp moved, so the protected paths are resolved again and a write through the link is refused", async () => {
+    const { server, env } = await omp.setup();
+    installTama(env);
+    const session = omp.rpc();
+    await session.ready();
+    const call = bashCalls(session, server.requests);
+    mkdirSync(path.join(env.cwd, "elsewhere", "extensions"), { recursive: true });
+    writeFileSync(path.join(env.cwd, "notes.md"), "notes\n");
+    // Past RACY_MS: the project folder's stamp is kept, and the absent .omp is not looked at again.
+    await new Promise((resolve) => setTimeout(resolve, RACY_MS + 300));
+    for (let i = 0; i < 2; i++) expect(await call(`echo ${i} > notes.md`)).not.toMatch(/Tama/);
+    // Made between two calls (a job an earlier call left running would do it).
+    symlinkSync("elsewhere", path.join(env.cwd, ".omp"));
+    expect(await call("echo 'export default () => {}' > elsewhere/extensions/y.ts")).toMatch(/the project's OMP extensions/);
+    expect(existsSync(path.join(env.cwd, "elsewhere", "extensions", "y.ts"))).toBe(false);
   });
 });
