@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { lstatOf, statOf } from "../system/disk-moment.ts";
-import { basename, isDynamic } from "./shell-words.ts";
+import { programName, isDynamic } from "./shell-words.ts";
 import { extractionOf, type Extraction, type Format } from "./extraction.ts";
 import { STDIN_FILES } from "./stdin-files.ts";
 import type { WriteTarget } from "./shell-writers.ts";
@@ -238,7 +238,7 @@ export function extractionWrites(
 ): WriteTarget[] {
   const extraction = extractionOf(argv, env);
   if (extraction === undefined) return [];
-  const fed = pipedFrom?.[0] === undefined ? undefined : basename(pipedFrom[0]);
+  const fed = pipedFrom?.[0] === undefined ? undefined : programName(pipedFrom[0]);
   const printedFile = fed !== undefined && (ARCHIVE_PRINTERS.test(fed) || ((fed === "gzip" || fed === "gunzip") && pipedFrom?.some((word) => /^-[a-z]*c/.test(word)))) ? pipedFrom?.slice(1).filter((word) => !word.startsWith("-")) : undefined;
   const given = extraction.archive ?? stdinFile ?? (printedFile?.length === 1 ? printedFile[0] : undefined);
   const anyName: WriteTarget[] = [{ word: extraction.dir, effect: "unpacks an archive Tama cannot read (which may hold any name) under", reachesBelow: true, creates: true }];
@@ -248,7 +248,7 @@ export function extractionWrites(
   const file = path.resolve(cwd ?? "/", given.replace(/^~(?=\/|$)/, env.get("HOME") ?? "~"));
   const lineWrote = (at: string): boolean => !written.isEmpty() && written.state(written.keyFor(at)) !== undefined;
   // unzip tries the name with `.zip` added.
-  const candidates = extraction.format === "zip" && basename(argv[0] ?? "") === "unzip" ? [file, `${file}.zip`] : [file];
+  const candidates = extraction.format === "zip" && programName(argv[0] ?? "") === "unzip" ? [file, `${file}.zip`] : [file];
   const found = candidates.find((at) => lineWrote(at) || lstatOf(at) !== undefined);
   // Not there now: a command before may make it however it likes (`wget URL; unzip a.zip`, `npm pack x && tar xzf x-1.0.0.tgz`).
   if (found === undefined) return anyName;

@@ -6,6 +6,7 @@
 // commit and am; for push it is --dry-run, for merge/pull/rebase --no-stat, for log a count.
 import path from "node:path";
 import { statOf } from "../system/disk-moment.ts";
+import { foldName } from "../system/name-case.ts";
 import { READ_MAX_BYTES } from "../system/regular-file.ts";
 import { readCode, shellLine } from "../tools/code-reading.ts";
 import { callKind, codeOf, type CodeLanguage } from "../tools/declaration.ts";
@@ -78,9 +79,9 @@ const GIT_FILE = /(^|\/)\.git\/(config(?:\.worktree)?$|hooks(\/|$)|worktrees\/[^
  * resolving every write target costs a walk of the disk; this, two lstat calls at most.
  */
 function mayBeGitFile(file: string): boolean {
-  const name = path.basename(file);
+  const name = foldName(path.basename(file));
   const parent = path.dirname(file);
-  return name === "config" || name === "config.worktree" || path.basename(parent) === "hooks" || isLink(file) || isLink(parent);
+  return name === "config" || name === "config.worktree" || foldName(path.basename(parent)) === "hooks" || isLink(file) || isLink(parent);
 }
 
 /**
@@ -90,8 +91,9 @@ function mayBeGitFile(file: string): boolean {
 function gitFileChange(who: string, word: string, file: string, links?: ReadonlyMap<string, string>): string | undefined {
   // As named, and where links take it (`ln -s .git g`, then `g/config`); `config.worktree`
   // holds core.hooksPath too once extensions.worktreeConfig is on.
+  // Folded: `.GIT/hooks/x` is git's hooks folder where the file system folds case (name-case.ts).
   const through = throughLinks(file, links);
-  const gitFile = GIT_FILE.exec(file) ?? GIT_FILE.exec(through) ?? (mayBeGitFile(through) ? GIT_FILE.exec(realPath(through)) : null);
+  const gitFile = GIT_FILE.exec(foldName(file)) ?? GIT_FILE.exec(foldName(through)) ?? (mayBeGitFile(through) ? GIT_FILE.exec(foldName(realPath(through))) : null);
   if (!gitFile) return undefined;
   // `.git` itself: a copy, sync or extraction into it writes its config or hooks; moving or removing it (or a link to it) does not.
   if (gitFile[2] === undefined && !/\b(?:copies over|syncs over|extracts into|installs over|clones into|writes into|moves a file over)\b/.test(who)) return undefined;
@@ -106,7 +108,7 @@ function gitFileChange(who: string, word: string, file: string, links?: Readonly
  */
 function hardLinked(program: string | undefined, argv: readonly string[], scope: Scope): string | undefined {
   const cwd = scope.cwd ?? process.cwd();
-  const source = linkSources(argv, true).find(({ word }) => GIT_FILE.test(resolvedPath(cwd, word)) || GIT_FILE.test(realPath(resolvedPath(cwd, word))));
+  const source = linkSources(argv, true).find(({ word }) => GIT_FILE.test(foldName(resolvedPath(cwd, word))) || GIT_FILE.test(foldName(realPath(resolvedPath(cwd, word)))));
   return source === undefined ? undefined : `${program} ${displayWord(source.word)} makes a hard link to git's own file, which a write under the new name changes unseen; leave it to git and the project's hook setup, and ${FIX}`;
 }
 

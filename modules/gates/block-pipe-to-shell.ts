@@ -6,13 +6,13 @@ import type { HookInput } from "../protocol/hook-input.ts";
 import { callKind, codeOf, type CodeLanguage } from "../tools/declaration.ts";
 import { readCode } from "../tools/code-reading.ts";
 import { parseShell } from "./shell-words.ts";
-import { basename, isDynamic, unwrapped, walkCall, type RunCommand } from "./shell-walk.ts";
+import { programName, isDynamic, unwrapped, walkCall, type RunCommand } from "./shell-walk.ts";
 import type { BuiltinGate, GateVerdict } from "./types.ts";
 import { STDIN_FILES } from "./stdin-files.ts";
 import { DOWNLOADERS } from "./downloaders.ts";
 
 const SHELLS = new Set(["sh", "bash", "rbash", "zsh", "dash", "ksh", "ksh93", "mksh", "ash", "yash", "posh", "fish", "tcsh", "csh", "busybox"]);
-const RUNNERS = new Set([...SHELLS, "python", "python2", "python3", "pypy", "pypy3", "ipython", "ipython3", "perl", "ruby", "irb", "node", "bun", "deno", "php", "pwsh", "lua", "luajit", "Rscript", "julia", "tclsh", "source", ".", "eval", "parallel"]);
+const RUNNERS = new Set([...SHELLS, "python", "python2", "python3", "pypy", "pypy3", "ipython", "ipython3", "perl", "ruby", "irb", "node", "bun", "deno", "php", "pwsh", "lua", "luajit", "rscript", "julia", "tclsh", "source", ".", "eval", "parallel"]);
 /** Shell options that take the next word (`bash -o pipefail`, `-O extglob`, `+o x`, `--rcfile F`): not a script file. */
 const SHELL_VALUED = /^[-+][A-Za-z]*[oO]$|^--(?:rcfile|init-file)$/;
 /** Interpreter options that take the next word (`python3 -W ignore`, `-X dev`, `node -r mod`, `ruby -C dir`, `php -d x=1`). */
@@ -33,7 +33,7 @@ const INSTEAD = "download it to a file, read it, then run that file";
 const downloads = (script: string): boolean =>
   parseShell(script).some((c) => {
     const argv = unwrapped(c.argv);
-    return argv[0] !== undefined && DOWNLOADERS.has(basename(argv[0]));
+    return argv[0] !== undefined && DOWNLOADERS.has(programName(argv[0]));
   });
 
 export const blockPipeToShell: BuiltinGate = {
@@ -107,7 +107,7 @@ function readsStdin(run: Pick<RunCommand, "program" | "argv">): boolean {
   const code = codeArgument(args);
   // In a shell's code, text built at run time where a command runs (`$(cat)`, `` `cat` ``, `"$@"`, `$x` first, eval);
   // in another language's, `$` is its own syntax (`perl -ne 'print $1'`, a template string).
-  if (code !== undefined) return RUNS_TEXT.test(code) || /^\{\}$/.test(code) || (shell && (SHELL_RUNS_TEXT.test(code) || parseShell(code).some((c) => c.argv[0] !== undefined && RUNNERS.has(basename(c.argv[0])) && c.argv.length === 1)));
+  if (code !== undefined) return RUNS_TEXT.test(code) || /^\{\}$/.test(code) || (shell && (SHELL_RUNS_TEXT.test(code) || parseShell(code).some((c) => c.argv[0] !== undefined && RUNNERS.has(programName(c.argv[0])) && c.argv.length === 1)));
   // `python3 -m mod` runs a module; an interactive console (`-m code`) runs what it reads.
   const moduleAt = shell ? -1 : args.indexOf("-m");
   if (moduleAt !== -1) return STDIN_MODULES.has(args[moduleAt + 1] ?? "");
@@ -138,7 +138,7 @@ function substitutionReadsStdin(word: string): boolean {
   if (inner === undefined) return false;
   // Any of its commands may (`<(echo; cat)`): each that is not one printing its own words, or reading a file given by `<`.
   return parseShell(inner).some((command) => {
-    const program = command.argv[0] === undefined ? undefined : basename(command.argv[0]);
+    const program = command.argv[0] === undefined ? undefined : programName(command.argv[0]);
     return command.level === 0 && program !== undefined && program !== "echo" && program !== "printf" && program !== "true" && program !== ":" && !command.redirects.some((r) => r.op === "<") && command.stdin.length === 0;
   });
 }
@@ -174,7 +174,7 @@ function functionRunsStdin(name: string, functions: ReadonlyMap<string, string> 
   return parseShell(body).some((command) => {
     // `exec bash`, `command sh`, `env bash`: the program after the words that only run it.
     const argv = command.argv.slice(command.argv.findIndex((word) => !STARTERS.has(word)));
-    const program = argv[0] === undefined ? undefined : basename(argv[0]);
+    const program = argv[0] === undefined ? undefined : programName(argv[0]);
     if (program === undefined || command.redirects.some((r) => r.op === "<")) return false;
     // A program named at run time (`$SHELL`, `"$@"`) may be any shell.
     if (isDynamic(program)) return true;

@@ -2,7 +2,7 @@
 // su, pkexec, run0, runuser — however they are wrapped. An agent that needs root
 // asks the person; off by default because many machines give agents a root shell.
 import type { HookInput } from "../protocol/hook-input.ts";
-import { basename, readableScripts, walkShell } from "./shell-walk.ts";
+import { programName, readableScripts, walkShell } from "./shell-walk.ts";
 import type { BuiltinGate, GateVerdict } from "./types.ts";
 
 const ELEVATORS = new Set(["sudo", "doas", "su", "pkexec", "run0", "runuser", "sg"]);
@@ -22,7 +22,7 @@ export const blockSudo: BuiltinGate = {
       const reason = walkShell(script, scope, (run) => {
         // The wrappers as written: the words before the command they end up running.
         const wrappers = run.command.argv.slice(0, run.command.argv.length - run.argv.length + (run.argv.length > 0 ? 1 : 0));
-        const written = wrappers.map(basename).find((word) => ELEVATORS.has(word));
+        const written = wrappers.map(programName).find((word) => ELEVATORS.has(word));
         return written === undefined ? undefined : `${written} runs the command as another user; ask the person to run it, or do it without ${written}`;
       });
       if (reason !== undefined) return { decision: "block", reason: call.prefix + reason };

@@ -7,7 +7,7 @@
 // (`os.system(line)`, Perl's `system $_`) runs them as command lines themselves.
 import type { CodeLanguage } from "../tools/declaration.ts";
 import { COMPUTED_TEXT, COMPUTED_WORD, hasComputed, readCode, shellLine } from "../tools/code-reading.ts";
-import { basename, isDynamic } from "./shell-words.ts";
+import { programName, isDynamic } from "./shell-words.ts";
 
 /**
  * Code a command runs. A file's code (`fromFile`) is read for what it hands a process
@@ -125,7 +125,7 @@ export function codeHands(given: {
  */
 export function givenWords(argv: readonly string[], code: readonly RunCode[], scriptFiles: readonly string[]): { words: string[]; codeAt: number } {
   const codeAt = argv.findIndex(
-    (word, i) => i > 0 && (code.some((c) => c.code === word || (word.startsWith("-") && word.endsWith(c.code))) || scriptFiles.some((file) => basename(file) === basename(word)) || SCRIPT_FROM.has(word) || word.startsWith("<(")),
+    (word, i) => i > 0 && (code.some((c) => c.code === word || (word.startsWith("-") && word.endsWith(c.code))) || scriptFiles.some((file) => programName(file) === programName(word)) || SCRIPT_FROM.has(word) || word.startsWith("<(")),
   );
   let words = codeAt === -1 ? [] : argv.slice(codeAt + 1, codeAt + 1 + MAX_GIVEN);
   // Node, Perl and Ruby take `--` as the end of their own options; Python hands it on.

@@ -3,7 +3,7 @@
 // `--strip-components`, `-P`, `--transform`; unzip's `-j`, `-:`). Read as each program
 // reads its options: tar's glued clusters, old-style letters and abbreviated long options.
 import path from "node:path";
-import { basename } from "./shell-words.ts";
+import { programName } from "./shell-words.ts";
 
 /** How the program reads the archive; `unread`: a format no reader here reads (rar). */
 export type Format = "tar" | "zip" | "cpio" | "unread";
@@ -43,7 +43,7 @@ const TAR_SHORT_VALUED = "bCfFgHIKLNTVX";
 
 /** What `argv` extracts, when it is an extraction by tar, unzip, cpio, 7-Zip, unrar or Python's `-m tarfile`/`-m zipfile`. */
 export function extractionOf(argv: readonly string[], env?: ReadonlyMap<string, string>): Extraction | undefined {
-  const program = argv[0] === undefined ? undefined : basename(argv[0]);
+  const program = argv[0] === undefined ? undefined : programName(argv[0]);
   const args = argv.slice(1);
   if (program === "tar" || program === "bsdtar" || program === "gtar") {
     let archive: string | undefined;

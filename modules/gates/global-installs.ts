@@ -5,7 +5,7 @@
 // whose bin is `git`) would run in place of the system's in every later call, where Tama
 // reads the system's. An install into a directory the command names is judged by that
 // directory instead.
-import { basename } from "./shell-words.ts";
+import { programName } from "./shell-words.ts";
 
 export interface GlobalInstall {
   /** The command as the refusal names it (`npm install -g`). */
@@ -58,7 +58,7 @@ const NO_CHANGE = new Set(["--help", "-h", "--dry-run", "--dryrun", "--version"]
  * `npm install`, a virtualenv's pip) and for every other command.
  */
 export function globalInstall(argv: readonly string[], env: ReadonlyMap<string, string>): GlobalInstall | undefined {
-  const program = argv[0] === undefined ? undefined : basename(argv[0]);
+  const program = argv[0] === undefined ? undefined : programName(argv[0]);
   if (program === undefined) return undefined;
   const args = argv.slice(1);
   if (args.some((arg) => NO_CHANGE.has(arg)) && program !== "npm" && program !== "yarn") return undefined;

@@ -13,6 +13,7 @@ import { isWriter } from "./shell-writers.ts";
 import { commonDir, repositoryAt } from "./git-index.ts";
 import { gateWithOptions, type GateVerdict } from "./types.ts";
 import { readRegularFile } from "../system/regular-file.ts";
+import { foldName } from "../system/name-case.ts";
 import { escapeRegExp } from "../system/regexp.ts";
 
 const Options = z.strictObject({ branches: z._default(z.array(z.string().check(z.minLength(1))), ["main", "master"]) });
@@ -243,15 +244,16 @@ function refWrites(run: RunCommand, options: Options): string | undefined {
   // Most commands write nothing; of those that do, only a target in a git directory is read further.
   if (run.command.redirects.length === 0 && run.otherWrites.length === 0 && (run.program === undefined || !isWriter(run.program))) return undefined;
   const cwd = run.scope.cwd ?? process.cwd();
-  const files = commandTargets(run).map((target) => ({ target, file: path.resolve(cwd, target.word) })).filter(({ file }) => file.includes("/.git"));
+  // Folded: `.GIT/refs/heads/MAIN` is main's ref file where the file system folds case (name-case.ts).
+  const files = commandTargets(run).map((target) => ({ target, file: foldName(path.resolve(cwd, target.word)) })).filter(({ file }) => file.includes("/.git"));
   if (files.length === 0) return undefined;
-  const dirs = gitDirsOf(cwd);
+  const dirs = gitDirsOf(cwd).map(foldName);
   for (const { target, file } of files) {
     for (const gitDir of dirs) {
       if (!file.startsWith(`${gitDir}/`)) continue;
       const inside = file.slice(gitDir.length + 1);
       const branch = /^refs\/heads\/(.+)$/.exec(inside)?.[1];
-      if ((branch !== undefined && options.branches.includes(branch)) || inside === "packed-refs" || inside === "refs" || inside === "refs/heads" || (target.reachesBelow && "refs/heads/".startsWith(`${inside}/`))) {
+      if ((branch !== undefined && options.branches.some((name) => foldName(name) === branch)) || inside === "packed-refs" || inside === "refs" || inside === "refs/heads" || (target.reachesBelow && "refs/heads/".startsWith(`${inside}/`))) {
         return `writing ${inside} in git's own directory moves or deletes branches, the protected ones too (${options.branches.join(", ")}); use git's commands on a branch of your own`;
       }
     }

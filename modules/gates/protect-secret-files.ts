@@ -14,6 +14,7 @@ import { resolveTargetPath } from "../tools/tool-paths.ts";
 import { pathList, pathReadings, searchGlobMayMatch, searchScope } from "../tools/path-lists.ts";
 import { readCode } from "../tools/code-reading.ts";
 import { lstatOf, namesIn, statOf } from "../system/disk-moment.ts";
+import { foldName } from "../system/name-case.ts";
 import { gitConfigEntries } from "./git-config.ts";
 import { isIgnored } from "./git-ignore.ts";
 import { isTracked, repositoryAround } from "./git-index.ts";
@@ -67,7 +68,7 @@ const compiled = new WeakMap<readonly string[], RegExp[]>();
 function patternsOf(options: Options): RegExp[] {
   let regexes = compiled.get(options.patterns);
   if (!regexes) {
-    regexes = options.patterns.map(globRegex);
+    regexes = options.patterns.map((pattern) => globRegex(foldName(pattern)));
     compiled.set(options.patterns, regexes);
   }
   return regexes;
@@ -216,12 +217,14 @@ function printedNameRead(words: readonly string[], cwd: string, options: Options
 
 /** The pattern a path matches, or undefined. */
 export function secretPattern(file: string, options: Options): string | undefined {
-  const name = path.basename(file);
+  // Folded: `.ENV` is `.env` where the file system folds case (name-case.ts).
+  const folded = foldName(file);
+  const name = path.basename(folded);
   if (HARMLESS.test(name)) return undefined;
   const regexes = patternsOf(options);
   for (const [i, regex] of regexes.entries()) {
     const pattern = options.patterns[i] as string;
-    const subject = pattern.includes("/") ? file.split(path.sep).slice(-pattern.split("/").length).join("/") : name;
+    const subject = pattern.includes("/") ? folded.split(path.sep).slice(-pattern.split("/").length).join("/") : name;
     if (regex.test(subject)) return pattern;
   }
   return undefined;
@@ -552,7 +555,7 @@ function findSecret(input: HookInput, options: Options): Found | undefined {
   const known = new Map<string, string | undefined>();
   const check = (word: string, how: string, shown = word): { file: string; pattern: string; how: string } | undefined => {
     const file = wordPath(word, cwd);
-    if (options.allow.some((allowed) => wordPath(allowed, cwd) === file)) return undefined;
+    if (options.allow.some((allowed) => foldName(wordPath(allowed, cwd)) === foldName(file))) return undefined;
     // A link to a secret file reads it too.
     const direct = secretPattern(file, options);
     if (direct !== undefined) return { file: shown, pattern: direct, how };

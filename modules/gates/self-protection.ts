@@ -11,6 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { exists, lstatNow, lstatOf, namesIn, realpathOf, statOf } from "../system/disk-moment.ts";
 import { ompAgentDir } from "../system/paths.ts";
+import { foldName, foldedWithin } from "../system/name-case.ts";
 import { escapeRegExp } from "../system/regexp.ts";
 import { RACY_MS } from "../system/stat-key.ts";
 import { readRegularFileBytes } from "../system/regular-file.ts";
@@ -19,7 +20,7 @@ import { searchGlobMayMatch, searchScope } from "../tools/path-lists.ts";
 import { readCode } from "../tools/code-reading.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
 import { globMatches, isLink, nameGlob, projectRoot, resolvedPath, sessionCwdOf, throughLinks, userHome } from "./paths.ts";
-import { basename, commandTargets, isDynamic, walkCall, walkShell, type RunCommand, type Scope } from "./shell-walk.ts";
+import { programName, commandTargets, isDynamic, walkCall, walkShell, type RunCommand, type Scope } from "./shell-walk.ts";
 import { LISTED_IN_WORD, LISTED_PARENT, LISTED_VISIBLE } from "./listed-token.ts";
 import { isWriter, linkSources, writeTargets, type WriteTarget } from "./shell-writers.ts";
 import { asGit } from "./git-commands.ts";
@@ -117,9 +118,9 @@ const PROGRAM_CONFIG = /^\.?(lsp|dap)\.(json|ya?ml)$/;
  */
 function programConfigHit(absolute: string, context: GateContext, cwd: string): ProtectedPath | undefined {
   // Only a link at the name itself can give a target another name: anything else is told by its own.
-  if (!PROGRAM_CONFIG.test(path.basename(absolute)) && !isLink(absolute)) return undefined;
+  if (!PROGRAM_CONFIG.test(foldName(path.basename(absolute))) && !isLink(absolute)) return undefined;
   const canonical = canonicalPath(absolute);
-  const name = path.basename(canonical);
+  const name = foldName(path.basename(canonical));
   const service = PROGRAM_CONFIG.exec(name)?.[1];
   if (service === undefined) return undefined;
   const env = context.env ?? process.env;
@@ -134,8 +135,8 @@ function programConfigHit(absolute: string, context: GateContext, cwd: string): 
     path.join(home, ".gemini"),
     home,
   ];
-  const folder = path.dirname(canonical);
-  if (!dirs.some((dir) => canonicalPath(dir) === folder)) return undefined;
+  const folder = foldName(path.dirname(canonical));
+  if (!dirs.some((dir) => foldName(canonicalPath(dir)) === folder)) return undefined;
   return { path: canonical, what: `OMP's ${service === "lsp" ? "LSP servers' config (the commands its lsp tool starts)" : "debug adapters' config (the commands its debug tool starts)"}`, tree: false };
 }
 
@@ -474,79 +475,106 @@ function treeInPlaceOf(absolute: string, effect: string): ProtectedPath | undefi
   const brings = BRINGS_TREE.test(effect);
   if (!brings && effect !== "writes") return undefined;
   // Told by the name it lands under; resolved only then (most targets are not such a folder).
-  if (brings && POLICY_FOLDERS.has(path.basename(absolute))) return { path: canonicalPath(absolute), what: "a folder OMP or Tama loads code and policy from (its extensions, hooks and settings), put in place whole", tree: true };
+  if (brings && POLICY_FOLDERS.has(foldName(path.basename(absolute)))) return { path: canonicalPath(absolute), what: "a folder OMP or Tama loads code and policy from (its extensions, hooks and settings), put in place whole", tree: true };
   // A commands or tools folder, or one command's folder, brings the modules OMP imports from it:
   // told by the names it is written under, and by those it resolves to (a link to the folder).
-  const codeFolder = codeFolderOf(absolute) ?? (path.basename(absolute).endsWith(".md") ? undefined : codeFolderOf(canonicalPath(absolute)));
+  const codeFolder = codeFolderOf(absolute) ?? (foldName(path.basename(absolute)).endsWith(".md") ? undefined : codeFolderOf(canonicalPath(absolute)));
   if (codeFolder === undefined) return undefined;
   // `cp review.md .claude/commands/`: into a folder that is there, a shell writer puts what it brings
   // inside it, judged by the name it lands under. Code (`copytree(…, dirs_exist_ok=True)`) may merge into it.
-  const name = path.basename(absolute);
+  const name = foldName(path.basename(absolute));
   if (brings && (name === "commands" || name === "tools") && statOf(absolute)?.isDirectory() === true) return undefined;
   return { path: canonicalPath(absolute), what: codeFolder === "tools" ? "a folder of custom tools OMP imports, put in place whole" : "a folder of TypeScript slash commands OMP imports (when a session starts, and again each time a subagent starts), put in place whole", tree: true };
 }
 
 /** `.claude/commands`, `.claude/tools` or `.claude/commands/<name>` (not a `.md` prompt): which of the two it is. */
 function codeFolderOf(file: string): "commands" | "tools" | undefined {
-  const name = path.basename(file);
-  const parent = path.basename(path.dirname(file));
+  const folded = foldName(file);
+  const name = path.basename(folded);
+  const parent = path.basename(path.dirname(folded));
   if ((name === "commands" || name === "tools") && CODE_FOLDERS.has(parent)) return name;
-  if (parent === "commands" && !name.endsWith(".md") && CODE_FOLDERS.has(path.basename(path.dirname(path.dirname(file))))) return "commands";
+  if (parent === "commands" && !name.endsWith(".md") && CODE_FOLDERS.has(path.basename(path.dirname(path.dirname(folded))))) return "commands";
   return undefined;
 }
 
 /** Folders whose `commands/` and `tools/` OMP imports modules from. */
 const CODE_FOLDERS = new Set([".omp", ".claude", ".codex", ".gemini"]);
 
+/** A policy place by its names, folded (the patterns are spelled in lower case). */
 function folderPolicyHit(full: string): ProtectedPath | undefined {
+  const folded = foldName(full);
   for (const { pattern, what, tree, writesOnly } of FOLDER_POLICY) {
-    const match = pattern.exec(full);
-    if (match) return { path: match[1] as string, what, tree, ...(writesOnly ? { writesOnly } : {}) };
+    const match = pattern.exec(folded);
+    if (match) return { path: spelledAs(full, folded, match[1] as string), what, tree, ...(writesOnly ? { writesOnly } : {}) };
   }
   return undefined;
 }
 
-/** The protected path `target` (absolute) changes, if any. */
+/** The start of `full` that `part` (a start of its folded form `folded`) is, as `full` spells it: by names, which folding keeps. */
+function spelledAs(full: string, folded: string, part: string): string {
+  if (folded.length === full.length) return full.slice(0, part.length);
+  return full.split("/").slice(0, part.split("/").length).join("/");
+}
+
+/** A protected path as names are compared (name-case.ts), kept with the cached list it belongs to. */
+const foldedPaths = new WeakMap<ProtectedPath, string>();
+function foldedOf(p: ProtectedPath): string {
+  let folded = foldedPaths.get(p);
+  if (folded === undefined) foldedPaths.set(p, (folded = foldName(p.path)));
+  return folded;
+}
+
+/** `p`'s name `depth` names below the root (`/a/b`: a is 1), as it is spelled. */
+const nameAt = (p: ProtectedPath, depth: number): string => p.path.split("/")[depth] as string;
+const depthOf = (folder: string): number => (folder === "/" ? 0 : folder.split("/").length - 1);
+
+/**
+ * The protected path `target` (absolute) changes, if any. Names are compared folded
+ * (`.TAMA/hooks.json` is `.tama/hooks.json` where the file system folds case); a glob is
+ * matched as the shell matches it, against the names as they are spelled.
+ */
 function hitOf(target: string, reachesBelow: boolean, protectedList: readonly ProtectedPath[], names?: readonly string[], creates = false, visibleOnly = false): ProtectedPath | undefined {
   const glob = GLOB.exec(target);
   // A glob changes whatever it matches: anything that starts with the text before it.
   const prefix = glob ? target.slice(0, glob.index) : undefined;
   const canonical = canonicalPath(prefix === undefined ? target : path.dirname(prefix + "x"));
   const full = prefix === undefined ? canonical : path.join(canonical, path.basename(prefix + "x").slice(0, -1));
+  const fullKey = foldName(full);
   // The most specific first: the registry itself before the home it lies in.
-  const exact = protectedList.find((p) => prefix === undefined && full === p.path);
+  const exact = protectedList.find((p) => prefix === undefined && fullKey === foldedOf(p));
   if (exact) return exact;
   // A glob starting a name (`*.out`, `?x`) does not match a name starting with `.`, as the shell's does not.
   const atNameStart = prefix !== undefined && path.basename(prefix + "x") === "x";
   for (const p of protectedList) {
+    const key = foldedOf(p);
     if (prefix !== undefined) {
-      if (p.tree && full.startsWith(`${p.path}/`)) return p;
+      if (p.tree && fullKey.startsWith(`${key}/`)) return p;
       // A glob in the last name only (`rm -rf .[!.]*cache`): what it matches in its directory, as the shell matches it.
       const dir = canonicalPath(path.dirname(target));
-      if (!target.slice(glob?.index ?? 0).includes("/") && p.path.startsWith(`${dir}/`)) {
-        const component = p.path.slice(dir.length + 1).split("/")[0] as string;
+      if (!target.slice(glob?.index ?? 0).includes("/") && key.startsWith(`${foldName(dir)}/`)) {
+        const component = nameAt(p, depthOf(dir) + 1);
         if (nameGlob(path.basename(target)).test(component) && lstatOf(path.join(dir, component)) !== undefined) return p;
         continue;
       }
       // A glob in an earlier name (`[h]/extensions`, `h*/x`): the protected path's name there must match it, as the shell's glob would.
       const namePrefix = path.basename(prefix + "x").slice(0, -1);
       const parent = atNameStart ? full.replace(/\/$/, "") : path.dirname(full);
-      const component = p.path.startsWith(`${parent}/`) ? (p.path.slice(parent.length + 1).split("/")[0] as string) : undefined;
+      const component = key.startsWith(`${foldName(parent)}/`) ? nameAt(p, depthOf(parent) + 1) : undefined;
       if (component !== undefined && nameGlob(namePrefix + (target.slice(glob?.index ?? 0).split("/")[0] as string)).test(component)) return p;
       continue;
     }
-    if (p.tree && full.startsWith(`${p.path}/`)) return p;
+    if (p.tree && fullKey.startsWith(`${key}/`)) return p;
     // Removing, moving or re-moding a directory changes what lies below it — what exists there (a
     // project's `.omp/extensions` that is not there is not changed by `chmod -R u+w .`; a copy or
     // an extraction into it may make it), and for `find -name GLOB` only a name the glob matches
     // (a protected directory's files have any name).
     if (
       reachesBelow &&
-      (p.path.startsWith(`${full}/`) || full === "/") &&
+      (key.startsWith(`${fullKey}/`) || full === "/") &&
       (creates || lstatOf(p.path) !== undefined) &&
       (names === undefined || namesReach(full, p, names)) &&
       // A listing that skips hidden names (rg, fd) never reaches `.claude/settings.json` below the folder it lists.
-      !(visibleOnly && p.path.slice(full === "/" ? 1 : full.length + 1).split("/").some((part) => part.startsWith(".")))
+      !(visibleOnly && p.path.split("/").slice(depthOf(full) + 1).some((part) => part.startsWith(".")))
     ) return p;
   }
   return folderPolicyHit(full);
@@ -560,7 +588,7 @@ function hitOf(target: string, reachesBelow: boolean, protectedList: readonly Pr
  */
 function namesReach(full: string, p: ProtectedPath, globs: readonly string[]): boolean {
   const patterns = globs.map((glob) => nameGlob(glob, { leadingDot: true }));
-  const parts = p.path.slice(full === "/" ? 1 : full.length + 1).split("/");
+  const parts = p.path.split("/").slice(depthOf(full) + 1);
   if (parts.some((part) => patterns.some((pattern) => pattern.test(part)))) return true;
   return p.tree === true && treeHoldsName(p.path, globs);
 }
@@ -625,13 +653,14 @@ function runtimeDirOf(home: string): string {
 function isTamaProgram(word: string, context: GateContext, cwd: string): boolean {
   // `/usr/local/bin/tam?`: the shell runs what the glob matches.
   if (/[*?[]/.test(word) && !/[$`]/.test(word)) return globMatches(word, cwd).some((match) => !/[*?[]/.test(match) && isTamaProgram(match, context, cwd));
-  const name = basename(word);
+  const name = foldName(programName(word));
   // A package spec too (`@acme/tama@1.2`): package runners (command-runners.ts) hand it on as the command.
   if (name === "tama" || name === "tama.js" || /^tama@[^/]*$/.test(name)) return true;
   const expanded = expandWord(word, cwd, context);
   if (expanded === undefined || !expanded.includes("/")) return false;
   const runtime = runtimeDirOf(context.tamaHome);
-  return canonicalPath(path.resolve(cwd, expanded)).startsWith(`${runtime}/`);
+  const file = canonicalPath(path.resolve(cwd, expanded));
+  return foldedWithin(file, runtime) && foldName(file) !== foldName(runtime);
 }
 
 /** The arguments `tama` gets when `argv` runs it (by name, release path, `node …/tama.js`, npx); else undefined. */
@@ -639,7 +668,7 @@ function tamaArgs(argv: readonly string[], context: GateContext, cwd: string): s
   const first = argv[0];
   if (first === undefined) return undefined;
   if (isTamaProgram(first, context, cwd)) return argv.slice(1);
-  const program = basename(first);
+  const program = programName(first);
   if (SCRIPT_RUNNERS.has(program)) {
     const at = argv.findIndex((arg, i) => i > 0 && !arg.startsWith("-"));
     if (at > 0 && isTamaProgram(argv[at] as string, context, cwd)) return argv.slice(at + 1);
@@ -689,7 +718,7 @@ function visitor(cwd: string, context: GateContext, protectedList: ProtectedList
     }
     // `find DIR -exec rm {} +` changes what lies under DIR, though the walker reads the command it runs.
     const raw = run.command.argv;
-    const finds = raw[0] !== undefined && basename(raw[0]) === "find" && run.program !== "find" ? writeTargets({ ...run.command, redirects: [] }, raw) : [];
+    const finds = raw[0] !== undefined && programName(raw[0]) === "find" && run.program !== "find" ? writeTargets({ ...run.command, redirects: [] }, raw) : [];
     const targets = commandTargets(run, [...finds, ...intoDirectory(run.argv, here, homeOf(context)), ...linkSources(run.argv)]);
     if (run.scope.unknownCwd !== undefined) {
       // After `cd $(…)` a relative target's place is unknown; refused when the directory names Tama's state.
@@ -766,14 +795,19 @@ function gitRewrites(run: RunCommand, here: string, context: GateContext, protec
   const written = rewrite.writes === undefined ? undefined : checkTargets(rewrite.writes.map((file) => ({ word: file, effect: "patches", reachesBelow: false })), here, context, protectedList, run.env, run.scope.links);
   if (written !== undefined) return written;
   // The policy files there now, each with the protected path it belongs to; the repository is read once for all of them.
-  const owner = new Map<string, ProtectedPath>();
+  // Keyed folded: the work tree may be named in another case than the protected paths (`git -C ~/PROJ stash`).
+  const owner = new Map<string, { file: string; p: ProtectedPath }>();
   for (const p of protectedList()) {
-    if (p.path !== rewrite.root && !p.path.startsWith(`${rewrite.root}/`)) continue;
-    for (const file of filesOf(p)) if (!owner.has(file)) owner.set(file, p);
+    if (!foldedWithin(p.path, rewrite.root)) continue;
+    for (const file of filesOf(p)) {
+      // Spelled below the root as the root is, for git's paths relative to it.
+      const under = path.join(rewrite.root, file.split("/").slice(depthOf(rewrite.root) + 1).join("/"));
+      if (!owner.has(foldName(under))) owner.set(foldName(under), { file: under, p });
+    }
   }
   if (owner.size === 0) return undefined;
-  for (const hit of rewrittenFiles(rewrite, [...owner.keys()])) {
-    const p = owner.get(path.join(rewrite.root, hit.relative));
+  for (const hit of rewrittenFiles(rewrite, [...owner.values()].map(({ file }) => file))) {
+    const p = owner.get(foldName(path.join(rewrite.root, hit.relative)))?.p;
     if (p === undefined) continue;
     const file = path.join(rewrite.root, hit.relative);
     const what = hit.overwritten === true
@@ -834,7 +868,7 @@ function pathPieces(word: string): string[] {
 /** Whether `dir` lies in a folder whose files are protected, told from its text (no file is read: it runs on most commands). */
 function inProtectedFolder(dir: string, context: GateContext): boolean {
   const env = context.env ?? process.env;
-  const inside = (root: string | undefined): boolean => root !== undefined && root.length > 0 && (dir === root || dir.startsWith(`${root}/`));
+  const inside = (root: string | undefined): boolean => root !== undefined && root.length > 0 && foldedWithin(dir, root);
   return folderPolicyHit(`${dir}/x`) !== undefined || [context.tamaHome, ompAgentDir({}, env), env.CLAUDE_CONFIG_DIR, env.CODEX_HOME].some((root) => inside(root === undefined ? undefined : path.resolve(root)));
 }
 
@@ -884,7 +918,7 @@ function handedProtected(run: RunCommand, here: string, context: GateContext, pr
 
 /** `cp -r x/.tama ~`: a copy or move into a directory writes each source's name inside it. */
 function intoDirectory(argv: readonly string[], cwd: string, home: string): WriteTarget[] {
-  const program = argv[0] === undefined ? undefined : basename(argv[0]);
+  const program = argv[0] === undefined ? undefined : programName(argv[0]);
   if (program !== "cp" && program !== "mv" && program !== "rsync" && program !== "install") return [];
   const words = argv.slice(1).filter((a) => !a.startsWith("-"));
   const dest = words.at(-1);
@@ -973,12 +1007,15 @@ const POLICY_TEXT =
 
 function mentionsProtected(text: string, context: GateContext, protectedList: ProtectedList, byVariable = true): boolean {
   if (byVariable && text.includes("TAMA_HOME")) return true;
-  if (POLICY_TEXT.test(text)) return true;
-  const home = (context.env ?? process.env).HOME || os.homedir();
+  // Folded: a path spelled in another case reaches the same file where the file system folds case.
+  const folded = foldName(text);
+  if (POLICY_TEXT.test(folded)) return true;
+  const home = foldName((context.env ?? process.env).HOME || os.homedir());
   return protectedList().some((p) => {
-    if (text.includes(p.path)) return true;
-    return p.path.startsWith(`${home}/`) && text.includes(`~/${p.path.slice(home.length + 1)}`);
-  }) || [context.tamaHome, path.resolve(context.tamaHome)].some((h) => text.includes(h));
+    const key = foldedOf(p);
+    if (folded.includes(key)) return true;
+    return key.startsWith(`${home}/`) && folded.includes(`~/${key.slice(home.length + 1)}`);
+  }) || [context.tamaHome, path.resolve(context.tamaHome)].some((h) => folded.includes(foldName(h)));
 }
 
 // ---------------------------------------------------------------------------
@@ -1001,7 +1038,8 @@ const TAMA_CALL = /\btama(?:\.js)?\b[\s,[\]'"`]+(hooks[\s,'"`]+(?:add|remove|ena
 const STRING_LITERAL = /'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)"|`((?:[^`\\]|\\.)*)`/g;
 
 function checkCode(code: string, language: CodeLanguage, cwd: string, context: GateContext, protectedList: ProtectedList, depth: number, fromFile = false): string | undefined {
-  const call = TAMA_CALL.exec(code);
+  // `TAMA hooks disable`: a shell on a file system that folds case finds tama by it.
+  const call = TAMA_CALL.exec(foldName(code));
   if (call) return tamaRefusal(call[1]?.replace(/['"`,\s]+/g, " ").trim() ?? "");
   const reading = readCode(code, language);
   // The files the code writes by name, and the command lines it hands to processes.
@@ -1054,7 +1092,7 @@ function lspRenameHit(input: HookInput, list: ProtectedList): { file: string; pr
   const family = languageFamily(request.file);
   const project = projectRoot(list.projectCwd);
   for (const protectedPath of list()) {
-    if (protectedPath.path !== project && !protectedPath.path.startsWith(`${project}/`)) continue;
+    if (!foldedWithin(protectedPath.path, project)) continue;
     for (const file of protectedPath.tree ? filesOf(protectedPath) : [protectedPath.path]) {
       if (languageFamily(file) !== family) continue;
       let text: string;
@@ -1100,8 +1138,8 @@ function astEditHit(absolute: string, protectedList: readonly ProtectedPath[]): 
   if (glob === undefined) return hitOf(absolute, statOf(absolute)?.isDirectory() === true, protectedList);
   const root = resolvedPath("/", base);
   for (const p of protectedList) {
-    if (p.tree && root.startsWith(`${p.path}/`)) return p;
-    if (p.path !== root && !p.path.startsWith(`${root}/`)) continue;
+    if (p.tree && foldedWithin(root, p.path) && foldName(root) !== foldedOf(p)) return p;
+    if (!foldedWithin(p.path, root)) continue;
     // It rewrites files that are there: a protected name not made yet is not one of them.
     if ([...(lstatOf(p.path) === undefined ? [] : [p.path]), ...filesOf(p)].some((file) => searchGlobMayMatch(glob, path.relative(root, file)))) return p;
   }

@@ -18,7 +18,7 @@ import { SHELL_KEPT_MAX, shellKeptSize, type ShellKept } from "../protocol/engin
 import { readScriptFile } from "./script-files.ts";
 import { bothBodies, DEFAULT_ASSIGNED, expandVars, functionsOf, isDynamic, KEPT_POSITIONAL, positionalWords, setByBuiltin, withoutDefinitions } from "./shell-walk.ts";
 import { shellLine } from "../tools/code-reading.ts";
-import { basename, parseShell } from "./shell-words.ts";
+import { programName, parseShell } from "./shell-words.ts";
 
 export const NOTHING_KEPT: ShellKept = Object.freeze({ functions: {}, aliases: {}, vars: {} });
 
@@ -122,7 +122,7 @@ function read(next: ShellKept, script: string, given: { cwd: string; env?: Reado
     } else if ((program === "source" || program === ".") && depth < MAX_SOURCE_DEPTH && operands[0] !== undefined && !isDynamic(operands[0])) {
       const file = readScriptFile(path.resolve(at.cwd, value(operands[0])));
       if ("text" in file) read(next, file.text, at, depth + 1);
-    } else if (basename(program) === "trap" && depth < MAX_SOURCE_DEPTH) {
+    } else if (programName(program) === "trap" && depth < MAX_SOURCE_DEPTH) {
       // A trap's action runs in this shell later: what it defines is kept with it.
       if (operands[0] !== undefined && operands.length > 1) read(next, operands[0], at, depth + 1);
     }

@@ -25,12 +25,12 @@ import { lstatOf, namesIn, realpathOf, statOf } from "../system/disk-moment.ts";
 import { MAX_SCRIPT, packageScripts, readScriptFile, shebang, type ScriptFile } from "./script-files.ts";
 import { gitAliases, normalizeKey, type GitConfigEntry } from "./git-config.ts";
 import { globMatches, isInside, isLink, nameGlob, projectRoot, projectRootIn, realPath, resolvedPath, textPattern, throughLinks } from "./paths.ts";
-import { basename, isDynamic, parseShell, type ShellCommand } from "./shell-words.ts";
+import { programName, isDynamic, parseShell, type ShellCommand } from "./shell-words.ts";
 import { parallelRun } from "./gnu-parallel.ts";
 import { extractionWrites, UNPACKS } from "./archive-members.ts";
 import { LISTED_IN_WORD, LISTED_PARENT, LISTED_VISIBLE, listedToken } from "./listed-token.ts";
 
-export { basename };
+export { programName };
 
 /** `bash -c "sh -c '…'"` nests; deeper than this is not a command line anyone writes. */
 export const MAX_DEPTH = 8;
@@ -351,10 +351,10 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       };
       if (behind !== undefined && behind !== "unknown") {
         // A copy of git started as `git-commit` (`exec -a git-commit ./g -n`) runs that command.
-        const as = unwrapped.argv0 === undefined ? undefined : basename(unwrapped.argv0);
+        const as = unwrapped.argv0 === undefined ? undefined : programName(unwrapped.argv0);
         argv = [as !== undefined && path.basename(behind) === "git" && as.startsWith("git-") ? as : behind, ...argv.slice(1)];
       }
-      const program = argv[0] === undefined ? undefined : basename(argv[0]);
+      const program = argv[0] === undefined ? undefined : programName(argv[0]);
       let unreadArgs = false;
       let xargsWrites: WriteTarget[] = [];
       const textAt = (given: string): string | undefined => {
@@ -391,7 +391,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         };
         const handedName = (): string => listedHanded() ?? runTimeName(argFile !== undefined ? ["cat", argFile] : inFile !== undefined ? ["cat", inFile] : command.piped ? previous?.argv : undefined);
         // From xargs (or parallel) to the end of the command it runs (parallel's `:::: FILE` after it).
-        const runsFrom = Math.max(0, words.findIndex((word) => basename(word) === "xargs" || basename(word) === "parallel"));
+        const runsFrom = Math.max(0, words.findIndex((word) => programName(word) === "xargs" || programName(word) === "parallel"));
         const inputsFrom = words.findIndex((word, i) => i > runsFrom && (word === ":::" || word === "::::" || word === ":::+"));
         const xargsOptions = words.slice(runsFrom, inputsFrom === -1 ? undefined : inputsFrom);
         // `… | parallel 'sed -i … {}'`: a shell line per input, the lines the walker can tell, else the one name standing for them.
@@ -404,7 +404,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         else {
           unreadArgs = true;
           // `find . -name '*.json' | xargs sed -i …`: a writer handed what find prints changes what it selects, as `-exec` would.
-          const finder = previous?.argv[0] === undefined ? undefined : basename(previous.argv[0]);
+          const finder = previous?.argv[0] === undefined ? undefined : programName(previous.argv[0]);
           // Only where the names handed on are what the writer writes (`sed -i`, `chmod`), not its sources (`cp -t DIR`, `tar czf A`).
           const writesHanded = program !== undefined && isWriter(program) && writeTargets({ ...expandedCommand, redirects: [] }, xargsPlaced(xargsOptions, argv, HANDED)).some((target) => target.word.includes(HANDED));
           if (finder === "find" && writesHanded && previous !== undefined) {
@@ -424,8 +424,10 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       // A function runs after `time`, `coproc` and `!` too (not after `env` or `command`, which run a program).
       const lead = commandStart(words);
       // A function calling itself is read once (its commands are the ones already read).
-      const calling = program === undefined ? "" : `function ${program}`;
-      const calls = program !== undefined && functions.has(program) && words[lead] === argv[0] && !here.reading?.has(calling) ? [callBody(functions.get(program) as string, argv.slice(1))] : [];
+      const calling = argv[0] === undefined ? "" : `function ${argv[0]}`;
+      // A function is called by its name as spelled (bash's names keep case, on any file system).
+      const calledName = argv[0] !== undefined && words[lead] === argv[0] && functions.has(argv[0]) ? argv[0] : undefined;
+      const calls = calledName !== undefined && !here.reading?.has(calling) ? [callBody(functions.get(calledName) as string, argv.slice(1))] : [];
       // `echo 'cmd' | sh`, `cat <<EOF | bash`, `cat f.sh | sh`: a shell reading its script from the pipe reads what the command before printed.
       const fromPipe = pipeText;
       const stdin = [...expandedCommand.stdin, ...redirectedIn, ...(fromPipe === undefined ? [] : [fromPipe])];
@@ -478,7 +480,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
           ? stdin.join("\n")
           : (substitutionText(word, printer) ?? textAt(word));
       // Read for the program that runs and for the first word, when a wrapper stood there (`ssh -o ProxyCommand=… host cmd`).
-      const first = words[0] === undefined ? undefined : basename(words[0]);
+      const first = words[0] === undefined ? undefined : programName(words[0]);
       const ownLanguage = [...runnerScripts(program, argv, stdin, env, fileText), ...(first !== undefined && first !== program ? runnerScripts(first, words, stdin, env, fileText) : [])];
       // What a program's language yields (a makefile's recipes) is text read from files too: charged to the same budget.
       if (budget.fileText !== undefined && ownLanguage.length > 0) {
@@ -505,7 +507,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         // `tar -xf a.tar`, `zcat a.tgz | tar x`, `unzip a.zip`: the members the archive unpacks.
         ...extractionWrites(argv, expandedCommand.redirects.find((r) => r.op === "<")?.target, command.piped ? previous?.argv : undefined, cwdHere, written, env),
       ];
-      const shellFunction = program !== undefined && functions.has(program) && words[lead] === argv[0];
+      const shellFunction = calledName !== undefined;
       const run: RunCommand = { argv, program, dynamic: argv[0] !== undefined && isDynamic(argv[0]), ...(behind === "unknown" ? { unknownBinary: true } : {}), unreadArgs, code, shellFunction, otherWrites, env, command: expandedCommand, depth, scope: inner };
       const reason = visit(run);
       if (reason !== undefined) return reason;
@@ -515,11 +517,11 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       // `./gen | python3 -c 'import os,sys; os.system(sys.stdin.read())'`: code that runs commands built from its stdin, fed unread text (a download too).
       const unreadFed = command.piped && fromPipe === undefined && redirectedIn.length === 0 && expandedCommand.stdin.length === 0 && previous?.setup !== true;
       if (unreadFed && ((argv[0] !== undefined && /\$\(|`/.test(argv[0])) || readsScriptOnStdin(program, argv, code, env)) && previous?.download !== true) {
-        const from = previous?.argv[0] === undefined ? "the command before it" : `what ${basename(previous.argv[0])} prints`;
+        const from = previous?.argv[0] === undefined ? "the command before it" : `what ${programName(previous.argv[0])} prints`;
         return `this command pipes text Tama cannot read (${from}) into ${program ?? "a program"}, which runs it as its script; write the commands out in the call, or save the text to a file, read it, and run that`;
       }
       if (unreadFed && runsInput) {
-        const from = previous?.argv[0] === undefined ? "the command before it" : `what ${basename(previous.argv[0])} prints`;
+        const from = previous?.argv[0] === undefined ? "the command before it" : `what ${programName(previous.argv[0])} prints`;
         return `this command pipes text Tama cannot read (${from}) into ${program ?? "a program"} whose code runs commands it builds from what it reads, so they run unread; write the commands out in the call, or save the text to a file, read it, and run that`;
       }
       // `eval "$(python3 gen.py)"`, `bash -c "$(node gen.js)"`, `$(./gen)`, `source <(./gen)`: a program's output run as commands, unread.
@@ -1129,8 +1131,8 @@ const PASSES_TEXT_VALUED: Record<string, readonly string[]> = {
 /** What a command prints when the walker can tell: printedBy's, or the text of the files `cat`, `tr`, `head`, … read (operands or `<`). */
 function printedOrRead(argv: readonly string[], command: ShellCommand, cwd: string | undefined, written: WrittenFiles, stdin?: string, withExpansions = false): string | undefined {
   const printed = printedBy(argv, command, withExpansions);
-  if (printed !== undefined || argv[0] === undefined || !PASSES_TEXT.has(basename(argv[0]))) return printed;
-  const program = basename(argv[0]);
+  if (printed !== undefined || argv[0] === undefined || !PASSES_TEXT.has(programName(argv[0]))) return printed;
+  const program = programName(argv[0]);
   // rev and tr print another text than they read: what, the walker does not work out.
   if (CHANGES_TEXT.has(program)) return undefined;
   // tr reads only stdin; the others their file operands, else stdin (`head -n 50`: 50 is the option's value).
@@ -1214,7 +1216,7 @@ function recordWrites(run: RunCommand, scope: Scope, pipeText: string | undefine
 
 /** What `echo …`, `printf …` or `cat` of a here-document prints, when it is all literal; else undefined. */
 export function printedBy(argv: readonly string[], command: ShellCommand, withExpansions = false): string | undefined {
-  const program = argv[0] === undefined ? undefined : basename(argv[0]);
+  const program = argv[0] === undefined ? undefined : programName(argv[0]);
   const args = argv.slice(1);
   let text: string | undefined;
   // Escapes (`\055`, `\x2d`, `%c`, `%b`) make text no reader here decodes: unknown, not taken literally.
@@ -1458,7 +1460,7 @@ function agentPlaces(cwd: string | undefined, file: string): string[] {
 function programBehind(word: string, cwd: string | undefined, pathValue: string | undefined, home: string): string | "unknown" | undefined {
   const real = commandFile(word, cwd, pathValue, home);
   if (real === undefined) return undefined;
-  const name = basename(word);
+  const name = programName(word);
   const realName = path.basename(real);
   if (realName !== name && !namedAs(realName, name) && (isShadowable(realName) || isShadowable(realName.replace(/[\d.]+$/, "")))) return real;
   if (!agentPlaces(cwd, real).some((place) => isInside(place, real)) || !("binary" in readScriptFile(real))) return undefined;
@@ -1494,7 +1496,7 @@ const namedAs = (program: string, name: string): boolean => program === name || 
 function sameProgram(name: string, value: string): boolean {
   if (/[;&|<>(){}$`\n]/.test(value)) return false;
   const first = splitString(value)[0];
-  const family = (program: string): string => basename(program).replace(/[\d.]+$/, "");
+  const family = (program: string): string => programName(program).replace(/[\d.]+$/, "");
   // By name, as PATH finds it: a path (`git=./bin/git`) may be any program.
   return first !== undefined && !first.includes("/") && family(first) === family(name);
 }
@@ -1562,7 +1564,7 @@ function placedBy(argv: readonly string[], scope: Scope): { sources: string[]; i
   let flags = "";
   const longs: string[] = [];
   // ln's -n is --no-dereference (a link to a directory is the name itself); mv's and cp's is --no-clobber.
-  const dereferenceFlag = argv[0] !== undefined && basename(argv[0]) === "ln" ? /[Tn]/ : /T/;
+  const dereferenceFlag = argv[0] !== undefined && programName(argv[0]) === "ln" ? /[Tn]/ : /T/;
   for (let i = 1; i < argv.length; i++) {
     const arg = argv[i] as string;
     if (options && arg === "--") options = false;
@@ -1600,7 +1602,7 @@ function linksMade(argv: readonly string[], scope: Scope): Map<string, string> {
   if (placed === undefined) return links;
   const home = scope.env.get("HOME") ?? scope.home ?? os.homedir();
   // `ln -r` writes the target relative to the link, from a target named relative to the cwd.
-  const fromCwd = basename(argv[0] ?? "") === "ln" && (placed.flags.includes("r") || placed.longs.includes("--relative"));
+  const fromCwd = programName(argv[0] ?? "") === "ln" && (placed.flags.includes("r") || placed.longs.includes("--relative"));
   for (const source of placed.sources) {
     const link = placed.as ?? path.join(placed.into as string, path.basename(source));
     const named = source.replace(/^~(?=\/|$)/, home);
@@ -1618,7 +1620,7 @@ function linksCopied(argv: readonly string[], scope: Scope): Map<string, string>
   const placed = placedBy(argv, scope);
   if (placed === undefined) return undefined;
   // rsync copies a link as one with -l (in -a); cp with -d or -P (in -a), and -r.
-  const linkFlags = basename(argv[0] ?? "") === "rsync" ? /[al]/ : /[adPrR]/;
+  const linkFlags = programName(argv[0] ?? "") === "rsync" ? /[al]/ : /[adPrR]/;
   const keepsLinks = linkFlags.test(placed.flags) || placed.longs.some((long) => long === "--archive" || long === "--no-dereference" || long === "--recursive" || long === "--links");
   if (!keepsLinks || /[LH]/.test(placed.flags) || placed.longs.includes("--dereference")) return undefined;
   return carriedLinks(placed, scope, (from) => scope.links?.get(from) ?? (isLink(from) ? realPath(from) : undefined), false);
@@ -1651,7 +1653,7 @@ function carriedLinks(placed: { sources: string[]; into?: string; as?: string },
  * Undefined for any other program, for one told to follow links, and for roots built at run time.
  */
 function listedName(argv: readonly string[], env?: ReadonlyMap<string, string>): string | undefined {
-  const program = argv[0] === undefined ? undefined : basename(argv[0]);
+  const program = argv[0] === undefined ? undefined : programName(argv[0]);
   const args = argv.slice(1);
   const operands = args.filter((word) => !word.startsWith("-"));
   /** A name under the roots (their common folder where there are several), with the listing's marks. */
@@ -1848,7 +1850,7 @@ function runTimeName(source: readonly string[] | undefined): string {
 function xargsInput(command: ShellCommand, previous: PipedFrom | undefined): string | undefined {
   if (command.stdin.length > 0) return command.stdin.join("\n");
   if (!command.piped || previous === undefined) return undefined;
-  const program = previous.argv[0] === undefined ? undefined : basename(previous.argv[0]);
+  const program = previous.argv[0] === undefined ? undefined : programName(previous.argv[0]);
   if (program !== "echo" && program !== "printf") return previous.printed();
   const words = previous.argv.slice(1).filter((w, i) => !(i === 0 && /^-[neE]+$/.test(w)));
   return words.join(" ").replace(/\\n/g, "\n");
@@ -1946,7 +1948,7 @@ const takesOtherInput = (command: ShellCommand): boolean => command.stdin.length
 function seenWhole(listed: string | undefined, argv: readonly string[], cwd: string | undefined, lineWrote: boolean): string | undefined {
   if (listed === undefined || !listed.includes(`:${LISTED_VISIBLE}`)) return listed;
   const splits = (dir: string): boolean => statOf(dir)?.isDirectory() === true && namesIn(dir).some((name) => /[\s'"\\]/.test(name));
-  const folders = basename(argv[0] ?? "") === "ls" ? [".", ...argv.slice(1).filter((word) => !word.startsWith("-")).map((word) => (/[*?[]/.test(word) ? path.dirname(word.replace(/[*?[].*$/s, "x")) : word))] : [];
+  const folders = programName(argv[0] ?? "") === "ls" ? [".", ...argv.slice(1).filter((word) => !word.startsWith("-")).map((word) => (/[*?[]/.test(word) ? path.dirname(word.replace(/[*?[].*$/s, "x")) : word))] : [];
   const unsafe = lineWrote || cwd === undefined || folders.some((folder) => splits(path.resolve(cwd, folder)));
   return unsafe ? listed.replace(`:${LISTED_VISIBLE}`, "") : listed;
 }
@@ -1957,7 +1959,7 @@ function seenWhole(listed: string | undefined, argv: readonly string[], cwd: str
  * Reading its stdin only: a file operand adds lines of its own.
  */
 function passesLines(argv: readonly string[]): boolean {
-  const program = argv[0] === undefined ? undefined : basename(argv[0]);
+  const program = argv[0] === undefined ? undefined : programName(argv[0]);
   const args = argv.slice(1);
   if (program === "grep" || program === "egrep" || program === "fgrep") {
     let operands = 0;
@@ -2081,7 +2083,7 @@ const SHELL_SETUP: Readonly<Record<string, RegExp>> = {
 
 /** A command line printing a setup tool's shell code (see SHELL_SETUP). */
 function isShellSetup(argv: readonly string[]): boolean {
-  const program = argv[0] === undefined ? undefined : basename(argv[0]);
+  const program = argv[0] === undefined ? undefined : programName(argv[0]);
   const words = program === undefined || !Object.hasOwn(SHELL_SETUP, program) ? undefined : SHELL_SETUP[program];
   return words !== undefined && argv.slice(1).some((word) => words.test(word));
 }
@@ -2390,7 +2392,7 @@ export function readableScripts(input: HookInput): { scripts: string[]; env?: Re
   const scripts = handedToProcesses(readCode(code.code, code.language));
   // A debugger evaluates an expression or runs its own command line (gdb's `shell`, lldb's `platform shell`);
   // a custom request may be a launch of its own (`arguments: {program, args}`).
-  if (basename(toolName.toLowerCase()) === "debug") {
+  if (programName(toolName.toLowerCase()) === "debug") {
     scripts.push(...commandsInText(code.code));
     const custom = fields.arguments !== null && typeof fields.arguments === "object" ? (fields.arguments as Record<string, unknown>) : undefined;
     const program = typeof custom?.program === "string" ? custom.program : undefined;
@@ -2529,12 +2531,12 @@ function unwrap(start: readonly string[], env: Map<string, string>): { argv: str
   // `exec -a git-commit git -n`, `ld.so --argv0 NAME …`: the name the program is started under, which git and busybox go by.
   let argv0: string | undefined;
   const named = (words: string[]): string[] => {
-    const program = words[0] === undefined ? "" : basename(words[0]);
-    const as = argv0 === undefined ? undefined : basename(argv0);
+    const program = words[0] === undefined ? "" : programName(words[0]);
+    const as = argv0 === undefined ? undefined : programName(argv0);
     return as !== undefined && ((program === "git" && as.startsWith("git-")) || MULTI_CALL.has(program)) ? [as, ...words.slice(1)] : words;
   };
   for (let guard = 0; guard < 32; guard++) {
-    const program = argv[0] === undefined ? undefined : basename(argv[0]);
+    const program = argv[0] === undefined ? undefined : programName(argv[0]);
     if (program === "exec" || (program !== undefined && LOADER.test(program))) {
       const at = argv.findIndex((word) => word === "-a" || word === "--argv0");
       if (at > 0) argv0 = argv[at + 1];
@@ -2736,7 +2738,7 @@ const INTERPRETERS: Readonly<Record<string, { flags: readonly string[]; language
   php: { flags: ["-r"], language: "unknown" },
   lua: { flags: ["-e"], language: "unknown" },
   luajit: { flags: ["-e"], language: "unknown" },
-  Rscript: { flags: ["-e"], language: "unknown" },
+  rscript: { flags: ["-e"], language: "unknown" },
   R: { flags: ["-e"], language: "unknown" },
   julia: { flags: ["-e", "--eval", "-E", "--print"], language: "unknown" },
   pypy: { flags: ["-c"], language: "python" },

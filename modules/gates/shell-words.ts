@@ -5,6 +5,8 @@
 // operators, comments, redirections, here-documents and command substitutions.
 // It never expands variables or globs; a word keeps `$VAR` as written.
 
+import { foldName } from "../system/name-case.ts";
+
 /** One simple command the shell would run, with its leading assignments apart. */
 export interface ShellCommand {
   /** `NAME=value` words before the command name (`HUSKY=0 git commit`). */
@@ -614,9 +616,14 @@ function sequenceOf(from: string, to: string, step: string | undefined): string[
   return out;
 }
 
-/** A program word's base name (`/usr/bin/git` → `git`). */
-export function basename(word: string): string {
-  return word.slice(word.lastIndexOf("/") + 1);
+/**
+ * The program a command word names, as the gates read it: its base name (`/usr/bin/git` →
+ * `git`), folded (`GIT` → `git`), since a shell on a file system that folds case finds git
+ * by either (name-case.ts). Only the name read is folded: the word itself, which the walker
+ * looks up and reads scripts by, is kept as written.
+ */
+export function programName(word: string): string {
+  return foldName(word.slice(word.lastIndexOf("/") + 1));
 }
 
 /** A word still holding an expansion the walker could not perform. */

@@ -5,7 +5,7 @@
 // whether the change reaches what lies below a directory (rm -r, mv, chmod -R),
 // so that removing or moving a parent of a protected file counts as changing it.
 import path from "node:path";
-import { basename, type ShellCommand } from "./shell-words.ts";
+import { programName, type ShellCommand } from "./shell-words.ts";
 import { globMatches } from "./paths.ts";
 import { extractionOf } from "./extraction.ts";
 
@@ -599,7 +599,7 @@ export function isWriter(program: string): boolean {
  * name, so a later write there changes it wherever it is.
  */
 export function linkSources(argv: readonly string[], hard = false): WriteTarget[] {
-  const program = argv[0] === undefined ? undefined : basename(argv[0]);
+  const program = argv[0] === undefined ? undefined : programName(argv[0]);
   const args = argv.slice(1);
   const symbolic = args.some((a) => a === "--symbolic" || a === "--symbolic-link" || /^-[A-Za-z]*s/.test(a));
   const links = hard
@@ -614,7 +614,7 @@ export function writeTargets(command: ShellCommand, argv: readonly string[]): Wr
   const redirected = command.redirects
     .filter((r) => r.op === ">" || r.op === ">>" || r.op === ">|" || r.op === "<>")
     .map((r) => ({ word: r.target, effect: "writes", reachesBelow: false }));
-  const program = argv[0] === undefined ? undefined : basename(argv[0]);
+  const program = argv[0] === undefined ? undefined : programName(argv[0]);
   const rule = program === undefined ? undefined : WRITERS[program] ?? WRITERS[program.replace(/^(?:g|bsd)(?=[a-z])/, "")];
   return [...redirected, ...(rule ? rule(argv.slice(1)) : [])];
 }

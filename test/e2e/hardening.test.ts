@@ -741,3 +741,31 @@ describe("a link placed in a folder that had been still", () => {
     expect(existsSync(path.join(env.cwd, "elsewhere", "extensions", "y.ts"))).toBe(false);
   });
 });
+
+describe("names spelled in another case", () => {
+  it("are read as what a file system that folds case makes of them: .TAMA, .OMP/Extensions, .GIT/hooks, GIT and TAMA are refused in OMP, and nothing lands", async () => {
+    const { server, env } = await omp.setup();
+    installTama(env);
+    execFileSync("git", ["init", "-q", "-b", "topic", env.cwd]);
+    writeFileSync(path.join(env.cwd, "a.txt"), "a\n");
+    execFileSync("git", ["-C", env.cwd, "add", "a.txt"]);
+    const session = omp.rpc();
+    await session.ready();
+    const call = bashCalls(session, server.requests);
+    // On macOS's APFS, WSL's Windows drives or exFAT each of these reaches the file or program spelled in lower case.
+    await session.prompt(`CALL write ${JSON.stringify({ path: ".TAMA/hooks.json", content: '{"hooks":[]}\n' })}`);
+    expect(lastToolMessage(server.requests)).toMatch(/the project's Tama hooks/);
+    expect(await call("mkdir -p .OMP/Extensions && echo 'export default () => {}' > .OMP/Extensions/x.ts")).toMatch(/OMP extensions/);
+    expect(await call("printf '#!/bin/sh\\n' > .GIT/hooks/pre-commit")).toMatch(/installed git hooks/);
+    expect(await call("echo '[core]' >> .Git/Config")).toMatch(/git's config/);
+    expect(await call("GIT commit --no-verify -m x")).toMatch(/--no-verify skips/);
+    expect(await call("ENV HUSKY=1 Git commit -n -m x")).toMatch(/-n \(--no-verify\) skips/);
+    expect(await call("TAMA hooks disable block-git-hook-bypass")).toMatch(/`tama hooks disable/);
+    for (const name of [".TAMA", ".OMP", ".GIT"]) expect(readdirSync(env.cwd)).not.toContain(name);
+    expect(readdirSync(path.join(env.cwd, ".git"))).not.toContain("Config");
+    expect(existsSync(path.join(env.cwd, ".git", "hooks", "pre-commit"))).toBe(false);
+    expect(() => execFileSync("git", ["-C", env.cwd, "rev-parse", "--verify", "-q", "HEAD"], { stdio: "pipe" })).toThrow();
+    // A name that only looks alike is the agent's to write.
+    expect(await call("mkdir -p docs && echo x > docs/TAMA.md && echo written")).toMatch(/written/);
+  });
+});

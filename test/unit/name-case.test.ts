@@ -1,0 +1,199 @@
+// Names spelled in another case. On a file system that folds case (macOS's APFS, WSL's
+// Windows drives, exFAT, ext4 casefold folders) `.TAMA/hooks.json` is `.tama/hooks.json`
+// and a shell runs git as `GIT`: the gates read both as what they reach. A real exFAT
+// file system, mounted here where the machine allows it, shows each name does reach it.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { builtinGate } from "../../modules/gates/index.ts";
+import { findGitHookBypass } from "../../modules/gates/block-git-hook-bypass.ts";
+import { findSelfProtectionBreach } from "../../modules/gates/self-protection.ts";
+import { foldName, foldedWithin } from "../../modules/system/name-case.ts";
+import type { GateContext } from "../../modules/gates/types.ts";
+import type { HookInput } from "../../modules/protocol/hook-input.ts";
+
+const root = mkdtempSync(path.join(os.tmpdir(), "tama-case-"));
+const home = path.join(root, "home");
+const tamaHome = path.join(home, ".tama");
+const registry = path.join(tamaHome, "hooks", "registry.json");
+const repo = path.join(root, "repo");
+for (const dir of [path.dirname(registry), path.join(repo, ".tama"), path.join(repo, ".git", "hooks"), path.join(tamaHome, "hooks-runtime", "current", "bin")]) mkdirSync(dir, { recursive: true });
+writeFileSync(registry, "{}");
+writeFileSync(path.join(repo, ".tama", "hooks.json"), "{}");
+writeFileSync(path.join(repo, ".git", "HEAD"), "ref: refs/heads/main\n");
+writeFileSync(path.join(repo, ".env"), "KEY=1\n");
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const context: GateContext = { tamaHome, registry, env: { HOME: home, TAMA_HOME: tamaHome, PI_CODING_AGENT_DIR: path.join(home, ".omp", "agent") } };
+const bash = (command: string): HookInput => ({ hook_event_name: "PreToolUse", cwd: repo, tool_name: "Bash", tool_input: { command }, omp: { tool_name: "bash", tool_input: { command } } });
+const write = (file: string): HookInput => ({
+  hook_event_name: "PreToolUse",
+  cwd: repo,
+  tool_name: "Write",
+  tool_input: { file_path: path.resolve(repo, file), content: "x" },
+  omp: { tool_name: "write", tool_input: { path: file }, target: path.resolve(repo, file) },
+});
+
+describe("foldName", () => {
+  it("folds letters as case-insensitive file systems compare them, and composed characters into one form", () => {
+    expect(foldName(".TAMA/Hooks.JSON")).toBe(".tama/hooks.json");
+    // exFAT's and NTFS's up-case tables: long s, dotless i; Unicode case folding: the Kelvin sign.
+    expect(foldName("\u017Fettings.json")).toBe("settings.json");
+    expect(foldName("extens\u0131ons")).toBe("extensions");
+    expect(foldName("hoo\u212As")).toBe("hooks");
+    // APFS ignores composition: é composed and decomposed are one name.
+    expect(foldName("Jose\u0301")).toBe(foldName("Jos\u00E9"));
+    expect(foldedWithin("/Home/.OMP/agent", "/home/.omp")).toBe(true);
+    expect(foldedWithin("/home/.ompx", "/home/.omp")).toBe(false);
+  });
+});
+
+describe("self-protection reads a protected name in any case", () => {
+  it.each([
+    [".TAMA/hooks.json", "the project's Tama hooks"],
+    [".Tama/new.json", "the project's Tama hooks"],
+    [".OMP/Extensions/x.ts", "OMP extensions"],
+    [".omp/EXTENSIONS/x.ts", "OMP extensions"],
+    [".Claude/Settings.Json", "Claude Code settings"],
+    [".CLAUDE/commands/x/INDEX.TS", "a TypeScript slash command"],
+    ["sub/.OMP/hooks/x.ts", "OMP extensions or hooks of a project folder"],
+    ["BUNFIG.TOML", "Bun's settings for a folder"],
+    [".ENV.local", "a .env file Bun loads"],
+    ["LSP.json", "OMP's LSP servers' config"],
+    [`${home}/.TAMA/hooks/registry.json`, "Tama's"],
+    ["extens\u0131ons/../.tama/x", "the project's Tama hooks"],
+  ])("a write to %s", (file, what) => {
+    expect(findSelfProtectionBreach(write(file), context)).toContain(what);
+  });
+
+  it.each([
+    ["echo x > .TAMA/hooks.json", "the project's Tama hooks"],
+    ["mkdir -p .OMP/extensions && cp /tmp/x.ts .OMP/extensions/", "OMP extensions"],
+    [`rm -rf ${home}/.TAMA`, "Tama's home"],
+    ["mv elsewhere .OMP", "a folder OMP or Tama loads code and policy from"],
+    ["TAMA hooks disable block-git-hook-bypass", "`tama hooks disable"],
+    [`node ${tamaHome}/hooks-runtime/current/bin/TAMA.JS hooks disable x`, "`tama hooks disable"],
+    [`${home}/.TAMA/hooks-runtime/current/bin/tama hooks remove self-protection`, "`tama hooks remove"],
+    [`python3 -c "import subprocess; subprocess.run(['TAMA', 'hooks', 'disable', 'x'])"`, "`tama hooks disable"],
+    [`python3 -c "open('${home}/.TAMA/hooks/registry.json', 'w').write('{}')"`, "Tama"],
+    ["ENV GIT_DIR=x TAMA hooks enable y", "`tama hooks enable"],
+  ])("%s", (command, what) => {
+    expect(findSelfProtectionBreach(bash(command), context)).toContain(what);
+  });
+
+  it.each(["echo x > notes/TAMA.md", "cat .TAMA/hooks.json", "echo x > .tamarc", "mkdir -p docs/omp && echo x > docs/omp/Extensions.md"])("passes %s", (command) => {
+    expect(findSelfProtectionBreach(bash(command), context)).toBeUndefined();
+  });
+});
+
+describe("the git gates read git and its files in any case", () => {
+  it.each([
+    ["GIT commit --no-verify -m x", "git commit --no-verify"],
+    ["/USR/BIN/GIT commit -n -m x", "git commit -n"],
+    ["Git -C . commit --no-verify", "git commit --no-verify"],
+    ["ENV HUSKY=1 GIT commit -n", "git commit -n"],
+    ["echo '[core] hooksPath=/tmp/h' >> .GIT/config", "git's config"],
+    ["rm .Git/Hooks/pre-commit", "installed git hooks"],
+    ["ln -s /tmp/h .git/HOOKS", "installed git hooks"],
+  ])("%s", (command, reason) => {
+    expect(findGitHookBypass(command, 0, {}, repo)).toContain(reason);
+  });
+
+  it("a function spelled another way than a program is its own: its body is read", () => {
+    expect(findGitHookBypass("Gx() { git commit -n; }; Gx", 0, {}, repo)).toContain("git commit -n");
+    expect(findGitHookBypass("G() { f; }; f() { git commit -n; }; F() { :; }; G", 0, {}, repo)).toContain("git commit -n");
+  });
+
+  it("protect-branches: main's ref file written in another case", async () => {
+    const gate = builtinGate("protect-branches");
+    const parsed = gate?.parseOptions?.({ branches: ["main"] });
+    if (gate === undefined || parsed?.ok !== true) throw new Error("no protect-branches");
+    const verdict = await gate.evaluate({ ...bash("echo 0000 > .GIT/refs/heads/MAIN"), session_id: "s" }, context, parsed.options);
+    expect(verdict.decision).toBe("block");
+  });
+});
+
+describe("protect-secret-files reads a secret's name in any case", () => {
+  const evaluate = async (input: HookInput) => {
+    const gate = builtinGate("protect-secret-files");
+    const parsed = gate?.parseOptions?.(undefined) ?? { ok: true as const, options: undefined };
+    if (gate === undefined || !parsed.ok) throw new Error("no protect-secret-files");
+    return gate.evaluate({ ...input, session_id: "s" }, context, parsed.options);
+  };
+  // Read where it is there: on a file system that folds case `.ENV` is there as `.env` is (the exFAT check below).
+  for (const name of [".ENV", "ID_RSA", ".Env.Local", "Server.PEM"]) writeFileSync(path.join(repo, name), "KEY=1\n");
+  it.each(["cat .ENV", "cat ID_RSA", "cat .Env.Local", "cp Server.PEM /tmp/k"])("%s", async (command) => {
+    expect((await evaluate(bash(command))).decision).toBe("block");
+  });
+  it.each(["cat .ENV.EXAMPLE", "cat src/Credentials.ts"])("passes %s", async (command) => {
+    expect((await evaluate(bash(command))).decision).toBe("pass");
+  });
+  it("an allowed file is allowed in any case", async () => {
+    const gate = builtinGate("protect-secret-files");
+    const parsed = gate?.parseOptions?.({ allow: [".env"] });
+    if (gate === undefined || parsed?.ok !== true) throw new Error("no protect-secret-files");
+    expect((await gate.evaluate({ ...bash("cat .ENV"), session_id: "s" }, context, parsed.options)).decision).toBe("pass");
+  });
+});
+
+/**
+ * A folder on a real exFAT file system (case-insensitive, case-preserving), mounted
+ * through FUSE on a loop device; undefined where the machine cannot (not root, no FUSE,
+ * no exFAT tools), with why.
+ */
+function exfatFolder(): { folder?: string; why?: string; unmount: () => void } {
+  const none = (why: string) => ({ why, unmount: () => {} });
+  if (process.platform !== "linux" || process.getuid?.() !== 0) return none("not root on Linux");
+  if (!existsSync("/dev/fuse")) return none("no /dev/fuse");
+  const image = path.join(root, "exfat.img");
+  const mountPoint = path.join(root, "exfat");
+  let device: string;
+  try {
+    writeFileSync(image, "");
+    execFileSync("truncate", ["-s", "16M", image]);
+    execFileSync("mkfs.exfat", [image], { stdio: "ignore" });
+    device = execFileSync("losetup", ["-f", "--show", image], { encoding: "utf8" }).trim();
+  } catch (error) {
+    return none(`exFAT image not made: ${(error as Error).message.split("\n")[0]}`);
+  }
+  mkdirSync(mountPoint);
+  try {
+    execFileSync("mount.exfat-fuse", ["-o", "uid=0,gid=0", device, mountPoint], { stdio: "ignore" });
+  } catch (error) {
+    execFileSync("losetup", ["-d", device]);
+    return none(`exFAT not mounted: ${(error as Error).message.split("\n")[0]}`);
+  }
+  return {
+    folder: mountPoint,
+    unmount: () => {
+      execFileSync("umount", [mountPoint]);
+      execFileSync("losetup", ["-d", device]);
+    },
+  };
+}
+
+describe("on a real file system that folds case", () => {
+  it("each name the gates now read reaches the protected file: the refusals guard a real way in", () => {
+    const exfat = exfatFolder();
+    if (exfat.folder === undefined) {
+      // The machine cannot mount one; the refusals above hold on any file system.
+      console.warn(`exFAT check skipped: ${exfat.why}`);
+      return;
+    }
+    try {
+      const project = path.join(exfat.folder, "proj");
+      mkdirSync(path.join(project, ".tama"), { recursive: true });
+      writeFileSync(path.join(project, ".tama", "hooks.json"), "{}");
+      writeFileSync(path.join(project, ".TAMA", "HOOKS.json"), '{"hooks":[]}');
+      expect(readFileSync(path.join(project, ".tama", "hooks.json"), "utf8")).toBe('{"hooks":[]}');
+      // No identity tells the spellings apart: FUSE's exFAT numbers each one as a file of its own.
+      expect(statSync(path.join(project, ".TAMA")).ino).not.toBe(statSync(path.join(project, ".tama")).ino);
+      const input: HookInput = { ...write(".TAMA/HOOKS.json"), cwd: project, tool_input: { file_path: path.join(project, ".TAMA/HOOKS.json"), content: "x" }, omp: { tool_name: "write", tool_input: { path: ".TAMA/HOOKS.json" }, target: path.join(project, ".TAMA/HOOKS.json") } };
+      expect(findSelfProtectionBreach(input, context)).toContain("the project's Tama hooks");
+    } finally {
+      exfat.unmount();
+    }
+  });
+});
