@@ -29,6 +29,16 @@ function lastToolMessage(requests: readonly RecordedRequest[]): string {
   return typeof last === "string" ? last : JSON.stringify(last ?? "");
 }
 
+/** Tama installed in a project whose git repository has a.txt staged on branch topic, nothing committed. */
+async function stagedRepo(): Promise<Awaited<ReturnType<typeof omp.setup>>> {
+  const setup = await omp.setup();
+  installTama(setup.env);
+  execFileSync("git", ["init", "-q", "-b", "topic", setup.env.cwd]);
+  writeFileSync(path.join(setup.env.cwd, "a.txt"), "a\n");
+  execFileSync("git", ["-C", setup.env.cwd, "add", "a.txt"]);
+  return setup;
+}
+
 describe("parallel tool calls", () => {
   it("8 calls in one model message, three times: every call's pre and post hook ran once and every answer reached OMP", async () => {
     const { server, env } = await omp.setup();
@@ -406,11 +416,7 @@ describe("forms the red-team passes found, tried in OMP", () => {
 
 describe("git under another name, and a pipe read through a substitution", () => {
   it("a copy of git and a link to it, made by one call, are read as git in the next; what a pipe holds reaches bash <(cat) and bash -c \"$(cat)\" read", async () => {
-    const { server, env } = await omp.setup();
-    installTama(env);
-    execFileSync("git", ["init", "-q", "-b", "topic", env.cwd]);
-    writeFileSync(path.join(env.cwd, "a.txt"), "a\n");
-    execFileSync("git", ["-C", env.cwd, "add", "a.txt"]);
+    const { server, env } = await stagedRepo();
     const payload = path.join(env.root, "payload.sh");
     writeFileSync(payload, `touch ${path.join(env.root, "ran")}\n`);
     const session = omp.rpc();
@@ -446,11 +452,7 @@ describe("git under another name, and a pipe read through a substitution", () =>
   });
 
   it("-n printed or computed at run time, commits no hook sees, and OMP's other settings files are refused; nothing lands", async () => {
-    const { server, env } = await omp.setup();
-    installTama(env);
-    execFileSync("git", ["init", "-q", "-b", "topic", env.cwd]);
-    writeFileSync(path.join(env.cwd, "a.txt"), "a\n");
-    execFileSync("git", ["-C", env.cwd, "add", "a.txt"]);
+    const { server, env } = await stagedRepo();
     const session = omp.rpc();
     await session.ready();
     const call = bashCalls(session, server.requests);
@@ -744,11 +746,7 @@ describe("a link placed in a folder that had been still", () => {
 
 describe("names spelled in another case", () => {
   it("are read as what a file system that folds case makes of them: .TAMA, .OMP/Extensions, .GIT/hooks, GIT and TAMA are refused in OMP, and nothing lands", async () => {
-    const { server, env } = await omp.setup();
-    installTama(env);
-    execFileSync("git", ["init", "-q", "-b", "topic", env.cwd]);
-    writeFileSync(path.join(env.cwd, "a.txt"), "a\n");
-    execFileSync("git", ["-C", env.cwd, "add", "a.txt"]);
+    const { server, env } = await stagedRepo();
     const session = omp.rpc();
     await session.ready();
     const call = bashCalls(session, server.requests);

@@ -13,6 +13,7 @@ import { findSelfProtectionBreach } from "../../modules/gates/self-protection.ts
 import { foldName, foldedWithin } from "../../modules/system/name-case.ts";
 import type { GateContext } from "../../modules/gates/types.ts";
 import type { HookInput } from "../../modules/protocol/hook-input.ts";
+import { bashCallIn, writeCallIn } from "../support/tool-calls.ts";
 
 const root = mkdtempSync(path.join(os.tmpdir(), "tama-case-"));
 const home = path.join(root, "home");
@@ -27,14 +28,8 @@ writeFileSync(path.join(repo, ".env"), "KEY=1\n");
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 const context: GateContext = { tamaHome, registry, env: { HOME: home, TAMA_HOME: tamaHome, PI_CODING_AGENT_DIR: path.join(home, ".omp", "agent") } };
-const bash = (command: string): HookInput => ({ hook_event_name: "PreToolUse", cwd: repo, tool_name: "Bash", tool_input: { command }, omp: { tool_name: "bash", tool_input: { command } } });
-const write = (file: string): HookInput => ({
-  hook_event_name: "PreToolUse",
-  cwd: repo,
-  tool_name: "Write",
-  tool_input: { file_path: path.resolve(repo, file), content: "x" },
-  omp: { tool_name: "write", tool_input: { path: file }, target: path.resolve(repo, file) },
-});
+const bash = bashCallIn(repo);
+const write = writeCallIn(repo);
 
 describe("foldName", () => {
   it("folds letters as case-insensitive file systems compare them, and composed characters into one form", () => {
@@ -190,8 +185,7 @@ describe("on a real file system that folds case", () => {
       expect(readFileSync(path.join(project, ".tama", "hooks.json"), "utf8")).toBe('{"hooks":[]}');
       // No identity tells the spellings apart: FUSE's exFAT numbers each one as a file of its own.
       expect(statSync(path.join(project, ".TAMA")).ino).not.toBe(statSync(path.join(project, ".tama")).ino);
-      const input: HookInput = { ...write(".TAMA/HOOKS.json"), cwd: project, tool_input: { file_path: path.join(project, ".TAMA/HOOKS.json"), content: "x" }, omp: { tool_name: "write", tool_input: { path: ".TAMA/HOOKS.json" }, target: path.join(project, ".TAMA/HOOKS.json") } };
-      expect(findSelfProtectionBreach(input, context)).toContain("the project's Tama hooks");
+      expect(findSelfProtectionBreach(writeCallIn(project)(".TAMA/HOOKS.json"), context)).toContain("the project's Tama hooks");
     } finally {
       exfat.unmount();
     }

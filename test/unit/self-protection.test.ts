@@ -9,6 +9,7 @@ import { findSelfProtectionBreach, policyVerb, stampsMove } from "../../modules/
 import { RACY_MS } from "../../modules/system/stat-key.ts";
 import type { GateContext } from "../../modules/gates/types.ts";
 import type { HookInput } from "../../modules/protocol/hook-input.ts";
+import { writeCallIn } from "../support/tool-calls.ts";
 
 const root = mkdtempSync(path.join(os.tmpdir(), "tama-selfprot-"));
 const home = path.join(root, "home");
@@ -327,21 +328,11 @@ describe("self-protection lets through", () => {
 
 describe("a link the agent makes between two calls", () => {
   /** A write tool call of a file in `project`, named relative to it. */
-  const writeIn =
-    (project: string) =>
-    (file: string): HookInput => ({
-      hook_event_name: "PreToolUse",
-      cwd: project,
-      tool_name: "Write",
-      tool_input: { file_path: path.resolve(project, file), content: "x" },
-      omp: { tool_name: "write", tool_input: { path: file }, target: path.resolve(project, file) },
-    });
-
   it("is followed at the next call: the project's OMP extensions stay protected through it and where it points", () => {
     const project = path.join(root, "linked-project");
     const elsewhere = path.join(project, "elsewhere");
     mkdirSync(path.join(elsewhere, "extensions"), { recursive: true });
-    const at = writeIn(project);
+    const at = writeCallIn(project);
     // The first call resolves the protected paths while .omp is absent.
     expect(findSelfProtectionBreach(at("notes.md"), context)).toBeUndefined();
     symlinkSync("elsewhere", path.join(project, ".omp"));
@@ -355,7 +346,7 @@ describe("a link the agent makes between two calls", () => {
     mkdirSync(path.join(project, "sub"), { recursive: true });
     // Past RACY_MS: the checks now keep the folder's stamp instead of looking at each absent name.
     await new Promise((resolve) => setTimeout(resolve, RACY_MS + 200));
-    const at = writeIn(project);
+    const at = writeCallIn(project);
     for (let i = 0; i < 3; i++) expect(findSelfProtectionBreach(at("notes.md"), context)).toBeUndefined();
     symlinkSync("elsewhere", path.join(project, ".omp"));
     expect(findSelfProtectionBreach(at("elsewhere/extensions/y.ts"), context)).toMatch(/the project's OMP extensions/);
