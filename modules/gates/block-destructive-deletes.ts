@@ -9,6 +9,7 @@ import { tempDir } from "../system/paths.ts";
 import path from "node:path";
 import * as z from "../protocol/schema.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
+import { foldName } from "../system/name-case.ts";
 import { globBase, isAllowed, isInside, ompAddress, projectRoot, realPath, sessionCwdOf, throughLinks, wordPath } from "./paths.ts";
 import { isDynamic, MKTEMP_NAME, walkCall, type RunCommand } from "./shell-walk.ts";
 import { withGlobMatches } from "./shell-writers.ts";
@@ -143,7 +144,7 @@ function findProblem(run: RunCommand, where: Where, options: Options): string | 
   return undefined;
 }
 
-/** Programs that delete the files they are handed. */
+/** Programs that delete the files they are handed (matched folded: `RM` runs rm where the file system folds case). */
 const REMOVERS = /(?:^|\/)(?:rm|unlink|rmdir|shred)$/;
 
 /**
@@ -154,7 +155,7 @@ function execRemoves(args: readonly string[]): boolean {
   for (let i = 0; i < args.length; i++) {
     if (!["-exec", "-execdir", "-ok", "-okdir"].includes(args[i] as string)) continue;
     for (let j = i + 1; j < args.length && args[j] !== ";" && args[j] !== "+"; j++) {
-      const word = args[j] as string;
+      const word = foldName(args[j] as string);
       if (REMOVERS.test(word) || /(?:^|[\s;&|(`'"])(?:\S*\/)?(?:rm|unlink|shred)\s/.test(word)) return true;
     }
   }

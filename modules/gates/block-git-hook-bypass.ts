@@ -57,13 +57,13 @@ function findIn(script: string, depth: number, scope: Scope): string | undefined
   return walkShell(script, scope, (run) => visitRun(run, written), depth);
 }
 
-/** Why one command the walk met skips git hooks; `written` gathers the files the line wrote before it. */
+/** Why one command the walk met skips git hooks; `written` gathers the files the line wrote before it (folded: name-case.ts). */
 function visitRun(run: RunCommand, written: Set<string>): string | undefined {
   const reason = checkCommand(run, written);
   if (reason !== undefined) return reason;
   for (const target of commandTargets(run, codeWriteTargets(run))) {
     const file = resolvedPath(run.scope.cwd ?? process.cwd(), target.word, run.scope.links);
-    written.add(file);
+    written.add(foldName(file));
     const reason = gitFileChange(`${run.program ?? "the command"} ${target.effect}`, target.word, file, run.scope.links);
     if (reason !== undefined) return reason;
   }
@@ -420,7 +420,7 @@ function aliasBypass(
 /** GIT_CONFIG_GLOBAL and the like naming a file that sets core.hooksPath (or one the same command writes first). */
 function configFileBypass(scope: Scope, cwd: string | undefined, written: ReadonlySet<string>): string | undefined {
   for (const { name, file } of envConfigFiles(scope.env, cwd)) {
-    if (written.has(file) || isDynamic(file)) {
+    if (written.has(foldName(file)) || isDynamic(file)) {
       return `${name}=${scope.env.get(name)} names a config file this command writes or builds at run time, which may set core.hooksPath; run git without it and ${FIX}`;
     }
     // Past what Tama reads of a file, git still reads it all: what it sets is not known.
@@ -451,7 +451,7 @@ function includeBypass(settings: readonly GitConfigEntry[], setBy: string, cwd: 
   for (const { key, value } of settings) {
     if (!isInclude(key)) continue;
     const file = path.resolve(cwd ?? process.cwd(), value.replace(/^~(?=\/)/, process.env.HOME ?? ""));
-    const entries = written.has(file) || isDynamic(value) ? undefined : gitConfigEntries({ cwd: undefined, env: fileAlone(file), inline: [] });
+    const entries = written.has(foldName(file)) || isDynamic(value) ? undefined : gitConfigEntries({ cwd: undefined, env: fileAlone(file), inline: [] });
     if (entries === undefined || entries.some((entry) => entry.key === "core.hookspath" || isInclude(entry.key))) {
       return `${setBy} ${key}=${displayWord(value)} includes a config file that ${entries === undefined ? "this command writes or builds, and that may set" : "sets"} core.hooksPath; run git without it and ${FIX}`;
     }

@@ -175,10 +175,11 @@ function functionRunsStdin(name: string, functions: ReadonlyMap<string, string> 
     // `exec bash`, `command sh`, `env bash`: the program after the words that only run it.
     const argv = command.argv.slice(command.argv.findIndex((word) => !STARTERS.has(word)));
     const program = argv[0] === undefined ? undefined : programName(argv[0]);
-    if (program === undefined || command.redirects.some((r) => r.op === "<")) return false;
+    if (program === undefined || argv[0] === undefined || command.redirects.some((r) => r.op === "<")) return false;
     // A program named at run time (`$SHELL`, `"$@"`) may be any shell.
     if (isDynamic(program)) return true;
-    if (program !== name && functions?.has(program) === true) return functionRunsStdin(program, functions, depth + 1);
+    // Functions are called by their names as spelled (bash's keep case everywhere).
+    if (argv[0] !== name && functions?.has(argv[0]) === true) return functionRunsStdin(argv[0], functions, depth + 1);
     if ((program === "eval" || program === "source" || program === ".") && command.argv.slice(1).some(isDynamic)) return true;
     return RUNNERS.has(program) && readsStdin({ program, argv });
   });
@@ -220,7 +221,7 @@ function check(run: RunCommand, feeding: string | undefined): string | undefined
   for (const { code, language } of run.code) {
     if (fetchesAndRuns(code, language)) return `${run.program ?? "code"} fetching from the network and running code or a program on what it gets runs a download unread; ${INSTEAD}`;
   }
-  if (feeding !== undefined && run.shellFunction && run.program !== undefined && functionRunsStdin(run.program, run.scope.functions)) {
+  if (feeding !== undefined && run.shellFunction && run.argv[0] !== undefined && functionRunsStdin(run.argv[0], run.scope.functions)) {
     return `piping ${feeding} into the shell function ${run.program}, which runs what it reads, runs whatever the download holds; ${INSTEAD}`;
   }
   if (feeding !== undefined && run.program !== undefined && AWKS.has(run.program) && run.argv.slice(1).some((w) => /\bsystem\s*\(|\|\s*"|\|&/.test(w))) {

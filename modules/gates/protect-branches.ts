@@ -304,8 +304,9 @@ function gitProblem(run: RunCommand, sessionCwd: string, options: Options, line:
   }
   const sub = args[i];
   const rest = args.slice(i + 1);
-  const protectedNames = new Set(options.branches);
-  const isProtected = (ref: string | undefined): boolean => ref !== undefined && protectedNames.has(short(ref));
+  // Folded: a branch is a file under .git/refs/heads, and `git branch -f MAIN` moves main where the file system folds case.
+  const protectedNames = new Set(options.branches.map(foldName));
+  const isProtected = (ref: string | undefined): boolean => ref !== undefined && protectedNames.has(foldName(short(ref)));
   const list = options.branches.join(", ");
   const checkedOut = (): string | undefined => line.branch ?? currentBranch(dir);
   // Config that makes a plain push force or reach a protected branch: `-c remote.origin.push=+HEAD:main`, `git config remote.origin.push …`, `push.default=matching`.
@@ -421,8 +422,8 @@ function gitProblem(run: RunCommand, sessionCwd: string, options: Options, line:
     const writes = (dst: string): boolean => {
       const name = dst.replace(/^refs\/heads\//, "");
       if (!name.includes("*")) return isProtected(name);
-      const pattern = new RegExp(`^${name.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*")}$`);
-      return options.branches.some((branch) => pattern.test(branch));
+      const pattern = new RegExp(`^${foldName(name).replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*")}$`);
+      return options.branches.some((branch) => pattern.test(foldName(branch)));
     };
     const target = rest
       .filter((a) => !a.startsWith("-") && a.includes(":"))

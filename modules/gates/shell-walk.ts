@@ -355,6 +355,9 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         argv = [as !== undefined && path.basename(behind) === "git" && as.startsWith("git-") ? as : behind, ...argv.slice(1)];
       }
       const program = argv[0] === undefined ? undefined : programName(argv[0]);
+      // A builtin that changes this shell (unset, alias, hash, shopt, eval) is one only as spelled: `UNSET X` changes
+      // nothing (found on a file system that folds case, /usr/bin/unset runs it in a shell of its own), though it is read as unset runs.
+      const builtin = argv[0] === program ? program : undefined;
       let unreadArgs = false;
       let xargsWrites: WriteTarget[] = [];
       const textAt = (given: string): string | undefined => {
@@ -447,7 +450,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       const runsInput = hands.runsInput;
       const handedLines = hands.lines;
       // eval, source and `.` run their script in this shell: what it defines or where it goes stays.
-      const inShell = program === "eval" || program === "source" || program === "." || program === "trap";
+      const inShell = builtin === "eval" || builtin === "source" || builtin === "." || builtin === "trap";
       // A script the command runs reads the stdin it was given (`… | bash -c 'cat | sh'`, `… | find . -exec bash \;`), the pipe's text with it.
       const piping: Partial<Scope> = command.piped ? { pipedIn: true, ...(fromPipe !== undefined ? { pipeText: fromPipe } : {}), ...(previous?.download === true ? { pipeDownload: true } : {}) } : {};
       const nestedScope = (reading: readonly string[], piped: Partial<Scope> = {}): Scope => {
@@ -593,9 +596,9 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       } else if (movedBy !== undefined) {
         // `eval 'cd /usr'`, `source f` or a function that changes directory: where it ends is not followed.
         here = { ...here, unknownCwd: movedBy };
-      } else if (program === "shopt" && argv.includes("-s") && argv.includes("dotglob")) {
+      } else if (builtin === "shopt" && argv.includes("-s") && argv.includes("dotglob")) {
         shellVars.set(DOTGLOB, "1");
-      } else if (program === "unset" && !argv.includes("-f")) {
+      } else if (builtin === "unset" && !argv.includes("-f")) {
         for (const name of argv.slice(1).filter((word) => !word.startsWith("-"))) shellVars.delete(name);
       } else if (program === "trap" && argv.slice(2).some((signal) => /^(?:SIG)?(?:DEBUG|RETURN)$/i.test(signal)) && !["-", "", "-p", "-l"].includes(argv[1] ?? "")) {
         // Run before every later command (and OMP's shell keeps it for later calls), where Tama reads the command alone.
@@ -603,15 +606,16 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       } else if ((program === "hash" && argv.includes("-p")) || (program === "enable" && argv.some((word) => /^-[a-z]*f/.test(word)))) {
         // `hash -p ./x git`, `enable -f ./x.so git`: the shell runs that file for the name from here on (and OMP's keeps it), where Tama reads the program.
         const operands = argv.slice(1).filter((word) => !word.startsWith("-"));
-        const named = operands.slice(1).find(isShadowable);
+        // `hash -p ./x GIT`: the name a shell on a file system that folds case finds git by.
+        const named = operands.slice(1).find((name) => isShadowable(programName(name)));
         if (named !== undefined) return shadows(named, program === "hash" ? "hashed path (hash -p)" : "loadable builtin (enable -f)");
         // `hash -p /usr/bin/git h`: h runs that file from here on, read as an alias to it is.
-        if (program === "hash" && operands[0] !== undefined) for (const name of operands.slice(1)) aliases.set(name, shellLine([operands[0]]));
+        if (builtin === "hash" && operands[0] !== undefined) for (const name of operands.slice(1)) aliases.set(name, shellLine([operands[0]]));
       } else if (program === "alias") {
         for (const word of argv.slice(1)) {
           const match = /^([^=\s]+)=(.*)$/s.exec(word);
-          if (match && (depth === 0 || here.sameShell === true) && isShadowable(match[1] as string) && !sameProgram(match[1] as string, match[2] as string)) return shadows(match[1] as string, "alias");
-          if (match) aliases.set(match[1] as string, match[2] as string);
+          if (match && (depth === 0 || here.sameShell === true) && isShadowable(programName(match[1] as string)) && !sameProgram(match[1] as string, match[2] as string)) return shadows(match[1] as string, "alias");
+          if (match && builtin === "alias") aliases.set(match[1] as string, match[2] as string);
         }
       } else if (program === "ln" || (program === "cp" && argv.some((a) => /^-[A-Za-z]*s[A-Za-z]*$/.test(a) || a === "--symbolic-link"))) {
         // `cp -rs SRC farm` makes a farm of links: a file written through farm/… lands in SRC/….
@@ -2739,7 +2743,7 @@ const INTERPRETERS: Readonly<Record<string, { flags: readonly string[]; language
   lua: { flags: ["-e"], language: "unknown" },
   luajit: { flags: ["-e"], language: "unknown" },
   rscript: { flags: ["-e"], language: "unknown" },
-  R: { flags: ["-e"], language: "unknown" },
+  r: { flags: ["-e"], language: "unknown" },
   julia: { flags: ["-e", "--eval", "-E", "--print"], language: "unknown" },
   pypy: { flags: ["-c"], language: "python" },
   pypy3: { flags: ["-c"], language: "python" },

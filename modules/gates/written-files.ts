@@ -1,6 +1,7 @@
 // The files a call's command lines wrote before the command being read, with what each
 // held after each write: `echo 'cmd' > s.sh; sh s.sh` runs what the line put there, and
 // `base64 -d > s.sh; sh s.sh` runs text no reader can know.
+import { foldName } from "../system/name-case.ts";
 import { realPath } from "./paths.ts";
 
 /** What the line left in a file: text it knows, or text it cannot know. */
@@ -18,6 +19,7 @@ interface Entry {
  * later commands wrote. What a walk started from a view writes stays in that view.
  */
 export class WrittenFiles {
+  /** By name folded: `echo … > RUN.SH; sh run.sh` runs what was written where the file system folds case (name-case.ts). */
   private readonly history = new Map<string, Entry[]>();
   /** Each written key by its real path, so that a file named through a link on disk is matched (`d/x.sh` with d a link to `.`). */
   private readonly byReal = new Map<string, string>();
@@ -45,7 +47,7 @@ export class WrittenFiles {
 
   /** What the line left in `key`, as stood then; undefined when the line did not write it. */
   state(key: string): WrittenState | undefined {
-    return this.history.get(key)?.at(-1)?.state ?? this.base?.stateAt(key, this.until);
+    return this.history.get(foldName(key))?.at(-1)?.state ?? this.base?.stateAt(key, this.until);
   }
 
   /** `file` (through the line's links already) as it is kept: the key it was written under, when a link on disk leads there. */
@@ -55,16 +57,16 @@ export class WrittenFiles {
   }
 
   private keyOfReal(real: string): string | undefined {
-    return this.byReal.get(real) ?? this.base?.keyOfReal(real);
+    return this.byReal.get(foldName(real)) ?? this.base?.keyOfReal(real);
   }
 
   record(key: string, state: WrittenState): void {
     this.now += 1;
-    const entries = this.history.get(key);
+    const entries = this.history.get(foldName(key));
     if (entries !== undefined) entries.push({ at: this.now, state });
     else {
-      this.history.set(key, [{ at: this.now, state }]);
-      this.byReal.set(realPath(key), key);
+      this.history.set(foldName(key), [{ at: this.now, state }]);
+      this.byReal.set(foldName(realPath(key)), key);
     }
     this.firstAt ??= this.now;
   }
@@ -74,7 +76,7 @@ export class WrittenFiles {
   }
 
   private stateAt(key: string, time: number): WrittenState | undefined {
-    const entries = this.history.get(key);
+    const entries = this.history.get(foldName(key));
     if (entries !== undefined) {
       for (let i = entries.length - 1; i >= 0; i--) if ((entries[i] as Entry).at <= time) return (entries[i] as Entry).state;
     }

@@ -9,14 +9,18 @@
 /** Printable ASCII, the common case: lower-casing folds it all. */
 const PLAIN = /^[\x20-\x7e]*$/;
 
+/** Characters HFS+ leaves out of a name when it compares names (`.g\u200cit` is `.git` there; git's CVE-2014-9390). */
+const IGNORED = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
+
 /**
  * `text` folded: letters in one case (upper-casing first folds `ſ` into `s` and `ı` into
  * `i`, as exFAT's and NTFS's up-case tables do; lower-casing then folds the Kelvin sign
- * into `k`), and composed characters in one form (APFS ignores the difference).
+ * into `k`), composed characters in one form (APFS ignores the difference), and without
+ * the characters HFS+ ignores.
  */
 export function foldName(text: string): string {
   if (PLAIN.test(text)) return text.toLowerCase();
-  return text.normalize("NFC").toUpperCase().toLowerCase().normalize("NFC");
+  return text.replace(IGNORED, "").normalize("NFC").toUpperCase().toLowerCase().normalize("NFC");
 }
 
 /** Whether `file` is `parent` or lies below it, compared folded (both absolute, normalised). */
