@@ -28,7 +28,7 @@ import { globMatches, isInside, isLink, nameGlob, projectRoot, projectRootIn, re
 import { programName, isDynamic, parseShell, type ShellCommand } from "./shell-words.ts";
 import { parallelRun } from "./gnu-parallel.ts";
 import { extractionWrites, UNPACKS } from "./archive-members.ts";
-import { LISTED_IN_WORD, LISTED_PARENT, LISTED_VISIBLE, listedToken } from "./listed-token.ts";
+import { LISTED_IN_WORD, LISTED_PARENT, LISTED_TRACKED, LISTED_VISIBLE, listedToken } from "./listed-token.ts";
 
 export { programName };
 
@@ -1674,7 +1674,9 @@ function listedName(argv: readonly string[], env?: ReadonlyMap<string, string>):
     const options = (dashes === -1 ? args : args.slice(0, dashes)).filter((word) => word.startsWith("-"));
     if (options.some((option) => !GIT_LISTING_FLAGS.has(option) && !/^-[lzinwvEFPcdosu]+$/.test(option))) return listedToken();
     const specs = dashes !== -1 ? args.slice(dashes + 1) : operands.slice(gitCommand === "grep" && !args.includes("-e") ? 2 : gitCommand === "ls-files" ? 1 : operands.length);
-    return listedIn(specs);
+    // Without --others, --untracked or --no-index, git lists only what it tracks.
+    const tracked = !options.some((option) => option === "--others" || option === "--untracked" || option === "--no-index" || (/^-[a-zA-Z]+$/.test(option) && option.includes("o")));
+    return listedIn(specs, tracked ? [LISTED_TRACKED] : []);
   }
   if (program === "fd" || program === "fdfind") {
     // fd PATTERN [PATH…]: names under the paths; `-e EXT` only names ending .EXT. From another base folder the names are not the caller's.
@@ -1830,15 +1832,15 @@ const FD_VALUED = new Set(["-t", "--type", "-d", "--max-depth", "--min-depth", "
  * A name git lists under its pathspecs: under the one folder or file named, or, where every
  * pathspec is a name glob (`'*.ts'`), a name those globs match (`listed-name:*.ts`), anywhere.
  */
-function listedIn(given: readonly string[]): string | undefined {
+function listedIn(given: readonly string[], marks: readonly string[] = []): string | undefined {
   // `:!x`, `:^x`, `:(exclude)x` leave names out: read without them, as any name the rest lists.
   const specs = given.filter((spec) => !/^:(?:!|\^|\(exclude\))/.test(spec));
-  if (specs.length === 0) return listedToken();
+  if (specs.length === 0) return listedToken(marks);
   // `:/`, `:(top)`: from the top of the work tree, which is not the current folder here.
   if (specs.some((spec) => isDynamic(spec) || spec.startsWith(":"))) return undefined;
   // git matches a pathspec glob against the whole path, a `*` across folders: only `*.ext` narrows to names alone.
-  if (specs.every((spec) => /^\*[^*?[\]\/\\]+$/.test(spec))) return listedToken(specs);
-  return specs.some((spec) => /[*?[]/.test(spec)) ? listedToken() : path.join(commonFolder(specs), listedToken());
+  if (specs.every((spec) => /^\*[^*?[\]\/\\]+$/.test(spec))) return listedToken([...specs, ...marks]);
+  return specs.some((spec) => /[*?[]/.test(spec)) ? listedToken(marks) : path.join(commonFolder(specs), listedToken(marks));
 }
 
 /** A name xargs hands on, standing in to see whether the command writes what it is handed. */

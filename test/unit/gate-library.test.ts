@@ -286,6 +286,9 @@ describe("protect-secret-files", () => {
     ["the names ls -A prints, into xargs", bash("ls -A | xargs cat")],
     ["find by a glob a secret name passes", bash("find . -name '.en[v]' -exec cat {} +")],
     ["find with no name test over a folder holding one", bash("find . -type f -exec cat {} +")],
+    // fd runs its -x command on every name it lists: any file under the folder, hidden ones with -H.
+    ["fd -H running cat on what it lists", bash("fd -H '^.env$' -x cat")],
+    ["git ls-files --others into cat", bash("git ls-files -o | xargs cat")],
     // A word is judged by name where the disk cannot say: history, an unknown directory, an option's value, a glob in the home.
     ["a secret in git history only", bash("git show HEAD:config/.env")],
     ["a name after a cd to a directory built at run time", bash('cd "$(ls -d src)" && cat .env')],
@@ -329,6 +332,8 @@ describe("protect-secret-files", () => {
     ["docker -e", bash("docker run -e KEY=value img")],
     ["grep -r of a folder with no secret", bash("grep -rn KEY src")],
     ["ripgrep, which skips hidden files", bash("rg KEY")],
+    ["fd, which skips hidden files, running cat", bash("fd -e ts -x cat")],
+    ["what git tracks, listed into cat", bash("git ls-files | xargs cat")],
     ["OMP's search of a project whose .env git ignores", { cwd: ignoring, tool_name: "Grep", tool_input: { pattern: "KEY" }, omp: { tool_name: "grep", tool_input: { pattern: "KEY" } } }],
     ["OMP's search of a folder with no secret", { tool_name: "Grep", tool_input: { pattern: "KEY", path: "src" }, omp: { tool_name: "grep", tool_input: { pattern: "KEY", path: "src" } } }],
     ["a read of a file with a selector", { tool_name: "Read", tool_input: { file_path: "src/a.ts:10-20" } }],
