@@ -8,6 +8,9 @@ import { shellLine } from "../tools/code-reading.ts";
 import { envConfigEntries, normalizeKey, parseGitConfig } from "./git-config.ts";
 import { STDIN_FILES } from "./stdin-files.ts";
 
+/** git's own options that take the next word as their value, before its command (`git -C dir -c k=v commit`). */
+export const GIT_GLOBAL_VALUED: ReadonlySet<string> = new Set(["-C", "-c", "--config-env", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--attr-source"]);
+
 
 /** The last part of a setting whose value git runs as a command (core.pager, diff.<driver>.textconv, remote.<name>.uploadpack, …). */
 const COMMAND_KEY_ENDS = new Set(["pager", "editor", "sshcommand", "fsmonitor", "askpass", "helper", "external", "command", "textconv", "clean", "smudge", "process", "driver", "program", "cmd", "difffilter", "gitproxy", "packobjectshook", "uploadpack", "receivepack", "proxy"]);

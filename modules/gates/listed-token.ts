@@ -18,8 +18,12 @@ export const LISTED_PARENT = "..";
 /** A listed name in a word: its marks, and the word's text before and after it. */
 export const LISTED_IN_WORD = /\u0000listed((?::[^\u0000]*)?)\u0000/;
 
-/** The listed name with its marks. */
-export const listedToken = (marks: readonly string[] = []): string => `${LISTED}${marks.map((mark) => `:${mark}`).join("")}\u0000`;
+/**
+ * The listed name with its marks. A mark holding `:` is left out: it would read as more
+ * marks (a pathspec `'*:!untracked'` as the mark of a listing of tracked names), and a
+ * listing with fewer marks is read as naming more.
+ */
+export const listedToken = (marks: readonly string[] = []): string => `${LISTED}${marks.filter((mark) => !mark.includes(":")).map((mark) => `:${mark}`).join("")}\u0000`;
 
 /** `text` with each listed name shown as words, for a refusal. */
 export const shownListed = (text: string): string => text.replace(new RegExp(LISTED_IN_WORD.source, "g"), "<a name the listing prints>");

@@ -280,7 +280,7 @@ function githubToolProblem(raw: unknown, cwd: string, options: Options): string 
 }
 
 /** A branch as git names it from a ref (`refs/heads/main`, and `heads/main`, which git expands the same way). */
-const short = (ref: string): string => ref.replace(/^(?:refs\/)?heads\//, "");
+const short = (ref: string): string => ref.replace(/^(?:refs\/)?heads\//i, "");
 
 /** git takes any unambiguous start of a long option (`--har` is `--hard`); `min` is the shortest start that is unambiguous. */
 const longOption = (arg: string, name: string, min: number): boolean => {
@@ -420,7 +420,7 @@ function gitProblem(run: RunCommand, sessionCwd: string, options: Options, line:
     const forced = rest.some((a) => a === "-f" || longOption(a, "--force", 5));
     // The destination, a pattern too (`+refs/heads/*:refs/heads/*` writes every branch the remote has).
     const writes = (dst: string): boolean => {
-      const name = dst.replace(/^refs\/heads\//, "");
+      const name = dst.replace(/^refs\/heads\//i, "");
       if (!name.includes("*")) return isProtected(name);
       const pattern = new RegExp(`^${foldName(name).replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*")}$`);
       return options.branches.some((branch) => pattern.test(foldName(branch)));
@@ -449,7 +449,7 @@ function gitProblem(run: RunCommand, sessionCwd: string, options: Options, line:
     }
     // The ref it updates is its first operand (the others are values: `git update-ref refs/heads/topic HEAD`).
     const updated = rest.filter((a) => !a.startsWith("-"))[0];
-    const named = updated !== undefined && ((updated.startsWith("refs/heads/") && isProtected(updated)) || (updated === "HEAD" && isProtected(checkedOut()))) ? updated : undefined;
+    const named = updated !== undefined && ((foldName(updated).startsWith("refs/heads/") && isProtected(updated)) || (updated === "HEAD" && isProtected(checkedOut()))) ? updated : undefined;
     if (named !== undefined) return `git update-ref on the protected branch ${named === "HEAD" ? checkedOut() : short(named)} moves or deletes it (protected: ${list}); commit on a branch of your own`;
     return undefined;
   }

@@ -13,7 +13,7 @@ import path from "node:path";
 import type { CodeLanguage } from "../tools/declaration.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
 import { commandsInText, literalRuns, makeDirectory, runnerScripts } from "./command-runners.ts";
-import { runnerEnv } from "./git-commands.ts";
+import { GIT_GLOBAL_VALUED, runnerEnv } from "./git-commands.ts";
 import { languageWrites } from "./language-writes.ts";
 import { isWriter, NAME_READERS, withGlobMatches, writeTargets, writerNames, type WriteTarget } from "./shell-writers.ts";
 import { copiedProgram } from "./program-identity.ts";
@@ -25,7 +25,7 @@ import { lstatOf, namesIn, realpathOf, statOf } from "../system/disk-moment.ts";
 import { MAX_SCRIPT, packageScripts, readScriptFile, shebang, type ScriptFile } from "./script-files.ts";
 import { gitAliases, normalizeKey, type GitConfigEntry } from "./git-config.ts";
 import { globMatches, isInside, isLink, nameGlob, projectRoot, projectRootIn, realPath, resolvedPath, textPattern, throughLinks } from "./paths.ts";
-import { programName, isDynamic, parseShell, type ShellCommand } from "./shell-words.ts";
+import { programName, isDynamic, parseShell, spelledProgram, type ShellCommand } from "./shell-words.ts";
 import { parallelRun } from "./gnu-parallel.ts";
 import { extractionWrites, UNPACKS } from "./archive-members.ts";
 import { LISTED_IN_WORD, LISTED_PARENT, LISTED_TRACKED, LISTED_VISIBLE, listedToken } from "./listed-token.ts";
@@ -478,13 +478,21 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       // What runs in this shell (eval, source, a function) and changes its directory moves the commands after it.
       const movedBy = (inShell || calls.length > 0) && nestedAll.some(([nested]) => CHANGES_DIRECTORY.test(nested)) ? `${program ?? ""} …` : undefined;
       // A file the program reads its commands from: its stdin, a printed process substitution, a file this line wrote first.
-      const fileText = (word: string): string | undefined =>
-        STDIN_FILES.has(word)
-          ? stdin.join("\n")
-          : (substitutionText(word, printer) ?? textAt(word));
+      // A file the line wrote in a way no reader can know (`base64 -d > Makefile`, or under another spelling, `> MAKEFILE`) is read by make as it is.
+      let readUnknown = false;
+      const fileText = (word: string): string | undefined => {
+        if (STDIN_FILES.has(word)) return stdin.join("\n");
+        const printed = substitutionText(word, printer);
+        if (printed !== undefined) return printed;
+        const at = cwdHere === undefined && !path.isAbsolute(word) ? undefined : path.resolve(cwdHere ?? "/", word.replace(/^~(?=\/|$)/, known.get("HOME") ?? "~"));
+        const state = at === undefined || written.isEmpty() ? undefined : written.state(fileKey(at, inner.links, written));
+        if (state !== undefined && "opaque" in state) readUnknown = true;
+        return textAt(word);
+      };
       // Read for the program that runs and for the first word, when a wrapper stood there (`ssh -o ProxyCommand=… host cmd`).
       const first = words[0] === undefined ? undefined : programName(words[0]);
       const ownLanguage = [...runnerScripts(program, argv, stdin, env, fileText), ...(first !== undefined && first !== program ? runnerScripts(first, words, stdin, env, fileText) : [])];
+      if (readUnknown) return SCRIPT_WRITTEN_UNREAD;
       // What a program's language yields (a makefile's recipes) is text read from files too: charged to the same budget.
       if (budget.fileText !== undefined && ownLanguage.length > 0) {
         budget.fileText -= ownLanguage.reduce((sum, line) => sum + line.length, 0);
@@ -1135,8 +1143,8 @@ const PASSES_TEXT_VALUED: Record<string, readonly string[]> = {
 /** What a command prints when the walker can tell: printedBy's, or the text of the files `cat`, `tr`, `head`, … read (operands or `<`). */
 function printedOrRead(argv: readonly string[], command: ShellCommand, cwd: string | undefined, written: WrittenFiles, stdin?: string, withExpansions = false): string | undefined {
   const printed = printedBy(argv, command, withExpansions);
-  if (printed !== undefined || argv[0] === undefined || !PASSES_TEXT.has(programName(argv[0]))) return printed;
-  const program = programName(argv[0]);
+  const program = argv[0] === undefined ? undefined : spelledProgram(argv[0]);
+  if (printed !== undefined || program === undefined || !PASSES_TEXT.has(program)) return printed;
   // rev and tr print another text than they read: what, the walker does not work out.
   if (CHANGES_TEXT.has(program)) return undefined;
   // tr reads only stdin; the others their file operands, else stdin (`head -n 50`: 50 is the option's value).
@@ -1220,7 +1228,7 @@ function recordWrites(run: RunCommand, scope: Scope, pipeText: string | undefine
 
 /** What `echo …`, `printf …` or `cat` of a here-document prints, when it is all literal; else undefined. */
 export function printedBy(argv: readonly string[], command: ShellCommand, withExpansions = false): string | undefined {
-  const program = argv[0] === undefined ? undefined : programName(argv[0]);
+  const program = argv[0] === undefined ? undefined : spelledProgram(argv[0]);
   const args = argv.slice(1);
   let text: string | undefined;
   // Escapes (`\055`, `\x2d`, `%c`, `%b`) make text no reader here decodes: unknown, not taken literally.
@@ -1659,7 +1667,6 @@ function carriedLinks(placed: { sources: string[]; into?: string; as?: string },
 function listedName(argv: readonly string[], env?: ReadonlyMap<string, string>): string | undefined {
   const program = argv[0] === undefined ? undefined : programName(argv[0]);
   const args = argv.slice(1);
-  const operands = args.filter((word) => !word.startsWith("-"));
   /** A name under the roots (their common folder where there are several), with the listing's marks. */
   const under = (roots: readonly string[], marks: readonly string[] = []): string | undefined => {
     if (roots.some((root) => isDynamic(root) || /[*?[]/.test(root))) return undefined;
@@ -1667,16 +1674,28 @@ function listedName(argv: readonly string[], env?: ReadonlyMap<string, string>):
     return root === "." ? listedToken(marks) : path.join(root, listedToken(marks));
   };
   if (program === "ls") return lsListed(args, env);
-  const gitCommand = program === "git" ? operands[0] : undefined;
-  if (gitCommand === "ls-files" || (gitCommand === "diff" && args.includes("--name-only")) || (gitCommand === "grep" && args.some((a) => /^-[a-zA-Z]*l/.test(a) || a === "--name-only" || a === "--files-with-matches"))) {
-    // git prints paths from the current folder; an option Tama does not know may take a value or change what is listed.
-    const dashes = args.indexOf("--");
-    const options = (dashes === -1 ? args : args.slice(0, dashes)).filter((word) => word.startsWith("-"));
-    if (options.some((option) => !GIT_LISTING_FLAGS.has(option) && !/^-[lzinwvEFPcdosu]+$/.test(option))) return listedToken();
-    const specs = dashes !== -1 ? args.slice(dashes + 1) : operands.slice(gitCommand === "grep" && !args.includes("-e") ? 2 : gitCommand === "ls-files" ? 1 : operands.length);
-    // Without --others, --untracked or --no-index, git lists only what it tracks.
-    const tracked = !options.some((option) => option === "--others" || option === "--untracked" || option === "--no-index" || (/^-[a-zA-Z]+$/.test(option) && option.includes("o")));
-    return listedIn(specs, tracked ? [LISTED_TRACKED] : []);
+  // git's own options come before its command (`git -C sub ls-files`, `git -c k=v grep -l`).
+  let at = 0;
+  let gitDir: string | undefined;
+  while (program === "git" && at < args.length && (args[at] as string).startsWith("-")) {
+    const option = args[at] as string;
+    if (option === "-C") gitDir = args[at + 1];
+    at += GIT_GLOBAL_VALUED.has(option) ? 2 : 1;
+  }
+  const gitArgs = args.slice(at);
+  const gitCommand = program === "git" ? gitArgs[0] : undefined;
+  if (gitCommand === "ls-files" || (gitCommand === "diff" && gitArgs.includes("--name-only")) || (gitCommand === "grep" && gitArgs.some((a) => /^-[a-zA-Z]*l/.test(a) || a === "--name-only" || a === "--files-with-matches"))) {
+    const gitOperands = gitArgs.filter((word) => !word.startsWith("-"));
+    // git prints paths from the folder it runs in; an option Tama does not know may take a value or change what is listed.
+    const dashes = gitArgs.indexOf("--");
+    const options = (dashes === -1 ? gitArgs : gitArgs.slice(0, dashes)).filter((word) => word.startsWith("-"));
+    const from = (token: string | undefined): string | undefined => (token === undefined || gitDir === undefined ? token : isDynamic(gitDir) ? undefined : path.join(gitDir, token));
+    if (options.some((option) => !GIT_LISTING_FLAGS.has(option) && !/^-[lzinwvEFPcdosu]+$/.test(option))) return from(listedToken());
+    const specs = dashes !== -1 ? gitArgs.slice(dashes + 1) : gitOperands.slice(gitCommand === "grep" && !gitArgs.includes("-e") ? 2 : gitCommand === "ls-files" ? 1 : gitOperands.length);
+    // ls-files and grep list only what git tracks, unless told otherwise; diff compares two folders outside a work tree, and git's own options may change what it tracks.
+    const others = options.some((option) => option === "--others" || option === "--untracked" || option === "--no-index" || (/^-[a-zA-Z]+$/.test(option) && option.includes("o")));
+    const tracked = gitCommand !== "diff" && at === 0 && !others;
+    return from(listedIn(specs, tracked ? [LISTED_TRACKED] : []));
   }
   if (program === "fd" || program === "fdfind") {
     // fd PATTERN [PATH…]: names under the paths; `-e EXT` only names ending .EXT. From another base folder the names are not the caller's.
@@ -1836,8 +1855,8 @@ function listedIn(given: readonly string[], marks: readonly string[] = []): stri
   // `:!x`, `:^x`, `:(exclude)x` leave names out: read without them, as any name the rest lists.
   const specs = given.filter((spec) => !/^:(?:!|\^|\(exclude\))/.test(spec));
   if (specs.length === 0) return listedToken(marks);
-  // `:/`, `:(top)`: from the top of the work tree, which is not the current folder here.
-  if (specs.some((spec) => isDynamic(spec) || spec.startsWith(":"))) return undefined;
+  // `:/`, `:(top)`, `:(glob)**`, a spec built at run time: any name, from wherever git takes it.
+  if (specs.some((spec) => isDynamic(spec) || spec.startsWith(":"))) return listedToken();
   // git matches a pathspec glob against the whole path, a `*` across folders: only `*.ext` narrows to names alone.
   if (specs.every((spec) => /^\*[^*?[\]\/\\]+$/.test(spec))) return listedToken([...specs, ...marks]);
   return specs.some((spec) => /[*?[]/.test(spec)) ? listedToken(marks) : path.join(commonFolder(specs), listedToken(marks));
@@ -1856,7 +1875,7 @@ function runTimeName(source: readonly string[] | undefined): string {
 function xargsInput(command: ShellCommand, previous: PipedFrom | undefined): string | undefined {
   if (command.stdin.length > 0) return command.stdin.join("\n");
   if (!command.piped || previous === undefined) return undefined;
-  const program = previous.argv[0] === undefined ? undefined : programName(previous.argv[0]);
+  const program = previous.argv[0] === undefined ? undefined : spelledProgram(previous.argv[0]);
   if (program !== "echo" && program !== "printf") return previous.printed();
   const words = previous.argv.slice(1).filter((w, i) => !(i === 0 && /^-[neE]+$/.test(w)));
   return words.join(" ").replace(/\\n/g, "\n");

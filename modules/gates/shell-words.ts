@@ -626,5 +626,15 @@ export function programName(word: string): string {
   return foldName(word.slice(word.lastIndexOf("/") + 1));
 }
 
+/**
+ * The program a command word names when it is spelled as that program (`echo`, `/bin/echo`),
+ * else undefined: what the walker knows a program prints, it knows of that program only
+ * (`Echo` may be a script of the agent's where the file system keeps case).
+ */
+export function spelledProgram(word: string): string | undefined {
+  const name = programName(word);
+  return word.endsWith(name) && (word.length === name.length || word[word.length - name.length - 1] === "/") ? name : undefined;
+}
+
 /** A word still holding an expansion the walker could not perform. */
 export const isDynamic = (word: string): boolean => /[$`]/.test(word);

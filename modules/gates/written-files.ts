@@ -10,7 +10,16 @@ export type WrittenState = { text: string } | { opaque: true };
 interface Entry {
   at: number;
   state: WrittenState;
+  /** The name it was written under. */
+  spelled: string;
 }
+
+/**
+ * What a read of `key` finds of a write under `entry`'s name. Another spelling of the same
+ * name (`RUN.SH` for `run.sh`) is the same file where the file system folds case and
+ * another file where it keeps case: which one a later read finds, no reader can know.
+ */
+const seenAs = (entry: Entry | undefined, key: string): WrittenState | undefined => (entry === undefined ? undefined : entry.spelled === key ? entry.state : { opaque: true });
 
 /**
  * Written files, kept so that a view taken at one command sees them as they stood when
@@ -19,7 +28,7 @@ interface Entry {
  * later commands wrote. What a walk started from a view writes stays in that view.
  */
 export class WrittenFiles {
-  /** By name folded: `echo … > RUN.SH; sh run.sh` runs what was written where the file system folds case (name-case.ts). */
+  /** By name folded (name-case.ts): `echo … > RUN.SH; sh run.sh` runs what was written, or the run.sh on disk (seenAs). */
   private readonly history = new Map<string, Entry[]>();
   /** Each written key by its real path, so that a file named through a link on disk is matched (`d/x.sh` with d a link to `.`). */
   private readonly byReal = new Map<string, string>();
@@ -47,7 +56,7 @@ export class WrittenFiles {
 
   /** What the line left in `key`, as stood then; undefined when the line did not write it. */
   state(key: string): WrittenState | undefined {
-    return this.history.get(foldName(key))?.at(-1)?.state ?? this.base?.stateAt(key, this.until);
+    return seenAs(this.history.get(foldName(key))?.at(-1), key) ?? this.base?.stateAt(key, this.until);
   }
 
   /** `file` (through the line's links already) as it is kept: the key it was written under, when a link on disk leads there. */
@@ -63,9 +72,9 @@ export class WrittenFiles {
   record(key: string, state: WrittenState): void {
     this.now += 1;
     const entries = this.history.get(foldName(key));
-    if (entries !== undefined) entries.push({ at: this.now, state });
+    if (entries !== undefined) entries.push({ at: this.now, state, spelled: key });
     else {
-      this.history.set(foldName(key), [{ at: this.now, state }]);
+      this.history.set(foldName(key), [{ at: this.now, state, spelled: key }]);
       this.byReal.set(foldName(realPath(key)), key);
     }
     this.firstAt ??= this.now;
@@ -78,7 +87,7 @@ export class WrittenFiles {
   private stateAt(key: string, time: number): WrittenState | undefined {
     const entries = this.history.get(foldName(key));
     if (entries !== undefined) {
-      for (let i = entries.length - 1; i >= 0; i--) if ((entries[i] as Entry).at <= time) return (entries[i] as Entry).state;
+      for (let i = entries.length - 1; i >= 0; i--) if ((entries[i] as Entry).at <= time) return seenAs(entries[i], key);
     }
     return this.base?.stateAt(key, this.until);
   }

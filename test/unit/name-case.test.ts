@@ -161,10 +161,11 @@ describe("what the red team found: a spelling that reads as one thing and runs a
   });
 
   it("a file the line wrote is the file a later command reads, in any spelling", () => {
-    expect(findGitHookBypass("echo 'git commit -n -m y' > RUN.SH; sh run.sh", 0, {}, repo)).toContain("git commit -n");
-    expect(findGitHookBypass(`echo '{"scripts":{"x":"git commit -n -m y"}}' > PACKAGE.JSON; npm run x`, 0, {}, repo)).toContain("git commit -n");
+    // Refused as what it wrote, or as a file no reader can know (which of the two spellings sh finds, the file system decides).
+    expect(findGitHookBypass("echo 'git commit -n -m y' > RUN.SH; sh run.sh", 0, {}, repo)).toBeDefined();
+    expect(findGitHookBypass(`echo '{"scripts":{"x":"git commit -n -m y"}}' > PACKAGE.JSON; npm run x`, 0, {}, repo)).toBeDefined();
     expect(findGitHookBypass("printf '[core]\\n\\thooksPath = /tmp\\n' > GC; GIT_CONFIG_GLOBAL=gc git commit -m x", 0, {}, repo)).toBeDefined();
-    expect(findSelfProtectionBreach(bash("echo 'echo x > .tama/hooks.json' > RUN.SH; sh run.sh"), context)).toContain("the project's Tama hooks");
+    expect(findSelfProtectionBreach(bash("echo 'echo x > .tama/hooks.json' > RUN.SH; sh run.sh"), context)).toBeDefined();
   });
 
   it("protect-branches: a protected branch named in another case", async () => {
@@ -182,6 +183,49 @@ describe("what the red team found: a spelling that reads as one thing and runs a
   it("characters HFS+ leaves out of a name", () => {
     expect(findGitHookBypass("echo '[core]' >> .g\u200cit/config", 0, {}, repo)).toContain("git's config");
     expect(findSelfProtectionBreach(write(".ta\u200cma/hooks.json"), context)).toContain("the project's Tama hooks");
+  });
+});
+
+describe("what a second red-team pass found", () => {
+  // Files on disk that run what the gates refuse, and a script named like a printer.
+  const hidden = path.join(root, "hidden");
+  mkdirSync(hidden, { recursive: true });
+  writeFileSync(path.join(hidden, "run.sh"), "git commit --no-verify -m x\n");
+  writeFileSync(path.join(hidden, "Makefile"), "all:\n\tgit commit -n -m x\n");
+  writeFileSync(path.join(hidden, "package.json"), '{"scripts":{"x":"git commit -n -m x"}}\n');
+  writeFileSync(path.join(hidden, "Echo"), "#!/bin/sh\necho 'git commit --no-verify -m x'\n", { mode: 0o755 });
+
+  it("a file written under another spelling does not stand in for the one on disk: which a later read finds, no reader knows", () => {
+    // Nor does one written in a way no reader can know, in any spelling.
+    expect(findGitHookBypass("echo YWxsOgo= | base64 -d > Makefile; make", 0, {}, hidden)).toContain("writes a script and then runs it");
+    for (const command of ["echo 'echo hi' > RUN.SH; sh run.sh", "printf 'all:\\n\\techo hi\\n' > MAKEFILE; make", `echo '{"scripts":{"x":"echo hi"}}' > PACKAGE.JSON; npm run x`]) {
+      expect(findGitHookBypass(command, 0, {}, hidden), command).toBeDefined();
+    }
+  });
+
+  it("a program spelled another way than a printer is not read as the printer", () => {
+    for (const command of ["./Echo ls | sh", `eval "$(./Echo ls)"`, "PATH=$PWD:$PATH Echo ls | sh"]) {
+      expect(findGitHookBypass(command, 0, {}, hidden), command).toBeDefined();
+    }
+  });
+
+  it("a listing's marks cannot be forged through a pathspec, and git's own options or a folder compare do not make a listing of tracked names", async () => {
+    for (const command of [
+      "git ls-files -o '*:!untracked' '*env' | xargs cat",
+      "git -C . ls-files -o | xargs cat",
+      "git -c core.x=1 ls-files -o | xargs cat",
+      "git ls-files ':(glob)**' -o | xargs cat",
+      `git diff --name-only ${root}/empty . | xargs cat`,
+    ]) {
+      expect((await verdictOf("protect-secret-files", bash(command))).decision, command).toBe("block");
+    }
+    expect(findSelfProtectionBreach(bash("git ls-files -o '*:!hidden' '*.json' | xargs sed -i s/a/b/"), context)).toContain("the project's Tama hooks");
+  });
+
+  it("protect-branches: refs/HEADS/ is refs/heads/ where the file system folds case", async () => {
+    for (const command of ["git update-ref refs/HEADS/MAIN HEAD~1", "git update-ref -d refs/HEADS/main", "git fetch -f . HEAD~1:refs/HEADS/MAIN", "git push . HEAD~1:refs/HEADS/MAIN"]) {
+      expect((await verdictOf("protect-branches", bash(command), { branches: ["main"] })).decision, command).toBe("block");
+    }
   });
 });
 
