@@ -21,7 +21,7 @@ import { readCode } from "../tools/code-reading.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
 import { globMatches, isLink, nameGlob, projectRoot, resolvedPath, sessionCwdOf, throughLinks, userHome } from "./paths.ts";
 import { programName, commandTargets, isDynamic, walkCall, walkShell, type RunCommand, type Scope } from "./shell-walk.ts";
-import { LISTED_IN_WORD, LISTED_PARENT, LISTED_TRACKED, LISTED_VISIBLE } from "./listed-token.ts";
+import { LISTED_IN_WORD, LISTED_PARENT, LISTED_VISIBLE, nameGlobMarks } from "./listed-token.ts";
 import { isWriter, linkSources, writeTargets, type WriteTarget } from "./shell-writers.ts";
 import { asGit } from "./git-commands.ts";
 import { gitWorkTreeRewrite, patchTargets, rewrittenFiles } from "./git-worktree.ts";
@@ -989,7 +989,7 @@ function listedUnder(target: WriteTarget): WriteTarget {
   // Text around the listed name (`settings{}json`), or a name after it (`$f/settings.json`): the names it makes; else the listing's own globs.
   const around = part.replace(LISTED_IN_WORD, "*");
   const last = after.filter((p) => p !== "..").at(-1);
-  const globs = after.length > 0 ? (last !== undefined && !marks.includes(LISTED_PARENT) ? [last] : []) : around !== "*" ? [around] : marks.filter((mark) => mark !== LISTED_VISIBLE && mark !== LISTED_PARENT && mark !== LISTED_TRACKED);
+  const globs = after.length > 0 ? (last !== undefined && !marks.includes(LISTED_PARENT) ? [last] : []) : around !== "*" ? [around] : nameGlobMarks(marks);
   return {
     ...target,
     word,

@@ -28,7 +28,7 @@ import { globMatches, isInside, isLink, nameGlob, projectRoot, projectRootIn, re
 import { programName, isDynamic, parseShell, spelledProgram, type ShellCommand } from "./shell-words.ts";
 import { parallelRun } from "./gnu-parallel.ts";
 import { extractionWrites, UNPACKS } from "./archive-members.ts";
-import { LISTED_IN_WORD, LISTED_PARENT, LISTED_TRACKED, LISTED_VISIBLE, listedToken } from "./listed-token.ts";
+import { LISTED_IN_WORD, LISTED_PARENT, LISTED_TRACKED, LISTED_UNIGNORED, LISTED_VISIBLE, listedToken } from "./listed-token.ts";
 
 export { programName };
 
@@ -1695,7 +1695,8 @@ function listedName(argv: readonly string[], env?: ReadonlyMap<string, string>):
     // ls-files and grep list only what git tracks, unless told otherwise; diff compares two folders outside a work tree, and git's own options may change what it tracks.
     const others = options.some((option) => option === "--others" || option === "--untracked" || option === "--no-index" || (/^-[a-zA-Z]+$/.test(option) && option.includes("o")));
     const tracked = gitCommand !== "diff" && at === 0 && !others;
-    return from(listedIn(specs, tracked ? [LISTED_TRACKED] : []));
+    const unignored = gitCommand === "ls-files" && at === 0 && options.includes("--exclude-standard") && !options.some((option) => option === "--ignored" || /^-[a-zA-Z]*i/.test(option));
+    return from(listedIn(specs, [...(tracked ? [LISTED_TRACKED] : []), ...(unignored ? [LISTED_UNIGNORED] : [])]));
   }
   if (program === "fd" || program === "fdfind") {
     // fd PATTERN [PATH…]: names under the paths; `-e EXT` only names ending .EXT. From another base folder the names are not the caller's.
@@ -1709,7 +1710,11 @@ function listedName(argv: readonly string[], env?: ReadonlyMap<string, string>):
       else if (word === "--search-path") words.push("", args[++i] ?? "");
       else if (!word.startsWith("-")) words.push(word);
     }
-    const marks = [...(extensions.length > 0 && extensions.every((ext) => /^[\w.-]+$/.test(ext)) ? extensions.map((ext) => `*.${ext.replace(/^\./, "")}`) : []), ...(showsHidden("fd", args) ? [] : [LISTED_VISIBLE])];
+    const marks = [
+      ...(extensions.length > 0 && extensions.every((ext) => /^[\w.-]+$/.test(ext)) ? extensions.map((ext) => `*.${ext.replace(/^\./, "")}`) : []),
+      ...(showsHidden("fd", args) ? [] : [LISTED_VISIBLE]),
+      ...(readsIgnored("fd", args) ? [] : [LISTED_UNIGNORED]),
+    ];
     return under(words.slice(1).filter(Boolean), marks);
   }
   if (program === "find") {
@@ -1748,7 +1753,11 @@ function listedName(argv: readonly string[], env?: ReadonlyMap<string, string>):
     if (args.includes("--glob-case-insensitive")) globs.push("*");
     // Only names the globs take in (`rg -l x -g '*.ts'`, `grep -rl x --include='*.py'`); one that leaves names out narrows nothing.
     const taking = globs.filter((glob) => !glob.startsWith("!") && !glob.includes("/") && /^[\w.*?[\]-]+$/.test(glob));
-    const marks = [...(taking.length > 0 && taking.length === globs.length ? taking : []), ...(program === "rg" && !showsHidden("rg", args) && !env?.get("RIPGREP_CONFIG_PATH") ? [LISTED_VISIBLE] : [])];
+    const marks = [
+      ...(taking.length > 0 && taking.length === globs.length ? taking : []),
+      ...(program === "rg" && !showsHidden("rg", args) && !env?.get("RIPGREP_CONFIG_PATH") ? [LISTED_VISIBLE] : []),
+      ...(program === "rg" && !readsIgnored("rg", args) && !env?.get("RIPGREP_CONFIG_PATH") ? [LISTED_UNIGNORED] : []),
+    ];
     return under(patternGiven ? words : words.slice(1), marks);
   }
   return undefined;
@@ -1844,6 +1853,13 @@ function showsHidden(program: "rg" | "fd", args: readonly string[]): boolean {
   return args.includes("--hidden") || unrestricted > 0 || /[Hu]/.test(letters);
 }
 
+/** Whether rg or fd is told to list what git ignores too (`--no-ignore`, `-u`, `-I`); a config file may tell rg (the caller checks). */
+function readsIgnored(program: "rg" | "fd", args: readonly string[]): boolean {
+  const letters = args.filter((arg) => /^-[a-zA-Z.]+$/.test(arg)).join("");
+  if (args.some((arg) => arg === "--unrestricted" || arg.startsWith("--no-ignore"))) return true;
+  return program === "rg" ? letters.includes("u") : /[Iu]/.test(letters);
+}
+
 /** fd's options that take a value (besides `-e` and `--search-path`, read apart). */
 const FD_VALUED = new Set(["-t", "--type", "-d", "--max-depth", "--min-depth", "--exact-depth", "-E", "--exclude", "-S", "--size", "--changed-within", "--changed-before", "-o", "--owner", "-j", "--threads", "-c", "--color", "--base-directory", "--path-separator", "--ignore-file", "--max-results", "--format"]);
 
@@ -1855,8 +1871,10 @@ function listedIn(given: readonly string[], marks: readonly string[] = []): stri
   // `:!x`, `:^x`, `:(exclude)x` leave names out: read without them, as any name the rest lists.
   const specs = given.filter((spec) => !/^:(?:!|\^|\(exclude\))/.test(spec));
   if (specs.length === 0) return listedToken(marks);
-  // `:/`, `:(top)`, `:(glob)**`, a spec built at run time: any name, from wherever git takes it.
-  if (specs.some((spec) => isDynamic(spec) || spec.startsWith(":"))) return listedToken();
+  // `:/`, `:(top)`: from the top of the work tree, which is not the current folder here; a spec built at run time, anywhere.
+  if (specs.some((spec) => isDynamic(spec) || /^:(?:\/|\([^)]*top)/.test(spec))) return undefined;
+  // Other magic (`:(glob)**`, `:(icase)x`): any name below the current folder.
+  if (specs.some((spec) => spec.startsWith(":"))) return listedToken(marks);
   // git matches a pathspec glob against the whole path, a `*` across folders: only `*.ext` narrows to names alone.
   if (specs.every((spec) => /^\*[^*?[\]\/\\]+$/.test(spec))) return listedToken([...specs, ...marks]);
   return specs.some((spec) => /[*?[]/.test(spec)) ? listedToken(marks) : path.join(commonFolder(specs), listedToken(marks));
