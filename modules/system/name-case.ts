@@ -6,7 +6,9 @@
 // a name that differs from a protected one only by case is refused too, which no project
 // needs. Folding is one-way: a folded name is only ever compared, never opened.
 
-/** Printable ASCII, the common case: lower-casing folds it all. */
+/** Printable ASCII with no capital: folded already (most names and words, asked on every command). */
+const FOLDED = /^[\x20-\x40\x5b-\x7e]*$/;
+/** Printable ASCII: lower-casing folds it all. */
 const PLAIN = /^[\x20-\x7e]*$/;
 
 /** Characters HFS+ leaves out of a name when it compares names (`.g\u200cit` is `.git` there; git's CVE-2014-9390). */
@@ -19,6 +21,7 @@ const IGNORED = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
  * the characters HFS+ ignores.
  */
 export function foldName(text: string): string {
+  if (FOLDED.test(text)) return text;
   if (PLAIN.test(text)) return text.toLowerCase();
   return text.replace(IGNORED, "").normalize("NFC").toUpperCase().toLowerCase().normalize("NFC");
 }
