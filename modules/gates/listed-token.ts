@@ -11,8 +11,6 @@
 const LISTED = "\u0000listed";
 /** The mark of a listing that skips hidden names, as rg and fd do unless told. */
 export const LISTED_VISIBLE = "!hidden";
-/** The mark of a listing that leaves out what git ignores (fd and rg unless told, `git ls-files -o --exclude-standard`). */
-export const LISTED_UNIGNORED = "!ignored";
 /** The mark of a listing of the files git tracks only (`git ls-files`, `git grep -l`): no file it does not track. */
 export const LISTED_TRACKED = "!untracked";
 /** The mark of a listing that prints `..` too (`ls -a`): the name may be the folder above. */

@@ -19,7 +19,7 @@ import { gitConfigEntries } from "./git-config.ts";
 import { isIgnored } from "./git-ignore.ts";
 import { isTracked, repositoryAround } from "./git-index.ts";
 import { globMatches, nameGlob, realPath, textPattern, wordPath } from "./paths.ts";
-import { LISTED_IN_WORD, LISTED_TRACKED, LISTED_UNIGNORED, LISTED_VISIBLE, nameGlobMarks } from "./listed-token.ts";
+import { LISTED_IN_WORD, LISTED_TRACKED, LISTED_VISIBLE, nameGlobMarks } from "./listed-token.ts";
 import { commandTargets, walkCall } from "./shell-walk.ts";
 import { parseShell } from "./shell-words.ts";
 import { gateWithOptions, type GateVerdict } from "./types.ts";
@@ -689,8 +689,6 @@ function findSecret(input: HookInput, options: Options): Found | undefined {
         const parts = path.relative(path.resolve(cwdHere, dir), file).split(path.sep);
         if (marks.includes(LISTED_VISIBLE) && parts.some((part) => part.startsWith("."))) continue;
         if (globs.length > 0 && !globs.some((glob) => glob.test(path.basename(file)))) continue;
-        // A listing that leaves out what git ignores (fd, rg, `ls-files -o --exclude-standard`) never prints an ignored .env.
-        if (marks.includes(LISTED_UNIGNORED) && ignoredByGit(file)) continue;
         found = check(file, `${run.program ?? "a command"} on the names a listing prints under ${dir}`, dir);
         if (found !== undefined && isTracked(file)) found = undefined;
         if (found) return "found";

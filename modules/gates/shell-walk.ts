@@ -28,7 +28,7 @@ import { globMatches, isInside, isLink, nameGlob, projectRoot, projectRootIn, re
 import { programName, isDynamic, parseShell, spelledProgram, type ShellCommand } from "./shell-words.ts";
 import { parallelRun } from "./gnu-parallel.ts";
 import { extractionWrites, UNPACKS } from "./archive-members.ts";
-import { LISTED_IN_WORD, LISTED_PARENT, LISTED_TRACKED, LISTED_UNIGNORED, LISTED_VISIBLE, listedToken } from "./listed-token.ts";
+import { LISTED_IN_WORD, LISTED_PARENT, LISTED_TRACKED, LISTED_VISIBLE, listedToken } from "./listed-token.ts";
 
 export { programName };
 
@@ -1694,9 +1694,9 @@ function listedName(argv: readonly string[], env?: ReadonlyMap<string, string>):
     const specs = dashes !== -1 ? gitArgs.slice(dashes + 1) : gitOperands.slice(gitCommand === "grep" && !gitArgs.includes("-e") ? 2 : gitCommand === "ls-files" ? 1 : gitOperands.length);
     // ls-files and grep list only what git tracks, unless told otherwise; diff compares two folders outside a work tree, and git's own options may change what it tracks.
     const others = options.some((option) => option === "--others" || option === "--untracked" || option === "--no-index" || (/^-[a-zA-Z]+$/.test(option) && option.includes("o")));
-    const tracked = gitCommand !== "diff" && at === 0 && !others;
-    const unignored = gitCommand === "ls-files" && at === 0 && options.includes("--exclude-standard") && !options.some((option) => option === "--ignored" || /^-[a-zA-Z]*i/.test(option));
-    return from(listedIn(specs, [...(tracked ? [LISTED_TRACKED] : []), ...(unignored ? [LISTED_UNIGNORED] : [])]));
+    // What git tracks is what its index says: another index, git dir or work tree (GIT_INDEX_FILE, GIT_DIR, …) says otherwise.
+    const tracked = gitCommand !== "diff" && at === 0 && !others && ![...(env?.keys() ?? [])].some((name) => name.startsWith("GIT_"));
+    return from(listedIn(specs, tracked ? [LISTED_TRACKED] : []));
   }
   if (program === "fd" || program === "fdfind") {
     // fd PATTERN [PATH…]: names under the paths; `-e EXT` only names ending .EXT. From another base folder the names are not the caller's.
@@ -1710,11 +1710,7 @@ function listedName(argv: readonly string[], env?: ReadonlyMap<string, string>):
       else if (word === "--search-path") words.push("", args[++i] ?? "");
       else if (!word.startsWith("-")) words.push(word);
     }
-    const marks = [
-      ...(extensions.length > 0 && extensions.every((ext) => /^[\w.-]+$/.test(ext)) ? extensions.map((ext) => `*.${ext.replace(/^\./, "")}`) : []),
-      ...(showsHidden("fd", args) ? [] : [LISTED_VISIBLE]),
-      ...(readsIgnored("fd", args) ? [] : [LISTED_UNIGNORED]),
-    ];
+    const marks = [...(extensions.length > 0 && extensions.every((ext) => /^[\w.-]+$/.test(ext)) ? extensions.map((ext) => `*.${ext.replace(/^\./, "")}`) : []), ...(showsHidden("fd", args) ? [] : [LISTED_VISIBLE])];
     return under(words.slice(1).filter(Boolean), marks);
   }
   if (program === "find") {
@@ -1753,11 +1749,7 @@ function listedName(argv: readonly string[], env?: ReadonlyMap<string, string>):
     if (args.includes("--glob-case-insensitive")) globs.push("*");
     // Only names the globs take in (`rg -l x -g '*.ts'`, `grep -rl x --include='*.py'`); one that leaves names out narrows nothing.
     const taking = globs.filter((glob) => !glob.startsWith("!") && !glob.includes("/") && /^[\w.*?[\]-]+$/.test(glob));
-    const marks = [
-      ...(taking.length > 0 && taking.length === globs.length ? taking : []),
-      ...(program === "rg" && !showsHidden("rg", args) && !env?.get("RIPGREP_CONFIG_PATH") ? [LISTED_VISIBLE] : []),
-      ...(program === "rg" && !readsIgnored("rg", args) && !env?.get("RIPGREP_CONFIG_PATH") ? [LISTED_UNIGNORED] : []),
-    ];
+    const marks = [...(taking.length > 0 && taking.length === globs.length ? taking : []), ...(program === "rg" && !showsHidden("rg", args) && !env?.get("RIPGREP_CONFIG_PATH") ? [LISTED_VISIBLE] : [])];
     return under(patternGiven ? words : words.slice(1), marks);
   }
   return undefined;
@@ -1851,13 +1843,6 @@ function showsHidden(program: "rg" | "fd", args: readonly string[]): boolean {
   const unrestricted = args.filter((arg) => arg === "--unrestricted").length;
   if (program === "rg") return args.includes("--hidden") || letters.includes(".") || [...letters].filter((c) => c === "u").length + unrestricted >= 2;
   return args.includes("--hidden") || unrestricted > 0 || /[Hu]/.test(letters);
-}
-
-/** Whether rg or fd is told to list what git ignores too (`--no-ignore`, `-u`, `-I`); a config file may tell rg (the caller checks). */
-function readsIgnored(program: "rg" | "fd", args: readonly string[]): boolean {
-  const letters = args.filter((arg) => /^-[a-zA-Z.]+$/.test(arg)).join("");
-  if (args.some((arg) => arg === "--unrestricted" || arg.startsWith("--no-ignore"))) return true;
-  return program === "rg" ? letters.includes("u") : /[Iu]/.test(letters);
 }
 
 /** fd's options that take a value (besides `-e` and `--search-path`, read apart). */

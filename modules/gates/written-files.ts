@@ -1,6 +1,7 @@
 // The files a call's command lines wrote before the command being read, with what each
 // held after each write: `echo 'cmd' > s.sh; sh s.sh` runs what the line put there, and
 // `base64 -d > s.sh; sh s.sh` runs text no reader can know.
+import { lstatOf } from "../system/disk-moment.ts";
 import { foldName } from "../system/name-case.ts";
 import { realPath } from "./paths.ts";
 
@@ -17,9 +18,14 @@ interface Entry {
 /**
  * What a read of `key` finds of a write under `entry`'s name. Another spelling of the same
  * name (`RUN.SH` for `run.sh`) is the same file where the file system folds case and
- * another file where it keeps case: which one a later read finds, no reader can know.
+ * another where it keeps case: with a file under `key` on disk, which of the two a later
+ * read finds no reader can know; with none, the read finds what was written or nothing
+ * (`> Makefile`, then make looking for `makefile` first), and is read as what was written.
  */
-const seenAs = (entry: Entry | undefined, key: string): WrittenState | undefined => (entry === undefined ? undefined : entry.spelled === key ? entry.state : { opaque: true });
+const seenAs = (entry: Entry | undefined, key: string): WrittenState | undefined => {
+  if (entry === undefined || entry.spelled === key) return entry?.state;
+  return lstatOf(key) === undefined ? entry.state : { opaque: true };
+};
 
 /**
  * Written files, kept so that a view taken at one command sees them as they stood when

@@ -291,6 +291,8 @@ describe("protect-secret-files", () => {
     ["git ls-files --others into cat", bash("git ls-files -o | xargs cat")],
     ["fd told to list ignored files too", bash("fd -HI -x cat", ignoring)],
     ["git ls-files --others without git's excludes, of a project whose .env git ignores", bash("git ls-files -o | xargs cat", ignoring)],
+    ["a listing of what another index tracks", bash("GIT_INDEX_FILE=/tmp/idx git ls-files | xargs cat")],
+    ["fd named a folder git ignores", bash("fd -H . config -x cat", ignoring)],
     // A word is judged by name where the disk cannot say: history, an unknown directory, an option's value, a glob in the home.
     ["a secret in git history only", bash("git show HEAD:config/.env")],
     ["a name after a cd to a directory built at run time", bash('cd "$(ls -d src)" && cat .env')],
@@ -336,8 +338,6 @@ describe("protect-secret-files", () => {
     ["ripgrep, which skips hidden files", bash("rg KEY")],
     ["fd, which skips hidden files, running cat", bash("fd -e ts -x cat")],
     ["what git tracks, listed into cat", bash("git ls-files | xargs cat")],
-    ["fd -H of a project whose .env git ignores (fd leaves it out)", bash("fd -H -x cat", ignoring)],
-    ["git ls-files --others --exclude-standard of a project whose .env git ignores", bash("git ls-files -o --exclude-standard -- . | xargs cat", ignoring)],
     ["OMP's search of a project whose .env git ignores", { cwd: ignoring, tool_name: "Grep", tool_input: { pattern: "KEY" }, omp: { tool_name: "grep", tool_input: { pattern: "KEY" } } }],
     ["OMP's search of a folder with no secret", { tool_name: "Grep", tool_input: { pattern: "KEY", path: "src" }, omp: { tool_name: "grep", tool_input: { pattern: "KEY", path: "src" } } }],
     ["a read of a file with a selector", { tool_name: "Read", tool_input: { file_path: "src/a.ts:10-20" } }],

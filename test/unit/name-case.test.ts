@@ -196,6 +196,11 @@ describe("what a second red-team pass found", () => {
   writeFileSync(path.join(hidden, "Echo"), "#!/bin/sh\necho 'git commit --no-verify -m x'\n", { mode: 0o755 });
 
   it("a file written under another spelling does not stand in for the one on disk: which a later read finds, no reader knows", () => {
+    // With no file of the other spelling on disk, the read finds what was written or nothing: make looks for `makefile` before `Makefile`.
+    const fresh = path.join(root, "fresh");
+    mkdirSync(fresh, { recursive: true });
+    expect(findGitHookBypass("printf 'all:\\n\\techo hi\\n' > Makefile && make", 0, {}, fresh)).toBeUndefined();
+    expect(findGitHookBypass("printf 'all:\\n\\tgit commit -n\\n' > Makefile && make", 0, {}, fresh)).toContain("git commit -n");
     // Nor does one written in a way no reader can know, in any spelling.
     expect(findGitHookBypass("echo YWxsOgo= | base64 -d > Makefile; make", 0, {}, hidden)).toContain("writes a script and then runs it");
     for (const command of ["echo 'echo hi' > RUN.SH; sh run.sh", "printf 'all:\\n\\techo hi\\n' > MAKEFILE; make", `echo '{"scripts":{"x":"echo hi"}}' > PACKAGE.JSON; npm run x`]) {
