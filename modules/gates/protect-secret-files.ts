@@ -15,9 +15,10 @@ import { pathList, pathReadings, searchGlobMayMatch, searchScope } from "../tool
 import { readCode } from "../tools/code-reading.ts";
 import { lstatOf, namesIn, statOf } from "../system/disk-moment.ts";
 import { foldName } from "../system/name-case.ts";
+import { GIT_GLOBAL_VALUED } from "./git-commands.ts";
 import { gitConfigEntries } from "./git-config.ts";
 import { isIgnored } from "./git-ignore.ts";
-import { isTracked, repositoryAround } from "./git-index.ts";
+import { isTracked, repositoryAround, repositoryAt } from "./git-index.ts";
 import { globMatches, nameGlob, realPath, textPattern, wordPath } from "./paths.ts";
 import { LISTED_IN_WORD, LISTED_TRACKED, LISTED_VISIBLE, nameGlobMarks } from "./listed-token.ts";
 import { commandTargets, walkCall } from "./shell-walk.ts";
@@ -184,9 +185,18 @@ const PICKERS = new Set(["head", "tail", "sort", "grep", "egrep", "uniq", "tr", 
 const NAMES_NO_SECRET = new Set(["date", "wc", "jq", "whoami", "hostname", "uname", "id", "basename", "dirname", "realpath", "pwd", "echo", "printf", "seq", "expr", "npm", "node", "python3"]);
 /** git prints refs, ids and messages; only its file listings (without a pathspec) may name an untracked .env. */
 function gitMayListSecret(args: readonly string[]): boolean {
-  const sub = args.find((arg) => !arg.startsWith("-"));
-  if (sub !== "ls-files" && sub !== "status" && sub !== "ls-tree" && !(sub === "diff" && args.includes("--name-only"))) return false;
-  return args.filter((arg) => !arg.startsWith("-")).length <= (sub === "ls-tree" ? 2 : 1);
+  // git's own options come before its command (`git -C . ls-files -o`).
+  let at = 0;
+  while (at < args.length && (args[at] as string).startsWith("-")) at += GIT_GLOBAL_VALUED.has(args[at] as string) ? 2 : 1;
+  const rest = args.slice(at);
+  const sub = rest[0];
+  if (sub !== "ls-files" && sub !== "status" && sub !== "ls-tree" && !(sub === "diff" && rest.includes("--name-only"))) return false;
+  // `git ls-files` with no --others lists what git tracks: no secret.
+  if (sub === "ls-files" && !rest.some((arg) => arg === "--others" || (/^-[a-zA-Z]+$/.test(arg) && arg.includes("o")))) return false;
+  const operands = rest.filter((arg) => !arg.startsWith("-"));
+  // A magic pathspec (`:/`, `:(top)`, `:(glob)**`) may take in the whole work tree.
+  if (operands.slice(1).some((spec) => spec.startsWith(":") && !/^:(?:!|\^|\(exclude\))/.test(spec))) return true;
+  return operands.length <= (sub === "ls-tree" ? 2 : 1);
 }
 
 /**
@@ -207,6 +217,12 @@ function printedNameRead(words: readonly string[], cwd: string, options: Options
     } else if (first[0] === "find" || first[0] === "ls") {
       if ((first[0] === "find" ? findSelects(first.slice(1), cwd, options) : lsLists(first.slice(1), cwd, options)) === undefined) continue;
     } else if (NAMES_NO_SECRET.has(first[0] ?? "") || (first[0] === "git" && !gitMayListSecret(first.slice(1)))) {
+      continue;
+    } else if (first[0] === "git") {
+      // git lists the whole tree below the folder (`cat $(git ls-files -o)` prints `conf/key.pem`), the work tree's top with `:/`: what it tracks is no secret.
+      const top = first.some((word) => /^:(?:\/|\([^)]*top)/.test(word)) ? repositoryAt(path.resolve(cwd, sub[1] || "."))?.root : undefined;
+      const file = treeFiles(top ?? (sub[1] === "" ? "." : (sub[1] as string)), cwd, options).files.find((candidate) => !isTracked(candidate));
+      if (file !== undefined) return { file, word };
       continue;
     }
     const { at, names } = listed(sub[1] === "" ? "." : (sub[1] as string), cwd);

@@ -45,6 +45,14 @@ mkdirSync(path.join(reincluding, ".git"), { recursive: true });
 writeFileSync(path.join(reincluding, ".gitignore"), ".env\n");
 writeFileSync(path.join(reincluding, ".ignore"), "!.env\n");
 writeFileSync(path.join(reincluding, ".env"), "KEY=1\n");
+// A repository with an untracked key one folder down, and a tracked source file in another.
+const nested = path.join(scratch, "nested");
+mkdirSync(path.join(nested, "conf"), { recursive: true });
+mkdirSync(path.join(nested, "src"), { recursive: true });
+writeFileSync(path.join(nested, "conf", "key.pem"), "-----BEGIN PRIVATE KEY-----\n");
+writeFileSync(path.join(nested, "src", "a.ts"), "export {};\n");
+execFileSync("git", ["init", "-q", nested]);
+execFileSync("git", ["-C", nested, "add", "src/a.ts"]);
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 function gate(id: string): BuiltinGate {
@@ -292,6 +300,10 @@ describe("protect-secret-files", () => {
     ["fd told to list ignored files too", bash("fd -HI -x cat", ignoring)],
     ["git ls-files --others without git's excludes, of a project whose .env git ignores", bash("git ls-files -o | xargs cat", ignoring)],
     ["a listing of what another index tracks", bash("GIT_INDEX_FILE=/tmp/idx git ls-files | xargs cat")],
+    // git lists the tree below the folder, and from the work tree's top with `:/`.
+    ["the untracked names git prints, read", bash("cat $(git ls-files -o)", nested)],
+    ["the same through git's own options", bash("cat $(git -C . ls-files -o)", nested)],
+    ["the untracked names from the top of the work tree", bash("cat $(git ls-files -o ':/')", path.join(nested, "src"))],
     ["fd named a folder git ignores", bash("fd -H . config -x cat", ignoring)],
     // A word is judged by name where the disk cannot say: history, an unknown directory, an option's value, a glob in the home.
     ["a secret in git history only", bash("git show HEAD:config/.env")],
@@ -338,6 +350,8 @@ describe("protect-secret-files", () => {
     ["ripgrep, which skips hidden files", bash("rg KEY")],
     ["fd, which skips hidden files, running cat", bash("fd -e ts -x cat")],
     ["what git tracks, listed into cat", bash("git ls-files | xargs cat")],
+    ["what git tracks, printed into cat", bash("cat $(git ls-files)", nested)],
+    ["the untracked names of a folder holding none", bash("cat $(git ls-files -o)", path.join(nested, "src"))],
     ["OMP's search of a project whose .env git ignores", { cwd: ignoring, tool_name: "Grep", tool_input: { pattern: "KEY" }, omp: { tool_name: "grep", tool_input: { pattern: "KEY" } } }],
     ["OMP's search of a folder with no secret", { tool_name: "Grep", tool_input: { pattern: "KEY", path: "src" }, omp: { tool_name: "grep", tool_input: { pattern: "KEY", path: "src" } } }],
     ["a read of a file with a selector", { tool_name: "Read", tool_input: { file_path: "src/a.ts:10-20" } }],
