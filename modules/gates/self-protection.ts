@@ -653,7 +653,7 @@ function runtimeDirOf(home: string): string {
 function isTamaProgram(word: string, context: GateContext, cwd: string): boolean {
   // `/usr/local/bin/tam?`: the shell runs what the glob matches.
   if (/[*?[]/.test(word) && !/[$`]/.test(word)) return globMatches(word, cwd).some((match) => !/[*?[]/.test(match) && isTamaProgram(match, context, cwd));
-  const name = foldName(programName(word));
+  const name = programName(word);
   // A package spec too (`@acme/tama@1.2`): package runners (command-runners.ts) hand it on as the command.
   if (name === "tama" || name === "tama.js" || /^tama@[^/]*$/.test(name)) return true;
   const expanded = expandWord(word, cwd, context);
