@@ -9,7 +9,14 @@ import { envConfigEntries, normalizeKey, parseGitConfig } from "./git-config.ts"
 import { STDIN_FILES } from "./stdin-files.ts";
 
 /** git's own options that take the next word as their value, before its command (`git -C dir -c k=v commit`). */
-export const GIT_GLOBAL_VALUED: ReadonlySet<string> = new Set(["-C", "-c", "--config-env", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--attr-source"]);
+const GIT_GLOBAL_VALUED: ReadonlySet<string> = new Set(["-C", "-c", "--config-env", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--attr-source"]);
+
+/** Where git's command starts in its arguments, past git's own options and their values. */
+export function gitCommandAt(args: readonly string[]): number {
+  let at = 0;
+  while (at < args.length && (args[at] as string).startsWith("-")) at += GIT_GLOBAL_VALUED.has(args[at] as string) ? 2 : 1;
+  return at;
+}
 
 
 /** The last part of a setting whose value git runs as a command (core.pager, diff.<driver>.textconv, remote.<name>.uploadpack, …). */

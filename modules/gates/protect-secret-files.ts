@@ -15,7 +15,7 @@ import { pathList, pathReadings, searchGlobMayMatch, searchScope } from "../tool
 import { readCode } from "../tools/code-reading.ts";
 import { lstatOf, namesIn, statOf } from "../system/disk-moment.ts";
 import { foldName } from "../system/name-case.ts";
-import { GIT_GLOBAL_VALUED } from "./git-commands.ts";
+import { gitCommandAt } from "./git-commands.ts";
 import { gitConfigEntries } from "./git-config.ts";
 import { isIgnored } from "./git-ignore.ts";
 import { isTracked, repositoryAround, repositoryAt } from "./git-index.ts";
@@ -186,9 +186,7 @@ const NAMES_NO_SECRET = new Set(["date", "wc", "jq", "whoami", "hostname", "unam
 /** git prints refs, ids and messages; only its file listings (without a pathspec) may name an untracked .env. */
 function gitMayListSecret(args: readonly string[]): boolean {
   // git's own options come before its command (`git -C . ls-files -o`).
-  let at = 0;
-  while (at < args.length && (args[at] as string).startsWith("-")) at += GIT_GLOBAL_VALUED.has(args[at] as string) ? 2 : 1;
-  const rest = args.slice(at);
+  const rest = args.slice(gitCommandAt(args));
   const sub = rest[0];
   if (sub !== "ls-files" && sub !== "status" && sub !== "ls-tree" && !(sub === "diff" && rest.includes("--name-only"))) return false;
   // `git ls-files` with no --others lists what git tracks: no secret.

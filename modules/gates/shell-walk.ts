@@ -13,7 +13,7 @@ import path from "node:path";
 import type { CodeLanguage } from "../tools/declaration.ts";
 import type { HookInput } from "../protocol/hook-input.ts";
 import { commandsInText, literalRuns, makeDirectory, runnerScripts } from "./command-runners.ts";
-import { GIT_GLOBAL_VALUED, runnerEnv } from "./git-commands.ts";
+import { gitCommandAt, runnerEnv } from "./git-commands.ts";
 import { languageWrites } from "./language-writes.ts";
 import { isWriter, NAME_READERS, withGlobMatches, writeTargets, writerNames, type WriteTarget } from "./shell-writers.ts";
 import { copiedProgram } from "./program-identity.ts";
@@ -360,10 +360,14 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
       const builtin = argv[0] === program ? program : undefined;
       let unreadArgs = false;
       let xargsWrites: WriteTarget[] = [];
-      const textAt = (given: string): string | undefined => {
-        // `~/f` as the shell expands it, also where a program joins it with its own words (`make -C ~/d -f mk`).
+      // `~/f` as the shell expands it, also where a program joins it with its own words (`make -C ~/d -f mk`).
+      const fileAt = (given: string): string | undefined => {
         const word = given.replace(/^~(?=\/|$)/, known.get("HOME") ?? "~");
-        return cwdHere === undefined && !path.isAbsolute(word) ? undefined : fileTextOf(path.resolve(cwdHere ?? "/", word), written, inner.links);
+        return cwdHere === undefined && !path.isAbsolute(word) ? undefined : path.resolve(cwdHere ?? "/", word);
+      };
+      const textAt = (given: string): string | undefined => {
+        const file = fileAt(given);
+        return file === undefined ? undefined : fileTextOf(file, written, inner.links);
       };
       // A file not there, where the line wrote none before: it reads as nothing.
       const absent = (given: string): boolean => written.isEmpty() && !isDynamic(given) && (cwdHere !== undefined || path.isAbsolute(given)) && lstatOf(path.resolve(cwdHere ?? "/", given.replace(/^~(?=\/|$)/, known.get("HOME") ?? "~"))) === undefined;
@@ -484,9 +488,8 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         if (STDIN_FILES.has(word)) return stdin.join("\n");
         const printed = substitutionText(word, printer);
         if (printed !== undefined) return printed;
-        const at = cwdHere === undefined && !path.isAbsolute(word) ? undefined : path.resolve(cwdHere ?? "/", word.replace(/^~(?=\/|$)/, known.get("HOME") ?? "~"));
-        const state = at === undefined || written.isEmpty() ? undefined : written.state(fileKey(at, inner.links, written));
-        if (state !== undefined && "opaque" in state) readUnknown = true;
+        const file = fileAt(word);
+        if (file !== undefined && writtenUnread(file, written, inner.links)) readUnknown = true;
         return textAt(word);
       };
       // Read for the program that runs and for the first word, when a wrapper stood there (`ssh -o ProxyCommand=… host cmd`).
@@ -978,8 +981,7 @@ function scriptFiles(
   };
   // package.json as this line left it (`echo '{…}' > package.json; npm run x`).
   const lineText = (file: string): string | undefined => {
-    const state = written.isEmpty() ? undefined : written.state(fileKey(file, scope.links, written));
-    if (state !== undefined && "opaque" in state) unread = true;
+    if (writtenUnread(file, written, scope.links)) unread = true;
     return fileTextOf(file, written, scope.links);
   };
   const done = (result: Omit<FileScripts, "files">): FileScripts =>
@@ -1110,6 +1112,13 @@ function boundScript(text: string, word: string): string {
  */
 function fileKey(file: string, links: ReadonlyMap<string, string> | undefined, written: WrittenFiles): string {
   return written.keyFor(throughLinks(file, links));
+}
+
+/** Whether the line wrote `file` in a way no reader can know (decoded, copied, or under another spelling). */
+function writtenUnread(file: string, written: WrittenFiles, links?: ReadonlyMap<string, string>): boolean {
+  if (written.isEmpty()) return false;
+  const state = written.state(fileKey(file, links, written));
+  return state !== undefined && "opaque" in state;
 }
 
 function fileTextOf(file: string, written: WrittenFiles, links?: ReadonlyMap<string, string>): string | undefined {
@@ -1675,13 +1684,9 @@ function listedName(argv: readonly string[], env?: ReadonlyMap<string, string>):
   };
   if (program === "ls") return lsListed(args, env);
   // git's own options come before its command (`git -C sub ls-files`, `git -c k=v grep -l`).
-  let at = 0;
-  let gitDir: string | undefined;
-  while (program === "git" && at < args.length && (args[at] as string).startsWith("-")) {
-    const option = args[at] as string;
-    if (option === "-C") gitDir = args[at + 1];
-    at += GIT_GLOBAL_VALUED.has(option) ? 2 : 1;
-  }
+  const at = program === "git" ? gitCommandAt(args) : 0;
+  const dirOption = args.slice(0, at).lastIndexOf("-C");
+  const gitDir = dirOption === -1 ? undefined : args[dirOption + 1];
   const gitArgs = args.slice(at);
   const gitCommand = program === "git" ? gitArgs[0] : undefined;
   if (gitCommand === "ls-files" || (gitCommand === "diff" && gitArgs.includes("--name-only")) || (gitCommand === "grep" && gitArgs.some((a) => /^-[a-zA-Z]*l/.test(a) || a === "--name-only" || a === "--files-with-matches"))) {
