@@ -3,6 +3,7 @@
 // `input` event): refused when a failMode-closed hook owed it a verdict, let through
 // with a warning when only open hooks did.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { useOmpFixture } from "../omp/fixture.ts";
@@ -61,15 +62,20 @@ async function supersededPrompt(failMode: "open" | "closed"): Promise<{ server: 
   const { server, env } = await omp.setup({ configYaml: "startup:\n  setupWizard: false\n  checkUpdate: false\n" });
   const fifo = path.join(env.scratch, "nobody-writes.fifo");
   execFileSync("mkfifo", [fifo]);
-  const tama = installTama(env, { HOLD_FIFO: fifo, ONCE_FILE: path.join(env.scratch, "held-once") });
+  const once = path.join(env.scratch, "held-once");
+  const tama = installTama(env, { HOLD_FIFO: fifo, ONCE_FILE: once });
   tama.addHooks({ id: "prompt-guard", events: ["user_prompt_submit"], failMode, command: [path.join(FIX, "hold-first-prompt.sh")] });
   const { screen, type } = startTui(env.env, env.cwd, env.root);
   shown = screen;
   // the session started: its record is published
   await until("the TUI session", () => (JSON.parse(tama.cli(["sessions", "list", "--json"]).stdout) as { sessions: unknown[] }).sessions.length === 1);
+  // the session record can be published before the TUI first draws: keys typed before
+  // it reads the terminal may be lost, so the welcome box is waited for too
+  await until("the TUI's first screen", () => screen().includes("Recent sessions"));
   type("NOTOOL the prompt\r");
-  // its check runs: the hook holds on the fifo
-  await until("the prompt's check", () => processesMentioning(fifo).length > 0);
+  // its check runs: the hook read the prompt and holds on the fifo (every process of
+  // the session has the fifo in its environment, so only the hook's own mark tells)
+  await until("the prompt's check", () => existsSync(once));
   // submitted again while its check still runs: the second check supersedes the first's
   type("NOTOOL the prompt\r");
   await until("the prompt to reach the model", () => sent(server).includes("the prompt"));
