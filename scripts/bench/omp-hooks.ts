@@ -7,9 +7,9 @@
 import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { startModelServer, type RecordedRequest } from "../../test/omp/model-server.ts";
+import { startModelServer } from "../../test/omp/model-server.ts";
 import { makeOmpEnv } from "../../test/omp/omp-env.ts";
-import { noopExtension, timedSession, type TimedSession } from "./omp-session.ts";
+import { noopExtension, oneCallATurn, timedSession, type TimedSession } from "./omp-session.ts";
 import { spent, treeCpu, type TreeCpu } from "./process-cpu.ts";
 import { fmtMs, median, scratch, writeExecutable, type Row } from "./support.ts";
 import * as z from "../../modules/protocol/schema.ts";
@@ -79,9 +79,7 @@ function fedFloor(tamaBin: string, kind: HookKind): number {
 
 /** One OMP RPC session in the given configuration, with its own model server. */
 async function startMode(tamaBin: string, mode: Mode, kind: HookKind, count: number, thinkMs: number): Promise<TimedSession> {
-  const server = await startModelServer((req: RecordedRequest) =>
-    req.turns.at(-1)?.role === "tool" ? { text: "ok" } : { toolCalls: [{ name: "bash", arguments: { command: "true" } }], delayMs: thinkMs },
-  );
+  const server = await startModelServer(oneCallATurn(thinkMs));
   const env = makeOmpEnv({ modelServerUrl: server.url });
   const hook = writeExecutable(path.join(env.scratch, `pass-${kind}`), HOOK_BODIES[kind]);
   const extensions: string[] = [];

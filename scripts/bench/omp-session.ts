@@ -3,9 +3,23 @@
 // prompts are timed end to end, closed with its model server and environment.
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import type { ModelServer } from "../../test/omp/model-server.ts";
+import type { ModelServer, RecordedRequest, Reply } from "../../test/omp/model-server.ts";
 import type { OmpEnv } from "../../test/omp/omp-env.ts";
 import { startRpcSession } from "../../test/omp/rpc-session.ts";
+
+/**
+ * The model of every OMP scenario: one bash call a turn, then "ok". Each turn's call is
+ * its own (`true N`, N the turn): one call repeated turn after turn is what Tama's
+ * repeat-call gate is there to notice, and the note it adds to each result would grow
+ * the conversation every request carries, which is a gate's answer, not Tama's cost.
+ */
+export function oneCallATurn(delayMs = 0): (req: RecordedRequest) => Reply {
+  return (req) => {
+    if (req.turns.at(-1)?.role === "tool") return { text: "ok" };
+    const turn = req.turns.filter((t) => t.role === "user").length;
+    return { toolCalls: [{ name: "bash", arguments: { command: `true ${turn}` } }], ...(delayMs > 0 ? { delayMs } : {}) };
+  };
+}
 
 export interface TimedSession {
   /** The session's isolated environment (HOME, TAMA_HOME, agent dir). */

@@ -4,9 +4,9 @@
 import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { startModelServer, type RecordedRequest } from "../../test/omp/model-server.ts";
+import { startModelServer } from "../../test/omp/model-server.ts";
 import { makeOmpEnv } from "../../test/omp/omp-env.ts";
-import { noopExtension, timedSession, type TimedSession } from "./omp-session.ts";
+import { noopExtension, oneCallATurn, timedSession, type TimedSession } from "./omp-session.ts";
 import { fmtMs, median, writeExecutable, type Row } from "./support.ts";
 
 const HOOKS = Number(process.env.TAMA_BENCH_OMP_HOOKS ?? 5);
@@ -15,9 +15,7 @@ type Mode = "plain" | "tama" | "bridge" | "noop-all";
 
 /** One OMP RPC session in the given configuration, with its own model server. */
 async function startMode(tamaBin: string, mode: Mode): Promise<TimedSession> {
-  const server = await startModelServer((req: RecordedRequest) =>
-    req.turns.at(-1)?.role === "tool" ? { text: "ok" } : { toolCalls: [{ name: "bash", arguments: { command: "true" } }] },
-  );
+  const server = await startModelServer(oneCallATurn());
   const env = makeOmpEnv({ modelServerUrl: server.url });
   const hook = writeExecutable(path.join(env.scratch, "pass.sh"), "#!/bin/sh\ncat >/dev/null\nexit 0\n");
   const extensions: string[] = [];

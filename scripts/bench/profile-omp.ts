@@ -4,17 +4,15 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { startModelServer, type RecordedRequest } from "../../test/omp/model-server.ts";
+import { startModelServer } from "../../test/omp/model-server.ts";
 import { makeOmpEnv } from "../../test/omp/omp-env.ts";
-import { noopExtension, timedSession } from "./omp-session.ts";
+import { noopExtension, oneCallATurn, timedSession } from "./omp-session.ts";
 import { fmtMs, median } from "./support.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const [dir, mode = "tama", turnsArg = "200"] = process.argv.slice(2);
 if (!dir) throw new Error("usage: profile-omp.ts DIR [tama|noop] [turns]");
-const server = await startModelServer((req: RecordedRequest) =>
-  req.turns.at(-1)?.role === "tool" ? { text: "ok" } : { toolCalls: [{ name: "bash", arguments: { command: "true" } }] },
-);
+const server = await startModelServer(oneCallATurn());
 const env = makeOmpEnv({ modelServerUrl: server.url });
 const extensions: string[] = [];
 if (mode === "tama") {
