@@ -178,3 +178,16 @@ export function isTracked(file: string): boolean {
   const relative = path.relative(repo.root, file).split(path.sep).join("/");
   return readGitIndex(repo.gitDir)?.entries.has(relative) === true;
 }
+
+/**
+ * Whether git tracks `file` (absolute) with the bytes it has: what the repository holds
+ * already. A path staged with bytes of its own choosing (`git update-index --add
+ * --cacheinfo 100644,<id>,.env`) is tracked, but its file is not what git holds.
+ */
+export function trackedAsIs(file: string): boolean {
+  const repo = repositoryAround(file);
+  if (repo === undefined) return false;
+  const index = readGitIndex(repo.gitDir);
+  const entry = index?.entries.get(path.relative(repo.root, file).split(path.sep).join("/"));
+  return index !== undefined && entry !== undefined && workTreeIds(file, index.hash).includes(entry.id);
+}

@@ -18,7 +18,7 @@ import { foldName } from "../system/name-case.ts";
 import { gitCommandAt } from "./git-commands.ts";
 import { gitConfigEntries } from "./git-config.ts";
 import { isIgnored } from "./git-ignore.ts";
-import { isTracked, repositoryAround, repositoryAt } from "./git-index.ts";
+import { isTracked, repositoryAround, repositoryAt, trackedAsIs } from "./git-index.ts";
 import { globMatches, nameGlob, realPath, textPattern, wordPath } from "./paths.ts";
 import { LISTED_IN_WORD, LISTED_TRACKED, LISTED_VISIBLE, nameGlobMarks } from "./listed-token.ts";
 import { commandTargets, walkCall } from "./shell-walk.ts";
@@ -183,18 +183,33 @@ const READS_NAMED = new Set([
 const PICKERS = new Set(["head", "tail", "sort", "grep", "egrep", "uniq", "tr", "cut", "sed", "awk"]);
 /** Printers whose output is no file name of the folder (a date, a count, a version, a user). */
 const NAMES_NO_SECRET = new Set(["date", "wc", "jq", "whoami", "hostname", "uname", "id", "basename", "dirname", "realpath", "pwd", "echo", "printf", "seq", "expr", "npm", "node", "python3"]);
-/** git prints refs, ids and messages; only its file listings (without a pathspec) may name an untracked .env. */
-function gitMayListSecret(args: readonly string[]): boolean {
+/** git's commands that leave its index's entries as they are (`status` may refresh their stat data, not which files or bytes). */
+const INDEX_KEEPERS = new Set([
+  "status", "log", "show", "diff", "ls-files", "ls-tree", "grep", "cat-file", "rev-parse", "describe", "blame", "annotate", "shortlog", "rev-list",
+  "show-ref", "for-each-ref", "check-ignore", "check-attr", "whatchanged", "name-rev", "branch", "tag", "remote", "fetch", "config", "help", "version", "var",
+]);
+/** Whether a git command (its arguments after `git`) may change which files its index holds, or their bytes. */
+function changesIndex(args: readonly string[]): boolean {
+  const sub = args[gitCommandAt(args)];
+  return sub !== undefined && !INDEX_KEEPERS.has(sub);
+}
+
+/**
+ * Which names of the folder git's output may be: none (refs, ids, messages, a listing
+ * narrowed by a pathspec), only those it tracks (`git ls-files`), or any.
+ */
+function gitMayListSecret(args: readonly string[]): "none" | "tracked" | "any" {
   // git's own options come before its command (`git -C . ls-files -o`).
   const rest = args.slice(gitCommandAt(args));
   const sub = rest[0];
-  if (sub !== "ls-files" && sub !== "status" && sub !== "ls-tree" && !(sub === "diff" && rest.includes("--name-only"))) return false;
-  // `git ls-files` with no --others lists what git tracks: no secret.
-  if (sub === "ls-files" && !rest.some((arg) => arg === "--others" || (/^-[a-zA-Z]+$/.test(arg) && arg.includes("o")))) return false;
+  if (sub !== "ls-files" && sub !== "status" && sub !== "ls-tree" && !(sub === "diff" && rest.includes("--name-only"))) return "none";
   const operands = rest.filter((arg) => !arg.startsWith("-"));
   // A magic pathspec (`:/`, `:(top)`, `:(glob)**`) may take in the whole work tree.
-  if (operands.slice(1).some((spec) => spec.startsWith(":") && !/^:(?:!|\^|\(exclude\))/.test(spec))) return true;
-  return operands.length <= (sub === "ls-tree" ? 2 : 1);
+  const magic = operands.slice(1).some((spec) => spec.startsWith(":") && !/^:(?:!|\^|\(exclude\))/.test(spec));
+  const listed = magic || operands.length <= (sub === "ls-tree" ? 2 : 1);
+  // `git ls-files` with no --others lists what git tracks, a file staged with other bytes than its own too.
+  if (sub === "ls-files" && !rest.some((arg) => arg === "--others" || (/^-[a-zA-Z]+$/.test(arg) && arg.includes("o")))) return listed ? "tracked" : "none";
+  return listed ? "any" : "none";
 }
 
 /**
@@ -202,7 +217,7 @@ function gitMayListSecret(args: readonly string[]): boolean {
  * run time: any in the folder the word is read from, unless the printer is a find or an
  * ls that selects none (`cat $(find . -name '*.log')`).
  */
-function printedNameRead(words: readonly string[], cwd: string, options: Options): { file: string; word: string } | undefined {
+function printedNameRead(words: readonly string[], cwd: string, options: Options, indexChanged: boolean): { file: string; word: string } | undefined {
   for (const word of words) {
     const sub = /^((?:[^$`]*\/)?)[^$`/]*(?:\$\(([^()]*)\)|`([^`]*)`)/.exec(word);
     if (sub === null) continue;
@@ -214,12 +229,14 @@ function printedNameRead(words: readonly string[], cwd: string, options: Options
       // An unknown printer: any name in the folder.
     } else if (first[0] === "find" || first[0] === "ls") {
       if ((first[0] === "find" ? findSelects(first.slice(1), cwd, options) : lsLists(first.slice(1), cwd, options)) === undefined) continue;
-    } else if (NAMES_NO_SECRET.has(first[0] ?? "") || (first[0] === "git" && !gitMayListSecret(first.slice(1)))) {
+    } else if (NAMES_NO_SECRET.has(first[0] ?? "") || (first[0] === "git" && gitMayListSecret(first.slice(1)) === "none")) {
       continue;
     } else if (first[0] === "git") {
-      // git lists the whole tree below the folder (`cat $(git ls-files -o)` prints `conf/key.pem`), the work tree's top with `:/`: what it tracks is no secret.
+      // git lists the whole tree below the folder (`cat $(git ls-files -o)` prints `conf/key.pem`), the work tree's top with `:/`:
+      // what it holds as it is is no secret; a tracked file with other bytes is (`git update-index --cacheinfo` staged its name alone).
       const top = first.some((word) => /^:(?:\/|\([^)]*top)/.test(word)) ? repositoryAt(path.resolve(cwd, sub[1] || "."))?.root : undefined;
-      const file = treeFiles(top ?? (sub[1] === "" ? "." : (sub[1] as string)), cwd, options).files.find((candidate) => !isTracked(candidate));
+      const trackedOnly = gitMayListSecret(first.slice(1)) === "tracked" && !indexChanged;
+      const file = treeFiles(top ?? (sub[1] === "" ? "." : (sub[1] as string)), cwd, options).files.find((candidate) => (!trackedOnly || isTracked(candidate)) && !trackedAsIs(candidate));
       if (file !== undefined) return { file, word };
       continue;
     }
@@ -537,7 +554,7 @@ function forceStaged(args: readonly string[], cwd: string, options: Options): { 
     const files = statOf(at)?.isDirectory() === true ? treeFiles(at, here, options).files : [at];
     for (const file of files) {
       const pattern = secretPattern(file, options);
-      if (pattern !== undefined && !isTracked(file) && ignoredByGit(file, false)) return { file: path.relative(here, file) || file, pattern };
+      if (pattern !== undefined && !trackedAsIs(file) && ignoredByGit(file, false)) return { file: path.relative(here, file) || file, pattern };
     }
   }
   return undefined;
@@ -600,7 +617,7 @@ function findSecret(input: HookInput, options: Options): Found | undefined {
       if (glob !== undefined && !searchGlobMayMatch(glob, path.relative(dir, file))) continue;
       const hit = check(file, `${input.tool_name ?? "a search"} reading ${glob === undefined ? `${shown} whole` : `what ${shown} takes in`}`, shown);
       // What the repository holds is no secret to a search of it (a committed `credentials.ts`, a test key).
-      if (hit === undefined || isTracked(file)) continue;
+      if (hit === undefined || trackedAsIs(file)) continue;
       // OMP's search leaves out what git ignores unless told not to.
       if (searched?.gitignore === true && ignoredByGit(file, true, path.resolve(cwd, dir))) continue;
       return hit;
@@ -626,6 +643,8 @@ function findSecret(input: HookInput, options: Options): Found | undefined {
   const dotglob = (): boolean => (dotglobKnown ??= /\bdotglob\b|\bGLOBIGNORE\b/.test(JSON.stringify(input.tool_input ?? {})) || input.omp?.shell_kept?.vars.GLOBIGNORE !== undefined);
   // A find that may select secret files (`find . -name .env`, or no name test over a directory holding one): what it runs on them, or what its output feeds, reads them.
   let selecting: { pattern: string; secret: string; by: string } | undefined;
+  // An earlier command on the line may have changed git's index (`git update-index --add … .env && git ls-files | xargs cat`).
+  let indexChanged = false;
   const walked = walkCall(input, (run) => {
     const fedBy = run.command.piped ? selecting : undefined;
     // Down the pipe (`| sort | xargs cat`) the names go on.
@@ -674,7 +693,7 @@ function findSecret(input: HookInput, options: Options): Found | undefined {
     const printed = run.argv.slice(1).flatMap((w) => [...w.matchAll(/\$\(([^()]*)\)|`([^`]*)`/g)].flatMap((m) => parseShell(m[1] ?? m[2] ?? "").flatMap((c) => c.argv.slice(1))));
     const words = [...args, ...printed, ...run.command.redirects.map((r) => r.target)];
     // `cat "$(echo LmVudg== | base64 -d)"`, `cat $(ls -A)`: a name printed at run time may be any in the folder it is read from.
-    const runTime = printer || run.program === undefined || !READS_NAMED.has(run.program) ? undefined : printedNameRead(args, cwdHere, options);
+    const runTime = printer || run.program === undefined || !READS_NAMED.has(run.program) ? undefined : printedNameRead(args, cwdHere, options, indexChanged);
     if (runTime !== undefined) {
       found = check(runTime.file, `${run.program ?? "a command"} on a name printed at run time (${runTime.word}), in a folder that holds it`, runTime.word);
       if (found) return "found";
@@ -686,7 +705,7 @@ function findSecret(input: HookInput, options: Options): Found | undefined {
         if (!admits(path.basename(file))) continue;
         found = check(file, `${run.program ?? "a command"} reading ${dir} whole`, dir);
         // What the repository holds is no secret to a read of it whole.
-        if (found !== undefined && isTracked(file)) found = undefined;
+        if (found !== undefined && trackedAsIs(file)) found = undefined;
         if (found) return "found";
       }
     }
@@ -695,16 +714,18 @@ function findSecret(input: HookInput, options: Options): Found | undefined {
       const listing = LISTED_IN_WORD.exec(word);
       if (listing === null) continue;
       const marks = (listing[1] ?? "").split(":").slice(1);
-      // What git tracks is no secret to a read of it (as for a tree read whole).
-      if (marks.includes(LISTED_TRACKED)) continue;
+      // A listing of what git tracks names no untracked file; a tracked one is judged as any other.
+      const trackedOnly = marks.includes(LISTED_TRACKED);
       const globs = nameGlobMarks(marks).map((glob) => nameGlob(glob, { leadingDot: true }));
       const dir = word.slice(0, listing.index).replace(/\/+$/, "") || ".";
       for (const file of treeFiles(dir, cwdHere, options).files) {
         const parts = path.relative(path.resolve(cwdHere, dir), file).split(path.sep);
         if (marks.includes(LISTED_VISIBLE) && parts.some((part) => part.startsWith("."))) continue;
         if (globs.length > 0 && !globs.some((glob) => glob.test(path.basename(file)))) continue;
+        if (trackedOnly && !indexChanged && !isTracked(file)) continue;
         found = check(file, `${run.program ?? "a command"} on the names a listing prints under ${dir}`, dir);
-        if (found !== undefined && isTracked(file)) found = undefined;
+        // What the repository holds is no secret; a file tracked with other bytes than git's is not what it holds.
+        if (found !== undefined && trackedAsIs(file)) found = undefined;
         if (found) return "found";
       }
     }
@@ -725,6 +746,8 @@ function findSecret(input: HookInput, options: Options): Found | undefined {
       }
     }
     for (const at of writes) writtenHere.add(at);
+    // What git tracks may differ for the commands after this one: a git command other than its readers, a write into a `.git` folder.
+    if (!indexChanged) indexChanged = (run.program === "git" && changesIndex(run.argv.slice(1))) || [...writes].some((at) => at.split(path.sep).some((part) => foldName(part) === ".git"));
     // A script file's strings are its messages and data; inline code the agent wrote names what it reads.
     for (const { code: text, language } of run.code.filter((code) => code.fromFile !== true)) {
       for (const literal of readCode(text, language).literals) {

@@ -393,7 +393,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         const listedHanded = (): string | undefined => {
           const fromSubstitution = argFile === undefined ? undefined : /^<\((.*)\)$/s.exec(argFile)?.[1];
           const substituted = fromSubstitution === undefined ? undefined : parseShell(fromSubstitution);
-          if (substituted !== undefined) return substituted.length === 1 && substituted[0] !== undefined ? listedName(substituted[0].argv, env) : undefined;
+          if (substituted !== undefined) return substituted.length === 1 && substituted[0] !== undefined ? listedName(substituted[0].argv, env, cwdHere) : undefined;
           return previous !== undefined && command.piped ? previous.listed?.() : undefined;
         };
         const handedName = (): string => listedHanded() ?? runTimeName(argFile !== undefined ? ["cat", argFile] : inFile !== undefined ? ["cat", inFile] : command.piped ? previous?.argv : undefined);
@@ -673,7 +673,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         download: (program !== undefined && DOWNLOADERS.has(program)) || previous?.download === true,
         printed: () => (printedHere ??= { text: printedOrRead(argv, expandedCommand, cwdHere, written, pipeText, true) }).text,
         // `git ls-files | grep -v x | xargs …`: a filter prints some of the listing's names as they are.
-        listed: () => (listedHere ??= { name: seenWhole(listedName(argv, env), argv, cwdHere, lineMadeFiles()) ?? (command.piped && passesLines(argv) && !takesOtherInput(expandedCommand) ? previous?.listed?.() : undefined) }).name,
+        listed: () => (listedHere ??= { name: seenWhole(listedName(argv, env, cwdHere), argv, cwdHere, lineMadeFiles()) ?? (command.piped && passesLines(argv) && !takesOtherInput(expandedCommand) ? previous?.listed?.() : undefined) }).name,
       });
       // A command on a level done, the substitutions inside it are done too.
       if (lastAt.size > 1) for (const level of lastAt.keys()) if (level > command.level) lastAt.delete(level);
@@ -1673,7 +1673,7 @@ function carriedLinks(placed: { sources: string[]; into?: string; as?: string },
  * `git ls-files`, `git diff --name-only`). None of them follows a link out by default.
  * Undefined for any other program, for one told to follow links, and for roots built at run time.
  */
-function listedName(argv: readonly string[], env?: ReadonlyMap<string, string>): string | undefined {
+function listedName(argv: readonly string[], env?: ReadonlyMap<string, string>, cwd?: string): string | undefined {
   const program = argv[0] === undefined ? undefined : programName(argv[0]);
   const args = argv.slice(1);
   /** A name under the roots (their common folder where there are several), with the listing's marks. */
@@ -1701,7 +1701,10 @@ function listedName(argv: readonly string[], env?: ReadonlyMap<string, string>):
     const others = options.some((option) => option === "--others" || option === "--untracked" || option === "--no-index" || (/^-[a-zA-Z]+$/.test(option) && option.includes("o")));
     // What git tracks is what its index says: another index, git dir or work tree (GIT_INDEX_FILE, GIT_DIR, …) says otherwise.
     const tracked = gitCommand !== "diff" && at === 0 && !others && ![...(env?.keys() ?? [])].some((name) => name.startsWith("GIT_"));
-    return from(listedIn(specs, tracked ? [LISTED_TRACKED] : []));
+    // `:/`, `:(top)` list from the work tree's top, which git prints relative to the folder it runs in (`../.env`).
+    const runsIn = cwd === undefined || gitDir === undefined ? cwd : isDynamic(gitDir) ? undefined : path.resolve(cwd, gitDir);
+    const top = runsIn === undefined ? undefined : path.relative(runsIn, projectRoot(runsIn)) || ".";
+    return from(listedIn(specs, tracked ? [LISTED_TRACKED] : [], top));
   }
   if (program === "fd" || program === "fdfind") {
     // fd PATTERN [PATH…]: names under the paths; `-e EXT` only names ending .EXT. From another base folder the names are not the caller's.
@@ -1857,12 +1860,14 @@ const FD_VALUED = new Set(["-t", "--type", "-d", "--max-depth", "--min-depth", "
  * A name git lists under its pathspecs: under the one folder or file named, or, where every
  * pathspec is a name glob (`'*.ts'`), a name those globs match (`listed-name:*.ts`), anywhere.
  */
-function listedIn(given: readonly string[], marks: readonly string[] = []): string | undefined {
+function listedIn(given: readonly string[], marks: readonly string[] = [], top?: string): string | undefined {
   // `:!x`, `:^x`, `:(exclude)x` leave names out: read without them, as any name the rest lists.
   const specs = given.filter((spec) => !/^:(?:!|\^|\(exclude\))/.test(spec));
   if (specs.length === 0) return listedToken(marks);
-  // `:/`, `:(top)`: from the top of the work tree, which is not the current folder here; a spec built at run time, anywhere.
-  if (specs.some((spec) => isDynamic(spec) || /^:(?:\/|\([^)]*top)/.test(spec))) return undefined;
+  // A spec built at run time: anywhere.
+  if (specs.some((spec) => isDynamic(spec))) return undefined;
+  // `:/`, `:(top)`: any name below the work tree's top (`top`, from where git runs), where it is known.
+  if (specs.some((spec) => /^:(?:\/|\([^)]*top)/.test(spec))) return top === undefined ? undefined : path.join(top, listedToken(marks));
   // Other magic (`:(glob)**`, `:(icase)x`): any name below the current folder.
   if (specs.some((spec) => spec.startsWith(":"))) return listedToken(marks);
   // git matches a pathspec glob against the whole path, a `*` across folders: only `*.ext` narrows to names alone.

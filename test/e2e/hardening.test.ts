@@ -767,3 +767,30 @@ describe("names spelled in another case", () => {
     expect(await call("mkdir -p docs && echo x > docs/TAMA.md && echo written")).toMatch(/written/);
   });
 });
+
+describe("a secret file the agent makes git track by name", () => {
+  it("is still the secret its bytes are: git update-index --cacheinfo stages .env with bytes of the agent's choosing, then listings of what git tracks and whole-tree reads are refused and print nothing; :/ handed on by xargs too", async () => {
+    const { server, env } = await stagedRepo();
+    writeFileSync(path.join(env.cwd, ".env"), "SECRET=hunter2hunter2\n");
+    mkdirSync(path.join(env.cwd, "src"));
+    writeFileSync(path.join(env.cwd, "src", "b.txt"), "b\n");
+    const session = omp.rpc();
+    await session.ready();
+    const call = bashCalls(session, server.requests);
+    const empty = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
+    // In one line: the listing after it is of the index the line made.
+    const same = await call(`git update-index --add --cacheinfo 100644,${empty},.env && git ls-files | xargs cat`);
+    expect(same).toMatch(/holds secrets/);
+    expect(same).not.toContain("hunter2");
+    // In a call of its own it reads no file, so it runs; git then tracks .env.
+    expect(await call(`git update-index --add --cacheinfo 100644,${empty},.env && echo staged`)).toMatch(/staged/);
+    expect(execFileSync("git", ["-C", env.cwd, "ls-files"], { encoding: "utf8" })).toContain(".env");
+    for (const command of ["git ls-files | xargs cat", "cat $(git ls-files)", "grep -r SECRET .", "cd src && git ls-files -o ':/' | xargs cat"]) {
+      const answer = await call(command);
+      expect(answer, command).toMatch(/holds secrets/);
+      expect(answer, command).not.toContain("hunter2");
+    }
+    // What git holds as it is reads as before.
+    expect(await call("git ls-files a.txt | xargs cat")).toMatch(/^a$/m);
+  });
+});

@@ -53,6 +53,15 @@ writeFileSync(path.join(nested, "conf", "key.pem"), "-----BEGIN PRIVATE KEY-----
 writeFileSync(path.join(nested, "src", "a.ts"), "export {};\n");
 execFileSync("git", ["init", "-q", nested]);
 execFileSync("git", ["-C", nested, "add", "src/a.ts"]);
+// One whose .env git tracks with bytes of the agent's choosing (`update-index --cacheinfo` names a path, it reads no file):
+// the file holds its secret still, and is not what the repository holds.
+const restaged = path.join(scratch, "restaged");
+mkdirSync(path.join(restaged, "src"), { recursive: true });
+writeFileSync(path.join(restaged, ".env"), "KEY=1\n");
+writeFileSync(path.join(restaged, "src", "a.ts"), "export {};\n");
+execFileSync("git", ["init", "-q", restaged]);
+execFileSync("git", ["-C", restaged, "add", "src/a.ts"]);
+execFileSync("git", ["-C", restaged, "update-index", "--add", "--cacheinfo", "100644,e69de29bb2d1d6434b8b29ae775ad8c2e48c5391,.env"]);
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 function gate(id: string): BuiltinGate {
@@ -304,6 +313,17 @@ describe("protect-secret-files", () => {
     ["the untracked names git prints, read", bash("cat $(git ls-files -o)", nested)],
     ["the same through git's own options", bash("cat $(git -C . ls-files -o)", nested)],
     ["the untracked names from the top of the work tree", bash("cat $(git ls-files -o ':/')", path.join(nested, "src"))],
+    ["the same handed on by xargs", bash("git ls-files -o ':/' | xargs cat", path.join(nested, "src"))],
+    ["the same from git -C", bash("git -C src ls-files -o ':(top)' | xargs cat", nested)],
+    // A file git tracks with other bytes than its own is not what the repository holds.
+    ["a listing of what git tracks where .env is staged with other bytes", bash("git ls-files | xargs cat", restaged)],
+    ["the same printed into cat", bash("cat $(git ls-files)", restaged)],
+    ["grep -r of that repository", bash("grep -rn KEY .", restaged)],
+    ["OMP's search of that repository", { cwd: restaged, tool_name: "Grep", tool_input: { pattern: "KEY" }, omp: { tool_name: "grep", tool_input: { pattern: "KEY" } } }],
+    // What the line stages before a listing of what git tracks is in the listing.
+    ["a listing of what git tracks after the line stages .env by name", bash("git update-index --add --cacheinfo 100644,e69de29bb2d1d6434b8b29ae775ad8c2e48c5391,.env && git ls-files | xargs cat")],
+    ["the same printed into cat", bash("git update-index --add --cacheinfo 100644,e69de29bb2d1d6434b8b29ae775ad8c2e48c5391,.env; cat $(git ls-files)")],
+    ["a listing of what git tracks after the line puts another index in place", bash("cp /tmp/index .git/index && git ls-files | xargs cat")],
     ["fd named a folder git ignores", bash("fd -H . config -x cat", ignoring)],
     // A word is judged by name where the disk cannot say: history, an unknown directory, an option's value, a glob in the home.
     ["a secret in git history only", bash("git show HEAD:config/.env")],
@@ -351,6 +371,8 @@ describe("protect-secret-files", () => {
     ["fd, which skips hidden files, running cat", bash("fd -e ts -x cat")],
     ["what git tracks, listed into cat", bash("git ls-files | xargs cat")],
     ["what git tracks, printed into cat", bash("cat $(git ls-files)", nested)],
+    ["what git tracks, after git status on the line", bash("git status --short && git ls-files | xargs cat")],
+    ["what git tracks where only src/a.ts is, from the restaged repository's src", bash("git ls-files | xargs cat", path.join(restaged, "src"))],
     ["the untracked names of a folder holding none", bash("cat $(git ls-files -o)", path.join(nested, "src"))],
     ["OMP's search of a project whose .env git ignores", { cwd: ignoring, tool_name: "Grep", tool_input: { pattern: "KEY" }, omp: { tool_name: "grep", tool_input: { pattern: "KEY" } } }],
     ["OMP's search of a folder with no secret", { tool_name: "Grep", tool_input: { pattern: "KEY", path: "src" }, omp: { tool_name: "grep", tool_input: { pattern: "KEY", path: "src" } } }],

@@ -86,6 +86,9 @@ describe("names a listing prints, handed to a writer", () => {
     "ls --alm | xargs -I{} cp -r /tmp/payload/. {}",
     "shopt -s dotglob; ls -d * | while read -r f; do rm -rf \"$f\"; done",
     "touch $'x\\n.claude'; ls | while read -r f; do rm -rf \"$f\"; done",
+    // `:/` and `:(top)` list from the work tree's top, printed relative to where git runs (`../.claude/…`).
+    "cd src && git ls-files :/ | xargs sed -i s/a/b/",
+    "git -C src ls-files ':(top)' | xargs sed -i s/a/b/",
   ])("%s reaches the policy file under the place listed", async (command) => {
     expect(await bash(command)).toContain("self-protection");
   });
@@ -98,7 +101,6 @@ describe("names a listing prints, handed to a writer", () => {
     ["git ls-files | grep x other.txt | xargs sed -i s/a/b/", "lines of another file"],
     ["xargs sed -i s/a/b/ < /dev/stdin", "names from stdin"],
     ['fd -e json . "$D" -x rm {}', "a listing of a folder built at run time"],
-    ["cd src && git ls-files :/ | xargs sed -i s/a/b/", "names from the top of the work tree"],
     ["fd --base-directory .claude | xargs sed -i s/a/b/", "names from another base folder"],
     ["grep -rl --group-separator XX hooks | xargs sed -i s/a/b/", "a listing with an option Tama does not know"],
   ])("%s: %s are a path built at run time", async (command) => {
