@@ -18,7 +18,7 @@ import { foldName } from "../system/name-case.ts";
 import { gitCommandAt } from "./git-commands.ts";
 import { gitConfigEntries } from "./git-config.ts";
 import { isIgnored } from "./git-ignore.ts";
-import { isTracked, repositoryAround, repositoryAt, trackedAsIs } from "./git-index.ts";
+import { repositoryAround, repositoryAt, trackedAsIs, trackState } from "./git-index.ts";
 import { globMatches, nameGlob, realPath, textPattern, wordPath } from "./paths.ts";
 import { LISTED_IN_WORD, LISTED_TRACKED, LISTED_VISIBLE, nameGlobMarks } from "./listed-token.ts";
 import { commandTargets, walkCall } from "./shell-walk.ts";
@@ -183,11 +183,21 @@ const READS_NAMED = new Set([
 const PICKERS = new Set(["head", "tail", "sort", "grep", "egrep", "uniq", "tr", "cut", "sed", "awk"]);
 /** Printers whose output is no file name of the folder (a date, a count, a version, a user). */
 const NAMES_NO_SECRET = new Set(["date", "wc", "jq", "whoami", "hostname", "uname", "id", "basename", "dirname", "realpath", "pwd", "echo", "printf", "seq", "expr", "npm", "node", "python3"]);
-/** git's commands that leave its index's entries as they are (`status` may refresh their stat data, not which files or bytes). */
+/**
+ * git's commands that stage no path by name alone: they read, or what they put in the
+ * index they write to the work tree too (`checkout`, `merge`, `stash`: the file then holds
+ * those bytes, not a secret), or they take the work tree's bytes (`commit -a`). The
+ * others (`update-index --cacheinfo`, `read-tree`, `apply --cached`, `reset`, `restore
+ * --staged`, an alias) may stage a path whose file holds other bytes.
+ */
 const INDEX_KEEPERS = new Set([
   "status", "log", "show", "diff", "ls-files", "ls-tree", "grep", "cat-file", "rev-parse", "describe", "blame", "annotate", "shortlog", "rev-list",
   "show-ref", "for-each-ref", "check-ignore", "check-attr", "whatchanged", "name-rev", "branch", "tag", "remote", "fetch", "config", "help", "version", "var",
+  "commit", "checkout", "switch", "merge", "stash", "pull", "rebase", "cherry-pick", "revert", "worktree", "submodule", "push", "clone", "init", "gc",
+  "prune", "notes", "reflog", "merge-base", "ls-remote", "bisect", "clean", "archive", "bundle", "fsck", "count-objects", "format-patch", "range-diff", "cherry",
 ]);
+/** `git ls-files` options that list no path the index does not hold. */
+const INDEX_LISTING = new Set(["--cached", "--stage", "--full-name", "--deduplicate", "--error-unmatch", "--modified", "--deleted", "--eol", "--", "-z"]);
 /** Whether a git command (its arguments after `git`) may change which files its index holds, or their bytes. */
 function changesIndex(args: readonly string[]): boolean {
   const sub = args[gitCommandAt(args)];
@@ -207,8 +217,9 @@ function gitMayListSecret(args: readonly string[]): "none" | "tracked" | "any" {
   // A magic pathspec (`:/`, `:(top)`, `:(glob)**`) may take in the whole work tree.
   const magic = operands.slice(1).some((spec) => spec.startsWith(":") && !/^:(?:!|\^|\(exclude\))/.test(spec));
   const listed = magic || operands.length <= (sub === "ls-tree" ? 2 : 1);
-  // `git ls-files` with no --others lists what git tracks, a file staged with other bytes than its own too.
-  if (sub === "ls-files" && !rest.some((arg) => arg === "--others" || (/^-[a-zA-Z]+$/.test(arg) && arg.includes("o")))) return listed ? "tracked" : "none";
+  // `git ls-files` with options that list only what the index holds lists what git tracks (a file staged with other
+  // bytes than its own too); others list more (`--others`, `--killed`, `--with-tree=T`: a tree's paths).
+  if (sub === "ls-files" && rest.slice(1).every((arg) => !arg.startsWith("-") || INDEX_LISTING.has(arg) || /^-[zcstvmd]+$/.test(arg))) return listed ? "tracked" : "none";
   return listed ? "any" : "none";
 }
 
@@ -236,7 +247,11 @@ function printedNameRead(words: readonly string[], cwd: string, options: Options
       // what it holds as it is is no secret; a tracked file with other bytes is (`git update-index --cacheinfo` staged its name alone).
       const top = first.some((word) => /^:(?:\/|\([^)]*top)/.test(word)) ? repositoryAt(path.resolve(cwd, sub[1] || "."))?.root : undefined;
       const trackedOnly = gitMayListSecret(first.slice(1)) === "tracked" && !indexChanged;
-      const file = treeFiles(top ?? (sub[1] === "" ? "." : (sub[1] as string)), cwd, options).files.find((candidate) => (!trackedOnly || isTracked(candidate)) && !trackedAsIs(candidate));
+      const file = treeFiles(top ?? (sub[1] === "" ? "." : (sub[1] as string)), cwd, options).files.find((candidate) => {
+        const state = trackState(candidate);
+        // An index Tama cannot read (a split one) may hold any name.
+        return state !== "as-is" && !(trackedOnly && state === "untracked");
+      });
       if (file !== undefined) return { file, word };
       continue;
     }
@@ -535,26 +550,48 @@ function searchedWhole(input: HookInput): { searched: Searched[]; gitignore: boo
   return { searched, gitignore: astTool || raw?.gitignore !== false };
 }
 
-/** `git add -f PATHS` (`-A -f`, `--force`): the first ignored secret file it would stage. */
-function forceStaged(args: readonly string[], cwd: string, options: Options): { file: string; pattern: string } | undefined {
+/**
+ * `git add` of a folder or of all (`git add .`, `-A`, `-f` for what git ignores) and `git
+ * stash -u` (`-a` for what git ignores): the first secret file it would copy into git's
+ * objects, not yet held as it is. From there `git diff --cached`, `git show` and a search of
+ * the index print it, and a file git tracks as it is reads as what the repository holds.
+ */
+function stagedSecret(args: readonly string[], cwd: string, options: Options): { file: string; pattern: string; how: string } | undefined {
   let i = 0;
   let here = cwd;
   for (; i < args.length && (args[i] as string).startsWith("-"); i++) {
     if (args[i] === "-C" && args[i + 1] !== undefined) here = path.resolve(here, args[++i] as string);
     else if (args[i] === "-c") i++;
   }
-  if (args[i] !== "add") return undefined;
+  const sub = args[i];
   const rest = args.slice(i + 1);
-  const force = rest.some((a) => a === "--force" || (/^-[A-Za-z]+$/.test(a) && a.includes("f")));
-  if (!force) return undefined;
-  const paths = rest.filter((a) => !a.startsWith("-"));
-  const all = rest.some((a) => a === "--all" || (/^-[A-Za-z]+$/.test(a) && a.includes("A")));
-  for (const dir of paths.length > 0 ? paths : all ? ["."] : []) {
+  const has = (long: string, short: string): boolean => rest.some((a) => a === long || (/^-[A-Za-z]+$/.test(a) && a.includes(short)));
+  let ignoredToo: boolean;
+  let paths: string[];
+  let how: string;
+  if (sub === "add") {
+    // `-u` takes in only what git tracks; `-n` stages nothing.
+    if (has("--update", "u") || has("--dry-run", "n")) return undefined;
+    ignoredToo = has("--force", "f");
+    paths = rest.filter((a) => !a.startsWith("-"));
+    if (paths.length === 0 && has("--all", "A")) paths = [repositoryAt(here)?.root ?? "."];
+    how = ignoredToo ? "git add -f, which stages a file git ignores (git diff --cached would then print it)," : "git add, which stages it (git diff --cached would then print it),";
+  } else if (sub === "stash") {
+    const words = rest[0] === "push" || rest[0] === "save" ? rest.slice(1) : rest;
+    ignoredToo = has("--all", "a");
+    if (!ignoredToo && !has("--include-untracked", "u")) return undefined;
+    const dashes = words.indexOf("--");
+    paths = dashes === -1 ? [] : words.slice(dashes + 1);
+    if (paths.length === 0) paths = [repositoryAt(here)?.root ?? "."];
+    how = "git stash of untracked files, which copies it into a stash commit (git show would then print it),";
+  } else return undefined;
+  for (const dir of paths) {
     const at = path.resolve(here, dir);
     const files = statOf(at)?.isDirectory() === true ? treeFiles(at, here, options).files : [at];
     for (const file of files) {
       const pattern = secretPattern(file, options);
-      if (pattern !== undefined && !trackedAsIs(file) && ignoredByGit(file, false)) return { file: path.relative(here, file) || file, pattern };
+      if (pattern === undefined || trackedAsIs(file)) continue;
+      if (ignoredToo || !ignoredByGit(file, false)) return { file: path.relative(here, file) || file, pattern, how };
     }
   }
   return undefined;
@@ -654,10 +691,10 @@ function findSecret(input: HookInput, options: Options): Found | undefined {
       return "found";
     }
     if (!run.command.piped || run.program === undefined || !NAME_PIPES.has(run.program)) selecting = undefined;
-    // `git add -f .`: a secret file git ignores, staged, is then printed by `git diff --cached`, `git show`, a search of the index.
-    const staged = run.program === "git" ? forceStaged(run.argv.slice(1), run.scope.cwd ?? cwd, options) : undefined;
+    // `git add -f .`, `git add -A`, `git stash -u`: a secret file copied into git's objects is then printed by `git diff --cached`, `git show`, a search of the index.
+    const staged = run.program === "git" ? stagedSecret(run.argv.slice(1), run.scope.cwd ?? cwd, options) : undefined;
     if (staged !== undefined) {
-      found = { file: staged.file, pattern: staged.pattern, how: "git add -f, which stages a file git ignores (git diff --cached would then print it)," };
+      found = { file: staged.file, pattern: staged.pattern, how: staged.how };
       return "found";
     }
     // `ls -a | while read f; do cat "$f"; done`: the names ls prints of a folder holding a secret file go down the pipe as find's do.
@@ -722,7 +759,7 @@ function findSecret(input: HookInput, options: Options): Found | undefined {
         const parts = path.relative(path.resolve(cwdHere, dir), file).split(path.sep);
         if (marks.includes(LISTED_VISIBLE) && parts.some((part) => part.startsWith("."))) continue;
         if (globs.length > 0 && !globs.some((glob) => glob.test(path.basename(file)))) continue;
-        if (trackedOnly && !indexChanged && !isTracked(file)) continue;
+        if (trackedOnly && !indexChanged && trackState(file) === "untracked") continue;
         found = check(file, `${run.program ?? "a command"} on the names a listing prints under ${dir}`, dir);
         // What the repository holds is no secret; a file tracked with other bytes than git's is not what it holds.
         if (found !== undefined && trackedAsIs(file)) found = undefined;

@@ -28,7 +28,7 @@ import { globMatches, isInside, isLink, nameGlob, projectRoot, projectRootIn, re
 import { programName, isDynamic, parseShell, spelledProgram, type ShellCommand } from "./shell-words.ts";
 import { parallelRun } from "./gnu-parallel.ts";
 import { extractionWrites, UNPACKS } from "./archive-members.ts";
-import { LISTED_IN_WORD, LISTED_PARENT, LISTED_TRACKED, LISTED_VISIBLE, listedToken } from "./listed-token.ts";
+import { LISTED_IN_WORD, LISTED_PARENT, LISTED_TRACKED, LISTED_VISIBLE, listedToken, unmarked } from "./listed-token.ts";
 
 export { programName };
 
@@ -424,7 +424,11 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
             // A program that only reads is handed a name built at run time as nothing (a listed name is no secret's);
             // echo and printf print what they are handed (`… | xargs echo rm | sh`).
             const reader = argv[0] === program && NAME_READERS.has(program) && program !== "echo" && program !== "printf";
-            if (listedHanded() !== undefined || !reader) argv = xargsPlaced(xargsOptions, argv, handedName());
+            // Names a listing upstream printed, cut or rewritten on the way (`git status --porcelain | cut -c4- | xargs cat`),
+            // are read as any name under the place it listed.
+            const parts = reader && listedHanded() === undefined && command.piped ? previous?.parts?.() : undefined;
+            if (parts !== undefined) argv = xargsPlaced(xargsOptions, argv, parts);
+            else if (listedHanded() !== undefined || !reader) argv = xargsPlaced(xargsOptions, argv, handedName());
           }
         }
       }
@@ -674,6 +678,10 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         printed: () => (printedHere ??= { text: printedOrRead(argv, expandedCommand, cwdHere, written, pipeText, true) }).text,
         // `git ls-files | grep -v x | xargs …`: a filter prints some of the listing's names as they are.
         listed: () => (listedHere ??= { name: seenWhole(listedName(argv, env, cwdHere), argv, cwdHere, lineMadeFiles()) ?? (command.piped && passesLines(argv) && !takesOtherInput(expandedCommand) ? previous?.listed?.() : undefined) }).name,
+        parts: () => {
+          const own = listedName(argv, env, cwdHere);
+          return own !== undefined ? unmarked(own) : command.piped && !takesOtherInput(expandedCommand) ? previous?.parts?.() : undefined;
+        },
       });
       // A command on a level done, the substitutions inside it are done too.
       if (lastAt.size > 1) for (const level of lastAt.keys()) if (level > command.level) lastAt.delete(level);
@@ -1689,21 +1697,26 @@ function listedName(argv: readonly string[], env?: ReadonlyMap<string, string>, 
   const gitDir = dirOption === -1 ? undefined : args[dirOption + 1];
   const gitArgs = args.slice(at);
   const gitCommand = program === "git" ? gitArgs[0] : undefined;
+  const from = (token: string | undefined): string | undefined => (token === undefined || gitDir === undefined ? token : isDynamic(gitDir) ? undefined : path.join(gitDir, token));
+  // Where git runs, and the work tree's top from there: `:/`, `:(top)` and `git status` name files from the top (`../.env`).
+  const runsIn = cwd === undefined || gitDir === undefined ? cwd : isDynamic(gitDir) ? undefined : path.resolve(cwd, gitDir);
+  const top = (): string | undefined => (runsIn === undefined ? undefined : path.relative(runsIn, projectRoot(runsIn)) || ".");
+  // `git status` names changed and untracked files anywhere in the work tree.
+  if (gitCommand === "status") {
+    const at = top();
+    return at === undefined ? undefined : from(path.join(at, listedToken()));
+  }
   if (gitCommand === "ls-files" || (gitCommand === "diff" && gitArgs.includes("--name-only")) || (gitCommand === "grep" && gitArgs.some((a) => /^-[a-zA-Z]*l/.test(a) || a === "--name-only" || a === "--files-with-matches"))) {
     const gitOperands = gitArgs.filter((word) => !word.startsWith("-"));
     // git prints paths from the folder it runs in; an option Tama does not know may take a value or change what is listed.
     const dashes = gitArgs.indexOf("--");
     const options = (dashes === -1 ? gitArgs : gitArgs.slice(0, dashes)).filter((word) => word.startsWith("-"));
-    const from = (token: string | undefined): string | undefined => (token === undefined || gitDir === undefined ? token : isDynamic(gitDir) ? undefined : path.join(gitDir, token));
     if (options.some((option) => !GIT_LISTING_FLAGS.has(option) && !/^-[lzinwvEFPcdosu]+$/.test(option))) return from(listedToken());
     const specs = dashes !== -1 ? gitArgs.slice(dashes + 1) : gitOperands.slice(gitCommand === "grep" && !gitArgs.includes("-e") ? 2 : gitCommand === "ls-files" ? 1 : gitOperands.length);
     // ls-files and grep list only what git tracks, unless told otherwise; diff compares two folders outside a work tree, and git's own options may change what it tracks.
     const others = options.some((option) => option === "--others" || option === "--untracked" || option === "--no-index" || (/^-[a-zA-Z]+$/.test(option) && option.includes("o")));
     // What git tracks is what its index says: another index, git dir or work tree (GIT_INDEX_FILE, GIT_DIR, …) says otherwise.
     const tracked = gitCommand !== "diff" && at === 0 && !others && ![...(env?.keys() ?? [])].some((name) => name.startsWith("GIT_"));
-    // `:/`, `:(top)` list from the work tree's top, which git prints relative to the folder it runs in (`../.env`).
-    const runsIn = cwd === undefined || gitDir === undefined ? cwd : isDynamic(gitDir) ? undefined : path.resolve(cwd, gitDir);
-    const top = runsIn === undefined ? undefined : path.relative(runsIn, projectRoot(runsIn)) || ".";
     return from(listedIn(specs, tracked ? [LISTED_TRACKED] : [], top));
   }
   if (program === "fd" || program === "fdfind") {
@@ -1860,14 +1873,17 @@ const FD_VALUED = new Set(["-t", "--type", "-d", "--max-depth", "--min-depth", "
  * A name git lists under its pathspecs: under the one folder or file named, or, where every
  * pathspec is a name glob (`'*.ts'`), a name those globs match (`listed-name:*.ts`), anywhere.
  */
-function listedIn(given: readonly string[], marks: readonly string[] = [], top?: string): string | undefined {
+function listedIn(given: readonly string[], marks: readonly string[] = [], top: () => string | undefined = () => undefined): string | undefined {
   // `:!x`, `:^x`, `:(exclude)x` leave names out: read without them, as any name the rest lists.
   const specs = given.filter((spec) => !/^:(?:!|\^|\(exclude\))/.test(spec));
   if (specs.length === 0) return listedToken(marks);
   // A spec built at run time: anywhere.
   if (specs.some((spec) => isDynamic(spec))) return undefined;
   // `:/`, `:(top)`: any name below the work tree's top (`top`, from where git runs), where it is known.
-  if (specs.some((spec) => /^:(?:\/|\([^)]*top)/.test(spec))) return top === undefined ? undefined : path.join(top, listedToken(marks));
+  if (specs.some((spec) => /^:(?:\/|\([^)]*top)/.test(spec))) {
+    const at = top();
+    return at === undefined ? undefined : path.join(at, listedToken(marks));
+  }
   // Other magic (`:(glob)**`, `:(icase)x`): any name below the current folder.
   if (specs.some((spec) => spec.startsWith(":"))) return listedToken(marks);
   // git matches a pathspec glob against the whole path, a `*` across folders: only `*.ext` narrows to names alone.
@@ -1972,6 +1988,11 @@ interface PipedFrom {
   setup?: boolean;
   /** A name it prints, where it lists files (listedName) or passes on lines a listing printed. */
   listed?: () => string | undefined;
+  /**
+   * A name or part of one a listing upstream printed, changed by the commands since
+   * (`git status --porcelain | cut -c4-`): any name under the place listed, unmarked.
+   */
+  parts?: () => string | undefined;
 }
 
 /** It reads other input than the pipe: a here-string or here-document, a `<` file, a copied descriptor (`<&3`). */

@@ -769,7 +769,7 @@ describe("names spelled in another case", () => {
 });
 
 describe("a secret file the agent makes git track by name", () => {
-  it("is still the secret its bytes are: git update-index --cacheinfo stages .env with bytes of the agent's choosing, then listings of what git tracks and whole-tree reads are refused and print nothing; :/ handed on by xargs too", async () => {
+  it("is still the secret its bytes are: git update-index --cacheinfo stages .env with bytes of the agent's choosing, then listings of what git tracks, git status handed on and whole-tree reads are refused and print nothing; git add -A would copy it into git and is refused", async () => {
     const { server, env } = await stagedRepo();
     writeFileSync(path.join(env.cwd, ".env"), "SECRET=hunter2hunter2\n");
     mkdirSync(path.join(env.cwd, "src"));
@@ -785,11 +785,14 @@ describe("a secret file the agent makes git track by name", () => {
     // In a call of its own it reads no file, so it runs; git then tracks .env.
     expect(await call(`git update-index --add --cacheinfo 100644,${empty},.env && echo staged`)).toMatch(/staged/);
     expect(execFileSync("git", ["-C", env.cwd, "ls-files"], { encoding: "utf8" })).toContain(".env");
-    for (const command of ["git ls-files | xargs cat", "cat $(git ls-files)", "grep -r SECRET .", "cd src && git ls-files -o ':/' | xargs cat"]) {
+    for (const command of ["git ls-files | xargs cat", "cat $(git ls-files)", "grep -r SECRET .", "cd src && git ls-files -o ':/' | xargs cat", "git status --porcelain | cut -c4- | xargs cat"]) {
       const answer = await call(command);
       expect(answer, command).toMatch(/holds secrets/);
       expect(answer, command).not.toContain("hunter2");
     }
+    // Copying it into git's objects would make it what the repository holds: refused, and git holds no copy.
+    expect(await call("git update-index --force-remove .env && git add -A && echo added")).toMatch(/holds secrets/);
+    expect(execFileSync("git", ["-C", env.cwd, "ls-files", "-s", ".env"], { encoding: "utf8" })).toContain(empty);
     // What git holds as it is reads as before.
     expect(await call("git ls-files a.txt | xargs cat")).toMatch(/^a$/m);
   });

@@ -62,6 +62,27 @@ writeFileSync(path.join(restaged, "src", "a.ts"), "export {};\n");
 execFileSync("git", ["init", "-q", restaged]);
 execFileSync("git", ["-C", restaged, "add", "src/a.ts"]);
 execFileSync("git", ["-C", restaged, "update-index", "--add", "--cacheinfo", "100644,e69de29bb2d1d6434b8b29ae775ad8c2e48c5391,.env"]);
+// The same in a repository whose index git splits (core.splitIndex), which Tama does not read: it may hold any name.
+const splitting = path.join(scratch, "splitting");
+mkdirSync(splitting);
+writeFileSync(path.join(splitting, ".env"), "KEY=1\n");
+execFileSync("git", ["init", "-q", splitting]);
+execFileSync("git", ["-C", splitting, "update-index", "--split-index"]);
+execFileSync("git", ["-C", splitting, "update-index", "--add", "--cacheinfo", "100644,e69de29bb2d1d6434b8b29ae775ad8c2e48c5391,.env"]);
+// And in a repository of SHA-256 object names, whose index Tama reads by that hash.
+const sha256 = path.join(scratch, "sha256");
+mkdirSync(sha256);
+writeFileSync(path.join(sha256, ".env"), "KEY=1\n");
+execFileSync("git", ["init", "-q", "--object-format=sha256", sha256]);
+execFileSync("git", ["-C", sha256, "update-index", "--add", "--cacheinfo", "100644,473a0f4c3be8a93681a267e3b1e9a7dcda1185436fe141f7749120a303721813,.env"]);
+// A repository that tracks .env as a link to a file git ignores: a reader reads where it leads.
+const linking = path.join(scratch, "linking");
+mkdirSync(path.join(linking, "deploy"), { recursive: true });
+writeFileSync(path.join(linking, ".gitignore"), "deploy/\n");
+writeFileSync(path.join(linking, "deploy", "env.production"), "KEY=1\n");
+symlinkSync("deploy/env.production", path.join(linking, ".env"));
+execFileSync("git", ["init", "-q", linking]);
+execFileSync("git", ["-C", linking, "add", ".gitignore", ".env"]);
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 function gate(id: string): BuiltinGate {
@@ -324,6 +345,20 @@ describe("protect-secret-files", () => {
     ["a listing of what git tracks after the line stages .env by name", bash("git update-index --add --cacheinfo 100644,e69de29bb2d1d6434b8b29ae775ad8c2e48c5391,.env && git ls-files | xargs cat")],
     ["the same printed into cat", bash("git update-index --add --cacheinfo 100644,e69de29bb2d1d6434b8b29ae775ad8c2e48c5391,.env; cat $(git ls-files)")],
     ["a listing of what git tracks after the line puts another index in place", bash("cp /tmp/index .git/index && git ls-files | xargs cat")],
+    ["a listing of what a split index tracks", bash("git ls-files | xargs cat", splitting)],
+    ["a listing of what a SHA-256 repository's index tracks with other bytes", bash("cat $(git ls-files)", sha256)],
+    ["a listing of a tracked link to a file git ignores", bash("git ls-files | xargs cat", linking)],
+    // git ls-files modes that print more than the index holds: a tree's paths, files in the way of tracked ones.
+    ["the names git ls-files --with-tree prints", bash("cat $(git ls-files --with-tree=HEAD)", restaged)],
+    ["the names git ls-files -k prints", bash("cat $(git ls-files -k)", restaged)],
+    // git status names untracked files: handed on whole or cut.
+    ["git status handed on by xargs", bash("git status --porcelain | xargs cat", nested)],
+    ["git status cut and handed on by xargs", bash("git status --porcelain | cut -c4- | xargs cat", nested)],
+    ["git status from a folder below, cut and handed on", bash("git status -s | awk '{print $2}' | xargs cat", path.join(nested, "src"))],
+    // Copied into git's objects, from where git prints it and a tracked file reads as the repository's.
+    ["git add -A of a project holding one", bash("git add -A", nested)],
+    ["git add .", bash("git add .")],
+    ["git stash -u", bash("git stash -u", nested)],
     ["fd named a folder git ignores", bash("fd -H . config -x cat", ignoring)],
     // A word is judged by name where the disk cannot say: history, an unknown directory, an option's value, a glob in the home.
     ["a secret in git history only", bash("git show HEAD:config/.env")],
@@ -372,6 +407,11 @@ describe("protect-secret-files", () => {
     ["what git tracks, listed into cat", bash("git ls-files | xargs cat")],
     ["what git tracks, printed into cat", bash("cat $(git ls-files)", nested)],
     ["what git tracks, after git status on the line", bash("git status --short && git ls-files | xargs cat")],
+    ["what git tracks, after a checkout and a commit on the line", bash("git checkout -q main && git commit -qam wip && git ls-files | xargs grep -n TODO")],
+    ["git add of a folder with no secret", bash("git add src", nested)],
+    ["git add -u", bash("git add -u", nested)],
+    ["git add -A of a project whose .env git ignores", bash("git add -A", ignoring)],
+    ["git stash of tracked changes", bash("git stash", nested)],
     ["what git tracks where only src/a.ts is, from the restaged repository's src", bash("git ls-files | xargs cat", path.join(restaged, "src"))],
     ["the untracked names of a folder holding none", bash("cat $(git ls-files -o)", path.join(nested, "src"))],
     ["OMP's search of a project whose .env git ignores", { cwd: ignoring, tool_name: "Grep", tool_input: { pattern: "KEY" }, omp: { tool_name: "grep", tool_input: { pattern: "KEY" } } }],
