@@ -212,6 +212,8 @@ function gitMayListSecret(args: readonly string[]): "none" | "tracked" | "any" {
   // git's own options come before its command (`git -C . ls-files -o`).
   const rest = args.slice(gitCommandAt(args));
   const sub = rest[0];
+  // `git clean -n`, `git add -n .`, `git rm -n`, `git check-ignore *` print the names they would act on.
+  if (sub === "clean" || sub === "check-ignore" || ((sub === "add" || sub === "rm" || sub === "mv") && rest.some((a) => a === "--dry-run" || /^-[A-Za-z]*n[A-Za-z]*$/.test(a)))) return "any";
   if (sub !== "ls-files" && sub !== "status" && sub !== "ls-tree" && !(sub === "diff" && rest.includes("--name-only"))) return "none";
   const operands = rest.filter((arg) => !arg.startsWith("-"));
   // A magic pathspec (`:/`, `:(top)`, `:(glob)**`) may take in the whole work tree.
@@ -551,10 +553,14 @@ function searchedWhole(input: HookInput): { searched: Searched[]; gitignore: boo
 }
 
 /**
- * `git add` of a folder or of all (`git add .`, `-A`, `-f` for what git ignores) and `git
- * stash -u` (`-a` for what git ignores): the first secret file it would copy into git's
- * objects, not yet held as it is. From there `git diff --cached`, `git show` and a search of
- * the index print it, and a file git tracks as it is reads as what the repository holds.
+ * git commands that copy a secret file's bytes into git's objects, or print them as a
+ * change: `git add` (`.`, `-A`, a folder, a pathspec glob or magic; `-f` for what git
+ * ignores; `-u`, `-p` for what it tracks), `git commit -a`, `git stash` (`-u`, `-a`), and
+ * `git diff`/`difftool` of the work tree. From git's objects `git diff --cached`, `git
+ * show` and a search of the index print the file, and a file git tracks as it is reads as
+ * what the repository holds. A file git tracks with other bytes than the work tree's (a
+ * committed placeholder `.env` holding the person's values) is changed by all of them.
+ * The first such file not yet held as it is, and how.
  */
 function stagedSecret(args: readonly string[], cwd: string, options: Options): { file: string; pattern: string; how: string } | undefined {
   let i = 0;
@@ -563,35 +569,73 @@ function stagedSecret(args: readonly string[], cwd: string, options: Options): {
     if (args[i] === "-C" && args[i + 1] !== undefined) here = path.resolve(here, args[++i] as string);
     else if (args[i] === "-c") i++;
   }
-  const sub = args[i];
-  const rest = args.slice(i + 1);
-  const has = (long: string, short: string): boolean => rest.some((a) => a === long || (/^-[A-Za-z]+$/.test(a) && a.includes(short)));
-  let ignoredToo: boolean;
-  let paths: string[];
+  let sub = args[i];
+  let rest = args.slice(i + 1);
+  if (sub === "stash" && (rest[0] === "push" || rest[0] === "save")) rest = rest.slice(1);
+  else if (sub === "stash" && rest[0] !== undefined && !rest[0].startsWith("-")) return undefined;
+  const has = (longs: readonly string[], short: string): boolean => rest.some((a) => longs.includes(a) || (short !== "" && /^-[A-Za-z]+$/.test(a) && a.includes(short)));
+  const top = (): string => repositoryAt(here)?.root ?? here;
+  const dashes = rest.indexOf("--");
+  // A pathspec (`*`, `:/`, `:(glob)**`) is matched by git over the tree: the work tree's top is read for it.
+  const specs = (operands: readonly string[]): string[] => operands.map((spec) => (/[*?[]/.test(spec) || spec.startsWith(":") ? top() : path.resolve(here, spec)));
+  const fromFile = rest.some((a) => a.startsWith("--pathspec-from-file"));
+  let untracked = false;
+  let ignored = false;
+  let changed = false;
+  let paths: string[] = [];
   let how: string;
-  if (sub === "add") {
-    // `-u` takes in only what git tracks; `-n` stages nothing.
-    if (has("--update", "u") || has("--dry-run", "n")) return undefined;
-    ignoredToo = has("--force", "f");
-    paths = rest.filter((a) => !a.startsWith("-"));
-    if (paths.length === 0 && has("--all", "A")) paths = [repositoryAt(here)?.root ?? "."];
-    how = ignoredToo ? "git add -f, which stages a file git ignores (git diff --cached would then print it)," : "git add, which stages it (git diff --cached would then print it),";
-  } else if (sub === "stash") {
-    const words = rest[0] === "push" || rest[0] === "save" ? rest.slice(1) : rest;
-    ignoredToo = has("--all", "a");
-    if (!ignoredToo && !has("--include-untracked", "u")) return undefined;
-    const dashes = words.indexOf("--");
-    paths = dashes === -1 ? [] : words.slice(dashes + 1);
-    if (paths.length === 0) paths = [repositoryAt(here)?.root ?? "."];
-    how = "git stash of untracked files, which copies it into a stash commit (git show would then print it),";
-  } else return undefined;
-  for (const dir of paths) {
-    const at = path.resolve(here, dir);
+  switch (sub) {
+    case "add": {
+      if (has(["--dry-run"], "n")) return undefined;
+      const operands = specs(dashes === -1 ? rest.filter((a) => !a.startsWith("-")) : rest.slice(dashes + 1));
+      const all = has(["--all", "--no-ignore-removal"], "A");
+      // `-u` and `-p` take in what git tracks (`-p` shows each change first).
+      const trackedOnly = has(["--update", "--patch", "--interactive"], "u") || has([], "p") || has([], "i");
+      changed = true;
+      untracked = !trackedOnly;
+      ignored = !trackedOnly && has(["--force"], "f");
+      paths = fromFile ? [top()] : operands.length > 0 ? operands : all || trackedOnly ? [top()] : [];
+      how = ignored ? "git add -f, which stages a file git ignores (git diff --cached would then print it)," : "git add, which stages it (git diff --cached would then print it),";
+      break;
+    }
+    case "commit": {
+      const operands = rest.filter((a, k) => !a.startsWith("-") && !/^-[A-Za-z]*[mFcCt]$|^--(?:message|file|reuse-message|reedit-message|template|author|date|fixup|squash|trailer|cleanup)$/.test(rest[k - 1] ?? ""));
+      if (!has(["--all", "--patch", "--include", "--only", "--interactive"], "a") && !has([], "p") && !has([], "i") && !has([], "o") && operands.length === 0 && !fromFile) return undefined;
+      changed = true;
+      paths = fromFile || operands.length === 0 ? [top()] : specs(operands);
+      how = "git commit of the work tree's files, which copies it into a commit (git show would then print it),";
+      break;
+    }
+    case "stash": {
+      changed = true;
+      ignored = has(["--all"], "a");
+      untracked = ignored || has(["--include-untracked"], "u");
+      paths = fromFile || dashes === -1 ? [top()] : specs(rest.slice(dashes + 1));
+      how = "git stash, which copies it into a stash commit (git show would then print it),";
+      break;
+    }
+    case "diff":
+    case "difftool": {
+      // The work tree against the index or a commit, as a patch: what a file holds beside git's bytes is printed.
+      const quiet = ["--cached", "--staged", "--name-only", "--name-status", "--stat", "--numstat", "--shortstat", "--dirstat", "--summary", "--quiet", "--exit-code", "--no-index", "--raw"];
+      if (rest.some((a) => quiet.includes(a) || a.startsWith("--stat=") || a.startsWith("--dirstat"))) return undefined;
+      changed = true;
+      paths = dashes === -1 ? [top()] : specs(rest.slice(dashes + 1));
+      how = `git ${sub}, which prints the file's bytes beside git's,`;
+      break;
+    }
+    default:
+      return undefined;
+  }
+  for (const at of paths) {
     const files = statOf(at)?.isDirectory() === true ? treeFiles(at, here, options).files : [at];
     for (const file of files) {
       const pattern = secretPattern(file, options);
-      if (pattern === undefined || trackedAsIs(file)) continue;
-      if (ignoredToo || !ignoredByGit(file, false)) return { file: path.relative(here, file) || file, pattern, how };
+      if (pattern === undefined) continue;
+      const state = trackState(file);
+      const taken =
+        (changed && (state === "tracked" || state === "unknown")) || (state === "untracked" && lstatOf(file) !== undefined && (ignored || (untracked && !ignoredByGit(file, false))));
+      if (taken) return { file: path.relative(here, file) || file, pattern, how };
     }
   }
   return undefined;

@@ -426,7 +426,9 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
             const reader = argv[0] === program && NAME_READERS.has(program) && program !== "echo" && program !== "printf";
             // Names a listing upstream printed, cut or rewritten on the way (`git status --porcelain | cut -c4- | xargs cat`),
             // are read as any name under the place it listed.
-            const parts = reader && listedHanded() === undefined && command.piped ? previous?.parts?.() : undefined;
+            const argFileScript = argFile === undefined ? undefined : /^<\((.*)\)$/s.exec(argFile)?.[1];
+            const firstFed = argFileScript === undefined ? undefined : parseShell(argFileScript)[0]?.argv;
+            const parts = !reader || listedHanded() !== undefined ? undefined : command.piped ? previous?.parts?.() : firstFed !== undefined ? printedNames(firstFed, env, cwdHere) : undefined;
             if (parts !== undefined) argv = xargsPlaced(xargsOptions, argv, parts);
             else if (listedHanded() !== undefined || !reader) argv = xargsPlaced(xargsOptions, argv, handedName());
           }
@@ -678,10 +680,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         printed: () => (printedHere ??= { text: printedOrRead(argv, expandedCommand, cwdHere, written, pipeText, true) }).text,
         // `git ls-files | grep -v x | xargs …`: a filter prints some of the listing's names as they are.
         listed: () => (listedHere ??= { name: seenWhole(listedName(argv, env, cwdHere), argv, cwdHere, lineMadeFiles()) ?? (command.piped && passesLines(argv) && !takesOtherInput(expandedCommand) ? previous?.listed?.() : undefined) }).name,
-        parts: () => {
-          const own = listedName(argv, env, cwdHere);
-          return own !== undefined ? unmarked(own) : command.piped && !takesOtherInput(expandedCommand) ? previous?.parts?.() : undefined;
-        },
+        parts: () => printedNames(argv, env, cwdHere) ?? (command.piped && !takesOtherInput(expandedCommand) ? previous?.parts?.() : undefined),
       });
       // A command on a level done, the substitutions inside it are done too.
       if (lastAt.size > 1) for (const level of lastAt.keys()) if (level > command.level) lastAt.delete(level);
@@ -1889,6 +1888,19 @@ function listedIn(given: readonly string[], marks: readonly string[] = [], top: 
   // git matches a pathspec glob against the whole path, a `*` across folders: only `*.ext` narrows to names alone.
   if (specs.every((spec) => /^\*[^*?[\]\/\\]+$/.test(spec))) return listedToken([...specs, ...marks]);
   return specs.some((spec) => /[*?[]/.test(spec)) ? listedToken(marks) : path.join(commonFolder(specs), listedToken(marks));
+}
+
+/**
+ * What a reader handed a command's output by name may open (`… | cut -c4- | xargs cat`):
+ * any name under the place a listing lists, unmarked (a part of a name, or one rewritten,
+ * is no longer what its marks say), and any name in the work tree for git's other output
+ * (`git clean -n`, `git add -n .`, `git check-ignore *` print names too).
+ */
+function printedNames(argv: readonly string[], env: ReadonlyMap<string, string> | undefined, cwd: string | undefined): string | undefined {
+  const listed = listedName(argv, env, cwd);
+  if (listed !== undefined) return unmarked(listed);
+  if (argv[0] === undefined || programName(argv[0]) !== "git" || cwd === undefined) return undefined;
+  return path.join(path.relative(cwd, projectRoot(cwd)) || ".", listedToken());
 }
 
 /** A name xargs hands on, standing in to see whether the command writes what it is handed. */

@@ -796,4 +796,24 @@ describe("a secret file the agent makes git track by name", () => {
     // What git holds as it is reads as before.
     expect(await call("git ls-files a.txt | xargs cat")).toMatch(/^a$/m);
   });
+
+  it("a committed placeholder .env holding the person's values: git diff, git stash and git commit -a, which print or copy those values, are refused; git diff --stat and a diff of the sources run", async () => {
+    const { server, env } = await stagedRepo();
+    writeFileSync(path.join(env.cwd, ".env"), "SECRET=changeme\n");
+    execFileSync("git", ["-C", env.cwd, "add", ".env"]);
+    execFileSync("git", ["-C", env.cwd, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init"]);
+    writeFileSync(path.join(env.cwd, ".env"), "SECRET=hunter2hunter2\n");
+    writeFileSync(path.join(env.cwd, "a.txt"), "a changed\n");
+    const session = omp.rpc();
+    await session.ready();
+    const call = bashCalls(session, server.requests);
+    for (const command of ["git diff", "git stash && git stash show -p", "git commit -qam wip && git show", "git status --porcelain | cut -c4- | xargs cat"]) {
+      const answer = await call(command);
+      expect(answer, command).toMatch(/holds secrets/);
+      expect(answer, command).not.toContain("hunter2");
+    }
+    expect(execFileSync("git", ["-C", env.cwd, "stash", "list"], { encoding: "utf8" })).toBe("");
+    expect(await call("git diff --stat")).toMatch(/a\.txt/);
+    expect(await call("git diff -- a.txt")).toMatch(/\+a changed/);
+  });
 });

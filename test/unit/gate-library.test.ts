@@ -83,6 +83,15 @@ writeFileSync(path.join(linking, "deploy", "env.production"), "KEY=1\n");
 symlinkSync("deploy/env.production", path.join(linking, ".env"));
 execFileSync("git", ["init", "-q", linking]);
 execFileSync("git", ["-C", linking, "add", ".gitignore", ".env"]);
+// One that commits a placeholder .env while the person's copy holds their values: the file is not what git holds.
+const placeholder = path.join(scratch, "placeholder");
+mkdirSync(path.join(placeholder, "src"), { recursive: true });
+writeFileSync(path.join(placeholder, ".env"), "KEY=changeme\n");
+writeFileSync(path.join(placeholder, "src", "a.ts"), "export {};\n");
+execFileSync("git", ["init", "-q", placeholder]);
+execFileSync("git", ["-C", placeholder, "add", "-A"]);
+execFileSync("git", ["-C", placeholder, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init"]);
+writeFileSync(path.join(placeholder, ".env"), "KEY=1\n");
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 function gate(id: string): BuiltinGate {
@@ -359,6 +368,23 @@ describe("protect-secret-files", () => {
     ["git add -A of a project holding one", bash("git add -A", nested)],
     ["git add .", bash("git add .")],
     ["git stash -u", bash("git stash -u", nested)],
+    // What the person's copy of a committed placeholder holds: printed as a change, copied into git.
+    ["git diff of a committed placeholder the person filled in", bash("git diff", placeholder)],
+    ["git diff HEAD of it", bash("git diff HEAD", placeholder)],
+    ["git difftool of it", bash("git difftool -y -x cat", placeholder)],
+    ["git stash of it", bash("git stash", placeholder)],
+    ["git add -u of it", bash("git add -u", placeholder)],
+    ["git commit -a of it", bash("git commit -qam wip", placeholder)],
+    // git's pathspecs and other spellings of all.
+    ["git add of the top's pathspec", bash("git add ':/'", nested)],
+    ["git add of a pathspec glob", bash("git add -- '*'", nested)],
+    ["git add --no-ignore-removal", bash("git add --no-ignore-removal", nested)],
+    ["git add of names read from stdin", bash("git add --pathspec-from-file=-", nested)],
+    ["git stash -u of a pathspec glob", bash("git stash -u -- '*'", nested)],
+    // Names other git commands print, cut and handed on.
+    ["what git clean -n would remove, handed on", bash("git clean -n | cut -c14- | xargs cat", nested)],
+    ["what git check-ignore prints, handed on", bash("git check-ignore config/.e* | xargs cat", ignoring)],
+    ["git status cut, as xargs's argument file", bash("xargs -a <(git status --porcelain | cut -c4-) cat", nested)],
     ["fd named a folder git ignores", bash("fd -H . config -x cat", ignoring)],
     // A word is judged by name where the disk cannot say: history, an unknown directory, an option's value, a glob in the home.
     ["a secret in git history only", bash("git show HEAD:config/.env")],
@@ -412,6 +438,13 @@ describe("protect-secret-files", () => {
     ["git add -u", bash("git add -u", nested)],
     ["git add -A of a project whose .env git ignores", bash("git add -A", ignoring)],
     ["git stash of tracked changes", bash("git stash", nested)],
+    ["git diff where no secret differs from git's", bash("git diff", nested)],
+    ["git diff --stat of a filled-in placeholder", bash("git diff --stat", placeholder)],
+    ["git diff --cached of it", bash("git diff --cached", placeholder)],
+    ["git diff of another folder", bash("git diff -- src", placeholder)],
+    ["a commit of what is staged", bash("git commit -m wip", placeholder)],
+    ["git status into head", bash("git status | head", placeholder)],
+    ["git add . of a project whose .env git ignores", bash("git add .", ignoring)],
     ["what git tracks where only src/a.ts is, from the restaged repository's src", bash("git ls-files | xargs cat", path.join(restaged, "src"))],
     ["the untracked names of a folder holding none", bash("cat $(git ls-files -o)", path.join(nested, "src"))],
     ["OMP's search of a project whose .env git ignores", { cwd: ignoring, tool_name: "Grep", tool_input: { pattern: "KEY" }, omp: { tool_name: "grep", tool_input: { pattern: "KEY" } } }],
