@@ -103,6 +103,11 @@ function treeFilter(program: string | undefined, args: readonly string[]): (name
       for (; i + 1 < args.length && !(args[i + 1] as string).startsWith("-"); i++) globs.push({ regex: glob(args[i + 1] as string), include: option === "-i" });
     }
   }
+  // `git grep --no-index x -- '*.ts'`: pathspecs of names alone (`*.ext`) take in only those names.
+  if (program === "git" && args.includes("--")) {
+    const specs = args.slice(args.indexOf("--") + 1);
+    if (specs.length > 0 && specs.every((spec) => /^\*[^*?[\]\/\\:]+$/.test(spec))) for (const spec of specs) globs.push({ regex: glob(spec), include: true });
+  }
   if (program === "zip") globs.sort((a, b) => Number(b.include) - Number(a.include));
   const includes = globs.some((g) => g.include);
   return (name) => {
@@ -147,10 +152,11 @@ function treeReads(run: { program: string | undefined; argv: string[] }): string
     return operands(new Set(["-f", "--file", "-C", "--directory", "-T", "--files-from", "-X", "--exclude-from"])).filter((w, i) => !(i === 0 && /^[A-Za-z]+$/.test(w) && w === args[0]));
   }
   // `git grep --untracked`, `--no-index`: files git does not track are searched too (a tracked file is the project's).
-  if (program === "git" && args[0] === "grep" && args.some((a) => a === "--untracked" || a === "--no-index")) {
-    const words = operands(new Set([...GREP_VALUED, "--max-depth", "-O", "--open-files-in-pager"])).slice(1);
-    const paths = args.some((a) => a === "-e" || a === "-f") ? words : words.slice(1);
-    return paths.filter((w) => w !== "--").length > 0 ? paths.filter((w) => w !== "--") : ["."];
+  if (program === "git" && args[gitCommandAt(args)] === "grep" && args.some((a) => a === "--untracked" || a === "--no-index")) {
+    const words = operands(new Set([...GREP_VALUED, "--max-depth", "-O", "--open-files-in-pager"])).slice(gitCommandAt(args) + 1);
+    const paths = (args.some((a) => a === "-e" || a === "-f") ? words : words.slice(1)).filter((w) => w !== "--");
+    // A pathspec glob or magic (`'*env'`, `:(glob)**`) is matched across the tree below: that tree is read.
+    return paths.length > 0 ? paths.map((w) => (/[*?[]/.test(w) || w.startsWith(":") ? "." : w)) : ["."];
   }
   // `cp -r . /tmp/x`, `rsync -a ./ host:x`: a folder copied whole copies the secret files in it (read again from the copy).
   if ((program === "cp" && (/[rRa]/.test(letters) || args.includes("--recursive") || args.includes("--archive"))) || (program === "rsync" && (/[ra]/.test(letters) || args.includes("--recursive") || args.includes("--archive")))) {
@@ -562,7 +568,7 @@ function searchedWhole(input: HookInput): { searched: Searched[]; gitignore: boo
  * committed placeholder `.env` holding the person's values) is changed by all of them.
  * The first such file not yet held as it is, and how.
  */
-function stagedSecret(args: readonly string[], cwd: string, options: Options): { file: string; pattern: string; how: string } | undefined {
+function gitReachedSecret(args: readonly string[], cwd: string, options: Options): { file: string; pattern: string; how: string } | undefined {
   let i = 0;
   let here = cwd;
   for (; i < args.length && (args[i] as string).startsWith("-"); i++) {
@@ -622,6 +628,14 @@ function stagedSecret(args: readonly string[], cwd: string, options: Options): {
       changed = true;
       paths = dashes === -1 ? [top()] : specs(rest.slice(dashes + 1));
       how = `git ${sub}, which prints the file's bytes beside git's,`;
+      break;
+    }
+    case "grep": {
+      // What git tracks, as the work tree holds it (`--untracked` and `--no-index` are tree reads, `--cached` git's bytes).
+      if (rest.some((a) => a === "--cached" || a === "--untracked" || a === "--no-index")) return undefined;
+      changed = true;
+      paths = dashes === -1 ? [top()] : specs(rest.slice(dashes + 1));
+      how = "git grep, which searches the work tree's bytes of the files git tracks,";
       break;
     }
     default:
@@ -736,7 +750,7 @@ function findSecret(input: HookInput, options: Options): Found | undefined {
     }
     if (!run.command.piped || run.program === undefined || !NAME_PIPES.has(run.program)) selecting = undefined;
     // `git add -f .`, `git add -A`, `git stash -u`: a secret file copied into git's objects is then printed by `git diff --cached`, `git show`, a search of the index.
-    const staged = run.program === "git" ? stagedSecret(run.argv.slice(1), run.scope.cwd ?? cwd, options) : undefined;
+    const staged = run.program === "git" ? gitReachedSecret(run.argv.slice(1), run.scope.cwd ?? cwd, options) : undefined;
     if (staged !== undefined) {
       found = { file: staged.file, pattern: staged.pattern, how: staged.how };
       return "found";

@@ -375,6 +375,8 @@ describe("protect-secret-files", () => {
     ["git stash of it", bash("git stash", placeholder)],
     ["git add -u of it", bash("git add -u", placeholder)],
     ["git commit -a of it", bash("git commit -qam wip", placeholder)],
+    ["git grep of it, which searches the work tree's bytes", bash("git grep KEY", placeholder)],
+    ["git grep --no-index of a pathspec glob", bash("git grep --no-index KEY -- '*env'")],
     // git's pathspecs and other spellings of all.
     ["git add of the top's pathspec", bash("git add ':/'", nested)],
     ["git add of a pathspec glob", bash("git add -- '*'", nested)],
@@ -443,6 +445,9 @@ describe("protect-secret-files", () => {
     ["git diff --cached of it", bash("git diff --cached", placeholder)],
     ["git diff of another folder", bash("git diff -- src", placeholder)],
     ["a commit of what is staged", bash("git commit -m wip", placeholder)],
+    ["git grep --cached of it", bash("git grep --cached KEY", placeholder)],
+    ["git grep where no secret differs from git's", bash("git grep KEY", nested)],
+    ["git grep --no-index of names alone", bash("git grep --no-index KEY -- '*.ts'")],
     ["git status into head", bash("git status | head", placeholder)],
     ["git add . of a project whose .env git ignores", bash("git add .", ignoring)],
     ["what git tracks where only src/a.ts is, from the restaged repository's src", bash("git ls-files | xargs cat", path.join(restaged, "src"))],
