@@ -170,35 +170,3 @@ export function commonDir(gitDir: string): string {
     return gitDir;
   }
 }
-
-/** The hash a repository's objects are named by (`extensions.objectFormat`). */
-function objectFormat(gitDir: string): "sha1" | "sha256" {
-  try {
-    const config = readRegularFileBytes(path.join(commonDir(gitDir), "config"), 256 * 1024).toString("utf8");
-    return /^\s*objectformat\s*=\s*sha256\s*$/im.test(config) ? "sha256" : "sha1";
-  } catch {
-    return "sha1";
-  }
-}
-
-/**
- * How git's index holds `file` (absolute): with the bytes it has (`as-is`: what the
- * repository holds already), with other bytes (`tracked`: a path staged with bytes of
- * the agent's choosing, `git update-index --add --cacheinfo 100644,<id>,.env`, or a link,
- * whose reader reads where it leads), not at all, or `unknown` where the index cannot be
- * read (a split index, a format Tama does not read): then it may hold anything.
- */
-export function trackState(file: string): "as-is" | "tracked" | "untracked" | "unknown" {
-  const repo = repositoryAround(file);
-  // Outside a repository git lists nothing.
-  if (repo === undefined) return "untracked";
-  const index = readGitIndex(repo.gitDir, objectFormat(repo.gitDir));
-  if (index === undefined) return "unknown";
-  const entry = index.entries.get(path.relative(repo.root, file).split(path.sep).join("/"));
-  if (entry === undefined) return "untracked";
-  if (lstatOf(file)?.isSymbolicLink() === true) return "tracked";
-  return workTreeIds(file, index.hash).includes(entry.id) ? "as-is" : "tracked";
-}
-
-/** Whether git tracks `file` (absolute) with the bytes it has: what the repository holds already (trackState). */
-export const trackedAsIs = (file: string): boolean => trackState(file) === "as-is";

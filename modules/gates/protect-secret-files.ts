@@ -18,7 +18,8 @@ import { foldName } from "../system/name-case.ts";
 import { gitCommandAt } from "./git-commands.ts";
 import { gitConfigEntries } from "./git-config.ts";
 import { isIgnored } from "./git-ignore.ts";
-import { repositoryAround, repositoryAt, trackedAsIs, trackState } from "./git-index.ts";
+import { repositoryAround, repositoryAt } from "./git-index.ts";
+import { trackedAsIs, trackState } from "./tracked-files.ts";
 import { globMatches, nameGlob, realPath, textPattern, wordPath } from "./paths.ts";
 import { LISTED_IN_WORD, LISTED_TRACKED, LISTED_VISIBLE, nameGlobMarks } from "./listed-token.ts";
 import { commandTargets, walkCall } from "./shell-walk.ts";
@@ -244,17 +245,18 @@ function printedNameRead(words: readonly string[], cwd: string, options: Options
     // What prints the names: the first command, when the rest only pick among its lines (`ls -t logs/*.log | head -1`).
     const first = inner[0]?.argv;
     const picks = inner.slice(1).every((command) => command.piped && PICKERS.has(command.argv[0] ?? ""));
+    const lists = first?.[0] === "git" ? gitMayListSecret(first.slice(1)) : undefined;
     if (first === undefined || !picks) {
       // An unknown printer: any name in the folder.
     } else if (first[0] === "find" || first[0] === "ls") {
       if ((first[0] === "find" ? findSelects(first.slice(1), cwd, options) : lsLists(first.slice(1), cwd, options)) === undefined) continue;
-    } else if (NAMES_NO_SECRET.has(first[0] ?? "") || (first[0] === "git" && gitMayListSecret(first.slice(1)) === "none")) {
+    } else if (NAMES_NO_SECRET.has(first[0] ?? "") || lists === "none") {
       continue;
-    } else if (first[0] === "git") {
+    } else if (lists !== undefined) {
       // git lists the whole tree below the folder (`cat $(git ls-files -o)` prints `conf/key.pem`), the work tree's top with `:/`:
       // what it holds as it is is no secret; a tracked file with other bytes is (`git update-index --cacheinfo` staged its name alone).
       const top = first.some((word) => /^:(?:\/|\([^)]*top)/.test(word)) ? repositoryAt(path.resolve(cwd, sub[1] || "."))?.root : undefined;
-      const trackedOnly = gitMayListSecret(first.slice(1)) === "tracked" && !indexChanged;
+      const trackedOnly = lists === "tracked" && !indexChanged;
       const file = treeFiles(top ?? (sub[1] === "" ? "." : (sub[1] as string)), cwd, options).files.find((candidate) => {
         const state = trackState(candidate);
         // An index Tama cannot read (a split one) may hold any name.
@@ -569,13 +571,10 @@ function searchedWhole(input: HookInput): { searched: Searched[]; gitignore: boo
  * The first such file not yet held as it is, and how.
  */
 function gitReachedSecret(args: readonly string[], cwd: string, options: Options): { file: string; pattern: string; how: string } | undefined {
-  let i = 0;
-  let here = cwd;
-  for (; i < args.length && (args[i] as string).startsWith("-"); i++) {
-    if (args[i] === "-C" && args[i + 1] !== undefined) here = path.resolve(here, args[++i] as string);
-    else if (args[i] === "-c") i++;
-  }
-  let sub = args[i];
+  const i = gitCommandAt(args);
+  // `git -C a -C b`: each is taken from the one before.
+  const here = args.slice(0, i).reduce((dir, arg, k) => (arg === "-C" && args[k + 1] !== undefined && k + 1 < i ? path.resolve(dir, args[k + 1] as string) : dir), cwd);
+  const sub = args[i];
   let rest = args.slice(i + 1);
   if (sub === "stash" && (rest[0] === "push" || rest[0] === "save")) rest = rest.slice(1);
   else if (sub === "stash" && rest[0] !== undefined && !rest[0].startsWith("-")) return undefined;

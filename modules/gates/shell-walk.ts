@@ -390,9 +390,10 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
         const fed = argFile !== undefined ? fromArgFile : inFile !== undefined && absent(inFile) ? "" : xargsInput({ ...expandedCommand, stdin: [...expandedCommand.stdin, ...redirectedIn] }, previous);
         // The input no reader saw: a name its listing prints (`xargs -a <(git ls-files) …`, `parallel … :::: <(git ls-files)`, a
         // listing piped in), else a name built at run time by what feeds it.
+        // `xargs -a <(…)`: the commands the substitution runs.
+        const argFileScript = argFile === undefined ? undefined : /^<\((.*)\)$/s.exec(argFile)?.[1];
+        const substituted = argFileScript === undefined ? undefined : parseShell(argFileScript);
         const listedHanded = (): string | undefined => {
-          const fromSubstitution = argFile === undefined ? undefined : /^<\((.*)\)$/s.exec(argFile)?.[1];
-          const substituted = fromSubstitution === undefined ? undefined : parseShell(fromSubstitution);
           if (substituted !== undefined) return substituted.length === 1 && substituted[0] !== undefined ? listedName(substituted[0].argv, env, cwdHere) : undefined;
           return previous !== undefined && command.piped ? previous.listed?.() : undefined;
         };
@@ -426,8 +427,7 @@ export function walkShell(script: string, scope: Scope, visit: (run: RunCommand)
             const reader = argv[0] === program && NAME_READERS.has(program) && program !== "echo" && program !== "printf";
             // Names a listing upstream printed, cut or rewritten on the way (`git status --porcelain | cut -c4- | xargs cat`),
             // are read as any name under the place it listed.
-            const argFileScript = argFile === undefined ? undefined : /^<\((.*)\)$/s.exec(argFile)?.[1];
-            const firstFed = argFileScript === undefined ? undefined : parseShell(argFileScript)[0]?.argv;
+            const firstFed = substituted?.[0]?.argv;
             const parts = !reader || listedHanded() !== undefined ? undefined : command.piped ? previous?.parts?.() : firstFed !== undefined ? printedNames(firstFed, env, cwdHere) : undefined;
             if (parts !== undefined) argv = xargsPlaced(xargsOptions, argv, parts);
             else if (listedHanded() !== undefined || !reader) argv = xargsPlaced(xargsOptions, argv, handedName());
@@ -1699,12 +1699,9 @@ function listedName(argv: readonly string[], env?: ReadonlyMap<string, string>, 
   const from = (token: string | undefined): string | undefined => (token === undefined || gitDir === undefined ? token : isDynamic(gitDir) ? undefined : path.join(gitDir, token));
   // Where git runs, and the work tree's top from there: `:/`, `:(top)` and `git status` name files from the top (`../.env`).
   const runsIn = cwd === undefined || gitDir === undefined ? cwd : isDynamic(gitDir) ? undefined : path.resolve(cwd, gitDir);
-  const top = (): string | undefined => (runsIn === undefined ? undefined : path.relative(runsIn, projectRoot(runsIn)) || ".");
+  const top = (): string | undefined => (runsIn === undefined ? undefined : workTreeTop(runsIn));
   // `git status` names changed and untracked files anywhere in the work tree.
-  if (gitCommand === "status") {
-    const at = top();
-    return at === undefined ? undefined : from(path.join(at, listedToken()));
-  }
+  if (gitCommand === "status") return runsIn === undefined ? undefined : from(path.join(workTreeTop(runsIn), listedToken()));
   if (gitCommand === "ls-files" || (gitCommand === "diff" && gitArgs.includes("--name-only")) || (gitCommand === "grep" && gitArgs.some((a) => /^-[a-zA-Z]*l/.test(a) || a === "--name-only" || a === "--files-with-matches"))) {
     const gitOperands = gitArgs.filter((word) => !word.startsWith("-"));
     // git prints paths from the folder it runs in; an option Tama does not know may take a value or change what is listed.
@@ -1880,8 +1877,8 @@ function listedIn(given: readonly string[], marks: readonly string[] = [], top: 
   if (specs.some((spec) => isDynamic(spec))) return undefined;
   // `:/`, `:(top)`: any name below the work tree's top (`top`, from where git runs), where it is known.
   if (specs.some((spec) => /^:(?:\/|\([^)]*top)/.test(spec))) {
-    const at = top();
-    return at === undefined ? undefined : path.join(at, listedToken(marks));
+    const up = top();
+    return up === undefined ? undefined : path.join(up, listedToken(marks));
   }
   // Other magic (`:(glob)**`, `:(icase)x`): any name below the current folder.
   if (specs.some((spec) => spec.startsWith(":"))) return listedToken(marks);
@@ -1900,8 +1897,11 @@ function printedNames(argv: readonly string[], env: ReadonlyMap<string, string> 
   const listed = listedName(argv, env, cwd);
   if (listed !== undefined) return unmarked(listed);
   if (argv[0] === undefined || programName(argv[0]) !== "git" || cwd === undefined) return undefined;
-  return path.join(path.relative(cwd, projectRoot(cwd)) || ".", listedToken());
+  return path.join(workTreeTop(cwd), listedToken());
 }
+
+/** The work tree's top as git prints paths from `dir` (`..`, or `.` at the top). */
+const workTreeTop = (dir: string): string => path.relative(dir, projectRoot(dir)) || ".";
 
 /** A name xargs hands on, standing in to see whether the command writes what it is handed. */
 const HANDED = "\u0000handed";
