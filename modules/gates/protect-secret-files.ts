@@ -622,8 +622,11 @@ function gitReachedSecret(args: readonly string[], cwd: string, options: Options
     case "diff":
     case "difftool": {
       // The work tree against the index or a commit, as a patch: what a file holds beside git's bytes is printed.
-      const quiet = ["--cached", "--staged", "--name-only", "--name-status", "--stat", "--numstat", "--shortstat", "--dirstat", "--summary", "--quiet", "--exit-code", "--no-index", "--raw"];
-      if (rest.some((a) => quiet.includes(a) || a.startsWith("--stat=") || a.startsWith("--dirstat"))) return undefined;
+      // `--cached` compares git's own bytes; a summary prints no bytes, unless a patch is asked for beside it (`--stat -p`).
+      if (rest.some((a) => a === "--cached" || a === "--staged" || a === "--no-index")) return undefined;
+      const summary = ["--name-only", "--name-status", "--stat", "--numstat", "--shortstat", "--dirstat", "--summary", "--quiet", "--exit-code", "--raw"];
+      const patch = rest.some((a) => a === "--patch" || a.startsWith("--patch-with") || /^-[A-Za-z]*[pu]$/.test(a) || /^-U\d*$/.test(a) || a.startsWith("--unified"));
+      if (!patch && rest.some((a) => summary.includes(a) || a.startsWith("--stat=") || a.startsWith("--dirstat"))) return undefined;
       changed = true;
       paths = dashes === -1 ? [top()] : specs(rest.slice(dashes + 1));
       how = `git ${sub}, which prints the file's bytes beside git's,`;

@@ -372,6 +372,7 @@ describe("protect-secret-files", () => {
     ["git diff of a committed placeholder the person filled in", bash("git diff", placeholder)],
     ["git diff HEAD of it", bash("git diff HEAD", placeholder)],
     ["git difftool of it", bash("git difftool -y -x cat", placeholder)],
+    ["git diff --stat with the patch beside it", bash("git diff --stat -p", placeholder)],
     ["git stash of it", bash("git stash", placeholder)],
     ["git add -u of it", bash("git add -u", placeholder)],
     ["git commit -a of it", bash("git commit -qam wip", placeholder)],
